@@ -10,6 +10,7 @@ package api
 
 import (
 	"encoding/json"
+	"time"
 )
 
 // Mandate types (mandate.type). Each needs the access-token scope of the
@@ -422,3 +423,12 @@ const (
 	SchemeSEPACreditTransfer       = "sepa_credit_transfer"
 	SchemeSEPACreditTransferInstan = "sepa_credit_transfer_instant"
 )
+
+// TransactionQuery filters GET /v1/transactions. Zero values are omitted
+// from the query string.
+type TransactionQuery struct {
+	From     time.Time
+	To       time.Time
+	Type     string // matched case-insensitively by the service; sample: "Payout"
+	Currency string
+}
