@@ -74,8 +74,12 @@ func ParseMandateTime(s string) (time.Time, error) {
 	if t, err := time.Parse(MandateTimeLayout, s); err == nil {
 		return t, nil
 	}
-	if t, err := time.Parse("2006-01-02T15:04:05:000Z", s); err == nil {
-		return t, nil
+	// The colon form: Go reads fractional seconds only after '.' or ',',
+	// so turn "HH:mm:ss:sssZ" into "HH:mm:ss.sssZ" before parsing.
+	if len(s) == len(MandateTimeLayout) && s[19] == ':' {
+		if t, err := time.Parse(MandateTimeLayout, s[:19]+"."+s[20:]); err == nil {
+			return t, nil
+		}
 	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t.UTC(), nil

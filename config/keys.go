@@ -1,0 +1,112 @@
+package config
+
+import "strings"
+
+// kind says how a key's value is read and checked.
+type kind int
+
+const (
+	kindString   kind = iota
+	kindHTTPURL       // absolute http(s) URL
+	kindWSURL         // absolute ws(s) URL
+	kindSecret        // inline secret, never echoed
+	kindPath          // file path, relative to the config file's directory
+	kindEnvName       // name of an environment variable holding a secret
+	kindAddr          // host:port to listen on
+	kindDuration      // Go duration string, at least minRefresh
+	kindBool          // TOML boolean; "true"/"false"/"1"/"0" from env and flags
+	kindAmounts       // table currency -> amount in major units, as strings
+)
+
+// keySpec describes one key of a profile.
+type keySpec struct {
+	name string
+	kind kind
+	// group names the logical setting a key is one spelling of (the
+	// client secret can be inline, in a file, or in an environment
+	// variable); a higher layer setting any spelling replaces the lower
+	// layers' spellings, and one layer may use only one.
+	group string
+}
+
+// keySpecs lists every key a profile may hold, in the order the config
+// file and `paydash config show` present them.
+func keySpecs() []keySpec {
+	return []keySpec{
+		{name: "auth_url", kind: kindHTTPURL},
+		{name: "base_url", kind: kindHTTPURL},
+		{name: "payouts_url", kind: kindHTTPURL},
+		{name: "client_id", kind: kindString},
+		{name: "client_secret", kind: kindSecret, group: "client_secret"},
+		{name: "client_secret_file", kind: kindPath, group: "client_secret"},
+		{name: "client_secret_env", kind: kindEnvName, group: "client_secret"},
+		{name: "signing_key_id", kind: kindString},
+		{name: "signing_key_file", kind: kindPath},
+		{name: "relay_listen", kind: kindAddr},
+		{name: "relay_url", kind: kindWSURL},
+		{name: "relay_public_url", kind: kindHTTPURL},
+		{name: "relay_token", kind: kindSecret, group: "relay_token"},
+		{name: "relay_token_env", kind: kindEnvName, group: "relay_token"},
+		{name: "balance_refresh", kind: kindDuration},
+		{name: "report_refresh", kind: kindDuration},
+		{name: "low_balance", kind: kindAmounts},
+		{name: "production", kind: kindBool},
+		{name: "regulated", kind: kindBool},
+	}
+}
+
+// lookupKey finds a key's spec; "low_balance.GBP" resolves to low_balance.
+func lookupKey(name string) (keySpec, bool) {
+	base, _, _ := strings.Cut(name, ".")
+	for _, k := range keySpecs() {
+		if k.name == base {
+			return k, true
+		}
+	}
+	return keySpec{}, false
+}
+
+// envName is the environment variable that overrides a key.
+func envName(key string) string { return "PAYDASH_" + strings.ToUpper(key) }
+
+// suggestKey returns the known key closest to a misspelt one, or "".
+func suggestKey(name string, candidates []string) string {
+	best, bestDist := "", 3 // suggest only near misses
+	for _, c := range candidates {
+		if d := editDistance(name, c); d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of two short ASCII keys.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// keyNames lists the profile keys.
+func keyNames() []string {
+	specs := keySpecs()
+	names := make([]string, len(specs))
+	for i, k := range specs {
+		names[i] = k.name
+	}
+	return names
+}

@@ -1,0 +1,122 @@
+package batch
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/webhookrelay"
+)
+
+// watcher records the payout states webhooks report for the batch's rows.
+type watcher struct {
+	j       *Journal
+	clk     clock.Clock
+	ids     map[string]bool
+	changed chan struct{}
+
+	mu       sync.Mutex
+	firstErr error
+}
+
+func newWatcher(j *Journal, f *File, clk clock.Clock) *watcher {
+	w := &watcher{j: j, clk: clk, ids: map[string]bool{}, changed: make(chan struct{}, 1)}
+	for _, r := range f.Rows {
+		w.ids[j.TransactionID(r.Line)] = true
+	}
+	return w
+}
+
+// stateRank orders payout states so a late or replayed webhook never moves
+// a row backwards (a subscriber resuming from the relay's backlog replays
+// every earlier state).
+func stateRank(state string) int {
+	switch state {
+	case api.StateAuthorised:
+		return 1
+	case api.StateSubmitted:
+		return 2
+	case api.StateSettled, api.StateExecuted, api.StateRejected, api.StateFailed:
+		return 3
+	}
+	return 0
+}
+
+func isFinal(state string) bool { return stateRank(state) == 3 }
+
+func (w *watcher) watch(ctx context.Context, events <-chan webhookrelay.Event) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			w.handle(ev)
+		}
+	}
+}
+
+func (w *watcher) handle(ev webhookrelay.Event) {
+	if !w.ids[ev.PayoutID] || stateRank(ev.State) == 0 {
+		return
+	}
+	cur, _ := w.j.State(ev.PayoutID)
+	if stateRank(ev.State) <= stateRank(cur.State) {
+		return
+	}
+	at := ev.OccurredAt
+	if at.IsZero() {
+		at = w.clk.Now()
+	}
+	if err := w.j.RecordState(ev.PayoutID, StateRecord{State: ev.State, Reason: ev.Reason}, at); err != nil {
+		w.mu.Lock()
+		if w.firstErr == nil {
+			w.firstErr = err
+		}
+		w.mu.Unlock()
+		return
+	}
+	select {
+	case w.changed <- struct{}{}:
+	default:
+	}
+}
+
+func (w *watcher) err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.firstErr
+}
+
+// allFinal reports whether every accepted row has reached a final state.
+func (w *watcher) allFinal() bool {
+	w.j.mu.Lock()
+	defer w.j.mu.Unlock()
+	for line, s := range w.j.sent {
+		if s.Outcome != OutcomeAccepted {
+			continue
+		}
+		if !isFinal(w.j.states[w.j.ids[line]].State) {
+			return false
+		}
+	}
+	return true
+}
+
+// waitFinal waits up to d for every accepted row to reach a final state.
+func (w *watcher) waitFinal(ctx context.Context, d time.Duration) {
+	deadline := w.clk.After(d)
+	for !w.allFinal() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-deadline:
+			return
+		case <-w.changed:
+		}
+	}
+}

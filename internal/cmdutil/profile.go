@@ -1,0 +1,113 @@
+package cmdutil
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/config"
+)
+
+// UserAgent identifies paydash to the service.
+const UserAgent = "paydash/1"
+
+// Global holds the flags every command shares: which config file and
+// profile to use, and per-key overrides.
+type Global struct {
+	ConfigPath string
+	Profile    string
+	// Set holds --set key=value overrides (config keys as in the file,
+	// e.g. base_url=https://..., low_balance.GBP=500.00).
+	Set []string
+}
+
+// Bind registers the global flags (as persistent flags of the root).
+func (g *Global) Bind(fs *pflag.FlagSet) {
+	fs.StringVar(&g.ConfigPath, "config", "", "config file (default $PAYDASH_CONFIG or $XDG_CONFIG_HOME/paydash/config.toml)")
+	fs.StringVar(&g.Profile, "profile", "", "profile to use (default $PAYDASH_PROFILE or the file's default_profile)")
+	fs.StringArrayVar(&g.Set, "set", nil, "override a config key for this run, e.g. --set base_url=https://api.example.com (repeatable)")
+}
+
+// Overrides turns --set flags into config.LoadOptions.Overrides.
+func (g *Global) Overrides() (map[string]string, error) {
+	if len(g.Set) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(g.Set))
+	for _, kv := range g.Set {
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, Exit(ExitUsage, fmt.Errorf("--set %q: want key=value, e.g. --set base_url=https://api.example.com", kv))
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// NoProfileMessage is what a person sees when nothing is configured yet.
+const NoProfileMessage = `paydash has no profile configured yet.
+
+  Try it now against a built-in sandbox, nothing to set up:
+      paydash demo
+
+  Or connect to a real service: write a config file, then edit it:
+      paydash config init
+`
+
+// ErrNoProfile is returned (exit 2) when no profile is configured; main
+// prints NoProfileMessage instead of an error.
+var ErrNoProfile = &ExitError{Code: ExitUsage, Err: errors.New("no paydash profile is configured"), Silent: true}
+
+// LoadProfile resolves the profile, printing config warnings on Err.
+// When nothing is configured it prints NoProfileMessage and returns
+// ErrNoProfile.
+func LoadProfile(s *Streams, g *Global) (*config.Profile, error) {
+	ov, err := g.Overrides()
+	if err != nil {
+		return nil, err
+	}
+	p, warns, err := config.Load(config.LoadOptions{Path: g.ConfigPath, Profile: g.Profile, Getenv: s.Getenv, Overrides: ov})
+	for _, w := range warns {
+		fmt.Fprintf(s.Err, "warning: %s\n", w)
+	}
+	var cerr *config.Error
+	if errors.Is(err, config.ErrNoConfig) && !errors.As(err, &cerr) {
+		fmt.Fprint(s.Err, NoProfileMessage)
+		return nil, ErrNoProfile
+	}
+	if err != nil {
+		return nil, Exit(ExitUsage, err)
+	}
+	return p, nil
+}
+
+// Client builds the api client of a profile.
+func Client(p *config.Profile) (*api.Client, error) {
+	cfg, err := p.APIConfig()
+	if err != nil {
+		return nil, Exit(ExitUsage, err)
+	}
+	cfg.UserAgent = UserAgent
+	c, err := api.NewClient(cfg)
+	if err != nil {
+		return nil, Exit(ExitUsage, fmt.Errorf("profile %q: %w", p.Name, err))
+	}
+	return c, nil
+}
+
+// Setup loads the profile and builds its client: what most commands need.
+func Setup(s *Streams, g *Global) (*config.Profile, *api.Client, error) {
+	p, err := LoadProfile(s, g)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := Client(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, c, nil
+}

@@ -1,0 +1,129 @@
+package headless
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/spf13/pflag"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/internal/cmdutil"
+)
+
+// ResourceTokenLifetime is how long a resource token authorises the
+// user-facing flow (interface Limits).
+const ResourceTokenLifetime = 15 * time.Minute
+
+// PaymentOptions are the flags of `paydash payment create`.
+type PaymentOptions struct {
+	Amount         string
+	Currency       string
+	Reference      string
+	IdempotencyKey string
+	JSON           bool
+
+	ben  beneficiaryFlags
+	prov providerFlags
+	user userFlags
+	ext  extraFlags
+}
+
+// Bind registers the flags.
+func (o *PaymentOptions) Bind(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Amount, "amount", "", "amount in major units, e.g. 12.50 (required)")
+	fs.StringVar(&o.Currency, "currency", "", "GBP or EUR (required)")
+	fs.StringVar(&o.Reference, "reference", "", "reference shown on the payer's statement")
+	fs.StringVar(&o.IdempotencyKey, "idempotency-key", "", "Idempotency-Key to send (default: a new UUID; reuse one to retry safely)")
+	fs.BoolVar(&o.JSON, "json", false, "print the result as JSON")
+	o.ben.bind(fs, true)
+	o.prov.bind(fs, true)
+	o.user.bind(fs, true)
+	o.ext.bind(fs)
+}
+
+// Request builds the payment creation request from the flags, with the
+// problems the flags themselves have (API rules are checked separately).
+func (o *PaymentOptions) Request() (*api.PaymentRequest, []string) {
+	var usage []string
+	cur := strings.ToUpper(strings.TrimSpace(o.Currency))
+	req := &api.PaymentRequest{Currency: cur, PaymentMethod: api.PaymentMethod{Type: api.PaymentMethodBankTransfer}}
+	if o.Amount == "" {
+		usage = append(usage, "--amount is required, e.g. --amount 12.50")
+	} else if minor, err := api.ParseAmount(o.Amount, cur, false); err != nil {
+		usage = append(usage, fmt.Sprintf("--amount %q: %v", o.Amount, err))
+	} else {
+		req.AmountInMinor = minor
+	}
+	ben, p := o.ben.build()
+	usage = append(usage, p...)
+	ben.Reference = strings.TrimSpace(o.Reference)
+	req.PaymentMethod.Beneficiary = ben
+	ps, p := o.prov.build()
+	usage = append(usage, p...)
+	req.PaymentMethod.ProviderSelection = &ps
+	req.User = o.user.build()
+	md, rp, p := o.ext.build()
+	usage = append(usage, p...)
+	req.Metadata, req.RelatedProducts = md, rp
+	return req, usage
+}
+
+// Created is what `payment create` and `mandate create` print.
+type Created struct {
+	ID             string    `json:"id"`
+	UserID         string    `json:"user_id"`
+	Status         string    `json:"status,omitempty"`
+	ResourceToken  string    `json:"resource_token"`
+	TokenExpiresAt time.Time `json:"resource_token_expires_at"`
+	IdempotencyKey string    `json:"idempotency_key"`
+}
+
+func printCreated(s *cmdutil.Streams, what string, c Created, asJSON bool) error {
+	if asJSON {
+		return cmdutil.WriteJSON(s.Out, c)
+	}
+	fmt.Fprintf(s.Out, "%s created\n", what)
+	pairs := [][2]string{{"id", c.ID}, {"user id", c.UserID}}
+	if c.Status != "" {
+		pairs = append(pairs, [2]string{"status", c.Status})
+	}
+	pairs = append(pairs,
+		[2]string{"resource token", c.ResourceToken},
+		[2]string{"token expires", c.TokenExpiresAt.Local().Format("15:04:05") + " (15 minutes: the user must authorise before then)"},
+		[2]string{"idempotency key", c.IdempotencyKey})
+	return cmdutil.KeyValues(s.Out, pairs)
+}
+
+// idempotencyKey returns the given key, or a new UUID.
+func idempotencyKey(k string) string {
+	if k = strings.TrimSpace(k); k != "" {
+		return k
+	}
+	return uuid.NewString()
+}
+
+// PaymentCreator is the part of the api client `payment create` uses.
+type PaymentCreator interface {
+	CreatePayment(ctx context.Context, req *api.PaymentRequest, idempotencyKey string) (*api.PaymentResponse, error)
+}
+
+// CreatePayment validates and creates a single payment.
+func CreatePayment(ctx context.Context, s *cmdutil.Streams, c PaymentCreator, regulated bool, o *PaymentOptions) error {
+	req, usage := o.Request()
+	probs := api.ValidatePayment(req, api.ValidateOptions{Regulated: regulated})
+	if len(usage) > 0 || len(probs) > 0 {
+		return cmdutil.Exit(cmdutil.ExitUsage, &ProblemsError{What: "payment", Usage: usage, Problems: probs})
+	}
+	key := idempotencyKey(o.IdempotencyKey)
+	resp, err := c.CreatePayment(ctx, req, key)
+	if err != nil {
+		return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("create payment (idempotency key %s; re-run with --idempotency-key %s to retry safely): %w", key, key, err))
+	}
+	return printCreated(s, "payment", Created{
+		ID: resp.ID, UserID: resp.User.ID, Status: resp.Status, ResourceToken: resp.ResourceToken,
+		TokenExpiresAt: time.Now().Add(ResourceTokenLifetime).UTC().Truncate(time.Second), IdempotencyKey: key,
+	}, o.JSON)
+}

@@ -1,0 +1,293 @@
+package ui
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/paydash/paydash/api"
+)
+
+// maxHistory bounds each account's sparkline history (one point per
+// refresh: 10 s polls give about 40 minutes).
+const maxHistory = 240
+
+type balanceRow struct {
+	b     api.Balance
+	first int64   // available balance when first seen this session
+	hist  []int64 // available balance at each refresh
+}
+
+func (r *balanceRow) key() string { return r.b.Currency + "|" + r.b.IBAN }
+
+type balancesView struct {
+	rows      []*balanceRow
+	lastAt    time.Time
+	err       error
+	inFlight  bool
+	pending   bool
+	nav       listNav
+	filter    textinput.Model
+	filtering bool
+}
+
+type balancesMsg struct {
+	list []api.Balance
+	err  error
+	at   time.Time
+}
+
+func newBalancesView() balancesView {
+	ti := textinput.New()
+	ti.Prompt = "/"
+	ti.Placeholder = "currency or IBAN"
+	staticCursor(&ti)
+	return balancesView{filter: ti}
+}
+
+// fetch asks for balances unless a request is already out; then one more
+// runs as soon as it returns, so a refresh asked for during a fetch is
+// never lost (the webhook that triggered it may postdate that fetch).
+func (v *balancesView) fetch(m *model) tea.Cmd {
+	if m.opts.Backend == nil {
+		return nil
+	}
+	if v.inFlight {
+		v.pending = true
+		return nil
+	}
+	v.inFlight = true
+	be, ctx, now := m.opts.Backend, m.ctx, m.now
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		list, err := be.Balances(ctx)
+		return balancesMsg{list: list, err: err, at: now()}
+	}
+}
+
+func (v *balancesView) apply(m *model, msg balancesMsg) tea.Cmd {
+	v.inFlight = false
+	if msg.err != nil {
+		v.err = msg.err
+		m.setFlash("balances: "+msg.err.Error()+" (retrying on the next refresh; r to retry now)", true)
+	} else {
+		v.err = nil
+		v.lastAt = msg.at
+		seen := make(map[string]bool, len(msg.list))
+		for _, b := range msg.list {
+			r := v.find(b.Currency, b.IBAN)
+			if r == nil {
+				r = &balanceRow{b: b, first: b.AvailableBalanceInMinor}
+				v.rows = append(v.rows, r)
+			}
+			r.b = b
+			r.hist = append(r.hist, b.AvailableBalanceInMinor)
+			if len(r.hist) > maxHistory {
+				r.hist = slices.Delete(r.hist, 0, len(r.hist)-maxHistory)
+			}
+			seen[r.key()] = true
+		}
+		// An account the service no longer lists is dropped.
+		v.rows = slices.DeleteFunc(v.rows, func(r *balanceRow) bool { return !seen[r.key()] })
+		slices.SortFunc(v.rows, func(a, b *balanceRow) int { return strings.Compare(a.key(), b.key()) })
+	}
+	if v.pending {
+		v.pending = false
+		return v.fetch(m)
+	}
+	return nil
+}
+
+func (v *balancesView) find(cur, iban string) *balanceRow {
+	for _, r := range v.rows {
+		if r.b.Currency == cur && r.b.IBAN == iban {
+			return r
+		}
+	}
+	return nil
+}
+
+func (v *balancesView) low(m *model, r *balanceRow) bool {
+	th, ok := m.opts.LowBalance[r.b.Currency]
+	return ok && r.b.AvailableBalanceInMinor < th
+}
+
+// lowAlerts lists the accounts below their threshold, for the header.
+func (v *balancesView) lowAlerts(m *model) string {
+	var out []string
+	for _, r := range v.rows {
+		if v.low(m, r) {
+			out = append(out, r.b.Currency+" "+api.FormatAmount(r.b.AvailableBalanceInMinor, r.b.Currency))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func (v *balancesView) visible() []*balanceRow {
+	q := strings.ToLower(strings.TrimSpace(v.filter.Value()))
+	if q == "" {
+		return v.rows
+	}
+	var out []*balanceRow
+	for _, r := range v.rows {
+		if strings.Contains(strings.ToLower(r.b.Currency+" "+r.b.IBAN+" "+r.b.Status+" "+rail(r.b.Currency)), q) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (v *balancesView) capturing() bool { return v.filtering }
+
+func (v *balancesView) startFilter() (tea.Cmd, bool) {
+	v.filtering = true
+	return v.filter.Focus(), true
+}
+
+func (v *balancesView) keys() helpMap {
+	g := newGlobalKeys()
+	if v.filtering {
+		return helpMap{short: []key.Binding{kb("enter", "enter", "keep filter"), kb("esc", "esc", "clear filter")}}
+	}
+	return helpMap{
+		short: []key.Binding{g.Up, g.Down, g.Filter, g.Refresh},
+		full:  [][]key.Binding{{g.Up, g.Down, g.Top, g.Bottom}, {g.Filter, g.Refresh}},
+	}
+}
+
+func (v *balancesView) update(m *model, k tea.KeyMsg) tea.Cmd {
+	if v.filtering {
+		switch k.String() {
+		case "enter":
+			v.filtering = false
+			v.filter.Blur()
+			return nil
+		case "esc":
+			v.filtering = false
+			v.filter.Blur()
+			v.filter.SetValue("")
+			return nil
+		}
+		var cmd tea.Cmd
+		v.filter, cmd = v.filter.Update(k)
+		v.nav.clamp(len(v.visible()), 0)
+		return cmd
+	}
+	if k.String() == "esc" && v.filter.Value() != "" {
+		v.filter.SetValue("")
+		return nil
+	}
+	v.nav.move(k, &m.keys, len(v.visible()), 0)
+	return nil
+}
+
+var balanceCols = []colSpec{
+	{title: "Cur", w: 3},
+	{title: "Rail", w: 15, drop: 3},
+	{title: "IBAN", w: 22, drop: 4, flex: 1, max: 34},
+	{title: "Status", w: 8, drop: 2},
+	{title: "Current", w: 13, right: true},
+	{title: "Available", w: 13, right: true},
+	{title: "Reserved", w: 12, right: true, drop: 5},
+	{title: "Change", w: 12, right: true, drop: 1},
+	{title: "Trend", w: 10, drop: 6, flex: 2, max: 60},
+}
+
+func signed(minor int64, cur string) string {
+	if minor > 0 {
+		return "+" + api.FormatAmount(minor, cur)
+	}
+	return api.FormatAmount(minor, cur)
+}
+
+func (v *balancesView) view(m *model, w, h int) string {
+	var b strings.Builder
+	rows := v.visible()
+	switch {
+	case v.filtering || v.filter.Value() != "":
+		b.WriteString(v.filter.View())
+	case v.err != nil && len(v.rows) == 0:
+		b.WriteString(m.st.bad.Render(fit("Could not load balances: "+v.err.Error(), w)))
+	case v.lastAt.IsZero():
+		b.WriteString(m.st.muted.Render("Loading balances…"))
+	default:
+		b.WriteString(m.st.muted.Render(itoa(len(v.rows)) + " payout accounts · refresh every " + m.opts.BalanceRefresh.String() + " and after every payout event"))
+	}
+	b.WriteByte('\n')
+	ws := layoutCols(balanceCols, w)
+	b.WriteString(m.st.header.Render(headerCells(balanceCols, ws)))
+	b.WriteByte('\n')
+	v.nav.clamp(len(rows), len(rows))
+	for i, r := range rows {
+		trendW := ws[8]
+		cells := []string{
+			r.b.Currency, rail(r.b.Currency), r.b.IBAN, r.b.Status,
+			api.FormatAmount(r.b.CurrentBalanceInMinor, r.b.Currency),
+			api.FormatAmount(r.b.AvailableBalanceInMinor, r.b.Currency),
+			api.FormatAmount(r.b.CurrentBalanceInMinor-r.b.AvailableBalanceInMinor, r.b.Currency),
+			signed(r.b.AvailableBalanceInMinor-r.first, r.b.Currency),
+			sparkline(r.hist, trendW),
+		}
+		var line strings.Builder
+		low := v.low(m, r)
+		switch {
+		case i == v.nav.cursor:
+			renderCells(&line, balanceCols, ws, cells)
+			b.WriteString(m.st.selected.Render(fit(line.String(), w)))
+		case low:
+			renderCells(&line, balanceCols, ws, cells)
+			b.WriteString(m.st.warnRow.Render(line.String()))
+		default:
+			var stStatus *lipgloss.Style
+			if r.b.Status != api.AccountEnabled {
+				stStatus = &m.st.bad
+			}
+			renderCells(&line, balanceCols, ws, cells, nil, nil, nil, stStatus)
+			b.WriteString(line.String())
+		}
+		b.WriteByte('\n')
+	}
+	if len(rows) == 0 && !v.lastAt.IsZero() {
+		b.WriteString(m.st.muted.Render("No payout accounts match.") + "\n")
+	}
+	if v.nav.cursor < len(rows) {
+		b.WriteByte('\n')
+		b.WriteString(v.detail(m, rows[v.nav.cursor], w))
+	}
+	return b.String()
+}
+
+// detail is the selected account in full, with a wide sparkline: at 80
+// columns the table drops rail, IBAN and trend, and this shows them.
+func (v *balancesView) detail(m *model, r *balanceRow, w int) string {
+	cur := r.b.Currency
+	var b strings.Builder
+	b.WriteString(m.st.bold.Render(cur+" · "+rail(cur)) + " · " + r.b.IBAN + " · " + r.b.Status + "\n")
+	b.WriteString("current " + api.FormatAmount(r.b.CurrentBalanceInMinor, cur) +
+		"   available " + api.FormatAmount(r.b.AvailableBalanceInMinor, cur) +
+		"   reserved " + api.FormatAmount(r.b.CurrentBalanceInMinor-r.b.AvailableBalanceInMinor, cur) +
+		"   change since start " + signed(r.b.AvailableBalanceInMinor-r.first, cur) + "\n")
+	lo, hi := r.hist[0], r.hist[0]
+	for _, x := range r.hist {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	label := "available this session "
+	b.WriteString(label + sparkline(r.hist, max(w-len(label)-1, 1)) + "\n")
+	b.WriteString(m.st.muted.Render("low " + api.FormatAmount(lo, cur) + " · high " + api.FormatAmount(hi, cur) + " · " + itoa(len(r.hist)) + " samples"))
+	if th, ok := m.opts.LowBalance[cur]; ok {
+		b.WriteByte('\n')
+		if v.low(m, r) {
+			b.WriteString(m.st.alert.Render("⚠ below the low-balance threshold of " + api.FormatAmount(th, cur)))
+		} else {
+			b.WriteString(m.st.muted.Render("low-balance threshold " + api.FormatAmount(th, cur)))
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,393 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/paydash/paydash/webhookrelay"
+)
+
+// maxEvents bounds the events kept in memory; the relay keeps them all.
+const maxEvents = 20000
+
+type eventsView struct {
+	all       []webhookrelay.Event
+	shown     []int // indexes into all that pass the filters
+	follow    bool
+	unseen    int // events arrived while paused
+	typ       string
+	nav       listNav
+	filter    textinput.Model
+	filtering bool
+	open      bool
+	openIdx   int
+	vp        viewport.Model
+	pageH     int
+}
+
+func newEventsView() eventsView {
+	ti := textinput.New()
+	ti.Prompt = "/"
+	ti.Placeholder = "type, event id, payout id, summary"
+	staticCursor(&ti)
+	return eventsView{follow: true, filter: ti, vp: viewport.New(80, 10)}
+}
+
+// add appends a batch from the subscriber (backlog first, then live).
+func (v *eventsView) add(evs []webhookrelay.Event) {
+	v.all = append(v.all, evs...)
+	if over := len(v.all) - maxEvents; over > 0 {
+		v.all = slices.Delete(v.all, 0, over)
+		if v.open {
+			v.openIdx -= over
+			if v.openIdx < 0 {
+				v.open = false
+			}
+		}
+	}
+	before := len(v.shown)
+	v.refilter()
+	if v.follow {
+		v.nav.cursor = len(v.shown) - 1
+	} else {
+		v.unseen += max(len(v.shown)-before, 0)
+	}
+}
+
+func (v *eventsView) refilter() {
+	q := strings.ToLower(strings.TrimSpace(v.filter.Value()))
+	v.shown = v.shown[:0]
+	for i := range v.all {
+		ev := &v.all[i]
+		if v.typ != "" && ev.Type != v.typ {
+			continue
+		}
+		if q != "" && !strings.Contains(strings.ToLower(ev.Type+" "+ev.EventID+" "+ev.PayoutID+" "+eventSummary(ev)), q) {
+			continue
+		}
+		v.shown = append(v.shown, i)
+	}
+}
+
+func (v *eventsView) types() []string {
+	seen := map[string]bool{}
+	var out []string
+	for i := range v.all {
+		if t := v.all[i].Type; !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// eventSummary is the one-line description of an event.
+func eventSummary(ev *webhookrelay.Event) string {
+	var b strings.Builder
+	switch {
+	case ev.PayoutID != "" && ev.State != "":
+		b.WriteString("payout " + shortID(ev.PayoutID) + " " + ev.State)
+	case ev.PayoutID != "":
+		b.WriteString("payout " + shortID(ev.PayoutID))
+	default:
+		b.WriteString(ev.Type)
+	}
+	if ev.Reason != "" {
+		b.WriteString(": " + ev.Reason)
+	}
+	if f := ev.Forward; f != nil {
+		switch {
+		case f.Error != "":
+			b.WriteString(" · forward failed: " + f.Error)
+		case f.StatusCode != 0:
+			b.WriteString(" · forwarded " + itoa(f.StatusCode))
+		}
+	}
+	return b.String()
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8] + "…"
+	}
+	return id
+}
+
+var evKeys = struct {
+	follow, typ, open, copyBody key.Binding
+}{
+	follow:   kb("f", "f", "follow / pause"),
+	typ:      kb("t", "t", "filter by type"),
+	open:     kb("enter", "enter", "open event"),
+	copyBody: kb("y", "y", "copy body"),
+}
+
+func (v *eventsView) capturing() bool { return v.filtering }
+
+func (v *eventsView) startFilter() (tea.Cmd, bool) {
+	if v.open {
+		return nil, false
+	}
+	v.filtering = true
+	return v.filter.Focus(), true
+}
+
+func (v *eventsView) keys() helpMap {
+	g := newGlobalKeys()
+	switch {
+	case v.filtering:
+		return helpMap{short: []key.Binding{kb("enter", "enter", "keep filter"), kb("esc", "esc", "clear filter")}}
+	case v.open:
+		return helpMap{
+			short: []key.Binding{g.Up, g.Down, evKeys.copyBody, g.Back},
+			full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown}, {evKeys.copyBody, g.Back}},
+		}
+	}
+	return helpMap{
+		short: []key.Binding{evKeys.follow, evKeys.typ, g.Filter, evKeys.open},
+		full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom}, {evKeys.follow, evKeys.typ, g.Filter}, {evKeys.open, evKeys.copyBody}},
+	}
+}
+
+func (v *eventsView) update(m *model, k tea.KeyMsg) tea.Cmd {
+	if v.filtering {
+		switch k.String() {
+		case "enter":
+			v.filtering = false
+			v.filter.Blur()
+			return nil
+		case "esc":
+			v.filtering = false
+			v.filter.Blur()
+			v.filter.SetValue("")
+			v.refilter()
+			return nil
+		}
+		var cmd tea.Cmd
+		v.filter, cmd = v.filter.Update(k)
+		v.refilter()
+		v.nav.clamp(len(v.shown), v.pageH)
+		return cmd
+	}
+	if v.open {
+		switch {
+		case k.String() == "esc" || k.String() == "enter":
+			v.open = false
+		case key.Matches(k, evKeys.copyBody):
+			return m.copyText(string(v.all[v.openIdx].Body), "event body")
+		default:
+			var cmd tea.Cmd
+			v.vp, cmd = v.vp.Update(k)
+			return cmd
+		}
+		return nil
+	}
+	if v.nav.move(k, &m.keys, len(v.shown), v.pageH) {
+		// Moving off the newest event pauses following, as in a log pager;
+		// going back to the end resumes it.
+		v.follow = v.nav.cursor == len(v.shown)-1
+		if v.follow {
+			v.unseen = 0
+		}
+		return nil
+	}
+	switch {
+	case key.Matches(k, evKeys.follow):
+		v.follow = !v.follow
+		if v.follow {
+			v.unseen = 0
+			v.nav.cursor = len(v.shown) - 1
+		}
+	case key.Matches(k, evKeys.typ):
+		v.typ = cycle(v.types(), v.typ)
+		v.refilter()
+		v.nav.cursor = len(v.shown) - 1
+	case key.Matches(k, evKeys.open) && v.nav.cursor < len(v.shown) && len(v.shown) > 0:
+		v.open = true
+		v.openIdx = v.shown[v.nav.cursor]
+		v.vp.SetContent(v.detail(m, &v.all[v.openIdx]))
+		v.vp.GotoTop()
+	case key.Matches(k, evKeys.copyBody) && v.nav.cursor < len(v.shown) && len(v.shown) > 0:
+		return m.copyText(string(v.all[v.shown[v.nav.cursor]].Body), "event body")
+	case k.String() == "esc":
+		v.typ = ""
+		v.filter.SetValue("")
+		v.refilter()
+	}
+	return nil
+}
+
+var eventCols = []colSpec{
+	{title: "Seq", w: 6, right: true},
+	{title: "Time", w: 8},
+	{title: "Type", w: 17, max: 26, flex: 1},
+	{title: "Event ID", w: 36, drop: 3},
+	{title: "Payout ID", w: 36, drop: 2},
+	{title: "Summary", w: 20, flex: 3},
+}
+
+func (v *eventsView) view(m *model, w, h int) string {
+	if v.open {
+		return v.openView(m, w, h)
+	}
+	var b strings.Builder
+	switch {
+	case v.filtering || v.filter.Value() != "":
+		b.WriteString(v.filter.View())
+	default:
+		b.WriteString(m.st.muted.Render(fit("/ filter · t type · f follow/pause · enter open · y copy body", w)))
+	}
+	b.WriteByte('\n')
+	state := m.st.good.Render("following")
+	if !v.follow {
+		state = m.st.warn.Render("paused")
+		if v.unseen > 0 {
+			state += m.st.warn.Render(" · " + itoa(v.unseen) + " new (f to follow)")
+		}
+	}
+	info := itoa(len(v.shown)) + " of " + itoa(len(v.all)) + " events · " + state
+	if v.typ != "" {
+		info += " · type " + v.typ
+	}
+	if m.opts.Events == nil {
+		info = m.st.muted.Render("no relay configured: events and live payout updates need paydash relay")
+	}
+	b.WriteString(fit(info, w) + "\n")
+	ws := layoutCols(eventCols, w)
+	b.WriteString(m.st.header.Render(headerCells(eventCols, ws)) + "\n")
+	listH := max(h-3, 1)
+	v.pageH = listH
+	v.nav.clamp(len(v.shown), listH)
+	if v.follow {
+		v.nav.cursor = len(v.shown) - 1
+		v.nav.clamp(len(v.shown), listH)
+	}
+	loc := m.now().Location()
+	cells := make([]string, len(eventCols))
+	for i := v.nav.top; i < min(v.nav.top+listH, len(v.shown)); i++ {
+		ev := &v.all[v.shown[i]]
+		cells[0] = itoa(int(ev.Seq))
+		cells[1] = clockTime(ev.ReceivedAt, loc)
+		cells[2] = ev.Type
+		cells[3] = ev.EventID
+		cells[4] = ev.PayoutID
+		cells[5] = eventSummary(ev)
+		var line strings.Builder
+		renderCells(&line, eventCols, ws, cells)
+		if i == v.nav.cursor {
+			b.WriteString(m.st.selected.Render(fit(line.String(), w)))
+		} else {
+			b.WriteString(line.String())
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func (v *eventsView) openView(m *model, w, h int) string {
+	ev := &v.all[v.openIdx]
+	title := m.st.title.Render("Event #"+itoa(int(ev.Seq))+" "+ev.Type) + m.st.muted.Render("  esc back · y copy body · ↑/↓ scroll")
+	v.vp.Width, v.vp.Height = w, max(h-2, 1)
+	return fit(title, w) + "\n\n" + v.vp.View()
+}
+
+func (v *eventsView) detail(m *model, ev *webhookrelay.Event) string {
+	loc := m.now().Location()
+	var b strings.Builder
+	kv := func(k, val string) {
+		if val != "" {
+			b.WriteString(m.st.muted.Render(fit(k, 13)) + val + "\n")
+		}
+	}
+	kv("event id", ev.EventID)
+	kv("family", ev.Family)
+	kv("payout id", ev.PayoutID)
+	kv("state", ev.State)
+	kv("reason", ev.Reason)
+	if !ev.OccurredAt.IsZero() {
+		kv("occurred", stamp(ev.OccurredAt, loc))
+	}
+	kv("received", stamp(ev.ReceivedAt, loc))
+	kv("summary", eventSummary(ev))
+	if f := ev.Forward; f != nil {
+		res := itoa(f.StatusCode)
+		if f.Error != "" {
+			res = f.Error
+		}
+		kv("forwarded", f.URL+" → "+res+" after "+itoa(f.Attempts)+" attempt(s)")
+	}
+	b.WriteString("\n" + m.st.bold.Render("Headers") + "\n")
+	names := make([]string, 0, len(ev.Headers))
+	for k := range ev.Headers {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		b.WriteString("  " + m.st.jsonKey.Render(k) + ": " + ev.Headers[k] + "\n")
+	}
+	b.WriteString("\n" + m.st.bold.Render("Body") + "\n")
+	b.WriteString(prettyJSON(m, ev.Body))
+	return b.String()
+}
+
+// prettyJSON indents and colours a JSON document; anything that is not
+// JSON is shown as received.
+func prettyJSON(m *model, raw []byte) string {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, raw, "", "  "); err != nil {
+		return string(raw)
+	}
+	src := buf.Bytes()
+	var b strings.Builder
+	for i := 0; i < len(src); {
+		c := src[i]
+		switch {
+		case c == '"':
+			j := i + 1
+			for j < len(src) && src[j] != '"' {
+				if src[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			j = min(j+1, len(src))
+			tok := string(src[i:j])
+			k := j
+			for k < len(src) && src[k] == ' ' {
+				k++
+			}
+			if k < len(src) && src[k] == ':' {
+				b.WriteString(m.st.jsonKey.Render(tok))
+			} else {
+				b.WriteString(m.st.jsonString.Render(tok))
+			}
+			i = j
+		case c == '-' || (c >= '0' && c <= '9'):
+			j := i
+			for j < len(src) && strings.IndexByte("-+.eE0123456789", src[j]) >= 0 {
+				j++
+			}
+			b.WriteString(m.st.jsonNumber.Render(string(src[i:j])))
+			i = j
+		case c == 't' || c == 'f' || c == 'n':
+			j := i
+			for j < len(src) && src[j] >= 'a' && src[j] <= 'z' {
+				j++
+			}
+			b.WriteString(m.st.jsonLit.Render(string(src[i:j])))
+			i = j
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,322 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/webhookrelay"
+)
+
+// highlightFor is how long a payout row stays highlighted after it moved.
+const highlightFor = 2 * time.Second
+
+// stateSent is the tracker's state for a payout this session sent and the
+// service accepted (202) before any webhook arrived.
+const stateSent = "sent"
+
+type payoutStep struct {
+	state   string
+	at      time.Time
+	reason  string
+	eventID string
+}
+
+type trackedPayout struct {
+	id        string
+	mine      bool
+	req       *api.PayoutRequest // when created in this session
+	state     string
+	reason    string
+	steps     []payoutStep
+	firstSeen time.Time
+	changedAt time.Time
+}
+
+// stateRank orders states so a late or replayed webhook never moves a
+// payout backwards.
+func stateRank(s string) int {
+	switch s {
+	case stateSent:
+		return 0
+	case api.StateAuthorised:
+		return 1
+	case api.StateSubmitted:
+		return 2
+	case api.StateSettled, api.StateExecuted:
+		return 3
+	case api.StateRejected, api.StateFailed:
+		return 4
+	}
+	return 0
+}
+
+type trackerView struct {
+	list      []*trackedPayout // newest first
+	byID      map[string]*trackedPayout
+	events    map[string]bool // event ids applied (the relay resends on reconnect)
+	nav       listNav
+	filter    textinput.Model
+	filtering bool
+	pageH     int
+}
+
+func newTrackerView() trackerView {
+	ti := textinput.New()
+	ti.Prompt = "/"
+	ti.Placeholder = "id, beneficiary, state"
+	staticCursor(&ti)
+	return trackerView{byID: map[string]*trackedPayout{}, events: map[string]bool{}, filter: ti}
+}
+
+func (v *trackerView) get(m *model, id string) *trackedPayout {
+	p := v.byID[id]
+	if p == nil {
+		p = &trackedPayout{id: id, firstSeen: m.now()}
+		v.byID[id] = p
+		v.list = slices.Insert(v.list, 0, p)
+	}
+	return p
+}
+
+// addSent records a payout this session sent and the service accepted.
+func (v *trackerView) addSent(m *model, req *api.PayoutRequest) {
+	p := v.get(m, req.TransactionID)
+	p.mine, p.req = true, req
+	if p.state == "" {
+		p.state = stateSent
+	}
+	p.steps = append(p.steps, payoutStep{state: stateSent, at: m.now()})
+	p.changedAt = m.now()
+}
+
+// apply feeds relay events into the tracker. It reports whether any was
+// about a payout, which is the cue to refresh balances.
+func (v *trackerView) apply(m *model, evs []webhookrelay.Event) bool {
+	touched := false
+	for _, ev := range evs {
+		if ev.PayoutID == "" || ev.State == "" {
+			if strings.HasPrefix(ev.Type, "payout") || ev.Type == api.EventExternalPaymentReceived {
+				touched = true
+			}
+			continue
+		}
+		touched = true
+		if ev.EventID != "" && v.events[ev.EventID] {
+			continue
+		}
+		v.events[ev.EventID] = true
+		p := v.get(m, ev.PayoutID)
+		at := ev.OccurredAt
+		if at.IsZero() {
+			at = ev.ReceivedAt
+		}
+		p.steps = append(p.steps, payoutStep{state: ev.State, at: at, reason: ev.Reason, eventID: ev.EventID})
+		slices.SortStableFunc(p.steps, func(a, b payoutStep) int {
+			if c := stateRank(a.state) - stateRank(b.state); c != 0 {
+				return c
+			}
+			return a.at.Compare(b.at)
+		})
+		if stateRank(ev.State) >= stateRank(p.state) || p.state == "" {
+			p.state = ev.State
+			if ev.Reason != "" {
+				p.reason = ev.Reason
+			}
+		}
+		p.changedAt = m.now()
+	}
+	return touched
+}
+
+func (v *trackerView) visible() []*trackedPayout {
+	q := strings.ToLower(strings.TrimSpace(v.filter.Value()))
+	if q == "" {
+		return v.list
+	}
+	var out []*trackedPayout
+	for _, p := range v.list {
+		hay := p.id + " " + p.state + " " + p.reason
+		if p.req != nil {
+			hay += " " + p.req.BeneficiaryName + " " + p.req.BeneficiaryIBAN + " " + p.req.BeneficiaryReference
+		}
+		if strings.Contains(strings.ToLower(hay), q) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (v *trackerView) capturing() bool { return v.filtering }
+
+func (v *trackerView) startFilter() (tea.Cmd, bool) {
+	v.filtering = true
+	return v.filter.Focus(), true
+}
+
+var trackerCopy = kb("y", "y", "copy payout id")
+
+func (v *trackerView) keys() helpMap {
+	g := newGlobalKeys()
+	if v.filtering {
+		return helpMap{short: []key.Binding{kb("enter", "enter", "keep filter"), kb("esc", "esc", "clear filter")}}
+	}
+	return helpMap{
+		short: []key.Binding{g.Up, g.Down, g.Filter, trackerCopy},
+		full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom}, {g.Filter, trackerCopy}},
+	}
+}
+
+func (v *trackerView) update(m *model, k tea.KeyMsg) tea.Cmd {
+	if v.filtering {
+		switch k.String() {
+		case "enter":
+			v.filtering = false
+			v.filter.Blur()
+		case "esc":
+			v.filtering = false
+			v.filter.Blur()
+			v.filter.SetValue("")
+		default:
+			var cmd tea.Cmd
+			v.filter, cmd = v.filter.Update(k)
+			return cmd
+		}
+		return nil
+	}
+	rows := v.visible()
+	if v.nav.move(k, &m.keys, len(rows), v.pageH) {
+		return nil
+	}
+	switch {
+	case k.String() == "esc":
+		v.filter.SetValue("")
+	case key.Matches(k, trackerCopy) && v.nav.cursor < len(rows):
+		id := rows[v.nav.cursor].id
+		return m.copyText(id, "payout id "+id)
+	}
+	return nil
+}
+
+var trackerCols = []colSpec{
+	{title: "Payout ID", w: 13, flex: 1, max: 36},
+	{title: "Beneficiary", w: 14, flex: 1, max: 28, drop: 2},
+	{title: "Amount", w: 12, right: true, drop: 1},
+	{title: "State", w: 10},
+	{title: "Timeline", w: 20, flex: 4},
+}
+
+func (v *trackerView) stateStyle(m *model, s string) *lipgloss.Style {
+	switch s {
+	case api.StateSettled, api.StateExecuted:
+		return &m.st.good
+	case api.StateRejected, api.StateFailed:
+		return &m.st.bad
+	}
+	return &m.st.warn
+}
+
+func timeline(p *trackedPayout, loc *time.Location) string {
+	parts := make([]string, 0, len(p.steps))
+	for _, s := range p.steps {
+		t := s.state + " " + clockTime(s.at, loc)
+		if s.reason != "" {
+			t += " (" + s.reason + ")"
+		}
+		parts = append(parts, t)
+	}
+	return strings.Join(parts, " → ")
+}
+
+func (v *trackerView) view(m *model, w, h int) string {
+	var b strings.Builder
+	rows := v.visible()
+	switch {
+	case v.filtering || v.filter.Value() != "":
+		b.WriteString(v.filter.View())
+	case len(v.list) == 0:
+		b.WriteString(m.st.muted.Render(fit("No payouts yet: send one from 5 New payout, or wait for the relay's events.", w)))
+	default:
+		b.WriteString(m.st.muted.Render(fit(itoa(len(v.list))+" payouts this session · authorised → submitted → settled, or rejected/failed · changes highlight for 2s", w)))
+	}
+	b.WriteByte('\n')
+	ws := layoutCols(trackerCols, w)
+	b.WriteString(m.st.header.Render(headerCells(trackerCols, ws)))
+	b.WriteByte('\n')
+	detailH := 0
+	if len(rows) > 0 {
+		detailH = 8
+	}
+	listH := max(h-2-detailH, 1)
+	v.pageH = listH
+	v.nav.clamp(len(rows), listH)
+	loc := m.now().Location()
+	now := m.now()
+	cells := make([]string, len(trackerCols))
+	for i := v.nav.top; i < min(v.nav.top+listH, len(rows)); i++ {
+		p := rows[i]
+		cells[0] = p.id
+		cells[1], cells[2] = "—", "—"
+		if p.req != nil {
+			cells[1] = p.req.BeneficiaryName
+			cells[2] = api.FormatAmount(p.req.AmountInMinor, p.req.Currency)
+		}
+		cells[3] = p.state
+		cells[4] = timeline(p, loc)
+		var line strings.Builder
+		switch {
+		case i == v.nav.cursor:
+			renderCells(&line, trackerCols, ws, cells)
+			b.WriteString(m.st.selected.Render(fit(line.String(), w)))
+		case now.Sub(p.changedAt) < highlightFor:
+			renderCells(&line, trackerCols, ws, cells)
+			b.WriteString(m.st.highlight.Render(fit(line.String(), w)))
+		default:
+			renderCells(&line, trackerCols, ws, cells, nil, nil, nil, v.stateStyle(m, p.state))
+			b.WriteString(line.String())
+		}
+		b.WriteByte('\n')
+	}
+	if detailH > 0 && v.nav.cursor < len(rows) {
+		out := padLines(strings.TrimSuffix(b.String(), "\n"), h-detailH)
+		return out + "\n" + v.detail(m, rows[v.nav.cursor], w)
+	}
+	return b.String()
+}
+
+func (v *trackerView) detail(m *model, p *trackedPayout, w int) string {
+	loc := m.now().Location()
+	var b strings.Builder
+	b.WriteString(m.st.muted.Render(strings.Repeat("─", w)) + "\n")
+	head := "payout " + p.id + " · " + v.stateStyle(m, p.state).Render(p.state)
+	if p.reason != "" {
+		head += " · reason " + m.st.bad.Render(p.reason)
+	}
+	if p.mine {
+		head += " · sent from this dashboard"
+	}
+	b.WriteString(fit(head, w) + "\n")
+	if p.req != nil {
+		b.WriteString(fit(api.FormatAmount(p.req.AmountInMinor, p.req.Currency)+" to "+p.req.BeneficiaryName+" · "+p.req.BeneficiaryIBAN+" · ref "+p.req.BeneficiaryReference, w) + "\n")
+	}
+	for i, s := range p.steps {
+		if i >= 5 {
+			break
+		}
+		line := "  " + fit(s.state, 11) + stamp(s.at, loc)
+		if s.reason != "" {
+			line += "  " + s.reason
+		}
+		if s.eventID != "" {
+			line += m.st.muted.Render("  event " + s.eventID)
+		}
+		b.WriteString(fit(line, w) + "\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}

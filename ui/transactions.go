@@ -1,0 +1,760 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/internal/export"
+)
+
+var defaultSort = sortKey{col: colTime, desc: true}
+
+// txView is the transaction report. The rows live in a txStore; the view
+// holds index slices into it. Filtering and sorting run in commands with
+// a generation number: a result whose generation is not the newest is
+// dropped, and the worker itself stops early once superseded.
+type txView struct {
+	store      *txStore
+	loading    bool
+	loadErr    error
+	loadCount  *atomic.Int64
+	loadGen    uint64
+	loadCancel context.CancelFunc
+
+	order     []int32 // every row, sorted by orderSort
+	orderSort sortKey
+
+	idx         []int32 // the rows on screen (filtered, sorted)
+	applied     txFilter
+	appliedSort sortKey
+
+	sort     sortKey
+	gen      *atomic.Uint64
+	busy     bool
+	problems []string
+
+	filter    textinput.Model
+	filtering bool
+	nav       listNav
+	detail    bool
+	exportAsk bool
+	pageH     int
+}
+
+type txLoadedMsg struct {
+	gen   uint64
+	store *txStore
+	order []int32
+	sort  sortKey
+	err   error
+}
+
+type txResultMsg struct {
+	gen       uint64
+	idx       []int32
+	f         txFilter
+	sort      sortKey
+	order     []int32
+	orderSort sortKey
+	err       error
+}
+
+type exportedMsg struct {
+	path string
+	n    int
+	err  error
+}
+
+func newTxView() txView {
+	ti := textinput.New()
+	ti.Prompt = "/"
+	ti.Placeholder = "text, or date:today|7d|30d from:2025-01-01 to:2025-01-31 type: cur: status:"
+	staticCursor(&ti)
+	return txView{filter: ti, sort: defaultSort, gen: new(atomic.Uint64), appliedSort: defaultSort,
+		applied: txFilter{typ: anyValue, cur: anyValue, status: anyValue}}
+}
+
+// load streams the whole report into a fresh store, off the Update path.
+// A reload cancels a load still running.
+func (v *txView) load(m *model) tea.Cmd {
+	be := m.opts.Backend
+	if be == nil {
+		return nil
+	}
+	if v.loadCancel != nil {
+		v.loadCancel()
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	v.loadCancel = cancel
+	v.loadGen++
+	gen := v.loadGen
+	counter := new(atomic.Int64)
+	v.loadCount = counter
+	v.loading = true
+	v.loadErr = nil
+	want := v.sort
+	return func() tea.Msg {
+		return loadStore(ctx, be, gen, want, counter)
+	}
+}
+
+func loadStore(ctx context.Context, be Backend, gen uint64, want sortKey, counter *atomic.Int64) txLoadedMsg {
+	st := &txStore{}
+	err := be.StreamTransactions(ctx, api.TransactionQuery{}, func(t api.Transaction) error {
+		if err := st.add(&t); err != nil {
+			return err
+		}
+		counter.Add(1)
+		return nil
+	})
+	st.compact()
+	return txLoadedMsg{gen: gen, store: st, order: st.sorted(st.all(), want), sort: want, err: err}
+}
+
+func (v *txView) loaded(m *model, msg txLoadedMsg) tea.Cmd {
+	if msg.gen != v.loadGen {
+		return nil // a newer load replaced this one
+	}
+	v.loading = false
+	if v.loadCancel != nil {
+		v.loadCancel()
+		v.loadCancel = nil
+	}
+	if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
+		v.loadErr = msg.err
+		m.setFlash("transactions: "+msg.err.Error()+" (showing the "+itoa(msg.store.len())+" rows received; r to retry)", true)
+	}
+	v.store = msg.store
+	v.order, v.orderSort = msg.order, msg.sort
+	v.idx = msg.order
+	v.applied = txFilter{typ: anyValue, cur: anyValue, status: anyValue}
+	v.appliedSort = msg.sort
+	v.gen.Add(1) // results computed on the old store are now stale
+	v.busy = false
+	f, _ := v.parse(m)
+	if !f.empty() || v.sort != msg.sort {
+		return v.recompute(m)
+	}
+	v.nav.clamp(len(v.idx), v.pageH)
+	return nil
+}
+
+func (v *txView) parse(m *model) (txFilter, []string) {
+	return parseFilter(v.filter.Value(), v.store, m.now())
+}
+
+// recompute asks for the rows matching the filter bar in the wanted sort.
+func (v *txView) recompute(m *model) tea.Cmd {
+	if v.store == nil {
+		return nil
+	}
+	f, probs := v.parse(m)
+	v.problems = probs
+	gen := v.gen.Add(1)
+	v.busy = true
+	req := computeReq{
+		store: v.store, gen: gen, cur: v.gen, f: f, sort: v.sort,
+		base: v.idx, baseF: v.applied, baseSort: v.appliedSort,
+		order: v.order, orderSort: v.orderSort,
+	}
+	return func() tea.Msg { return req.run() }
+}
+
+type computeReq struct {
+	store     *txStore
+	gen       uint64
+	cur       *atomic.Uint64
+	f         txFilter
+	sort      sortKey
+	base      []int32
+	baseF     txFilter
+	baseSort  sortKey
+	order     []int32
+	orderSort sortKey
+}
+
+// run computes the rows for a filter and sort. When the new filter only
+// narrows the one on screen (same structured filters, text extended), it
+// scans the rows on screen instead of the whole report.
+func (r computeReq) run() txResultMsg {
+	stale := staleFunc(r.cur, r.gen)
+	res := txResultMsg{gen: r.gen, f: r.f, sort: r.sort, order: r.order, orderSort: r.orderSort}
+	switch {
+	case r.f == r.baseF && r.sort == r.baseSort:
+		res.idx = r.base
+	case r.f.narrows(r.baseF):
+		res.idx, res.err = r.store.filter(r.base, r.f, stale)
+		if res.err == nil && r.sort != r.baseSort {
+			res.idx = r.store.sorted(res.idx, r.sort)
+		}
+	case r.f == r.baseF:
+		res.idx = r.store.sorted(r.base, r.sort)
+	default:
+		if r.orderSort != r.sort || r.order == nil {
+			res.order, res.orderSort = r.store.sorted(r.store.all(), r.sort), r.sort
+		}
+		if stale() {
+			res.err = errStale
+			return res
+		}
+		res.idx, res.err = r.store.filter(res.order, r.f, stale)
+	}
+	return res
+}
+
+func (v *txView) result(m *model, msg txResultMsg) {
+	if msg.gen != v.gen.Load() || msg.err != nil {
+		return // superseded
+	}
+	var selected int32 = -1
+	if v.nav.cursor < len(v.idx) {
+		selected = v.idx[v.nav.cursor]
+	}
+	sortChanged := msg.sort != v.appliedSort
+	v.idx, v.applied, v.appliedSort = msg.idx, msg.f, msg.sort
+	v.order, v.orderSort = msg.order, msg.orderSort
+	v.busy = false
+	// A re-sort keeps the same transaction selected; a new filter starts
+	// at the top, where the best matches are.
+	if sortChanged && selected >= 0 {
+		v.nav.cursor = 0
+		for i, x := range v.idx {
+			if x == selected {
+				v.nav.cursor = i
+				v.nav.top = i - v.pageH/2
+				break
+			}
+		}
+	} else {
+		v.nav.cursor, v.nav.top = 0, 0
+	}
+	v.nav.clamp(len(v.idx), v.pageH)
+}
+
+// ---- filter bar ----
+
+// parseFilter reads the filter bar: key:value tokens (date:today|7d|30d|all,
+// from:/to: dates, type:, cur:, status:) and free text over beneficiary
+// name, IBAN, reference and id. Unknown or partial tokens are text.
+func parseFilter(text string, st *txStore, now time.Time) (txFilter, []string) {
+	f := txFilter{typ: anyValue, cur: anyValue, status: anyValue}
+	var words, probs []string
+	// Relative ranges start at a whole minute so that the filter, and with
+	// it narrowing, stays the same from one keystroke to the next.
+	base := now.Truncate(time.Minute)
+	for _, tok := range strings.Fields(text) {
+		k, val, ok := strings.Cut(tok, ":")
+		if !ok {
+			words = append(words, tok)
+			continue
+		}
+		switch strings.ToLower(k) {
+		case "date":
+			switch strings.ToLower(val) {
+			case "", "all":
+			case "today":
+				y, mo, d := now.Date()
+				f.from = time.Date(y, mo, d, 0, 0, 0, 0, now.Location()).UnixNano()
+			case "7d":
+				f.from = base.Add(-7 * 24 * time.Hour).UnixNano()
+			case "30d":
+				f.from = base.Add(-30 * 24 * time.Hour).UnixNano()
+			default:
+				probs = append(probs, "date:"+val+" — use today, 7d, 30d or all")
+			}
+		case "from", "to":
+			if val == "" {
+				continue
+			}
+			t, dateOnly, err := parseDate(val, now.Location())
+			if err != nil {
+				probs = append(probs, k+": "+err.Error())
+				continue
+			}
+			if strings.EqualFold(k, "from") {
+				f.from = t.UnixNano()
+			} else {
+				if dateOnly {
+					t = t.AddDate(0, 0, 1) // to: a day includes that whole day
+				}
+				f.to = t.UnixNano()
+			}
+		case "type":
+			f.typ = enumFilter(&probs, "type", val, st.enumOrNil(0))
+		case "cur", "currency":
+			f.cur = enumFilter(&probs, "currency", val, st.enumOrNil(1))
+		case "status", "state":
+			f.status = enumFilter(&probs, "status", val, st.enumOrNil(2))
+		default:
+			words = append(words, tok)
+		}
+	}
+	f.text = strings.ToLower(strings.Join(words, " "))
+	return f, probs
+}
+
+func (s *txStore) enumOrNil(which int) *enumTable {
+	if s == nil {
+		return nil
+	}
+	return [...]*enumTable{&s.types, &s.currencies, &s.statuses}[which]
+}
+
+func enumFilter(probs *[]string, what, val string, e *enumTable) int {
+	if val == "" {
+		return anyValue
+	}
+	if e == nil {
+		return noValue
+	}
+	if i, ok := e.lookup(val); ok {
+		return int(i)
+	}
+	*probs = append(*probs, "no "+what+" "+val+" in the report (have: "+strings.Join(e.sorted(), ", ")+")")
+	return noValue
+}
+
+func parseDate(s string, loc *time.Location) (t time.Time, dateOnly bool, err error) {
+	if t, err := time.ParseInLocation("2006-01-02", s, loc); err == nil {
+		return t, true, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, false, nil
+	}
+	return time.Time{}, false, fmt.Errorf("%q is not a date like 2025-01-31 or 2025-01-31T09:30:00Z", s)
+}
+
+// setToken replaces the key:value token of key in the filter text (value
+// "" removes it), keeping the free text as typed.
+func setToken(text, key, value string, alsoRemove ...string) string {
+	var toks, words []string
+	drop := append([]string{key}, alsoRemove...)
+	for _, tok := range strings.Fields(text) {
+		k, _, ok := strings.Cut(tok, ":")
+		if ok && containsFold(drop, k) {
+			continue
+		}
+		if ok && isFilterKey(k) {
+			toks = append(toks, tok)
+		} else {
+			words = append(words, tok)
+		}
+	}
+	if value != "" {
+		toks = append(toks, key+":"+value)
+	}
+	return strings.Join(append(toks, words...), " ")
+}
+
+func isFilterKey(k string) bool {
+	return containsFold([]string{"date", "from", "to", "type", "cur", "currency", "status", "state"}, k)
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func tokenValue(text, key string) string {
+	for _, tok := range strings.Fields(text) {
+		if k, val, ok := strings.Cut(tok, ":"); ok && strings.EqualFold(k, key) {
+			return val
+		}
+	}
+	return ""
+}
+
+// cycle moves a filter token to its next value ("" = no filter).
+func cycle(values []string, cur string) string {
+	all := append([]string{""}, values...)
+	for i, v := range all {
+		if strings.EqualFold(v, cur) {
+			return all[(i+1)%len(all)]
+		}
+	}
+	return all[1%len(all)]
+}
+
+// ---- keys ----
+
+var txKeys = struct {
+	sort, reverse, date, typ, cur, status, detail, export, copyRow, copyID key.Binding
+}{
+	sort:    kb("s", "s", "sort by next column"),
+	reverse: kb("S", "S", "reverse sort"),
+	date:    kb("d", "d", "date: today/7d/30d/all"),
+	typ:     kb("t", "t", "type filter"),
+	cur:     kb("c", "c", "currency filter"),
+	status:  kb("u", "u", "status filter"),
+	detail:  kb("enter", "enter", "detail pane"),
+	export:  kb("ctrl+s", "ctrl+s", "export shown rows (csv/json)"),
+	copyRow: kb("y", "y", "copy row (JSON)"),
+	copyID:  kb("Y", "Y", "copy id"),
+}
+
+func (v *txView) capturing() bool { return v.filtering || v.exportAsk }
+
+func (v *txView) startFilter() (tea.Cmd, bool) {
+	v.filtering = true
+	v.filter.CursorEnd()
+	return v.filter.Focus(), true
+}
+
+func (v *txView) keys() helpMap {
+	g := newGlobalKeys()
+	k := txKeys
+	if v.filtering {
+		return helpMap{short: []key.Binding{kb("enter", "enter", "keep filter"), kb("esc", "esc", "clear filter")}}
+	}
+	if v.exportAsk {
+		return helpMap{short: []key.Binding{kb("c", "c", "CSV"), kb("j", "j", "JSON"), kb("esc", "esc", "cancel")}}
+	}
+	return helpMap{
+		short: []key.Binding{g.Filter, k.sort, k.date, k.detail, k.export, k.copyID},
+		full: [][]key.Binding{
+			{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom},
+			{g.Filter, k.date, k.typ, k.cur, k.status},
+			{k.sort, k.reverse, k.detail, g.Refresh},
+			{k.export, k.copyRow, k.copyID},
+		},
+	}
+}
+
+func (v *txView) update(m *model, k tea.KeyMsg) tea.Cmd {
+	s := k.String()
+	if v.exportAsk {
+		v.exportAsk = false
+		switch s {
+		case "c", "C":
+			return v.export(m, "csv")
+		case "j", "J":
+			return v.export(m, "json")
+		}
+		return nil
+	}
+	if v.filtering {
+		switch s {
+		case "enter":
+			v.filtering = false
+			v.filter.Blur()
+			return nil
+		case "esc":
+			v.filtering = false
+			v.filter.Blur()
+			if v.filter.Value() == "" {
+				return nil
+			}
+			v.filter.SetValue("")
+			return v.recompute(m)
+		}
+		before := v.filter.Value()
+		var cmd tea.Cmd
+		v.filter, cmd = v.filter.Update(k)
+		if v.filter.Value() != before {
+			return tea.Batch(cmd, v.recompute(m))
+		}
+		return cmd
+	}
+	if v.nav.move(k, &m.keys, len(v.idx), v.pageH) {
+		return nil
+	}
+	switch {
+	case key.Matches(k, txKeys.sort):
+		v.sort = sortKey{col: (v.sort.col + 1) % numColumns, desc: v.sort.desc}
+		return v.recompute(m)
+	case key.Matches(k, txKeys.reverse):
+		v.sort.desc = !v.sort.desc
+		return v.recompute(m)
+	case key.Matches(k, txKeys.date):
+		next := cycle([]string{"today", "7d", "30d"}, tokenValue(v.filter.Value(), "date"))
+		v.filter.SetValue(setToken(v.filter.Value(), "date", next, "from", "to"))
+		return v.recompute(m)
+	case key.Matches(k, txKeys.typ, txKeys.cur, txKeys.status):
+		if v.store == nil {
+			return nil
+		}
+		name, tbl := "type", &v.store.types
+		switch {
+		case key.Matches(k, txKeys.cur):
+			name, tbl = "cur", &v.store.currencies
+		case key.Matches(k, txKeys.status):
+			name, tbl = "status", &v.store.statuses
+		}
+		cur := tokenValue(v.filter.Value(), name)
+		if name == "cur" && cur == "" {
+			cur = tokenValue(v.filter.Value(), "currency")
+		}
+		v.filter.SetValue(setToken(v.filter.Value(), name, cycle(tbl.sorted(), cur), "currency", "state"))
+		return v.recompute(m)
+	case key.Matches(k, txKeys.detail):
+		v.detail = !v.detail
+		return nil
+	case s == "esc":
+		if v.detail {
+			v.detail = false
+			return nil
+		}
+		if v.filter.Value() != "" {
+			v.filter.SetValue("")
+			return v.recompute(m)
+		}
+		return nil
+	case key.Matches(k, txKeys.export):
+		if v.store == nil || v.busy {
+			m.setFlash("wait for the report to finish loading or filtering, then export", true)
+			return nil
+		}
+		v.exportAsk = true
+		return nil
+	case key.Matches(k, txKeys.copyID, txKeys.copyRow):
+		if v.nav.cursor >= len(v.idx) {
+			return nil
+		}
+		t := v.store.tx(v.idx[v.nav.cursor])
+		if key.Matches(k, txKeys.copyID) {
+			return m.copyText(t.TransactionID, "transaction id "+t.TransactionID)
+		}
+		b, err := json.Marshal(t)
+		if err != nil {
+			m.setFlash("copy: "+err.Error(), true)
+			return nil
+		}
+		return m.copyText(string(b), "the row as JSON")
+	}
+	return nil
+}
+
+// export writes the rows on screen to a new file in the export directory.
+func (v *txView) export(m *model, format string) tea.Cmd {
+	st, idx := v.store, v.idx
+	dir := m.opts.ExportDir
+	name := "paydash-transactions-" + m.now().Format("20060102-150405")
+	return func() tea.Msg {
+		path, n, err := writeExport(dir, name, format, st, idx)
+		return exportedMsg{path: path, n: n, err: err}
+	}
+}
+
+func writeExport(dir, name, format string, st *txStore, idx []int32) (string, int, error) {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	var f *os.File
+	var path string
+	// Never overwrite an earlier export: take the first free name.
+	for i := 0; ; i++ {
+		path = filepath.Join(dir, name+"."+format)
+		if i > 0 {
+			path = filepath.Join(dir, fmt.Sprintf("%s-%d.%s", name, i, format))
+		}
+		var err error
+		// 0600: the report names people and accounts.
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, os.ErrExist) || i > 100 {
+			return "", 0, fmt.Errorf("create %s (set a writable export directory in the config): %w", path, err)
+		}
+	}
+	row := func(i int) api.Transaction { return st.tx(idx[i]) }
+	var err error
+	if format == "json" {
+		err = export.JSONFunc(f, len(idx), row)
+	} else {
+		err = export.CSVFunc(f, len(idx), row)
+	}
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("close %s: %w", path, cerr)
+	}
+	if err != nil {
+		return path, 0, fmt.Errorf("write %s: %w", path, err)
+	}
+	return path, len(idx), nil
+}
+
+// ---- rendering ----
+
+var txCols = [numColumns]colSpec{
+	colTime:      {title: "Time", w: 19},
+	colType:      {title: "Type", w: 7, drop: 3},
+	colStatus:    {title: "Status", w: 10},
+	colCurrency:  {title: "Cur", w: 3},
+	colAmount:    {title: "Amount", w: 14, right: true},
+	colName:      {title: "Beneficiary", w: 14, flex: 2, max: 32},
+	colIBAN:      {title: "IBAN", w: 22, drop: 2, flex: 1, max: 34},
+	colReference: {title: "Reference", w: 12, drop: 4, flex: 2, max: 36},
+	colID:        {title: "ID", w: 36, drop: 5},
+}
+
+// detailHeight is the detail pane's height: a rule and five lines of
+// two fields side by side, or ten lines of one field on narrow screens.
+func detailHeight(w int) int {
+	if w < 100 {
+		return 11
+	}
+	return 6
+}
+
+func (v *txView) statusStyle(m *model, status string) *lipgloss.Style {
+	switch status {
+	case api.StateSettled, api.StateExecuted:
+		return &m.st.good
+	case api.StateFailed, api.StateRejected:
+		return &m.st.bad
+	}
+	return &m.st.warn
+}
+
+func (v *txView) view(m *model, w, h int) string {
+	var b strings.Builder
+	// Line 1: the filter bar.
+	switch {
+	case v.filtering:
+		b.WriteString(v.filter.View())
+	case v.filter.Value() != "":
+		b.WriteString(fit("/"+v.filter.Value(), w))
+	default:
+		b.WriteString(m.st.muted.Render(fit("/ filter · d date · t type · c currency · u status · s sort · ctrl+s export", w)))
+	}
+	b.WriteByte('\n')
+	// Line 2: counts and state.
+	total := 0
+	if v.store != nil {
+		total = v.store.len()
+	}
+	var info string
+	switch {
+	case v.exportAsk:
+		info = m.st.warn.Render("Export " + itoa(len(v.idx)) + " rows as [c]sv or [j]son?  (esc cancels)")
+	case v.store == nil && v.loading:
+		info = "Loading transactions… " + itoa(int(v.loadCount.Load())) + " rows"
+	case v.store == nil && m.opts.Backend == nil:
+		info = m.st.bad.Render("no backend configured")
+	case v.store == nil:
+		info = "No report loaded"
+	default:
+		dir := "↑"
+		if v.sort.desc {
+			dir = "↓"
+		}
+		info = itoa(len(v.idx)) + " of " + itoa(total) + " transactions · sorted by " + columnNames[v.sort.col] + " " + dir
+		if v.busy {
+			info += " · " + m.st.warn.Render("filtering…")
+		}
+		if v.loading {
+			info += " · " + m.st.warn.Render("reloading… "+itoa(int(v.loadCount.Load())))
+		}
+		if len(v.problems) > 0 {
+			info += " · " + m.st.warn.Render(strings.Join(v.problems, "; "))
+		}
+	}
+	b.WriteString(fit(info, w))
+	b.WriteByte('\n')
+	// Table.
+	specs := txCols
+	arrow := " ↑"
+	if v.sort.desc {
+		arrow = " ↓"
+	}
+	specs[v.sort.col].title += arrow
+	ws := layoutCols(specs[:], w)
+	b.WriteString(m.st.header.Render(headerCells(specs[:], ws)))
+	b.WriteByte('\n')
+	rowsH := h - 3
+	if v.detail {
+		rowsH -= detailHeight(w)
+	}
+	rowsH = max(rowsH, 1)
+	v.pageH = rowsH
+	v.nav.clamp(len(v.idx), rowsH)
+	loc := m.now().Location()
+	cells := make([]string, numColumns)
+	cellStyles := make([]*lipgloss.Style, numColumns)
+	var line strings.Builder
+	end := min(v.nav.top+rowsH, len(v.idx))
+	for p := v.nav.top; p < end; p++ {
+		i := v.idx[p]
+		r := &v.store.rows[i]
+		st := v.store
+		cells[colTime] = stamp(time.Unix(0, r.at()), loc)
+		cells[colType] = st.types.name(r.typ)
+		cells[colStatus] = st.statuses.name(r.status)
+		cells[colCurrency] = st.currencies.name(r.currency)
+		cells[colAmount] = api.FormatAmount(r.amount, cells[colCurrency])
+		cells[colName] = string(st.nameBytes(i))
+		cells[colIBAN] = string(st.ibanBytes(i))
+		cells[colReference] = string(st.refBytes(i))
+		cells[colID] = string(st.idBytes(i))
+		line.Reset()
+		if p == v.nav.cursor {
+			renderCells(&line, specs[:], ws, cells)
+			b.WriteString(m.st.selected.Render(fit(line.String(), w)))
+		} else {
+			cellStyles[colStatus] = v.statusStyle(m, cells[colStatus])
+			renderCells(&line, specs[:], ws, cells, cellStyles...)
+			b.WriteString(line.String())
+		}
+		b.WriteByte('\n')
+	}
+	if v.store != nil && len(v.idx) == 0 {
+		b.WriteString(m.st.muted.Render("No transactions match the filter. esc clears it.") + "\n")
+	}
+	if v.detail {
+		out := padLines(strings.TrimSuffix(b.String(), "\n"), h-detailHeight(w))
+		return out + "\n" + v.detailView(m, w)
+	}
+	return b.String()
+}
+
+func (v *txView) detailView(m *model, w int) string {
+	var b strings.Builder
+	b.WriteString(m.st.muted.Render(strings.Repeat("─", w)) + "\n")
+	if v.nav.cursor >= len(v.idx) {
+		return b.String() + m.st.muted.Render("No row selected.")
+	}
+	t := v.store.tx(v.idx[v.nav.cursor])
+	loc := m.now().Location()
+	ts := func(rt api.ReportTime) string {
+		if rt.IsZero() {
+			return "—"
+		}
+		return stamp(rt.Time, loc)
+	}
+	half := w / 2
+	field := func(k, val string, fw int) string {
+		return m.st.muted.Render(fit(k, 12)) + fit(val, fw-12)
+	}
+	pair := func(k1, v1, k2, v2 string) string {
+		if w < 100 {
+			return field(k1, v1, w) + "\n" + field(k2, v2, w)
+		}
+		return field(k1, v1, half) + field(k2, v2, w-half)
+	}
+	lines := []string{
+		pair("id", t.TransactionID, "type", t.Type+" · "+t.ContextCode),
+		pair("amount", api.FormatAmount(t.AmountInMinor, t.Currency)+" "+t.Currency, "status", t.Status),
+		pair("beneficiary", t.BeneficiaryName, "iban", t.BeneficiaryIBAN),
+		pair("reference", t.BeneficiaryReference, "authorised", ts(t.AuthorisedAt)),
+		pair("submitted", ts(t.SubmittedAt), "settled", ts(t.SettledAt)),
+	}
+	b.WriteString(strings.Join(lines, "\n"))
+	return b.String()
+}

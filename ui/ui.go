@@ -1,0 +1,85 @@
+// Package ui is paydash's Bubble Tea dashboard: live balances, the
+// transaction report (a million rows stay smooth), the payout tracker, the
+// live webhook stream and the payout, payment and mandate forms.
+//
+// One small model per view; the root model routes messages, owns the
+// frame (header, tabs, command line, help, status) and lays out. Every
+// call to the service goes through Backend inside a tea.Cmd, never on the
+// Update path.
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/webhookrelay"
+)
+
+// Backend is what the dashboard needs from the service; *api.Client
+// satisfies it.
+type Backend interface {
+	Balances(ctx context.Context) ([]api.Balance, error)
+	StreamTransactions(ctx context.Context, q api.TransactionQuery, fn func(api.Transaction) error) error
+	CreatePayout(ctx context.Context, req *api.PayoutRequest) error
+	CreatePayment(ctx context.Context, req *api.PaymentRequest, idempotencyKey string) (*api.PaymentResponse, error)
+	CreateMandate(ctx context.Context, req *api.MandateRequest, idempotencyKey string) (*api.MandateResponse, error)
+}
+
+// Options configure the dashboard.
+type Options struct {
+	Profile    string
+	Production bool
+	// Regulated relaxes the payment/mandate user-detail rules and allows
+	// mandate.reference (passed to api.ValidateOptions).
+	Regulated bool
+	Backend   Backend
+	// Events is the relay subscriber's stream (backlog first, then live);
+	// nil when no relay is configured.
+	Events <-chan webhookrelay.Event
+	// States is the subscriber's connection state; nil when no relay.
+	States <-chan webhookrelay.ConnState
+	// BalanceRefresh is the balance polling interval (default 10s).
+	BalanceRefresh time.Duration
+	// LowBalance is the warning threshold per currency, in minor units.
+	LowBalance map[string]int64
+	// ExportDir is where ctrl+s writes report exports (default ".").
+	ExportDir string
+	// Now is the clock (nil = time.Now); goldens use a fixed one.
+	Now func() time.Time
+}
+
+// New returns the root model. Calls to the backend use
+// context.Background(); Run gives them its own context instead.
+func New(opts Options) tea.Model {
+	return newModel(context.Background(), opts)
+}
+
+// Run shows the dashboard on the alternate screen until the user quits or
+// ctx is done (which is not an error).
+func Run(ctx context.Context, opts Options, teaOpts ...tea.ProgramOption) error {
+	if opts.Backend == nil {
+		return errors.New("ui: no backend: configure a profile (paydash config init) or run paydash demo")
+	}
+	// Ask the terminal for its background before Bubble Tea owns stdin, so
+	// the adaptive colours pick light or dark without racing the input
+	// reader.
+	lipgloss.HasDarkBackground()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // stops loads and requests still running after quit
+	m := newModel(ctx, opts)
+	all := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx)}, teaOpts...)
+	_, err := tea.NewProgram(m, all...).Run()
+	if err != nil && errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("ui: %w", err)
+	}
+	return nil
+}

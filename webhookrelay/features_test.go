@@ -1,0 +1,271 @@
+package webhookrelay
+
+import (
+	"crypto/ecdsa"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/internal/clock"
+)
+
+func TestHistoryFiltersAndPages(t *testing.T) {
+	tr := startRelay(t, Config{})
+	for i, typ := range []string{api.EventPayoutExecuted, api.EventPaymentsPayoutFailed, api.EventPayoutExecuted, api.EventPayoutExecuted} {
+		body := paymentsWebhook(fmt.Sprintf("e%d", i+1), typ, fmt.Sprintf("po-%d", i%2), nil)
+		if resp := tr.post(t, body, http.Header{}); resp.status != http.StatusOK {
+			t.Fatal(resp.status)
+		}
+	}
+	cases := []struct {
+		query    string
+		wantIDs  string
+		wantNext uint64
+	}{
+		{"", "e1 e2 e3 e4", 4},
+		{"?since=2", "e3 e4", 4},
+		{"?limit=2", "e1 e2", 2},
+		{"?since=1&limit=1", "e2", 2},
+		{"?type=payout_failed", "e2", 4},
+		{"?payout_id=po-0", "e1 e3", 4},
+		{"?payout_id=po-0&type=payout_failed", "", 4},
+		{"?type=payout_executed,payout_failed&limit=3", "e1 e2 e3", 3},
+	}
+	for _, tc := range cases {
+		t.Run(tc.query, func(t *testing.T) {
+			resp := do(t, http.DefaultClient, http.MethodGet, tr.base+"/events"+tc.query, nil, nil)
+			var h History
+			if err := json.Unmarshal(resp.body, &h); err != nil {
+				t.Fatalf("%d %s: %v", resp.status, resp.body, err)
+			}
+			var ids []string
+			for _, e := range h.Events {
+				ids = append(ids, e.EventID)
+			}
+			if got := strings.Join(ids, " "); got != tc.wantIDs || h.NextSince != tc.wantNext || h.LastSeq != 4 {
+				t.Errorf("got %q next %d last %d, want %q next %d last 4", got, h.NextSince, h.LastSeq, tc.wantIDs, tc.wantNext)
+			}
+		})
+	}
+	for _, q := range []string{"?limit=0", "?limit=1001", "?since=x"} {
+		if resp := do(t, http.DefaultClient, http.MethodGet, tr.base+"/events"+q, nil, nil); resp.status != http.StatusBadRequest {
+			t.Errorf("%s: %d, want 400", q, resp.status)
+		}
+	}
+	var health Health
+	resp := do(t, http.DefaultClient, http.MethodGet, tr.base+"/healthz", nil, nil)
+	if err := json.Unmarshal(resp.body, &health); err != nil || health.FirstSeq != 1 || health.LastSeq != 4 {
+		t.Errorf("healthz %s: %+v %v", resp.body, health, err)
+	}
+}
+
+func TestRetentionByCountAndAge(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk := clock.NewFake(start)
+	tr := startRelay(t, Config{Clock: clk, RetainCount: 3, RetainAge: time.Hour})
+	postN(t, tr, "old", 0, 5, 0)
+	if got := tr.history(t, ""); len(got) != 3 || got[0].EventID != "old-0002" {
+		t.Fatalf("after 5 events with RetainCount 3: %d events, first %v", len(got), got)
+	}
+	// A retained-out event id is no longer deduplicated: the dedupe index
+	// is bounded by the same retention.
+	if resp := tr.post(t, paymentsWebhook("old-0000", api.EventPayoutExecuted, "po", nil), http.Header{}); !strings.Contains(string(resp.body), `"seq":6`) {
+		t.Errorf("re-delivery of a retained-out event: %s", resp.body)
+	}
+	clk.Advance(2 * time.Hour)
+	postN(t, tr, "new", 0, 1, 0)
+	got := tr.history(t, "")
+	checkExactlyOnce(t, got, []string{"new-0000"})
+	info, err := os.Stat(tr.cfg.StorePath)
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("store file mode %v (%v), want 0600", info.Mode().Perm(), err)
+	}
+	dir, err := os.Stat(filepath.Dir(tr.cfg.StorePath))
+	if err != nil || !dir.IsDir() {
+		t.Fatal(err)
+	}
+}
+
+func TestStoreDirectoryIsCreatedPrivate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state", "paydash", "relay.db")
+	r, err := Open(Config{StorePath: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for p, want := range map[string]os.FileMode{path: 0o600, filepath.Dir(path): 0o700} {
+		info, err := os.Stat(p)
+		if err != nil || info.Mode().Perm() != want {
+			t.Errorf("%s mode %v (%v), want %v", p, info.Mode().Perm(), err, want)
+		}
+	}
+}
+
+func TestForwardRepostsOriginalBytesRetriesAndRecordsOutcome(t *testing.T) {
+	var (
+		mu       sync.Mutex
+		bodies   [][]byte
+		sigs     []string
+		attempts atomic.Int64
+	)
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if attempts.Add(1) == 1 {
+			w.WriteHeader(http.StatusBadGateway) // the first try fails
+			return
+		}
+		mu.Lock()
+		bodies, sigs = append(bodies, b), append(sigs, r.Header.Get(api.HeaderPayoutSignature))
+		mu.Unlock()
+		if strings.Contains(string(b), "reject-me") {
+			w.WriteHeader(http.StatusBadRequest)
+		}
+	}))
+	defer target.Close()
+	tr := startRelay(t, Config{ForwardURL: target.URL + "/hook"})
+	body := []byte("{\n  \"type\": \"payout_executed\",  \"event_id\": \"fw-1\"\n}")
+	h := http.Header{api.HeaderPayoutSignature: {"sig-1"}, "Authorization": {"Bearer must-not-leak"}}
+	if resp := tr.post(t, body, h); resp.status != http.StatusOK {
+		t.Fatal(resp.status)
+	}
+	rejected := []byte(`{"type":"payout_executed","event_id":"fw-2","note":"reject-me"}`)
+	if resp := tr.post(t, rejected, http.Header{}); resp.status != http.StatusOK {
+		t.Fatal(resp.status)
+	}
+	waitFor(t, "both forwards recorded", func() bool {
+		m := tr.Metrics()
+		return m.ForwardedOK == 1 && m.ForwardedFailed == 1
+	})
+	mu.Lock()
+	if len(bodies) < 1 || string(bodies[0]) != string(body) || sigs[0] != "sig-1" {
+		t.Errorf("forwarded %q with signature %q, want the original bytes and header", bodies, sigs)
+	}
+	mu.Unlock()
+	got := tr.history(t, "")
+	if f := got[0].Forward; f == nil || f.Attempts != 2 || f.StatusCode != 200 || f.Error != "" || f.URL != target.URL+"/hook" {
+		t.Errorf("first outcome %+v, want 2 attempts ending in 200", f)
+	}
+	if f := got[1].Forward; f == nil || f.Attempts != 1 || f.StatusCode != 400 || !strings.Contains(f.Error, "HTTP 400") {
+		t.Errorf("second outcome %+v, want one attempt, 400 not retried", f)
+	}
+	if string(got[0].Body) == "" || got[0].Headers["Authorization"] != "" {
+		t.Errorf("stored headers %v", got[0].Headers)
+	}
+}
+
+func TestJWKSVerificationFetchesCachesAndRotates(t *testing.T) {
+	key := testSigningKey(t)
+	rotated, err := api.GenerateSigningKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		fetches atomic.Int64
+		current atomic.Value
+	)
+	set, _ := api.PublicJWKS(&key.PublicKey, "k1")
+	current.Store(set)
+	jwks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetches.Add(1)
+		_, _ = w.Write(current.Load().([]byte))
+	}))
+	defer jwks.Close()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk := clock.NewFake(now)
+	tr := startRelay(t, Config{JWKSURL: jwks.URL + "/.well-known/jwks", Clock: clk})
+	deliver := func(k *ecdsa.PrivateKey, kid, id string) int {
+		body := payoutWebhook(id, api.EventPayoutAuthorised, "tx", nil)
+		return tr.post(t, body, sign(t, k, kid, DefaultPath, stampHeader(clk.Now()), body)).status
+	}
+	steps := []struct {
+		name        string
+		key         *ecdsa.PrivateKey
+		kid         string
+		advance     time.Duration
+		rotate      bool
+		want        int
+		wantFetches int64
+	}{
+		{"first delivery fetches the set", key, "k1", 0, false, 200, 1},
+		{"known kid uses the cache", key, "k1", 0, false, 200, 1},
+		{"unknown kid right after a fetch is not refetched", rotated, "k2", 0, false, 401, 1},
+		{"unknown kid after the interval refetches", rotated, "k2", jwksMinRefetch, false, 401, 2},
+		{"rotation within the interval is not seen yet", rotated, "k2", 0, true, 401, 2},
+		{"after the interval the rotated key works", rotated, "k2", jwksMinRefetch, false, 200, 3},
+		{"a kid signed by the wrong key is refused", key, "k2", 0, false, 401, 3},
+	}
+	for i, st := range steps {
+		if st.rotate {
+			set, _ := api.PublicJWKS(&rotated.PublicKey, "k2")
+			current.Store(set)
+		}
+		clk.Advance(st.advance)
+		if got := deliver(st.key, st.kid, fmt.Sprintf("j%d", i)); got != st.want || fetches.Load() != st.wantFetches {
+			t.Errorf("%s: status %d fetches %d, want %d and %d", st.name, got, fetches.Load(), st.want, st.wantFetches)
+		}
+	}
+}
+
+func TestJWKSUnavailableAnswers503(t *testing.T) {
+	key := testSigningKey(t)
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+	}))
+	defer down.Close()
+	tr := startRelay(t, Config{JWKSURL: down.URL})
+	body := payoutWebhook("e1", api.EventPayoutAuthorised, "tx", nil)
+	resp := tr.post(t, body, sign(t, key, "k1", DefaultPath, stampHeader(time.Now()), body))
+	if resp.status != http.StatusServiceUnavailable || resp.problem(t).Reason != RejectKeysUnavailable {
+		t.Errorf("got %d %s, want 503 %s", resp.status, resp.body, RejectKeysUnavailable)
+	}
+}
+
+func TestSummaryAndTailLine(t *testing.T) {
+	received := time.Date(2026, 11, 21, 10, 15, 30, 999e6, time.UTC)
+	cases := []struct {
+		e           Event
+		wantSummary string
+		wantTail    string
+	}{
+		{Event{EventID: "ev1", Type: "payout_settled", Family: FamilyPayout, PayoutID: "3f2a9c1e-0000-4000-8000-000000000000", State: "settled", ReceivedAt: received},
+			"payout 3f2a9c1e… settled", "2026-11-21T10:15:30Z  payout_settled  ev1  3f2a9c1e-0000-4000-8000-000000000000  settled"},
+		{Event{EventID: "ev2", Type: "payout_rejected", PayoutID: "9c1e", State: "rejected", Reason: "insufficient_funds", ReceivedAt: received},
+			"payout 9c1e rejected: insufficient_funds", "2026-11-21T10:15:30Z  payout_rejected  ev2  9c1e  rejected: insufficient_funds"},
+		{Event{EventID: "ev3", Type: "external_payment_received", Family: FamilyPayments, ReceivedAt: received},
+			"external payment received", "2026-11-21T10:15:30Z  external_payment_received  ev3  -  -"},
+		{Event{EventID: "ev4", Type: "mandate_revoked", Family: FamilyUnknown, ReceivedAt: received},
+			"mandate revoked (unknown event)", "2026-11-21T10:15:30Z  mandate_revoked  ev4  -  -"},
+		{Event{EventID: "ev5\x1b[2J", Type: "x\x07", Family: FamilyUnknown, ReceivedAt: received.In(time.FixedZone("X", 3600))},
+			"x? (unknown event)", "2026-11-21T10:15:30Z  x?  ev5?[2J  -  -"},
+	}
+	for _, tc := range cases {
+		if got := tc.e.Summary(); got != tc.wantSummary {
+			t.Errorf("Summary = %q, want %q", got, tc.wantSummary)
+		}
+		if got := TailLine(tc.e); got != tc.wantTail {
+			t.Errorf("TailLine = %q, want %q", got, tc.wantTail)
+		}
+	}
+}
+
+func TestBackoffGrowsWithJitterUpToTheCap(t *testing.T) {
+	s := NewSubscriber(SubscriberConfig{URL: "ws://127.0.0.1:1/ws", MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second})
+	for n, ceiling := range []time.Duration{100, 200, 400, 800, 1000, 1000, 1000} {
+		ceiling *= time.Millisecond
+		for i := 0; i < 50; i++ {
+			if d := s.backoff(n); d < ceiling/2 || d > ceiling {
+				t.Fatalf("attempt %d: %v outside [%v, %v]", n, d, ceiling/2, ceiling)
+			}
+		}
+	}
+}

@@ -1,0 +1,92 @@
+package webhookrelay
+
+import (
+	"strings"
+	"time"
+	"unicode"
+)
+
+// shortIDLen is how much of an id a one-line summary shows; the full id is
+// one keystroke away in the event's detail view and in TailLine.
+const shortIDLen = 8
+
+func shortID(id string) string {
+	id = clean(id)
+	if r := []rune(id); len(r) > shortIDLen {
+		return string(r[:shortIDLen]) + "…"
+	}
+	return id
+}
+
+// Summary is a one-line human summary of the event, e.g.
+// "payout 3f2a9c1e… settled" or "payout 9c1e77d0… rejected: insufficient_funds".
+func (e Event) Summary() string {
+	var b strings.Builder
+	switch {
+	case e.PayoutID != "":
+		b.WriteString("payout ")
+		b.WriteString(shortID(e.PayoutID))
+		b.WriteByte(' ')
+		if e.State != "" {
+			b.WriteString(clean(e.State))
+		} else {
+			b.WriteString(orDash(e.Type))
+		}
+	case e.State != "":
+		b.WriteString("payout ")
+		b.WriteString(clean(e.State))
+	default:
+		t := e.Type
+		if t == "" {
+			t = "untyped"
+		}
+		b.WriteString(strings.ReplaceAll(clean(t), "_", " "))
+		if e.Family == FamilyUnknown {
+			b.WriteString(" (unknown event)")
+		}
+	}
+	if e.Reason != "" {
+		b.WriteString(": ")
+		b.WriteString(clean(e.Reason))
+	}
+	return b.String()
+}
+
+// TailLine is the one-line form `paydash events tail` prints: received time
+// (UTC, seconds), type, event id, payout id and state (with the reason when
+// there is one), separated by two spaces; missing fields are "-".
+//
+//	2026-11-21T10:15:30Z  payout_settled  <event_id>  <payout_id>  settled
+func TailLine(e Event) string {
+	state := e.State
+	if e.Reason != "" {
+		state = orDash(state) + ": " + e.Reason
+	}
+	return strings.Join([]string{
+		e.ReceivedAt.UTC().Truncate(time.Second).Format(time.RFC3339),
+		orDash(e.Type), orDash(e.EventID), orDash(e.PayoutID), orDash(state),
+	}, "  ")
+}
+
+// orDash cleans s for a terminal line, or gives "-" when it is empty.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return clean(s)
+}
+
+// clean replaces control characters (escape sequences included) with '?':
+// event fields come from whoever can post to the relay and must not be
+// able to drive the terminal they are printed on.
+func clean(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '?'
+		}
+		return r
+	}, s)
+}

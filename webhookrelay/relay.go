@@ -1,0 +1,292 @@
+package webhookrelay
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/paydash/paydash/api"
+)
+
+// Relay receives, stores and streams webhooks. Create it with Open, serve
+// it with Serve or ListenAndServe (or mount Handler), and Close it.
+type Relay struct {
+	cfg       Config
+	store     *store
+	verifier  *verifier
+	hub       *hub
+	writer    *writer
+	forwarder *forwarder
+	m         *metrics
+	clients   atomic.Int64
+	tokenHash [32]byte
+	upgrader  websocket.Upgrader
+	handler   http.Handler
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open validates cfg, opens (or creates) the store and starts the writer
+// and, if configured, the forwarder. It refuses a non-loopback Listen
+// without a Token.
+func Open(cfg Config) (*Relay, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	st, err := openStore(cfg.StorePath)
+	if err != nil {
+		return nil, err
+	}
+	_, _, assigned, err := st.bounds()
+	if err != nil {
+		st.close()
+		return nil, fmt.Errorf("read relay store %s: %w", cfg.StorePath, err)
+	}
+	r := &Relay{cfg: cfg, store: st, verifier: newVerifier(cfg), hub: newHub(), m: newMetrics()}
+	r.tokenHash = sha256.Sum256([]byte(cfg.Token))
+	r.upgrader = r.newUpgrader()
+	r.writer = newWriter(st, r.hub, r.m, cfg, assigned)
+	if cfg.ForwardURL != "" {
+		cursor, ok, err := st.forwardCursor()
+		if err != nil {
+			st.close()
+			return nil, fmt.Errorf("read relay store %s: %w", cfg.StorePath, err)
+		}
+		if !ok {
+			// Forwarding starts with the events that arrive from now on,
+			// like stripe listen --forward-to; it does not replay history.
+			cursor = assigned
+		}
+		r.forwarder = newForwarder(cfg, st, r.m, r.writer.stored, cursor)
+		go r.forwarder.run()
+	} else if err := st.clearForwardCursor(); err != nil {
+		st.close()
+		return nil, fmt.Errorf("update relay store %s: %w", cfg.StorePath, err)
+	}
+	go r.writer.run()
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST "+cfg.Path, r.handleWebhook)
+	mux.HandleFunc("GET /ws", r.handleWS)
+	mux.HandleFunc("GET /events", r.handleHistory)
+	mux.HandleFunc("GET /healthz", r.handleHealth)
+	mux.HandleFunc("GET /metrics", r.handleMetrics)
+	r.handler = mux
+	return r, nil
+}
+
+// Handler serves POST {Path}, GET /ws, GET /events, GET /healthz and
+// GET /metrics.
+func (r *Relay) Handler() http.Handler { return r.handler }
+
+// Warnings lists what an operator must know at start, to print loudly.
+func (r *Relay) Warnings() []string {
+	var w []string
+	if r.verifier == nil {
+		w = append(w, "webhook signature verification is OFF: anyone who can reach "+r.cfg.Path+" can inject events; configure the service's public key or JWKS URL")
+	}
+	if r.cfg.Token == "" {
+		w = append(w, "no relay token: any local process can read events on /ws and /events; set a token to require Authorization: Bearer")
+	}
+	if r.cfg.RetainCount == 0 && r.cfg.RetainAge == 0 {
+		w = append(w, "event retention is unlimited: the store at "+r.cfg.StorePath+" grows without bound; set a retention count or age")
+	}
+	return w
+}
+
+// Serve serves on ln until ctx is done, then shuts down gracefully:
+// in-flight webhooks are answered and websocket clients get a close frame
+// (1001) so they resume elsewhere or later.
+func (r *Relay) Serve(ctx context.Context, ln net.Listener) error {
+	if r.cfg.Token == "" && !isLoopbackAddr(ln.Addr()) {
+		return fmt.Errorf("listener %s is reachable beyond this machine: set a relay token or listen on 127.0.0.1", ln.Addr())
+	}
+	closing := make(chan struct{})
+	srv := &http.Server{
+		Handler:           r.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(r.cfg.Logger.Handler(), slog.LevelDebug),
+		BaseContext: func(net.Listener) context.Context {
+			return context.WithValue(context.Background(), closingKey{}, (<-chan struct{})(closing))
+		},
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		close(closing)
+		return fmt.Errorf("relay server on %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	close(closing)
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	<-errc
+	if err != nil {
+		return fmt.Errorf("relay shutdown: %w", err)
+	}
+	return nil
+}
+
+// ListenAndServe listens on cfg.Listen and serves until ctx is done.
+func (r *Relay) ListenAndServe(ctx context.Context) error {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", r.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("relay cannot listen on %s: %w", r.cfg.Listen, err)
+	}
+	return r.Serve(ctx, ln)
+}
+
+// Close closes websocket clients, stops the writer (pending webhooks get
+// 503) and the forwarder, and closes the store. It is safe to call twice.
+func (r *Relay) Close() error {
+	r.closeOnce.Do(func() {
+		r.hub.shutdown()
+		r.writer.stop()
+		if r.forwarder != nil {
+			r.forwarder.stop()
+		}
+		r.closeErr = r.store.close()
+	})
+	return r.closeErr
+}
+
+// Addr-independent authorisation of the reading endpoints (/ws, /events,
+// /metrics): the bearer token when one is set; without a token, only
+// requests addressed to a loopback host name, which shuts out DNS
+// rebinding pages.
+func (r *Relay) allowRead(w http.ResponseWriter, req *http.Request) bool {
+	if r.cfg.Token == "" {
+		host := req.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		if !isLoopbackHost(strings.Trim(host, "[]")) {
+			writeProblem(w, http.StatusForbidden, "host_not_allowed",
+				"without a relay token only loopback host names (127.0.0.1, localhost) are served; set a token to serve other names")
+			return false
+		}
+		return true
+	}
+	got := ""
+	if h := req.Header.Get("Authorization"); len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		got = strings.TrimSpace(h[7:])
+	} else {
+		// Browsers cannot set headers on a websocket, hence ?token=.
+		got = req.URL.Query().Get("token")
+	}
+	sum := sha256.Sum256([]byte(got))
+	if got == "" || subtle.ConstantTimeCompare(sum[:], r.tokenHash[:]) != 1 {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="paydash relay"`)
+		writeProblem(w, http.StatusUnauthorized, "unauthorized", "missing or wrong relay token: send Authorization: Bearer <token>")
+		return false
+	}
+	return true
+}
+
+// problem is the JSON body of every refusal.
+type problem struct {
+	Status int    `json:"status"`
+	Reason string `json:"reason"`
+	Detail string `json:"detail"`
+}
+
+func writeProblem(w http.ResponseWriter, status int, reason, detail string) {
+	writeJSON(w, status, problem{Status: status, Reason: reason, Detail: detail})
+}
+
+// Receipt is the body of a 200 answer to a webhook.
+type Receipt struct {
+	Seq       uint64 `json:"seq"`
+	Duplicate bool   `json:"duplicate,omitempty"`
+}
+
+func (r *Relay) reject(w http.ResponseWriter, status int, reason, detail string) {
+	r.m.rejected[reason].Add(1)
+	writeProblem(w, status, reason, detail)
+}
+
+func (r *Relay) handleWebhook(w http.ResponseWriter, req *http.Request) {
+	received := r.cfg.Clock.Now()
+	r.m.received.Add(1)
+	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			r.reject(w, http.StatusRequestEntityTooLarge, RejectTooLarge, fmt.Sprintf("webhook body is larger than %d bytes", MaxBodyBytes))
+			return
+		}
+		r.reject(w, http.StatusBadRequest, RejectReadFailed, "could not read the webhook body: "+err.Error())
+		return
+	}
+	e, envelope, err := parseWebhook(body, req.Header, received)
+	switch {
+	case errors.Is(err, ErrNoEventID):
+		r.reject(w, http.StatusBadRequest, RejectNoEventID, err.Error())
+		return
+	case err != nil:
+		r.reject(w, http.StatusBadRequest, RejectBadJSON, err.Error())
+		return
+	}
+	// The payout interface stamps its deliveries; a stamp on any delivery
+	// is checked, since it is what makes a captured delivery expire.
+	if envelope || req.Header.Get(api.HeaderWebhookTimestamp) != "" {
+		if err := checkTimestamp(req.Header, received, r.cfg.Tolerance); err != nil {
+			r.reject(w, http.StatusBadRequest, RejectTimestamp, err.Error())
+			return
+		}
+	}
+	if r.verifier != nil {
+		if err := r.verifier.verify(req.Context(), req.URL.Path, req.Header, body); err != nil {
+			if errors.Is(err, errKeysUnavailable) {
+				w.Header().Set("Retry-After", "5")
+				r.reject(w, http.StatusServiceUnavailable, RejectKeysUnavailable, err.Error())
+				return
+			}
+			r.reject(w, http.StatusUnauthorized, RejectSignature, "webhook signature rejected: "+err.Error())
+			return
+		}
+	}
+	res := r.writer.submit(req.Context(), &e)
+	if res.err != nil {
+		w.Header().Set("Retry-After", "1")
+		r.reject(w, http.StatusServiceUnavailable, RejectStoreFailed, "the relay could not store the webhook durably; retry")
+		return
+	}
+	writeJSON(w, http.StatusOK, Receipt{Seq: res.seq, Duplicate: res.dup})
+}
+
+// Health is the body of GET /healthz.
+type Health struct {
+	Status   string `json:"status"`
+	FirstSeq uint64 `json:"first_seq"`
+	LastSeq  uint64 `json:"last_seq"`
+}
+
+func (r *Relay) handleHealth(w http.ResponseWriter, req *http.Request) {
+	first, last, _, err := r.store.bounds()
+	if err != nil {
+		writeProblem(w, http.StatusServiceUnavailable, RejectStoreFailed, "the relay store cannot be read")
+		return
+	}
+	writeJSON(w, http.StatusOK, Health{Status: "ok", FirstSeq: first, LastSeq: last})
+}

@@ -1,0 +1,330 @@
+package webhookrelay
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Buckets of the store file.
+var (
+	bucketEvents = []byte("events") // 8-byte big-endian seq -> record
+	bucketIDs    = []byte("ids")    // event_id -> 8-byte big-endian seq
+	bucketMeta   = []byte("meta")
+	keyForwarded = []byte("forwarded") // last seq the forwarder finished
+)
+
+// recordVersion is the first byte of every stored record.
+const recordVersion = 1
+
+// retentionBatch bounds how many old events one commit deletes, so a large
+// retention backlog (say, after lowering RetainCount) is worked off over
+// several commits instead of one huge transaction.
+const retentionBatch = 2000
+
+// store is the bbolt file. Every write goes through the relay's single
+// writer goroutine except forward outcomes, which bbolt serialises anyway.
+type store struct {
+	db *bolt.DB
+}
+
+func openStore(path string) (*store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create relay store directory: %w", err)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{
+		// A second relay on the same file fails fast instead of hanging.
+		Timeout: 2 * time.Second,
+		// The freelist is rebuilt by scanning at open instead of being
+		// written on every commit: commits are what ingest pays for.
+		NoFreelistSync: true,
+		FreelistType:   bolt.FreelistMapType,
+		// Room to grow before bbolt must remap (which waits for readers).
+		InitialMmapSize: 256 << 20,
+	})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, fmt.Errorf("relay store %s is in use by another relay process: stop it or choose another store path", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open relay store %s: %w", path, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketEvents, bucketIDs, bucketMeta} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("initialise relay store %s: %w", path, err)
+	}
+	return &store{db: db}, nil
+}
+
+func (s *store) close() error { return s.db.Close() }
+
+func seqKey(seq uint64) []byte {
+	k := make([]byte, 8)
+	binary.BigEndian.PutUint64(k, seq)
+	return k
+}
+
+// encodeRecord stores the event's fields as JSON followed by the raw body
+// byte for byte (JSON would re-encode it, and forwarding and signature
+// checks need the exact bytes).
+func encodeRecord(e *Event) ([]byte, error) {
+	meta := *e
+	meta.Body = nil
+	mj, err := json.Marshal(&meta)
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, 0, 1+binary.MaxVarintLen64+len(mj)+len(e.Body))
+	buf = append(buf, recordVersion)
+	buf = binary.AppendUvarint(buf, uint64(len(mj)))
+	buf = append(buf, mj...)
+	return append(buf, e.Body...), nil
+}
+
+// splitRecord returns the record's JSON fields and raw body (aliasing v).
+func splitRecord(v []byte) (meta, body []byte, err error) {
+	if len(v) < 2 || v[0] != recordVersion {
+		return nil, nil, errors.New("relay store record has an unknown format")
+	}
+	n, w := binary.Uvarint(v[1:])
+	if w <= 0 || n > uint64(len(v)-1-w) {
+		return nil, nil, errors.New("relay store record is truncated")
+	}
+	return v[1+w : 1+w+int(n)], v[1+w+int(n):], nil
+}
+
+// decodeRecord copies a record out of bbolt's memory into an Event.
+func decodeRecord(v []byte) (Event, error) {
+	meta, body, err := splitRecord(v)
+	if err != nil {
+		return Event{}, err
+	}
+	var e Event
+	if err := json.Unmarshal(meta, &e); err != nil {
+		return Event{}, fmt.Errorf("relay store record: %w", err)
+	}
+	e.Body = append(json.RawMessage(nil), body...)
+	return e, nil
+}
+
+// recordHead is what retention needs from a record.
+type recordHead struct {
+	EventID    string    `json:"event_id"`
+	ReceivedAt time.Time `json:"received_at"`
+}
+
+// insert stores e (assigning e.Seq) unless its event_id is already stored,
+// in which case it reports the stored seq and dup=true.
+func insert(tx *bolt.Tx, e *Event) (dup bool, err error) {
+	ids, events := tx.Bucket(bucketIDs), tx.Bucket(bucketEvents)
+	if v := ids.Get([]byte(e.EventID)); v != nil {
+		e.Seq = binary.BigEndian.Uint64(v)
+		return true, nil
+	}
+	seq, err := events.NextSequence()
+	if err != nil {
+		return false, err
+	}
+	e.Seq = seq
+	rec, err := encodeRecord(e)
+	if err != nil {
+		return false, err
+	}
+	key := seqKey(seq)
+	if err := events.Put(key, rec); err != nil {
+		return false, err
+	}
+	return false, ids.Put([]byte(e.EventID), key)
+}
+
+// retain deletes the oldest events beyond retainCount or older than
+// cutoff (zero = no age limit), at most retentionBatch per call.
+func retain(tx *bolt.Tx, retainCount int, cutoff time.Time) (int, error) {
+	if retainCount <= 0 && cutoff.IsZero() {
+		return 0, nil
+	}
+	events, ids := tx.Bucket(bucketEvents), tx.Bucket(bucketIDs)
+	c := events.Cursor()
+	first, _ := c.First()
+	last, _ := c.Last()
+	if first == nil {
+		return 0, nil
+	}
+	// Seqs are contiguous: each stored event takes the next one and only
+	// the oldest are ever deleted, so the count needs no scan.
+	count := binary.BigEndian.Uint64(last) - binary.BigEndian.Uint64(first) + 1
+	var excess uint64
+	if retainCount > 0 && count > uint64(retainCount) {
+		excess = count - uint64(retainCount)
+	}
+	type victim struct{ key, id []byte }
+	var victims []victim
+	for k, v := c.First(); k != nil && len(victims) < retentionBatch; k, v = c.Next() {
+		if uint64(len(victims)) >= excess {
+			if cutoff.IsZero() {
+				break
+			}
+		}
+		meta, _, err := splitRecord(v)
+		if err != nil {
+			return 0, err
+		}
+		var h recordHead
+		if err := json.Unmarshal(meta, &h); err != nil {
+			return 0, fmt.Errorf("relay store record %d: %w", binary.BigEndian.Uint64(k), err)
+		}
+		if uint64(len(victims)) >= excess && !h.ReceivedAt.Before(cutoff) {
+			break
+		}
+		victims = append(victims, victim{append([]byte(nil), k...), []byte(h.EventID)})
+	}
+	for _, vi := range victims {
+		if err := events.Delete(vi.key); err != nil {
+			return 0, err
+		}
+		if err := ids.Delete(vi.id); err != nil {
+			return 0, err
+		}
+	}
+	return len(victims), nil
+}
+
+// scanLook bounds the records one scan looks at, matching or not.
+const scanLook = 4096
+
+// scan calls fn with each event after seq `after` that keep (if not nil)
+// accepts, in order, stopping when fn returns false, after max events,
+// after roughly maxBytes of bodies, or after scanLook records. It returns
+// the last seq it looked at (kept or not), so callers page with it. Short read transactions keep bbolt free to grow and reuse
+// pages while a long backlog is being sent.
+func (s *store) scan(after uint64, max, maxBytes int, keep func(*Event) bool, fn func(Event) bool) (lastSeen uint64, err error) {
+	lastSeen = after
+	if after == math.MaxUint64 {
+		return after, nil
+	}
+	err = s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketEvents).Cursor()
+		n, size, looked := 0, 0, 0
+		for k, v := c.Seek(seqKey(after + 1)); k != nil && n < max && size < maxBytes && looked < scanLook; k, v = c.Next() {
+			looked++
+			e, err := decodeRecord(v)
+			if err != nil {
+				return fmt.Errorf("relay store record %d: %w", binary.BigEndian.Uint64(k), err)
+			}
+			e.Seq = binary.BigEndian.Uint64(k)
+			lastSeen = e.Seq
+			if keep != nil && !keep(&e) {
+				continue
+			}
+			n++
+			size += len(e.Body)
+			if !fn(e) {
+				return nil
+			}
+		}
+		return nil
+	})
+	return lastSeen, err
+}
+
+// bounds returns the first and last stored seq (0, 0 when empty) and the
+// highest seq ever assigned.
+func (s *store) bounds() (first, last, assigned uint64, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketEvents)
+		c := b.Cursor()
+		if k, _ := c.First(); k != nil {
+			first = binary.BigEndian.Uint64(k)
+		}
+		if k, _ := c.Last(); k != nil {
+			last = binary.BigEndian.Uint64(k)
+		}
+		assigned = b.Sequence()
+		return nil
+	})
+	return first, last, assigned, err
+}
+
+// get returns the event with seq, if it is still stored.
+func (s *store) get(seq uint64) (Event, bool, error) {
+	var (
+		e     Event
+		found bool
+	)
+	err := s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketEvents).Get(seqKey(seq))
+		if v == nil {
+			return nil
+		}
+		var err error
+		e, err = decodeRecord(v)
+		e.Seq, found = seq, err == nil
+		return err
+	})
+	return e, found, err
+}
+
+// setForward records a forward outcome on the stored event (if retention
+// has not removed it meanwhile) and advances the forward cursor, in one
+// transaction.
+func (s *store) setForward(seq uint64, fr ForwardResult) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		events := tx.Bucket(bucketEvents)
+		key := seqKey(seq)
+		if v := events.Get(key); v != nil {
+			e, err := decodeRecord(v)
+			if err != nil {
+				return err
+			}
+			e.Seq = seq
+			e.Forward = &fr
+			rec, err := encodeRecord(&e)
+			if err != nil {
+				return err
+			}
+			if err := events.Put(key, rec); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bucketMeta).Put(keyForwarded, seqKey(seq))
+	})
+}
+
+// forwardCursor returns the last seq the forwarder finished, or ok=false
+// when forwarding has never run on this store.
+func (s *store) forwardCursor() (seq uint64, ok bool, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		if v := tx.Bucket(bucketMeta).Get(keyForwarded); len(v) == 8 {
+			seq, ok = binary.BigEndian.Uint64(v), true
+		}
+		return nil
+	})
+	return seq, ok, err
+}
+
+// clearForwardCursor forgets the forward position, so that turning
+// forwarding on later starts from new events, not from whatever arrived
+// while it was off.
+func (s *store) clearForwardCursor() error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketMeta)
+		if b.Get(keyForwarded) == nil {
+			return nil
+		}
+		return b.Delete(keyForwarded)
+	})
+}

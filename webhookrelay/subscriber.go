@@ -1,0 +1,266 @@
+package webhookrelay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/paydash/paydash/internal/clock"
+)
+
+// Subscriber defaults.
+const (
+	DefaultMinBackoff       = 250 * time.Millisecond
+	DefaultMaxBackoff       = 30 * time.Second
+	DefaultSubscriberBuffer = 256
+	// subscriberReadLimit bounds one message: a 1 MiB body plus its event
+	// fields and JSON escaping.
+	subscriberReadLimit = 4 << 20
+	// subscriberReadWait is how long a silent connection is trusted; the
+	// relay pings every pingPeriod, well inside it.
+	subscriberReadWait = pongWait + 15*time.Second
+)
+
+// SubscriberConfig configures a Subscriber.
+type SubscriberConfig struct {
+	// URL is the relay's websocket endpoint, ws://host:port/ws.
+	URL string
+	// Token is sent as Authorization: Bearer, never in the URL.
+	Token string
+	// Since is the last seq already seen; 0 streams everything stored.
+	Since uint64
+	// MinBackoff and MaxBackoff bound the reconnect delay (defaults 250ms
+	// and 30s); each failed attempt doubles it, with jitter.
+	MinBackoff, MaxBackoff time.Duration
+	Clock                  clock.Clock
+	// Buffer is the Events channel's capacity (default 256).
+	Buffer int
+	// Types, when set, limits the stream to these event types.
+	Types []string
+}
+
+// Subscriber follows a relay's event stream: it connects, resumes from the
+// last seq it delivered, reconnects forever with capped exponential backoff
+// and jitter, and delivers each event exactly once, in order, on Events.
+type Subscriber struct {
+	cfg    SubscriberConfig
+	keep   func(*Event) bool
+	events chan Event
+	states chan ConnState
+	last   atomic.Uint64
+	// dialer is replaceable by tests (for example to shrink socket buffers).
+	dialer *websocket.Dialer
+}
+
+// NewSubscriber returns a Subscriber; call Run to start it.
+func NewSubscriber(cfg SubscriberConfig) *Subscriber {
+	if cfg.MinBackoff <= 0 {
+		cfg.MinBackoff = DefaultMinBackoff
+	}
+	if cfg.MaxBackoff < cfg.MinBackoff {
+		cfg.MaxBackoff = max(DefaultMaxBackoff, cfg.MinBackoff)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real()
+	}
+	if cfg.Buffer <= 0 {
+		cfg.Buffer = DefaultSubscriberBuffer
+	}
+	s := &Subscriber{
+		cfg:    cfg,
+		keep:   typeFilter(cfg.Types),
+		events: make(chan Event, cfg.Buffer),
+		states: make(chan ConnState, 1),
+		dialer: &websocket.Dialer{HandshakeTimeout: 10 * time.Second, Proxy: http.ProxyFromEnvironment},
+	}
+	s.last.Store(cfg.Since)
+	return s
+}
+
+// Events delivers events in seq order, each once. It is closed when Run
+// returns.
+func (s *Subscriber) Events() <-chan Event { return s.events }
+
+// States delivers connection-state changes, latest wins: a reader that
+// falls behind sees the newest state, and the subscriber never waits for
+// it. It is closed when Run returns, after a final offline state.
+func (s *Subscriber) States() <-chan ConnState { return s.states }
+
+// LastSeq is the seq of the last event delivered on Events.
+func (s *Subscriber) LastSeq() uint64 { return s.last.Load() }
+
+// Run follows the stream until ctx is done, then reports offline, closes
+// both channels and returns nil. Call it once.
+func (s *Subscriber) Run(ctx context.Context) error {
+	defer close(s.events)
+	defer close(s.states)
+	if _, err := s.streamURL(); err != nil {
+		s.setState(ConnState{Status: StateOffline, Err: err})
+		return err
+	}
+	attempt := 0
+	for {
+		s.setState(ConnState{Status: StateConnecting})
+		connected, err := s.session(ctx)
+		if ctx.Err() != nil {
+			s.setState(ConnState{Status: StateOffline})
+			return nil
+		}
+		if connected {
+			attempt = 0
+		}
+		delay := s.backoff(attempt)
+		attempt++
+		s.setState(ConnState{Status: StateReconnecting, RetryIn: delay, Err: err})
+		select {
+		case <-s.cfg.Clock.After(delay):
+		case <-ctx.Done():
+			s.setState(ConnState{Status: StateOffline, Err: err})
+			return nil
+		}
+	}
+}
+
+// backoff is the delay before reconnect attempt n (0-based): MinBackoff
+// doubled n times, capped at MaxBackoff, then "equal jitter" (between half
+// and all of it) so many subscribers of a restarted relay do not reconnect
+// in lockstep.
+func (s *Subscriber) backoff(n int) time.Duration {
+	d := s.cfg.MinBackoff
+	for i := 0; i < n && d < s.cfg.MaxBackoff; i++ {
+		d *= 2
+	}
+	d = min(d, s.cfg.MaxBackoff)
+	half := d / 2
+	return half + rand.N(half+1)
+}
+
+func (s *Subscriber) setState(st ConnState) {
+	st.LastSeq = s.last.Load()
+	for {
+		select {
+		case s.states <- st:
+			return
+		default:
+		}
+		select {
+		case <-s.states: // drop the stale state nobody read
+		default:
+		}
+	}
+}
+
+func (s *Subscriber) streamURL() (string, error) {
+	u, err := url.Parse(s.cfg.URL)
+	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+		return "", fmt.Errorf("relay URL %q must look like ws://127.0.0.1:8787/ws", s.cfg.URL)
+	}
+	q := u.Query()
+	q.Set("since", strconv.FormatUint(s.last.Load(), 10))
+	if len(s.cfg.Types) > 0 {
+		q.Set("type", strings.Join(s.cfg.Types, ","))
+	}
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// session runs one connection; connected reports whether the handshake
+// succeeded. The returned error says why the connection ended.
+func (s *Subscriber) session(ctx context.Context) (connected bool, err error) {
+	target, err := s.streamURL()
+	if err != nil {
+		return false, err
+	}
+	header := http.Header{}
+	if s.cfg.Token != "" {
+		header.Set("Authorization", "Bearer "+s.cfg.Token)
+	}
+	conn, resp, err := s.dialer.DialContext(ctx, target, header)
+	if err != nil {
+		if resp != nil {
+			resp.Body.Close()
+			return false, handshakeError(resp.StatusCode)
+		}
+		return false, fmt.Errorf("cannot reach the relay: %w", err)
+	}
+	defer conn.Close()
+	s.setState(ConnState{Status: StateLive})
+
+	// Closing the connection is what unblocks a read when ctx ends.
+	stop := context.AfterFunc(ctx, func() {
+		_ = conn.WriteControl(websocket.CloseMessage,
+			websocket.FormatCloseMessage(websocket.CloseNormalClosure, "subscriber stopping"), time.Now().Add(time.Second))
+		conn.Close()
+	})
+	defer stop()
+
+	conn.SetReadLimit(subscriberReadLimit)
+	_ = conn.SetReadDeadline(time.Now().Add(subscriberReadWait))
+	conn.SetPingHandler(func(data string) error {
+		_ = conn.SetReadDeadline(time.Now().Add(subscriberReadWait))
+		err := conn.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(writeWait))
+		if errors.Is(err, websocket.ErrCloseSent) {
+			return nil
+		}
+		return err
+	})
+	for {
+		_, data, err := conn.ReadMessage()
+		if err != nil {
+			return true, streamError(err)
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(subscriberReadWait))
+		var e Event
+		if err := json.Unmarshal(data, &e); err != nil {
+			return true, fmt.Errorf("relay sent a message that is not an event: %w", err)
+		}
+		// Across reconnects the relay resends from since=last; anything at
+		// or below it was delivered already.
+		if e.Seq <= s.last.Load() {
+			continue
+		}
+		if s.keep != nil && !s.keep(&e) {
+			s.last.Store(e.Seq)
+			continue
+		}
+		select {
+		case s.events <- e:
+			s.last.Store(e.Seq)
+		case <-ctx.Done():
+			return true, ctx.Err()
+		}
+	}
+}
+
+func handshakeError(status int) error {
+	switch status {
+	case http.StatusUnauthorized:
+		return errors.New("relay refused the token (HTTP 401): check the relay token")
+	case http.StatusForbidden:
+		return errors.New("relay refused the connection (HTTP 403): check the Origin or host name, or set a token")
+	case http.StatusServiceUnavailable:
+		return errors.New("relay is at its client limit (HTTP 503)")
+	}
+	return fmt.Errorf("relay refused the websocket (HTTP %d): is the URL the relay's /ws?", status)
+}
+
+func streamError(err error) error {
+	var ce *websocket.CloseError
+	if errors.As(err, &ce) {
+		if ce.Text != "" {
+			return fmt.Errorf("relay closed the stream: %s (code %d)", ce.Text, ce.Code)
+		}
+		return fmt.Errorf("relay closed the stream (code %d)", ce.Code)
+	}
+	return fmt.Errorf("stream interrupted: %w", err)
+}

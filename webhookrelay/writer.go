@@ -1,0 +1,210 @@
+package webhookrelay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/paydash/paydash/internal/clock"
+)
+
+// maxBatch caps one group commit. Larger batches amortise the fsync
+// further but make everyone in them wait for the slowest part.
+const maxBatch = 1024
+
+// retentionTick is how often an idle relay applies age retention and
+// works off a retention backlog.
+const retentionTick = time.Second
+
+var errRelayClosed = errors.New("relay is closed")
+
+type writeReq struct {
+	ev   *Event
+	done chan writeResult // buffered: the writer never waits on a handler
+}
+
+type writeResult struct {
+	seq uint64
+	dup bool
+	err error
+}
+
+// writer is the store's single writer: it group-commits every pending
+// webhook in one bbolt transaction (one fsync for all of them), then
+// publishes the new events to the hub in seq order and answers the
+// handlers. Retention runs inside the same transactions.
+type writer struct {
+	store       *store
+	hub         *hub
+	m           *metrics
+	log         *slog.Logger
+	clock       clock.Clock
+	retainCount int
+	retainAge   time.Duration
+	// stored is notified (non-blocking) after each commit with new events.
+	stored chan struct{}
+
+	reqs    chan *writeReq
+	quit    chan struct{}
+	stopped chan struct{}
+	lastSeq atomic.Uint64
+}
+
+func newWriter(s *store, h *hub, m *metrics, cfg Config, lastSeq uint64) *writer {
+	w := &writer{
+		store: s, hub: h, m: m, log: cfg.Logger, clock: cfg.Clock,
+		retainCount: cfg.RetainCount, retainAge: cfg.RetainAge,
+		stored:  make(chan struct{}, 1),
+		reqs:    make(chan *writeReq, 4*maxBatch),
+		quit:    make(chan struct{}),
+		stopped: make(chan struct{}),
+	}
+	w.lastSeq.Store(lastSeq)
+	return w
+}
+
+// submit stores e durably (assigning e.Seq) and returns once it is
+// committed, or reports that it was a duplicate.
+func (w *writer) submit(ctx context.Context, e *Event) writeResult {
+	req := &writeReq{ev: e, done: make(chan writeResult, 1)}
+	select {
+	case w.reqs <- req:
+	case <-ctx.Done():
+		return writeResult{err: ctx.Err()}
+	case <-w.stopped:
+		return writeResult{err: errRelayClosed}
+	}
+	// Once queued the request is committed or failed by the writer; the
+	// caller's context is not consulted, so a disconnecting sender cannot
+	// leave a stored event unanswered in the counters.
+	select {
+	case res := <-req.done:
+		return res
+	case <-w.stopped:
+		select {
+		case res := <-req.done:
+			return res
+		default:
+			return writeResult{err: errRelayClosed}
+		}
+	}
+}
+
+func (w *writer) run() {
+	defer close(w.stopped)
+	var tick <-chan time.Time
+	if w.retainCount > 0 || w.retainAge > 0 {
+		t := time.NewTicker(retentionTick)
+		defer t.Stop()
+		tick = t.C
+	}
+	batch := make([]*writeReq, 0, maxBatch)
+	for {
+		batch = batch[:0]
+		select {
+		case req := <-w.reqs:
+			batch = append(batch, req)
+		case <-tick:
+			w.commit(nil)
+			continue
+		case <-w.quit:
+			w.failPending()
+			return
+		}
+	fill:
+		for len(batch) < maxBatch {
+			select {
+			case req := <-w.reqs:
+				batch = append(batch, req)
+			default:
+				break fill
+			}
+		}
+		w.commit(batch)
+	}
+}
+
+func (w *writer) failPending() {
+	for {
+		select {
+		case req := <-w.reqs:
+			req.done <- writeResult{err: errRelayClosed}
+		default:
+			return
+		}
+	}
+}
+
+func (w *writer) stop() {
+	close(w.quit)
+	<-w.stopped
+}
+
+// commit writes batch (possibly empty, for retention only) in one
+// transaction, then publishes and answers.
+func (w *writer) commit(batch []*writeReq) {
+	var cutoff time.Time
+	if w.retainAge > 0 {
+		cutoff = w.clock.Now().Add(-w.retainAge)
+	}
+	dups := make([]bool, len(batch))
+	err := w.store.db.Update(func(tx *bolt.Tx) error {
+		for i, req := range batch {
+			dup, err := insert(tx, req.ev)
+			if err != nil {
+				return err
+			}
+			dups[i] = dup
+		}
+		_, err := retain(tx, w.retainCount, cutoff)
+		return err
+	})
+	if err != nil {
+		w.log.Error("relay store commit failed; senders get 503 and will retry", "events", len(batch), "err", err)
+		for _, req := range batch {
+			req.done <- writeResult{err: fmt.Errorf("store: %w", err)}
+		}
+		return
+	}
+	msgs := make([]hubMsg, 0, len(batch))
+	for i, req := range batch {
+		if dups[i] {
+			continue
+		}
+		data, err := json.Marshal(req.ev)
+		if err == nil {
+			var pm *websocket.PreparedMessage
+			if pm, err = websocket.NewPreparedMessage(websocket.TextMessage, data); err == nil {
+				msgs = append(msgs, hubMsg{seq: req.ev.Seq, typ: req.ev.Type, pm: pm})
+			}
+		}
+		if err != nil {
+			// Stored but not streamable live: clients still get it from
+			// the store on their next resume.
+			w.log.Error("relay cannot encode event for streaming", "seq", req.ev.Seq, "err", err)
+		}
+		w.lastSeq.Store(req.ev.Seq)
+	}
+	w.hub.publish(msgs)
+	if len(msgs) > 0 {
+		select {
+		case w.stored <- struct{}{}:
+		default:
+		}
+	}
+	for i, req := range batch {
+		if dups[i] {
+			w.m.duplicates.Add(1)
+		} else {
+			w.m.stored.Add(1)
+		}
+		req.done <- writeResult{seq: req.ev.Seq, dup: dups[i]}
+	}
+}
