@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-
-	"github.com/paydash/paydash/api"
 )
 
 // Control endpoints under /sandbox/: JSON in and out, no authentication
@@ -232,6 +230,3 @@ func (s *Sandbox) readControl(r *http.Request, v any) error {
 	}
 	return decodeJSON(r, body, v)
 }
-
-// ensure the Trigger JSON and the event constants stay in step.
-var _ = api.EventPayoutAuthorised

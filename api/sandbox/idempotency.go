@@ -2,8 +2,8 @@ package sandbox
 
 import (
 	"crypto/sha256"
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"

@@ -86,13 +86,13 @@ const (
 // txn is one record of the transaction report. Times are UTC Unix
 // nanoseconds at 100 ns resolution; 0 means "not reached".
 type txn struct {
-	id, name, iban, ref, context  string
-	amount                        int64
+	id, name, iban, ref, context   string
+	amount                         int64
 	authorised, submitted, settled int64
-	kind                          txnKind
-	status                        txnStatus
-	plan                          plan
-	acct                          uint8
+	kind                           txnKind
+	status                         txnStatus
+	plan                           plan
+	acct                           uint8
 }
 
 // booked is when the record entered the ledger: the report filters and
