@@ -269,18 +269,18 @@ func (v *balancesView) view(m *model, w, h int) string {
 func (v *balancesView) detail(m *model, r *balanceRow, w int) string {
 	cur := r.b.Currency
 	var b strings.Builder
-	b.WriteString(m.st.bold.Render(cur+" · "+rail(cur)) + " · " + r.b.IBAN + " · " + r.b.Status + "\n")
-	b.WriteString("current " + api.FormatAmount(r.b.CurrentBalanceInMinor, cur) +
-		"   available " + api.FormatAmount(r.b.AvailableBalanceInMinor, cur) +
-		"   reserved " + api.FormatAmount(r.b.CurrentBalanceInMinor-r.b.AvailableBalanceInMinor, cur) +
-		"   change since start " + signed(r.b.AvailableBalanceInMinor-r.first, cur) + "\n")
+	b.WriteString(m.st.bold.Render(clean(cur)+" · "+rail(cur)) + " · " + clean(r.b.IBAN) + " · " + clean(r.b.Status) + "\n")
+	b.WriteString(fit("current "+api.FormatAmount(r.b.CurrentBalanceInMinor, cur)+
+		" · available "+api.FormatAmount(r.b.AvailableBalanceInMinor, cur)+
+		" · reserved "+api.FormatAmount(r.b.CurrentBalanceInMinor-r.b.AvailableBalanceInMinor, cur), w) + "\n")
 	lo, hi := r.hist[0], r.hist[0]
 	for _, x := range r.hist {
 		lo, hi = min(lo, x), max(hi, x)
 	}
+	b.WriteString(fit("change since start "+signed(r.b.AvailableBalanceInMinor-r.first, cur)+
+		" · session low "+api.FormatAmount(lo, cur)+" · high "+api.FormatAmount(hi, cur)+" · "+itoa(len(r.hist))+" samples", w) + "\n")
 	label := "available this session "
-	b.WriteString(label + sparkline(r.hist, max(w-len(label)-1, 1)) + "\n")
-	b.WriteString(m.st.muted.Render("low " + api.FormatAmount(lo, cur) + " · high " + api.FormatAmount(hi, cur) + " · " + itoa(len(r.hist)) + " samples"))
+	b.WriteString(label + sparkline(r.hist, max(w-len(label)-1, 1)))
 	if th, ok := m.opts.LowBalance[cur]; ok {
 		b.WriteByte('\n')
 		if v.low(m, r) {

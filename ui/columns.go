@@ -98,11 +98,12 @@ func renderCells(b *strings.Builder, specs []colSpec, ws []int, cells []string, 
 			b.WriteByte(' ')
 		}
 		first = false
+		// Cells are plain text, much of it from outside: clean it.
 		var c string
 		if specs[i].right {
-			c = fitRight(cells[i], w)
+			c = fitRight(clean(cells[i]), w)
 		} else {
-			c = fit(cells[i], w)
+			c = fit(clean(cells[i]), w)
 		}
 		if i < len(cellStyles) && cellStyles[i] != nil {
 			c = cellStyles[i].Render(c)

@@ -76,10 +76,28 @@ type formMsg struct {
 
 var cmdType = reflect.TypeOf(tea.Cmd(nil))
 
+// cursorBlinkPC identifies the cursor's blink command (one function
+// literal, so one code address). Form inputs would otherwise schedule a
+// timer and a redraw twice a second forever; dropping it leaves the cursor
+// steadily visible, like the dashboard's own inputs. Computed once; never
+// changed.
+var cursorBlinkPC = func() uintptr {
+	c := cursor.New()
+	cmd := c.Focus()
+	if cmd == nil {
+		return 0
+	}
+	return reflect.ValueOf(cmd).Pointer()
+}()
+
+func isCursorBlink(cmd tea.Cmd) bool {
+	return cursorBlinkPC != 0 && reflect.ValueOf(cmd).Pointer() == cursorBlinkPC
+}
+
 // tagCmd wraps cmd so every message it produces, including those of
 // batched and sequenced sub-commands, arrives as formMsg{t, msg}.
 func tagCmd(t tab, cmd tea.Cmd) tea.Cmd {
-	if cmd == nil {
+	if cmd == nil || isCursorBlink(cmd) {
 		return nil
 	}
 	return func() tea.Msg {

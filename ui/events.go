@@ -89,36 +89,19 @@ func (v *eventsView) types() []string {
 	return out
 }
 
-// eventSummary is the one-line description of an event.
+// eventSummary is the relay's one-line summary plus, when the relay
+// forwards events, how forwarding went.
 func eventSummary(ev *webhookrelay.Event) string {
-	var b strings.Builder
-	switch {
-	case ev.PayoutID != "" && ev.State != "":
-		b.WriteString("payout " + shortID(ev.PayoutID) + " " + ev.State)
-	case ev.PayoutID != "":
-		b.WriteString("payout " + shortID(ev.PayoutID))
-	default:
-		b.WriteString(ev.Type)
-	}
-	if ev.Reason != "" {
-		b.WriteString(": " + ev.Reason)
-	}
+	s := ev.Summary()
 	if f := ev.Forward; f != nil {
 		switch {
 		case f.Error != "":
-			b.WriteString(" · forward failed: " + f.Error)
+			s += " · forward failed: " + clean(f.Error)
 		case f.StatusCode != 0:
-			b.WriteString(" · forwarded " + itoa(f.StatusCode))
+			s += " · forwarded " + itoa(f.StatusCode)
 		}
 	}
-	return b.String()
-}
-
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8] + "…"
-	}
-	return id
+	return s
 }
 
 var evKeys = struct {
@@ -294,7 +277,7 @@ func (v *eventsView) view(m *model, w, h int) string {
 
 func (v *eventsView) openView(m *model, w, h int) string {
 	ev := &v.all[v.openIdx]
-	title := m.st.title.Render("Event #"+itoa(int(ev.Seq))+" "+ev.Type) + m.st.muted.Render("  esc back · y copy body · ↑/↓ scroll")
+	title := m.st.title.Render("Event #"+itoa(int(ev.Seq))+" "+clean(ev.Type)) + m.st.muted.Render("  esc back · y copy body · ↑/↓ scroll")
 	v.vp.Width, v.vp.Height = w, max(h-2, 1)
 	return fit(title, w) + "\n\n" + v.vp.View()
 }
@@ -304,7 +287,7 @@ func (v *eventsView) detail(m *model, ev *webhookrelay.Event) string {
 	var b strings.Builder
 	kv := func(k, val string) {
 		if val != "" {
-			b.WriteString(m.st.muted.Render(fit(k, 13)) + val + "\n")
+			b.WriteString(m.st.muted.Render(fit(k, 13)) + clean(val) + "\n")
 		}
 	}
 	kv("event id", ev.EventID)
@@ -331,7 +314,7 @@ func (v *eventsView) detail(m *model, ev *webhookrelay.Event) string {
 	}
 	slices.Sort(names)
 	for _, k := range names {
-		b.WriteString("  " + m.st.jsonKey.Render(k) + ": " + ev.Headers[k] + "\n")
+		b.WriteString("  " + m.st.jsonKey.Render(clean(k)) + ": " + clean(ev.Headers[k]) + "\n")
 	}
 	b.WriteString("\n" + m.st.bold.Render("Body") + "\n")
 	b.WriteString(prettyJSON(m, ev.Body))
@@ -343,9 +326,9 @@ func (v *eventsView) detail(m *model, ev *webhookrelay.Event) string {
 func prettyJSON(m *model, raw []byte) string {
 	var buf bytes.Buffer
 	if err := json.Indent(&buf, raw, "", "  "); err != nil {
-		return string(raw)
+		return cleanLines(string(raw))
 	}
-	src := buf.Bytes()
+	src := []byte(cleanLines(buf.String()))
 	var b strings.Builder
 	for i := 0; i < len(src); {
 		c := src[i]

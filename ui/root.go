@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/google/uuid"
 
 	"github.com/paydash/paydash/webhookrelay"
 )
@@ -71,6 +72,7 @@ type model struct {
 	help  help.Model
 	after func(d time.Duration, msg tea.Msg) tea.Cmd
 	clip  io.Writer
+	newID func() string // transaction ids and idempotency keys
 
 	width, height int
 	tab           tab
@@ -122,6 +124,7 @@ func newModel(ctx context.Context, opts Options) *model {
 		help:    help.New(),
 		clip:    os.Stdout,
 		cmdline: ci,
+		newID:   uuid.NewString,
 		after: func(d time.Duration, msg tea.Msg) tea.Cmd {
 			return tea.Tick(d, func(time.Time) tea.Msg { return msg })
 		},
@@ -498,9 +501,15 @@ func (m *model) View() string {
 		return "starting paydash…"
 	}
 	if m.width < minWidth || m.height < minHeight {
-		msg := "Window too small: " + itoa(m.width) + "x" + itoa(m.height) +
-			"\npaydash needs at least " + itoa(minWidth) + "x" + itoa(minHeight) + "; enlarge it or press q to quit."
-		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, msg)
+		lines := []string{
+			"Window too small (" + itoa(m.width) + "x" + itoa(m.height) + ").",
+			"paydash needs " + itoa(minWidth) + "x" + itoa(minHeight) + ".",
+			"Enlarge it, or press q to quit.",
+		}
+		for i, l := range lines {
+			lines[i] = fit(l, m.width)
+		}
+		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, strings.Join(lines, "\n"))
 	}
 	var b strings.Builder
 	used := 0
@@ -554,24 +563,23 @@ func (m *model) headerLine() string {
 }
 
 func (m *model) tabsLine() string {
-	names := tabNames
-	total := 0
-	for i, n := range names {
-		total += len(n) + len(itoa(i+1)) + 3
-	}
-	if total > m.width {
-		names = tabShort
-	}
-	var parts []string
-	for i, n := range names {
-		label := itoa(i+1) + " " + n
-		if tab(i) == m.tab {
-			parts = append(parts, m.st.tabActive.Render("["+label+"]"))
-		} else {
-			parts = append(parts, m.st.tabIdle.Render(" "+label+" "))
+	render := func(names [numTabs]string) string {
+		parts := make([]string, 0, numTabs)
+		for i, n := range names {
+			label := itoa(i+1) + " " + n
+			if tab(i) == m.tab {
+				parts = append(parts, m.st.tabActive.Render("["+label+"]"))
+			} else {
+				parts = append(parts, m.st.tabIdle.Render(" "+label+" "))
+			}
 		}
+		return strings.Join(parts, "")
 	}
-	return strings.Join(parts, " ")
+	line := render(tabNames)
+	if lipgloss.Width(line) > m.width {
+		line = render(tabShort)
+	}
+	return fit(line, m.width)
 }
 
 func (m *model) statusLine() string {
@@ -596,15 +604,15 @@ func (m *model) helpLine() string {
 	} else {
 		short = append(short, m.keys.Tabs, m.keys.Command, m.keys.Help, m.keys.Quit)
 	}
-	return m.help.ShortHelpView(short)
+	// bubbles/help can overrun a narrow line; the frame must not wrap.
+	return fit(m.help.ShortHelpView(short), m.width)
 }
 
 func (m *model) helpView() string {
 	g := m.keys
 	frame := [][]key.Binding{
 		{g.Tabs, g.AltTabs, g.Command, g.Filter},
-		{g.Help, g.Refresh, g.Quit, kb("ctrl+c", "ctrl+c", "quit (asks if a form is unsent)")},
-		{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom},
+		{g.Help, g.Refresh, g.Quit, kb("ctrl+c", "ctrl+c", "quit (asks if unsent)")},
 	}
 	var b strings.Builder
 	b.WriteString(m.st.title.Render("Help — "+tabNames[m.tab]) + "\n\n")
@@ -616,7 +624,11 @@ func (m *model) helpView() string {
 	b.WriteString(m.st.bold.Render("Everywhere") + "\n")
 	b.WriteString(hm.FullHelpView(frame) + "\n\n")
 	b.WriteString(m.st.muted.Render("Commands: :balances :transactions :payouts :events :payout :payment :mandate :quit — press ? or esc to close"))
-	return b.String()
+	lines := strings.Split(b.String(), "\n")
+	for i, l := range lines {
+		lines[i] = fit(l, m.width)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (m *model) quitView(h int) string {

@@ -205,7 +205,7 @@ func (v *trackerView) update(m *model, k tea.KeyMsg) tea.Cmd {
 }
 
 var trackerCols = []colSpec{
-	{title: "Payout ID", w: 13, flex: 1, max: 36},
+	{title: "Payout ID", w: 13, flex: 3, max: 36},
 	{title: "Beneficiary", w: 14, flex: 1, max: 28, drop: 2},
 	{title: "Amount", w: 12, right: true, drop: 1},
 	{title: "State", w: 10},
@@ -294,9 +294,9 @@ func (v *trackerView) detail(m *model, p *trackedPayout, w int) string {
 	loc := m.now().Location()
 	var b strings.Builder
 	b.WriteString(m.st.muted.Render(strings.Repeat("─", w)) + "\n")
-	head := "payout " + p.id + " · " + v.stateStyle(m, p.state).Render(p.state)
+	head := "payout " + clean(p.id) + " · " + v.stateStyle(m, p.state).Render(clean(p.state))
 	if p.reason != "" {
-		head += " · reason " + m.st.bad.Render(p.reason)
+		head += " · reason " + m.st.bad.Render(clean(p.reason))
 	}
 	if p.mine {
 		head += " · sent from this dashboard"
@@ -309,12 +309,12 @@ func (v *trackerView) detail(m *model, p *trackedPayout, w int) string {
 		if i >= 5 {
 			break
 		}
-		line := "  " + fit(s.state, 11) + stamp(s.at, loc)
+		line := "  " + fit(clean(s.state), 11) + stamp(s.at, loc)
 		if s.reason != "" {
-			line += "  " + s.reason
+			line += "  " + clean(s.reason)
 		}
 		if s.eventID != "" {
-			line += m.st.muted.Render("  event " + s.eventID)
+			line += m.st.muted.Render("  event " + clean(s.eventID))
 		}
 		b.WriteString(fit(line, w) + "\n")
 	}

@@ -599,7 +599,7 @@ var txCols = [numColumns]colSpec{
 	colCurrency:  {title: "Cur", w: 3},
 	colAmount:    {title: "Amount", w: 14, right: true},
 	colName:      {title: "Beneficiary", w: 14, flex: 2, max: 32},
-	colIBAN:      {title: "IBAN", w: 22, drop: 2, flex: 1, max: 34},
+	colIBAN:      {title: "IBAN", w: 27, drop: 2, flex: 1, max: 34},
 	colReference: {title: "Reference", w: 12, drop: 4, flex: 2, max: 36},
 	colID:        {title: "ID", w: 36, drop: 5},
 }
@@ -740,7 +740,7 @@ func (v *txView) detailView(m *model, w int) string {
 	}
 	half := w / 2
 	field := func(k, val string, fw int) string {
-		return m.st.muted.Render(fit(k, 12)) + fit(val, fw-12)
+		return m.st.muted.Render(fit(k, 12)) + fit(clean(val), fw-12)
 	}
 	pair := func(k1, v1, k2, v2 string) string {
 		if w < 100 {

@@ -82,7 +82,13 @@ func TestRetentionByCountAndAge(t *testing.T) {
 	if resp := tr.post(t, paymentsWebhook("old-0000", api.EventPayoutExecuted, "po", nil), http.Header{}); !strings.Contains(string(resp.body), `"seq":6`) {
 		t.Errorf("re-delivery of a retained-out event: %s", resp.body)
 	}
+	if tr.writer.retentionDue() {
+		t.Error("retention due with nothing to delete")
+	}
 	clk.Advance(2 * time.Hour)
+	if !tr.writer.retentionDue() {
+		t.Error("retention not due after every event aged out")
+	}
 	postN(t, tr, "new", 0, 1, 0)
 	got := tr.history(t, "")
 	checkExactlyOnce(t, got, []string{"new-0000"})

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -39,14 +40,24 @@ func parseSeq(s string) (uint64, error) {
 	return n, nil
 }
 
-func (r *Relay) handleHistory(w http.ResponseWriter, req *http.Request) {
+// readQuery authorises a reading request and parses its since=; on
+// failure it has answered already.
+func (r *Relay) readQuery(w http.ResponseWriter, req *http.Request) (url.Values, uint64, bool) {
 	if !r.allowRead(w, req) {
-		return
+		return nil, 0, false
 	}
 	q := req.URL.Query()
 	since, err := parseSeq(q.Get("since"))
 	if err != nil {
 		writeProblem(w, http.StatusBadRequest, "bad_since", err.Error())
+		return nil, 0, false
+	}
+	return q, since, true
+}
+
+func (r *Relay) handleHistory(w http.ResponseWriter, req *http.Request) {
+	q, since, ok := r.readQuery(w, req)
+	if !ok {
 		return
 	}
 	limit := defaultHistoryLimit

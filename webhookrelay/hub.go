@@ -4,16 +4,14 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
-
-	"github.com/gorilla/websocket"
 )
 
-// hubMsg is one committed event ready to fan out: its frame is prepared
-// once and shared by every client.
+// hubMsg is one committed event ready to fan out: its websocket frame is
+// encoded once and shared, read-only, by every client.
 type hubMsg struct {
-	seq uint64
-	typ string
-	pm  *websocket.PreparedMessage
+	seq   uint64
+	typ   string
+	frame []byte
 }
 
 // hubClient is one websocket connection's bounded queue. When a publish

@@ -84,10 +84,10 @@ func parseWebhook(body []byte, header http.Header, received time.Time) (Event, b
 	if raw.EventID == nil {
 		return Event{}, false, fmt.Errorf("%w: the member event_id is missing", ErrNoEventID)
 	}
-	var id string
-	if err := json.Unmarshal(*raw.EventID, &id); err != nil {
+	if len(*raw.EventID) == 0 || (*raw.EventID)[0] != '"' {
 		return Event{}, false, fmt.Errorf("%w: event_id must be a string", ErrNoEventID)
 	}
+	id := rawString(*raw.EventID)
 	id = strings.TrimSpace(id)
 	switch {
 	case id == "":
@@ -138,8 +138,13 @@ func parseWebhook(body []byte, header http.Header, received time.Time) (Event, b
 
 // rawString returns raw as a string if it is a JSON string, else "".
 func rawString(raw json.RawMessage) string {
-	if len(raw) == 0 || raw[0] != '"' {
+	if len(raw) < 2 || raw[0] != '"' {
 		return ""
+	}
+	// Fast path: json.Unmarshal already validated raw, so a string without
+	// escapes is its bytes between the quotes.
+	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner)
 	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {

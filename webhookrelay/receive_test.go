@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -251,6 +252,45 @@ func FuzzParseWebhook(f *testing.F) {
 		}
 		if _, err := json.Marshal(e); err != nil {
 			t.Fatalf("stream encoding: %v", err)
+		}
+	})
+}
+
+// FuzzDecodeEvent checks the subscriber's fast decoder against
+// json.Unmarshal: whenever the fast path accepts a message, json.Unmarshal
+// must accept it too and produce the same Event.
+func FuzzDecodeEvent(f *testing.F) {
+	h := http.Header{"Content-Type": {"application/json"}, api.HeaderWebhookTimestamp: {"2026-11-21T10:15:30.000Z"}}
+	for _, body := range [][]byte{
+		payoutWebhook("e1", api.EventPayoutRejected, "tx", map[string]any{"rejected_at": "2026-11-21T10:15:30.000Z", "reason": "aml"}),
+		[]byte("{ \"type\" : \"payout_executed\",\n \"event_id\":\"e\\u00e9\", \"x\":[1,{\"y\":\"}\"}] }"),
+	} {
+		e, err := ParseWebhook(body, h, time.Date(2026, 11, 21, 10, 15, 30, 5, time.UTC))
+		if err != nil {
+			f.Fatal(err)
+		}
+		e.Seq = 42
+		e.Forward = &ForwardResult{URL: "http://x", Attempts: 1, StatusCode: 200}
+		rec, _ := encodeRecord(&e)
+		frame, err := appendEventFrame(nil, rec)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(frame[bytes.IndexByte(frame, '{'):])
+	}
+	f.Add([]byte(`{"seq":1,"seq":2}`))
+	f.Add([]byte(`{"Seq":1,"headers":{"A":"\u0041"},"body":[]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var fast Event
+		if fastDecodeEvent(data, &fast) != nil {
+			return
+		}
+		var slow Event
+		if err := json.Unmarshal(data, &slow); err != nil {
+			t.Fatalf("fast path accepted what json.Unmarshal refuses (%v): %q", err, data)
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("fast %+v\nslow %+v\nfor %q", fast, slow, data)
 		}
 	})
 }

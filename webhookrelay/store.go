@@ -1,6 +1,7 @@
 package webhookrelay
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -127,33 +128,35 @@ type recordHead struct {
 	ReceivedAt time.Time `json:"received_at"`
 }
 
-// insert stores e (assigning e.Seq) unless its event_id is already stored,
-// in which case it reports the stored seq and dup=true.
-func insert(tx *bolt.Tx, e *Event) (dup bool, err error) {
+// insert stores e (assigning e.Seq) and returns its record, unless its
+// event_id is already stored, in which case it sets the stored seq and
+// returns a nil record.
+func insert(tx *bolt.Tx, e *Event) (rec []byte, err error) {
 	ids, events := tx.Bucket(bucketIDs), tx.Bucket(bucketEvents)
 	if v := ids.Get([]byte(e.EventID)); v != nil {
 		e.Seq = binary.BigEndian.Uint64(v)
-		return true, nil
+		return nil, nil
 	}
 	seq, err := events.NextSequence()
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	e.Seq = seq
-	rec, err := encodeRecord(e)
-	if err != nil {
-		return false, err
+	if rec, err = encodeRecord(e); err != nil {
+		return nil, err
 	}
 	key := seqKey(seq)
 	if err := events.Put(key, rec); err != nil {
-		return false, err
+		return nil, err
 	}
-	return false, ids.Put([]byte(e.EventID), key)
+	return rec, ids.Put([]byte(e.EventID), key)
 }
 
 // retain deletes the oldest events beyond retainCount or older than
-// cutoff (zero = no age limit), at most retentionBatch per call.
-func retain(tx *bolt.Tx, retainCount int, cutoff time.Time) (int, error) {
+// cutoff (zero = no age limit), at most retentionBatch per call. With
+// dryRun it only counts them, so an idle relay can check in a read
+// transaction and skip an empty commit (and its fsyncs).
+func retain(tx *bolt.Tx, retainCount int, cutoff time.Time, dryRun bool) (int, error) {
 	if retainCount <= 0 && cutoff.IsZero() {
 		return 0, nil
 	}
@@ -192,6 +195,9 @@ func retain(tx *bolt.Tx, retainCount int, cutoff time.Time) (int, error) {
 		}
 		victims = append(victims, victim{append([]byte(nil), k...), []byte(h.EventID)})
 	}
+	if dryRun {
+		return len(victims), nil
+	}
 	for _, vi := range victims {
 		if err := events.Delete(vi.key); err != nil {
 			return 0, err
@@ -206,39 +212,80 @@ func retain(tx *bolt.Tx, retainCount int, cutoff time.Time) (int, error) {
 // scanLook bounds the records one scan looks at, matching or not.
 const scanLook = 4096
 
-// scan calls fn with each event after seq `after` that keep (if not nil)
-// accepts, in order, stopping when fn returns false, after max events,
-// after roughly maxBytes of bodies, or after scanLook records. It returns
-// the last seq it looked at (kept or not), so callers page with it. Short read transactions keep bbolt free to grow and reuse
-// pages while a long backlog is being sent.
-func (s *store) scan(after uint64, max, maxBytes int, keep func(*Event) bool, fn func(Event) bool) (lastSeen uint64, err error) {
+// scanRaw calls fn with each record after seq `after`, in order, in one
+// short read transaction (rec is only valid during the call), stopping
+// when fn returns false or after scanLook records. It returns the last seq
+// it looked at, so callers page with it. Short read transactions keep
+// bbolt free to grow and reuse pages while a long backlog is being sent.
+func (s *store) scanRaw(after uint64, fn func(seq uint64, rec []byte) (more bool, err error)) (lastSeen uint64, err error) {
 	lastSeen = after
 	if after == math.MaxUint64 {
 		return after, nil
 	}
 	err = s.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketEvents).Cursor()
-		n, size, looked := 0, 0, 0
-		for k, v := c.Seek(seqKey(after + 1)); k != nil && n < max && size < maxBytes && looked < scanLook; k, v = c.Next() {
+		looked := 0
+		for k, v := c.Seek(seqKey(after + 1)); k != nil && looked < scanLook; k, v = c.Next() {
 			looked++
-			e, err := decodeRecord(v)
+			lastSeen = binary.BigEndian.Uint64(k)
+			more, err := fn(lastSeen, v)
 			if err != nil {
-				return fmt.Errorf("relay store record %d: %w", binary.BigEndian.Uint64(k), err)
+				return fmt.Errorf("relay store record %d: %w", lastSeen, err)
 			}
-			e.Seq = binary.BigEndian.Uint64(k)
-			lastSeen = e.Seq
-			if keep != nil && !keep(&e) {
-				continue
-			}
-			n++
-			size += len(e.Body)
-			if !fn(e) {
+			if !more {
 				return nil
 			}
 		}
 		return nil
 	})
 	return lastSeen, err
+}
+
+// scan calls fn with each event after seq `after` that keep (if not nil)
+// accepts, in order, stopping when fn returns false, after max events,
+// after roughly maxBytes of bodies, or after scanLook records. It returns
+// the last seq it looked at (kept or not).
+func (s *store) scan(after uint64, max, maxBytes int, keep func(*Event) bool, fn func(Event) bool) (uint64, error) {
+	n, size := 0, 0
+	return s.scanRaw(after, func(seq uint64, rec []byte) (bool, error) {
+		e, err := decodeRecord(rec)
+		if err != nil {
+			return false, err
+		}
+		e.Seq = seq
+		if keep != nil && !keep(&e) {
+			return true, nil
+		}
+		n++
+		size += len(e.Body)
+		return fn(e) && n < max && size < maxBytes, nil
+	})
+}
+
+// bodyNull is where a record's fields leave room for the body.
+var bodyNull = []byte(`"body":null`)
+
+// appendEventFrame appends the websocket text frame streaming a record:
+// its JSON fields with the raw body spliced in where they hold
+// "body":null. This sends the body byte for byte and costs no JSON
+// decoding or encoding per event and client.
+func appendEventFrame(dst, rec []byte) ([]byte, error) {
+	meta, body, err := splitRecord(rec)
+	if err != nil {
+		return dst, err
+	}
+	// Only the Event's own "body" member can match: inside JSON strings
+	// the quotes would be escaped.
+	i := bytes.LastIndex(meta, bodyNull)
+	if i < 0 || len(body) == 0 {
+		return dst, errors.New("relay store record has no body slot")
+	}
+	at := i + len(bodyNull) - len("null")
+	n := at + len(body) + len(meta) - (i + len(bodyNull))
+	dst = appendTextFrameHeader(dst, n)
+	dst = append(dst, meta[:at]...)
+	dst = append(dst, body...)
+	return append(dst, meta[i+len(bodyNull):]...), nil
 }
 
 // bounds returns the first and last stored seq (0, 0 when empty) and the

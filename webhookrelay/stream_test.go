@@ -315,3 +315,73 @@ func TestOpenRefusesUnsafeConfig(t *testing.T) {
 		t.Errorf("Serve on loopback: %v", err)
 	}
 }
+
+func TestStreamCarriesBodiesByteForByte(t *testing.T) {
+	tr := startRelay(t, Config{})
+	sub := NewSubscriber(SubscriberConfig{URL: tr.wsURL()})
+	runSubscriber(t, sub)
+	var want [][]byte
+	// Sizes straddle the websocket frame-length encodings (125, 65535).
+	for i, n := range []int{0, 60, 200, 70000} {
+		body := []byte(fmt.Sprintf("{\n  \"type\": \"payout_executed\",\n  \"event_id\": \"b%d\",\n  \"pad\": %q\n}", i, strings.Repeat("é", n/2)))
+		if resp := tr.post(t, body, http.Header{}); resp.status != http.StatusOK {
+			t.Fatalf("%d bytes: %d %s", len(body), resp.status, resp.body)
+		}
+		want = append(want, body)
+	}
+	live := receive(t, sub, len(want))
+	// A second subscriber gets the same from the store (the backlog path).
+	late := NewSubscriber(SubscriberConfig{URL: tr.wsURL()})
+	runSubscriber(t, late)
+	backlog := receive(t, late, len(want))
+	for i := range want {
+		for name, got := range map[string]Event{"live": live[i], "backlog": backlog[i]} {
+			if string(got.Body) != string(want[i]) {
+				t.Errorf("%s event %d: body %d bytes, want the %d bytes sent", name, i, len(got.Body), len(want[i]))
+			}
+		}
+	}
+}
+
+func TestSubscriberReportsConnectionStates(t *testing.T) {
+	tr := startRelay(t, Config{})
+	sub := NewSubscriber(SubscriberConfig{URL: tr.wsURL(), MinBackoff: 50 * time.Millisecond, MaxBackoff: 100 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- sub.Run(ctx) }()
+	next := func(want string) ConnState {
+		t.Helper()
+		timeout := time.After(10 * time.Second)
+		for {
+			select {
+			case st := <-sub.States():
+				if st.Status == want {
+					return st
+				}
+			case <-timeout:
+				t.Fatalf("never reported %s", want)
+			}
+		}
+	}
+	next(StateLive)
+	postN(t, tr, "s", 0, 1, 0)
+	receive(t, sub, 1)
+	tr.stop()
+	st := next(StateReconnecting)
+	if st.RetryIn <= 0 || st.RetryIn > 100*time.Millisecond || st.Err == nil || st.LastSeq != 1 {
+		t.Errorf("reconnecting state %+v: want RetryIn in (0, 100ms], an error and LastSeq 1", st)
+	}
+	cancel()
+	for range sub.Events() {
+	}
+	if err := <-done; err != nil {
+		t.Errorf("Run returned %v after cancel", err)
+	}
+	var last ConnState
+	for st := range sub.States() {
+		last = st
+	}
+	if last.Status != StateOffline {
+		t.Errorf("final state %q, want offline", last.Status)
+	}
+}

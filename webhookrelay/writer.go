@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gorilla/websocket"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/paydash/paydash/internal/clock"
@@ -112,7 +111,9 @@ func (w *writer) run() {
 		case req := <-w.reqs:
 			batch = append(batch, req)
 		case <-tick:
-			w.commit(nil)
+			if w.retentionDue() {
+				w.commit(nil)
+			}
 			continue
 		case <-w.quit:
 			w.failPending()
@@ -147,23 +148,38 @@ func (w *writer) stop() {
 	<-w.stopped
 }
 
+// retentionDue reports whether retention has anything to delete now.
+func (w *writer) retentionDue() bool {
+	n := 0
+	err := w.store.db.View(func(tx *bolt.Tx) error {
+		var err error
+		n, err = retain(tx, w.retainCount, w.cutoff(), true)
+		return err
+	})
+	return err != nil || n > 0
+}
+
+func (w *writer) cutoff() time.Time {
+	if w.retainAge <= 0 {
+		return time.Time{}
+	}
+	return w.clock.Now().Add(-w.retainAge)
+}
+
 // commit writes batch (possibly empty, for retention only) in one
 // transaction, then publishes and answers.
 func (w *writer) commit(batch []*writeReq) {
-	var cutoff time.Time
-	if w.retainAge > 0 {
-		cutoff = w.clock.Now().Add(-w.retainAge)
-	}
-	dups := make([]bool, len(batch))
+	cutoff := w.cutoff()
+	recs := make([][]byte, len(batch)) // nil for duplicates
 	err := w.store.db.Update(func(tx *bolt.Tx) error {
 		for i, req := range batch {
-			dup, err := insert(tx, req.ev)
+			rec, err := insert(tx, req.ev)
 			if err != nil {
 				return err
 			}
-			dups[i] = dup
+			recs[i] = rec
 		}
-		_, err := retain(tx, w.retainCount, cutoff)
+		_, err := retain(tx, w.retainCount, cutoff, false)
 		return err
 	})
 	if err != nil {
@@ -175,22 +191,22 @@ func (w *writer) commit(batch []*writeReq) {
 	}
 	msgs := make([]hubMsg, 0, len(batch))
 	for i, req := range batch {
-		if dups[i] {
+		if recs[i] == nil {
 			continue
 		}
-		data, err := json.Marshal(req.ev)
-		if err == nil {
-			var pm *websocket.PreparedMessage
-			if pm, err = websocket.NewPreparedMessage(websocket.TextMessage, data); err == nil {
-				msgs = append(msgs, hubMsg{seq: req.ev.Seq, typ: req.ev.Type, pm: pm})
-			}
-		}
-		if err != nil {
-			// Stored but not streamable live: clients still get it from
-			// the store on their next resume.
-			w.log.Error("relay cannot encode event for streaming", "seq", req.ev.Seq, "err", err)
-		}
 		w.lastSeq.Store(req.ev.Seq)
+		frame, err := appendEventFrame(nil, recs[i])
+		if err != nil {
+			// Not expected for a record just encoded; encoding the event
+			// the slow way keeps live clients complete regardless.
+			data, merr := json.Marshal(req.ev)
+			if merr != nil {
+				w.log.Error("relay cannot encode event for streaming; clients get it on resume", "seq", req.ev.Seq, "err", merr)
+				continue
+			}
+			frame = append(appendTextFrameHeader(nil, len(data)), data...)
+		}
+		msgs = append(msgs, hubMsg{seq: req.ev.Seq, typ: req.ev.Type, frame: frame})
 	}
 	w.hub.publish(msgs)
 	if len(msgs) > 0 {
@@ -200,11 +216,12 @@ func (w *writer) commit(batch []*writeReq) {
 		}
 	}
 	for i, req := range batch {
-		if dups[i] {
+		dup := recs[i] == nil
+		if dup {
 			w.m.duplicates.Add(1)
 		} else {
 			w.m.stored.Add(1)
 		}
-		req.done <- writeResult{seq: req.ev.Seq, dup: dups[i]}
+		req.done <- writeResult{seq: req.ev.Seq, dup: dup}
 	}
 }

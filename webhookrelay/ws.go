@@ -1,8 +1,11 @@
 package webhookrelay
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -80,13 +83,8 @@ func typeFilter(list []string) func(*Event) bool {
 }
 
 func (r *Relay) handleWS(w http.ResponseWriter, req *http.Request) {
-	if !r.allowRead(w, req) {
-		return
-	}
-	q := req.URL.Query()
-	since, err := parseSeq(q.Get("since"))
-	if err != nil {
-		writeProblem(w, http.StatusBadRequest, "bad_since", err.Error())
+	q, since, ok := r.readQuery(w, req)
+	if !ok {
 		return
 	}
 	if n := r.clients.Add(1); n > int64(r.cfg.MaxClients) {
@@ -133,6 +131,13 @@ func (c *wsClient) serve(since uint64) {
 	c.conn.SetPongHandler(func(string) error {
 		return c.conn.SetReadDeadline(time.Now().Add(pongWait))
 	})
+	c.conn.SetPingHandler(func(data string) error {
+		err := c.conn.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(writeWait))
+		if errors.Is(err, websocket.ErrCloseSent) {
+			return nil
+		}
+		return err
+	})
 	go func() {
 		defer close(c.readerDone)
 		for {
@@ -173,18 +178,15 @@ func (c *wsClient) serve(since uint64) {
 	for {
 		select {
 		case m := <-sub.queue:
-			if err := c.sendLive(m); err != nil {
+			if err := c.sendQueued(m, sub.queue); err != nil {
 				return
 			}
 		case <-sub.overflow:
-			for drained := false; !drained; {
-				select {
-				case m := <-sub.queue:
-					if err := c.sendLive(m); err != nil {
-						return
-					}
-				default:
-					drained = true
+			// Everything queued before the overflow is complete and in
+			// order: send it, then say where to resume.
+			for len(sub.queue) > 0 {
+				if err := c.sendQueued(<-sub.queue, sub.queue); err != nil {
+					return
 				}
 			}
 			c.close(CloseSlowConsumer, fmt.Sprintf("slow consumer: queue full, resume with since=%d", c.last))
@@ -205,40 +207,102 @@ func (c *wsClient) serve(since uint64) {
 	}
 }
 
-func (c *wsClient) sendLive(m hubMsg) error {
-	if m.seq <= c.last {
+// maxWriteBatch bounds the frames gathered into one write.
+const maxWriteBatch = 256
+
+// sendQueued sends first and whatever else is already queued, in one
+// write: the writer publishes a whole group commit at once, so batching
+// here turns dozens of syscalls per client into one.
+func (c *wsClient) sendQueued(first hubMsg, queue <-chan hubMsg) error {
+	frames := make(net.Buffers, 0, 16)
+	add := func(m hubMsg) {
+		if m.seq <= c.last {
+			return
+		}
+		c.last = m.seq
+		if c.keep != nil && !c.keep(&Event{Type: m.typ}) {
+			return
+		}
+		frames = append(frames, m.frame)
+	}
+	add(first)
+gather:
+	for len(frames) < maxWriteBatch {
+		select {
+		case m := <-queue:
+			add(m)
+		default:
+			break gather
+		}
+	}
+	return c.writeFrames(frames)
+}
+
+// writeFrames writes complete, pre-encoded data frames with one writev.
+// Frames go to the connection directly, past gorilla's writer: this
+// goroutine is the only one writing data, and gorilla's control frames
+// (pongs, close replies) are single atomic writes on the same socket, so
+// frames never interleave.
+func (c *wsClient) writeFrames(frames net.Buffers) error {
+	if len(frames) == 0 {
 		return nil
 	}
-	c.last = m.seq
-	if c.keep != nil && !c.keep(&Event{Type: m.typ}) {
-		return nil
+	nc := c.conn.NetConn()
+	_ = nc.SetWriteDeadline(time.Now().Add(writeWait))
+	_, err := frames.WriteTo(nc)
+	return err
+}
+
+// appendTextFrameHeader appends the header of one unmasked, final
+// websocket text frame (RFC 6455 section 5.2; a server never masks) whose
+// payload is n bytes long.
+func appendTextFrameHeader(dst []byte, n int) []byte {
+	const finText = 0x80 | websocket.TextMessage
+	switch {
+	case n <= 125:
+		return append(dst, finText, byte(n))
+	case n <= 0xFFFF:
+		return binary.BigEndian.AppendUint16(append(dst, finText, 126), uint16(n))
+	default:
+		return binary.BigEndian.AppendUint64(append(dst, finText, 127), uint64(n))
 	}
-	_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
-	return c.conn.WritePreparedMessage(m.pm)
 }
 
 // sendBacklog sends every stored event after c.last, page by page, until
 // it has caught up with the store.
 func (c *wsClient) sendBacklog() error {
 	for {
-		var page [][]byte
-		lastSeen, err := c.relay.store.scan(c.last, backlogPage, backlogPageBytes, c.keep, func(e Event) bool {
-			data, err := json.Marshal(e)
-			if err == nil {
-				page = append(page, data)
+		var frames net.Buffers
+		size := 0
+		lastSeen, err := c.relay.store.scanRaw(c.last, func(seq uint64, rec []byte) (bool, error) {
+			if c.keep != nil {
+				meta, _, err := splitRecord(rec)
+				if err != nil {
+					return false, err
+				}
+				var e Event
+				if err := json.Unmarshal(meta, &e); err != nil {
+					return false, err
+				}
+				if !c.keep(&e) {
+					return true, nil
+				}
 			}
-			return err == nil
+			frame, err := appendEventFrame(nil, rec)
+			if err != nil {
+				return false, err
+			}
+			frames = append(frames, frame)
+			size += len(frame)
+			return len(frames) < backlogPage && size < backlogPageBytes, nil
 		})
 		if err != nil {
 			c.relay.cfg.Logger.Error("relay cannot read the store for a backlog", "err", err)
 			c.close(websocket.CloseInternalServerErr, "relay store unavailable, retry later")
 			return err
 		}
-		for _, data := range page {
-			_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
-			if err := c.conn.WriteMessage(websocket.TextMessage, data); err != nil {
-				return err
-			}
+		if err := c.writeFrames(frames); err != nil {
+			return err
 		}
 		if lastSeen == c.last {
 			return nil
@@ -258,7 +322,7 @@ func (c *wsClient) sendBacklog() error {
 	}
 }
 
-var errClientGone = fmt.Errorf("websocket client went away")
+var errClientGone = errors.New("websocket client went away")
 
 func (c *wsClient) ping() error {
 	c.lastPing = time.Now()

@@ -46,6 +46,15 @@ type beneficiary struct{ name, iban string }
 // account's balances equal to its fundings minus its settled payouts, and
 // never lets a payout overdraw.
 func generateHistory(o Options, now time.Time, accts []*account) []txn {
+	txns := seedRecords(o, now, accts)
+	for i := range txns {
+		t := &txns[i]
+		t.plain = plainStrings(t.id, t.name, t.iban, t.ref, t.context)
+	}
+	return txns
+}
+
+func seedRecords(o Options, now time.Time, accts []*account) []txn {
 	rng := rand.New(rand.NewPCG(uint64(o.HistorySeed), historySeedStream))
 	const res = 100 * time.Nanosecond
 	end := now.Add(-10 * time.Minute).UTC().Truncate(res).UnixNano()

@@ -93,6 +93,8 @@ type txn struct {
 	status                         txnStatus
 	plan                           plan
 	acct                           uint8
+	// plain: no string of the record needs JSON escaping.
+	plain bool
 }
 
 // booked is when the record entered the ledger: the report filters and
@@ -297,6 +299,7 @@ func (l *ledger) fund(req fundRequest, emit bool) (api.Transaction, error) {
 
 // append adds a record; the caller holds mu.
 func (l *ledger) append(t txn) {
+	t.plain = plainStrings(t.id, t.name, t.iban, t.ref, t.context)
 	l.byID[t.id] = len(l.txns)
 	l.txns = append(l.txns, t)
 }

@@ -205,10 +205,15 @@ func (s *Sandbox) handleTransactions(w http.ResponseWriter, r *http.Request) err
 
 // appendTxn writes one record exactly as json.Marshal(api.Transaction)
 // would (same member order, omitted unreached timestamps), without
-// reflection or allocation on the common path.
+// reflection or allocation. Records whose strings need no escaping (all
+// seeded ones, most live ones) skip the escaping scan.
 func appendTxn(b []byte, t *txn, currency string) []byte {
+	str := appendString
+	if t.plain {
+		str = appendPlain
+	}
 	b = append(b, `{"transaction_id":`...)
-	b = appendString(b, t.id)
+	b = str(b, t.id)
 	b = append(b, `,"type":"`...)
 	b = append(b, kindNames[t.kind]...)
 	b = append(b, '"')
@@ -225,31 +230,54 @@ func appendTxn(b []byte, t *txn, currency string) []byte {
 		b = appendReportTime(b, t.settled)
 	}
 	b = append(b, `,"beneficiary_name":`...)
-	b = appendString(b, t.name)
+	b = str(b, t.name)
 	b = append(b, `,"beneficiary_iban":`...)
-	b = appendString(b, t.iban)
+	b = str(b, t.iban)
 	b = append(b, `,"beneficiary_reference":`...)
-	b = appendString(b, t.ref)
+	b = str(b, t.ref)
 	b = append(b, `,"amount_in_minor":`...)
 	b = strconv.AppendInt(b, t.amount, 10)
 	b = append(b, `,"currency":`...)
 	b = appendString(b, currency)
 	b = append(b, `,"context_code":`...)
-	b = appendString(b, t.context)
+	b = str(b, t.context)
 	b = append(b, `,"status":"`...)
 	b = append(b, statusNames[t.status]...)
 	return append(b, `"}`...)
 }
 
+// needsEscape reports whether encoding/json would write s other than as
+// itself between quotes.
+func needsEscape(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return true
+		}
+	}
+	return false
+}
+
+// plainStrings reports whether none of the strings needs escaping.
+func plainStrings(ss ...string) bool {
+	for _, s := range ss {
+		if needsEscape(s) {
+			return false
+		}
+	}
+	return true
+}
+
 // appendString quotes s as encoding/json does: plain printable ASCII is
 // copied; anything needing an escape goes through json.Marshal.
 func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s) // a string always marshals
-			return append(b, q...)
-		}
+	if needsEscape(s) {
+		q, _ := json.Marshal(s) // a string always marshals
+		return append(b, q...)
 	}
+	return appendPlain(b, s)
+}
+
+func appendPlain(b []byte, s string) []byte {
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
@@ -261,26 +289,37 @@ func appendReportTime(b []byte, ns int64) []byte {
 	t := time.Unix(0, ns).UTC()
 	y, mo, d := t.Date()
 	h, mi, s := t.Clock()
+	f := t.Nanosecond() / 100
 	b = append(b, '"')
-	b = appendDigits(b, y, 4)
+	b = appendPair(b, y/100)
+	b = appendPair(b, y%100)
 	b = append(b, '-')
-	b = appendDigits(b, int(mo), 2)
+	b = appendPair(b, int(mo))
 	b = append(b, '-')
-	b = appendDigits(b, d, 2)
+	b = appendPair(b, d)
 	b = append(b, 'T')
-	b = appendDigits(b, h, 2)
+	b = appendPair(b, h)
 	b = append(b, ':')
-	b = appendDigits(b, mi, 2)
+	b = appendPair(b, mi)
 	b = append(b, ':')
-	b = appendDigits(b, s, 2)
-	b = append(b, '.')
-	b = appendDigits(b, t.Nanosecond()/100, 7)
+	b = appendPair(b, s)
+	b = append(b, '.', byte('0'+f/1_000_000))
+	b = appendPair(b, f/10_000%100)
+	b = appendPair(b, f/100%100)
+	b = appendPair(b, f%100)
 	return append(b, 'Z', '"')
 }
 
+const pairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
+// appendPair writes v (0..99) as two digits.
+func appendPair(b []byte, v int) []byte { return append(b, pairs[2*v], pairs[2*v+1]) }
+
 // appendDigits writes v zero-padded to n digits.
 func appendDigits(b []byte, v, n int) []byte {
-	var buf [10]byte
+	var buf [20]byte
 	for i := n - 1; i >= 0; i-- {
 		buf[i] = byte('0' + v%10)
 		v /= 10

@@ -285,7 +285,7 @@ func parseRow(line int, rec []string, cols map[string]int) (Row, []LineProblem) 
 		probs = append(probs, LineProblem{line, ColAmount, "is empty; give the amount in major units, e.g. 12.50"})
 		amountBad = true
 	} else if minor, err := api.ParseAmount(s, req.Currency, false); err != nil {
-		probs = append(probs, LineProblem{line, ColAmount, fmt.Sprintf("%q: %v", s, err)})
+		probs = append(probs, LineProblem{line, ColAmount, err.Error()})
 		amountBad = true
 	} else {
 		req.AmountInMinor = minor

@@ -2,6 +2,8 @@ package batch
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -135,4 +137,13 @@ func TestParseAcceptsGoodFiles(t *testing.T) {
 	if other.SHA256 == f.SHA256 {
 		t.Error("different contents must hash differently")
 	}
+}
+
+func writeFileIn(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "f.csv")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

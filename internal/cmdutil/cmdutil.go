@@ -165,3 +165,14 @@ func KeyValues(w io.Writer, pairs [][2]string) error {
 	}
 	return nil
 }
+
+// WriteCompactJSON writes v as one line of JSON, for output a program
+// reads line by line (a server's start-up record).
+func WriteCompactJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write json: %w", err)
+	}
+	return nil
+}

@@ -28,6 +28,8 @@ type MandateOptions struct {
 	prov providerFlags
 	user userFlags
 	ext  extraFlags
+	// unparsed lists request fields whose flag could not be parsed.
+	unparsed []string
 }
 
 // Bind registers the flags.
@@ -67,29 +69,38 @@ func (o *MandateOptions) Request() (*api.MandateRequest, []string) {
 	req.Metadata, req.RelatedProducts = md, rp
 
 	for _, f := range []struct {
-		flag, val string
-		dst       *string
-	}{{"--valid-from", o.ValidFrom, &req.Constraints.ValidFrom}, {"--valid-to", o.ValidTo, &req.Constraints.ValidTo}} {
+		flag, field, val string
+		dst              *string
+	}{
+		{"--valid-from", "constraints.valid_from", o.ValidFrom, &req.Constraints.ValidFrom},
+		{"--valid-to", "constraints.valid_to", o.ValidTo, &req.Constraints.ValidTo},
+	} {
 		if f.val == "" {
 			continue
 		}
 		t, err := parseMandateTime(f.val)
 		if err != nil {
 			usage = append(usage, fmt.Sprintf("%s: %v", f.flag, err))
+			o.unparsed = append(o.unparsed, f.field)
 			continue
 		}
 		*f.dst = api.FormatMandateTime(t)
 	}
 	if o.MaxIndividual == "" {
 		usage = append(usage, "--max-individual is required, e.g. --max-individual 250.00")
+		o.unparsed = append(o.unparsed, "constraints.maximum_individual_amount")
 	} else if minor, err := api.ParseAmount(o.MaxIndividual, cur, false); err != nil {
-		usage = append(usage, fmt.Sprintf("--max-individual %q: %v", o.MaxIndividual, err))
+		usage = append(usage, fmt.Sprintf("--max-individual: %v", err))
+		o.unparsed = append(o.unparsed, "constraints.maximum_individual_amount", "constraints.periodic_limits")
 	} else {
 		req.Constraints.MaximumIndividualAmount = minor
 	}
 	if len(o.Limits) > 0 {
 		pl, p := parseLimits(o.Limits, cur)
 		usage = append(usage, p...)
+		if len(p) > 0 {
+			o.unparsed = append(o.unparsed, "constraints.periodic_limits")
+		}
 		req.Constraints.PeriodicLimits = pl
 	}
 	return req, usage
@@ -149,7 +160,7 @@ type MandateCreator interface {
 // CreateMandate validates and creates a VRP mandate.
 func CreateMandate(ctx context.Context, s *cmdutil.Streams, c MandateCreator, regulated bool, o *MandateOptions) error {
 	req, usage := o.Request()
-	probs := api.ValidateMandate(req, api.ValidateOptions{Regulated: regulated})
+	probs := dropFields(api.ValidateMandate(req, api.ValidateOptions{Regulated: regulated}), o.unparsed...)
 	if len(usage) > 0 || len(probs) > 0 {
 		return cmdutil.Exit(cmdutil.ExitUsage, &ProblemsError{What: "mandate", Usage: usage, Problems: probs})
 	}

@@ -29,6 +29,8 @@ type PaymentOptions struct {
 	prov providerFlags
 	user userFlags
 	ext  extraFlags
+	// unparsed lists request fields whose flag could not be parsed.
+	unparsed []string
 }
 
 // Bind registers the flags.
@@ -52,8 +54,10 @@ func (o *PaymentOptions) Request() (*api.PaymentRequest, []string) {
 	req := &api.PaymentRequest{Currency: cur, PaymentMethod: api.PaymentMethod{Type: api.PaymentMethodBankTransfer}}
 	if o.Amount == "" {
 		usage = append(usage, "--amount is required, e.g. --amount 12.50")
+		o.unparsed = append(o.unparsed, "amount_in_minor")
 	} else if minor, err := api.ParseAmount(o.Amount, cur, false); err != nil {
-		usage = append(usage, fmt.Sprintf("--amount %q: %v", o.Amount, err))
+		usage = append(usage, fmt.Sprintf("--amount: %v", err))
+		o.unparsed = append(o.unparsed, "amount_in_minor")
 	} else {
 		req.AmountInMinor = minor
 	}
@@ -113,7 +117,7 @@ type PaymentCreator interface {
 // CreatePayment validates and creates a single payment.
 func CreatePayment(ctx context.Context, s *cmdutil.Streams, c PaymentCreator, regulated bool, o *PaymentOptions) error {
 	req, usage := o.Request()
-	probs := api.ValidatePayment(req, api.ValidateOptions{Regulated: regulated})
+	probs := dropFields(api.ValidatePayment(req, api.ValidateOptions{Regulated: regulated}), o.unparsed...)
 	if len(usage) > 0 || len(probs) > 0 {
 		return cmdutil.Exit(cmdutil.ExitUsage, &ProblemsError{What: "payment", Usage: usage, Problems: probs})
 	}

@@ -57,17 +57,11 @@ func (o *PayoutOptions) Request() (*api.PayoutRequest, []string) {
 	if o.Amount == "" {
 		usage = append(usage, "--amount is required, e.g. --amount 12.50")
 	} else if minor, err := api.ParseAmount(o.Amount, cur, false); err != nil {
-		usage = append(usage, fmt.Sprintf("--amount %q: %v", o.Amount, err))
+		usage = append(usage, fmt.Sprintf("--amount: %v", err))
 	} else {
 		req.AmountInMinor = minor
 	}
 	return req, usage
-}
-
-// payoutFlag names the flag of each payout request field.
-var payoutFlag = map[string]string{
-	"transaction_id": "--transaction-id", "beneficiary_name": "--name", "beneficiary_iban": "--iban",
-	"beneficiary_reference": "--reference", "currency": "--currency", "amount_in_minor": "--amount", "context_code": "--context-code",
 }
 
 // PayoutCreator is the part of the api client `payout create` uses.
@@ -95,14 +89,11 @@ type Target struct {
 func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Target, o *PayoutOptions) error {
 	req, usage := o.Request()
 	probs := api.ValidatePayout(req)
+	if len(usage) > 0 {
+		probs = dropFields(probs, "amount_in_minor")
+	}
 	if len(usage) > 0 || len(probs) > 0 {
-		for i := range probs {
-			if f, ok := payoutFlag[probs[i].Field]; ok {
-				probs[i].Message += " (" + f + ")"
-			}
-		}
-		pe := &ProblemsError{What: "payout", Usage: usage, Problems: probs}
-		return cmdutil.Exit(cmdutil.ExitUsage, pe)
+		return cmdutil.Exit(cmdutil.ExitUsage, &ProblemsError{What: "payout", Usage: usage, Problems: probs})
 	}
 	if err := confirmPayout(s, t, req, o.Yes); err != nil {
 		return err

@@ -219,6 +219,11 @@ func (e *extraFlags) build() (map[string]string, map[string]json.RawMessage, []s
 // their last segments.
 var flagOfField = map[string]string{
 	"amount_in_minor":                        "--amount",
+	"transaction_id":                         "--transaction-id",
+	"beneficiary_name":                       "--name",
+	"beneficiary_iban":                       "--iban",
+	"beneficiary_reference":                  "--reference",
+	"context_code":                           "--context-code",
 	"currency":                               "--currency",
 	"beneficiary.type":                       "--beneficiary-type",
 	"beneficiary.merchant_account_id":        "--merchant-account-id",
@@ -313,4 +318,26 @@ func (e *ProblemsError) Error() string {
 		}
 	}
 	return b.String()
+}
+
+// dropFields removes problems about fields whose flag could not even be
+// parsed: the parse error already says what is wrong, and "must be more
+// than zero" after "has 3 decimals" would only confuse.
+func dropFields(ps api.Problems, fields ...string) api.Problems {
+	if len(fields) == 0 {
+		return ps
+	}
+	out := ps[:0:0]
+	for _, p := range ps {
+		drop := false
+		for _, f := range fields {
+			if p.Field == f || strings.HasPrefix(p.Field, f+".") {
+				drop = true
+			}
+		}
+		if !drop {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -1,0 +1,162 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/paydash/paydash/api"
+)
+
+// balancesVia reads the demo's balances through the headless command,
+// the ground truth the screen is checked against.
+func balancesVia(t *testing.T, env []string, cfg string) map[string]api.Balance {
+	t.Helper()
+	out, errOut, code := runCLI(t, env, 20*time.Second, "--config", cfg, "balances", "--json")
+	if code != 0 {
+		t.Fatalf("paydash balances exit %d: %s", code, errOut)
+	}
+	var rows []api.Balance
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("balances --json: %v\n%s", err, out)
+	}
+	m := map[string]api.Balance{}
+	for _, b := range rows {
+		m[b.Currency] = b
+	}
+	return m
+}
+
+// fillPayoutForm fills the dashboard's New payout form from the GBP
+// account and confirms it.
+func fillPayoutForm(s *screen, name, iban, reference, amount string) {
+	s.t.Helper()
+	s.waitText(10*time.Second, "Source account")
+	for i := 0; ; i++ {
+		if _, ok := line(s.text(), "> GBP"); ok {
+			break
+		}
+		if i == 3 {
+			s.t.Fatalf("the GBP account is not in the source list:\n%s", s.text())
+		}
+		s.press(keyDown)
+	}
+	s.press(keyEnter)
+	s.typeText(name)
+	s.press(keyEnter)
+	s.typeText(iban)
+	s.press(keyEnter)
+	s.waitText(5*time.Second, "Reference")
+	s.typeText(reference)
+	s.press(keyEnter)
+	s.typeText(amount)
+	s.press(keyEnter, keyEnter) // the context code keeps its default, withdrawal
+	s.waitText(5*time.Second, "Send this payout?", reference)
+	s.press("y")
+	s.waitText(10*time.Second, "Payout accepted")
+}
+
+func TestDemoInATerminal(t *testing.T) {
+	env := isolatedEnv(t)
+	portsFile := filepath.Join(t.TempDir(), "ports.json")
+	s := startScreen(t, env, "demo", "--activity=false", "--step-delay", "300ms", "--ports-file", portsFile)
+	cfg := filepath.Join(envValue(env, "XDG_STATE_HOME"), "paydash", "demo", "config.toml")
+	const iban = "GB33BUKB20201555555555"
+
+	// 1. The balances and the report appear.
+	s.waitText(30*time.Second, "Balances", "Faster Payments", "SEPA", "relay: live")
+	before := balancesVia(t, env, cfg)
+	gbp := before["GBP"]
+	s.waitFor("the GBP balance", 10*time.Second, func(txt string) bool {
+		_, ok := line(txt, "GBP", "Faster Payments", api.FormatAmount(gbp.AvailableBalanceInMinor, "GBP"))
+		return ok
+	})
+	csvOut, errOut, code := runCLI(t, env, 30*time.Second, "--config", cfg, "transactions", "--csv")
+	if code != 0 {
+		t.Fatalf("paydash transactions: exit %d: %s", code, errOut)
+	}
+	total := int64(strings.Count(csvOut, "\n") - 1)
+	if total < 5000 {
+		t.Fatalf("the demo's report has %d records, want the 5,000 seeded and the opening fundings", total)
+	}
+	s.press("2")
+	count := humanize.Comma(total)
+	s.waitText(20*time.Second, count+" of "+count+" transactions", "payout", "settled")
+
+	// 2. A payout from the form reaches settled in the tracker, and the
+	// available balance drops by exactly its amount.
+	const amount = int64(4321) // £43.21
+	s.press("5")
+	fillPayoutForm(s, "E2E Settle Test", iban, "E2E-SETTLE", api.FormatAmountPlain(amount, "GBP"))
+	s.press("3")
+	s.waitFor("the payout settled in the tracker", 20*time.Second, func(txt string) bool {
+		_, ok := line(txt, "E2E Settle Test", "settled")
+		return ok
+	})
+	s.press("1")
+	wantAvail := gbp.AvailableBalanceInMinor - amount
+	s.waitFor("the GBP balance down by £43.21", 15*time.Second, func(txt string) bool {
+		_, ok := line(txt, "GBP", "Faster Payments", api.FormatAmount(wantAvail, "GBP"))
+		return ok
+	})
+	afterSettle := balancesVia(t, env, cfg)
+	if got := afterSettle["GBP"]; got.AvailableBalanceInMinor != wantAvail || got.CurrentBalanceInMinor != gbp.CurrentBalanceInMinor-amount {
+		t.Fatalf("GBP after the payout: available %d current %d; want %d and %d", got.AvailableBalanceInMinor, got.CurrentBalanceInMinor, wantAvail, gbp.CurrentBalanceInMinor-amount)
+	}
+	if afterSettle["EUR"] != before["EUR"] {
+		t.Errorf("EUR changed: %+v -> %+v", before["EUR"], afterSettle["EUR"])
+	}
+
+	// 3. A payout larger than the balance is rejected with its reason and
+	// the balance does not move.
+	s.press("5")
+	s.waitText(5*time.Second, "Payout accepted")
+	s.press("n")
+	tooMuch := api.FormatAmountPlain(wantAvail+100, "GBP")
+	fillPayoutForm(s, "E2E Too Much", iban, "E2E-REJECT", tooMuch)
+	s.press("3")
+	s.waitFor("the payout rejected for insufficient funds", 20*time.Second, func(txt string) bool {
+		_, ok := line(txt, "E2E Too Much", "rejected")
+		return ok && strings.Contains(txt, "insufficient_funds")
+	})
+	if after := balancesVia(t, env, cfg); after["GBP"] != afterSettle["GBP"] {
+		t.Errorf("a rejected payout moved the balance: %+v -> %+v", afterSettle["GBP"], after["GBP"])
+	}
+
+	// 4. q quits: exit status 0 and no port left listening.
+	portsJSON, err := os.ReadFile(portsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ports struct{ Sandbox, Relay string }
+	if err := json.Unmarshal(portsJSON, &ports); err != nil || ports.Sandbox == "" || ports.Relay == "" {
+		t.Fatalf("ports file %q: %v", portsJSON, err)
+	}
+	s.press("q")
+	if code := s.wait(20 * time.Second); code != 0 {
+		t.Fatalf("paydash demo exit status %d, want 0; screen:\n%s", code, s.text())
+	}
+	for _, addr := range []string{ports.Sandbox, ports.Relay} {
+		notListening(t, addr)
+	}
+}
+
+// TestNoProfileIsFriendly: a fresh machine running plain `paydash` is told
+// what to do, not shown an error dump.
+func TestNoProfileIsFriendly(t *testing.T) {
+	env := isolatedEnv(t)
+	s := startScreen(t, env)
+	s.waitText(10*time.Second, "paydash demo", "paydash config init")
+	if code := s.wait(10 * time.Second); code == 0 || code == 1 {
+		// 2 marks "nothing configured" as a usage problem, not a crash.
+		t.Errorf("exit status %d, want 2", code)
+	}
+	if txt := s.text(); strings.Contains(txt, "Error") || strings.Contains(txt, "panic") {
+		t.Errorf("unfriendly output:\n%s", txt)
+	}
+}

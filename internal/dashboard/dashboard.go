@@ -1,0 +1,68 @@
+// Package dashboard opens the terminal dashboard on a service and, when
+// one is configured, a relay's live event stream: what `paydash` does with
+// a profile and what `paydash demo` does on its sandbox.
+package dashboard
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/paydash/paydash/internal/cmdutil"
+	"github.com/paydash/paydash/ui"
+	"github.com/paydash/paydash/webhookrelay"
+)
+
+// ErrNoTerminal is returned when the dashboard is asked for without a
+// terminal to draw on.
+var ErrNoTerminal = cmdutil.Exit(cmdutil.ExitUsage, errors.New("the dashboard needs a terminal; in scripts use the headless commands (paydash balances, paydash transactions, paydash payout create; see paydash --help)"))
+
+// Params say what to show.
+type Params struct {
+	UI ui.Options
+	// RelayURL is the relay's websocket URL; "" shows no live events.
+	RelayURL   string
+	RelayToken string
+}
+
+// Show runs the dashboard until the person quits or ctx is done. The
+// relay subscriber, if any, is stopped before Show returns.
+func Show(ctx context.Context, s *cmdutil.Streams, p Params) error {
+	if !s.InTerminal || !s.OutTerminal {
+		return ErrNoTerminal
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	if p.RelayURL != "" {
+		sub := webhookrelay.NewSubscriber(webhookrelay.SubscriberConfig{URL: p.RelayURL, Token: p.RelayToken, MaxBackoff: 10 * time.Second})
+		p.UI.Events, p.UI.States = sub.Events(), sub.States()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = sub.Run(ctx)
+		}()
+	}
+	err := ui.Run(ctx, p.UI)
+	cancel()
+	wg.Wait()
+	return err
+}
+
+// Run opens the dashboard on the configured profile. With none configured
+// it prints the friendly pointer to `paydash demo` and `paydash config
+// init`.
+func Run(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) error {
+	prof, client, err := cmdutil.Setup(s, g)
+	if err != nil {
+		return err
+	}
+	return Show(ctx, s, Params{
+		UI: ui.Options{
+			Profile: prof.Name, Production: prof.Production, Regulated: prof.Regulated,
+			Backend: client, BalanceRefresh: prof.BalanceRefresh, LowBalance: prof.LowBalance, ExportDir: ".",
+		},
+		RelayURL: prof.RelayURL, RelayToken: prof.RelayToken.Reveal(),
+	})
+}

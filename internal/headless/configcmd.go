@@ -1,0 +1,224 @@
+package headless
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/config"
+	"github.com/paydash/paydash/internal/cmdutil"
+)
+
+// ConfigPath is the config file a command reads or writes: --config, then
+// $PAYDASH_CONFIG, then the default location.
+func ConfigPath(s *cmdutil.Streams, g *cmdutil.Global) string {
+	if g.ConfigPath != "" {
+		return g.ConfigPath
+	}
+	if p := s.Env("PAYDASH_CONFIG"); p != "" {
+		return p
+	}
+	return config.DefaultPath(s.Getenv)
+}
+
+// ConfigInit writes the commented template (0600), never overwriting.
+func ConfigInit(s *cmdutil.Streams, g *cmdutil.Global) error {
+	path := ConfigPath(s, g)
+	if err := config.WriteTemplate(path); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.Out, "wrote %s (mode 0600)\n", path)
+	fmt.Fprintln(s.Out, "Edit it with your service URLs, client id, secret and signing key, then run: paydash config check")
+	return nil
+}
+
+// ConfigShow prints the resolved profile with secrets redacted.
+func ConfigShow(s *cmdutil.Streams, g *cmdutil.Global, asJSON bool) error {
+	p, err := cmdutil.LoadProfile(s, g)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return cmdutil.WriteJSON(s.Out, p)
+	}
+	_, err = fmt.Fprint(s.Out, p.Redacted())
+	return err
+}
+
+// Check is one line of `config check`.
+type Check struct {
+	Name   string `json:"check"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail,omitempty"`
+	// Optional checks do not fail the command.
+	Optional bool `json:"optional,omitempty"`
+}
+
+// tokenSource is the part of the api client `config check` uses.
+type tokenSource interface {
+	Token(ctx context.Context, scopes ...string) (string, error)
+}
+
+// ConfigCheck validates the profile and asks the service for a token with
+// each scope paydash uses, reporting exactly what failed.
+func ConfigCheck(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, asJSON bool) error {
+	var checks []Check
+	add := func(c Check) { checks = append(checks, c) }
+	p, err := cmdutil.LoadProfile(s, g)
+	if err != nil {
+		return err
+	}
+	add(Check{Name: "config " + describeSource(p), OK: true})
+	var client *api.Client
+	cfg, err := p.APIConfig()
+	if err != nil {
+		add(Check{Name: "service settings", Detail: err.Error()})
+	} else {
+		add(Check{Name: "service settings", OK: true, Detail: "auth " + cfg.AuthURL + ", base " + cfg.BaseURL + ", payouts " + cfg.PayoutsURL})
+		if cfg.SigningKey == nil {
+			add(Check{Name: "signing key", Optional: true, Detail: "not configured: balances and reports work, payouts, payments and mandates cannot be sent (set signing_key_id and signing_key_file)"})
+		} else {
+			add(Check{Name: "signing key", OK: true, Detail: "key id " + cfg.SigningKeyID + " (P-521)"})
+		}
+		cfg.UserAgent = cmdutil.UserAgent
+		if client, err = api.NewClient(cfg); err != nil {
+			add(Check{Name: "api client", Detail: err.Error()})
+		}
+	}
+	if client != nil {
+		checks = append(checks, checkScopes(ctx, client)...)
+	}
+	if p.RelayURL != "" {
+		add(checkRelay(ctx, p.RelayURL))
+	}
+	failed := 0
+	for _, c := range checks {
+		if !c.OK && !c.Optional {
+			failed++
+		}
+	}
+	if asJSON {
+		if err := cmdutil.WriteJSON(s.Out, struct {
+			Profile string  `json:"profile"`
+			OK      bool    `json:"ok"`
+			Checks  []Check `json:"checks"`
+		}{p.Name, failed == 0, checks}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(s.Out, "profile %q\n", p.Name)
+		for _, c := range checks {
+			mark := "ok  "
+			switch {
+			case !c.OK && c.Optional:
+				mark = "warn"
+			case !c.OK:
+				mark = "FAIL"
+			}
+			line := fmt.Sprintf("  %s  %s", mark, c.Name)
+			if c.Detail != "" {
+				line += ": " + c.Detail
+			}
+			fmt.Fprintln(s.Out, line)
+		}
+	}
+	if failed > 0 {
+		if asJSON {
+			return cmdutil.SilentExit(cmdutil.ExitFailure)
+		}
+		return cmdutil.Exit(cmdutil.ExitFailure, fmt.Errorf("%d check(s) failed; fix them in %s and run paydash config check again", failed, describeSource(p)))
+	}
+	return nil
+}
+
+func describeSource(p *config.Profile) string {
+	if p.File == "" {
+		return "(environment variables and flags)"
+	}
+	return p.File
+}
+
+// checkScopes asks for a token per scope paydash uses. The commercial VRP
+// scope needs a separate agreement, so its absence is only a warning.
+func checkScopes(ctx context.Context, c tokenSource) []Check {
+	scopes := []struct {
+		scope, use string
+		optional   bool
+	}{
+		{api.ScopePayouts, "balances, payouts, transaction report", false},
+		{api.ScopePayments, "single payments", false},
+		{api.ScopeSweeping, "sweeping VRP mandates", false},
+		{api.ScopeCommercial, "commercial VRP mandates (needs a specific agreement)", true},
+	}
+	var out []Check
+	for _, sc := range scopes {
+		cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		_, err := c.Token(cctx, sc.scope)
+		cancel()
+		ch := Check{Name: "token for scope " + sc.scope, OK: err == nil, Optional: sc.optional, Detail: sc.use}
+		if err != nil {
+			ch.Detail = sc.use + ": " + err.Error()
+		}
+		out = append(out, ch)
+	}
+	return out
+}
+
+// checkRelay asks the relay's /healthz whether it is up; the dashboard
+// works without it (no live events), so a failure is a warning.
+func checkRelay(ctx context.Context, wsURL string) Check {
+	ch := Check{Name: "relay " + wsURL, Optional: true}
+	h, err := RelayHealth(ctx, wsURL)
+	if err != nil {
+		ch.Detail = err.Error() + " (the dashboard runs without live events; start one with paydash relay)"
+		return ch
+	}
+	ch.OK = true
+	ch.Detail = fmt.Sprintf("up, %d event(s) stored", h.LastSeq)
+	return ch
+}
+
+// RelayHealthInfo is the body of a relay's GET /healthz.
+type RelayHealthInfo struct {
+	Status   string `json:"status"`
+	FirstSeq uint64 `json:"first_seq"`
+	LastSeq  uint64 `json:"last_seq"`
+}
+
+// RelayHealth reads a relay's /healthz, given its websocket URL.
+func RelayHealth(ctx context.Context, wsURL string) (*RelayHealthInfo, error) {
+	u, err := url.Parse(wsURL)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("relay URL %q must look like ws://127.0.0.1:8787/ws", wsURL)
+	}
+	switch u.Scheme {
+	case "wss":
+		u.Scheme = "https"
+	default:
+		u.Scheme = "http"
+	}
+	u.Path, u.RawQuery = "/healthz", ""
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("relay not reachable: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("relay health: HTTP %d", resp.StatusCode)
+	}
+	var h RelayHealthInfo
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+		return nil, fmt.Errorf("relay health: %w", err)
+	}
+	return &h, nil
+}

@@ -1,0 +1,109 @@
+package headless
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/paydash/paydash/internal/cmdutil"
+	"github.com/paydash/paydash/webhookrelay"
+)
+
+// TailOptions are the flags of `paydash events tail`.
+type TailOptions struct {
+	RelayURL string
+	Types    []string
+	Since    string
+	JSON     bool
+}
+
+// Bind registers the flags.
+func (o *TailOptions) Bind(fs *pflag.FlagSet) {
+	fs.StringVar(&o.RelayURL, "relay", "", "relay websocket URL (default: the profile's relay_url)")
+	fs.StringSliceVar(&o.Types, "type", nil, "only these event types, e.g. payout_settled,payout_failed")
+	fs.StringVar(&o.Since, "since", "now", "start after this relay sequence number; 0 replays everything stored, now shows only new events")
+	fs.BoolVar(&o.JSON, "json", false, "print each whole event as one JSON line")
+}
+
+// Tail prints the relay's events live until ctx is done: one line each
+// (time, type, event id, payout id, state), or one JSON object per line.
+// Connection changes go to stderr so stdout stays pipeable.
+func Tail(ctx context.Context, s *cmdutil.Streams, relayURL, token string, o *TailOptions) error {
+	if relayURL == "" {
+		return cmdutil.Exit(cmdutil.ExitUsage, errors.New("no relay to follow: pass --relay ws://127.0.0.1:8787/ws or set relay_url in the profile"))
+	}
+	var since uint64
+	switch v := strings.TrimSpace(o.Since); v {
+	case "", "now":
+		h, err := RelayHealth(ctx, relayURL)
+		if err != nil {
+			return fmt.Errorf("%w; start one with: paydash relay", err)
+		}
+		since = h.LastSeq
+	default:
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("--since %q: want a sequence number (0 = everything stored) or now", v))
+		}
+		since = n
+	}
+	sub := webhookrelay.NewSubscriber(webhookrelay.SubscriberConfig{URL: relayURL, Token: token, Since: since, Types: o.Types})
+	runErr := make(chan error, 1)
+	go func() { runErr <- sub.Run(ctx) }()
+	enc := json.NewEncoder(s.Out)
+	enc.SetEscapeHTML(false)
+	events, states := sub.Events(), sub.States()
+	last := ""
+	for events != nil {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			var err error
+			if o.JSON {
+				err = enc.Encode(ev)
+			} else {
+				_, err = fmt.Fprintln(s.Out, webhookrelay.TailLine(ev))
+			}
+			if err != nil {
+				return fmt.Errorf("write event: %w", err)
+			}
+		case st, ok := <-states:
+			if !ok {
+				states = nil
+				continue
+			}
+			if line := describeState(st, relayURL); line != last {
+				last = line
+				fmt.Fprintln(s.Err, line)
+			}
+		}
+	}
+	return <-runErr
+}
+
+func describeState(st webhookrelay.ConnState, url string) string {
+	switch st.Status {
+	case webhookrelay.StateLive:
+		return "live: following " + url + " (ctrl+c to stop)"
+	case webhookrelay.StateReconnecting:
+		msg := fmt.Sprintf("reconnecting in %s", st.RetryIn.Round(100_000_000))
+		if st.Err != nil {
+			msg += ": " + st.Err.Error()
+		}
+		return msg
+	case webhookrelay.StateConnecting:
+		return "connecting to " + url
+	}
+	if st.Err != nil {
+		return st.Status + ": " + st.Err.Error()
+	}
+	return st.Status
+}

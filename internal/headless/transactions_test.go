@@ -1,0 +1,232 @@
+package headless
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/internal/cmdutil"
+	"github.com/paydash/paydash/internal/export"
+)
+
+func makeTxs(n int) []api.Transaction {
+	base := time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
+	out := make([]api.Transaction, n)
+	for i := range out {
+		status := api.StateSettled
+		if i%7 == 3 {
+			status = api.StateFailed
+		}
+		name := fmt.Sprintf("Payee %d", i)
+		if i%5 == 0 {
+			name = "=cmd|calc" // a formula a spreadsheet would run: export defuses it
+		}
+		out[i] = api.Transaction{
+			TransactionID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), Type: api.TransactionPayout,
+			AuthorisedAt:    api.NewReportTime(base.Add(time.Duration(i) * time.Minute)),
+			SettledAt:       api.NewReportTime(base.Add(time.Duration(i)*time.Minute + time.Second)),
+			BeneficiaryName: name, BeneficiaryIBAN: "GB33BUKB20201555555555",
+			BeneficiaryReference: fmt.Sprintf("REF-%d", i), AmountInMinor: int64(100 + i), Currency: "GBP",
+			ContextCode: "withdrawal", Status: status,
+		}
+	}
+	return out
+}
+
+// The headless report streams through the export package in chunks; the
+// result must be byte-identical to exporting all rows at once (what the
+// dashboard's ctrl+s writes), at every chunk boundary.
+func TestChunkedExportIsByteIdentical(t *testing.T) {
+	for _, n := range []int{0, 1, chunkRows - 1, chunkRows, chunkRows + 1, 2*chunkRows + 5} {
+		txs := makeTxs(n)
+		for _, f := range []struct {
+			name  string
+			join  func([]byte, bool, bool) []byte
+			whole func(*bytes.Buffer, []api.Transaction) error
+		}{
+			{"csv", joinCSV, func(b *bytes.Buffer, t []api.Transaction) error { return export.CSV(b, t) }},
+			{"json", joinJSON, func(b *bytes.Buffer, t []api.Transaction) error { return export.JSON(b, t) }},
+		} {
+			t.Run(fmt.Sprintf("%s/%d", f.name, n), func(t *testing.T) {
+				var want, got bytes.Buffer
+				if err := f.whole(&want, txs); err != nil {
+					t.Fatal(err)
+				}
+				enc := export.CSV
+				if f.name == "json" {
+					enc = export.JSON
+				}
+				w := &chunkWriter{w: &got, encode: enc, join: f.join}
+				for _, tx := range txs {
+					if err := w.write(tx); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := w.close(); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got.Bytes(), want.Bytes()) {
+					t.Fatalf("chunked output differs from a single export (%d vs %d bytes)", got.Len(), want.Len())
+				}
+				if f.name == "json" {
+					var rows []export.Row
+					if err := json.Unmarshal(got.Bytes(), &rows); err != nil || len(rows) != n {
+						t.Fatalf("not a JSON array of %d rows: %v", n, err)
+					}
+				}
+			})
+		}
+	}
+}
+
+type fakeStreamer struct {
+	txs  []api.Transaction
+	last api.TransactionQuery
+}
+
+func (f *fakeStreamer) StreamTransactions(_ context.Context, q api.TransactionQuery, fn func(api.Transaction) error) error {
+	f.last = q
+	for _, t := range f.txs {
+		if err := fn(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func testStreams(in string) (*cmdutil.Streams, *bytes.Buffer, *bytes.Buffer) {
+	var out, errb bytes.Buffer
+	return &cmdutil.Streams{In: strings.NewReader(in), Out: &out, Err: &errb, Getenv: func(string) string { return "" }}, &out, &errb
+}
+
+func TestTransactionsFiltersAndFormats(t *testing.T) {
+	txs := makeTxs(40)
+	tests := []struct {
+		name    string
+		opts    TransactionsOptions
+		wantIDs func(api.Transaction) bool
+		query   func(t *testing.T, q api.TransactionQuery)
+	}{
+		{name: "status", opts: TransactionsOptions{Status: "FAILED", JSON: true},
+			wantIDs: func(t api.Transaction) bool { return t.Status == api.StateFailed }},
+		{name: "search reference", opts: TransactionsOptions{Search: "ref-1", JSON: true},
+			wantIDs: func(t api.Transaction) bool { return strings.HasPrefix(t.BeneficiaryReference, "REF-1") }},
+		{name: "search id", opts: TransactionsOptions{Search: "000000000033", JSON: true},
+			wantIDs: func(t api.Transaction) bool { return strings.HasSuffix(t.TransactionID, "33") }},
+		{name: "search IBAN typed with spaces", opts: TransactionsOptions{Search: "gb33 bukb", JSON: true},
+			wantIDs: func(api.Transaction) bool { return true }},
+		{name: "service filters pass through", opts: TransactionsOptions{Type: "Payout", Currency: "gbp", From: "2025-03-01", To: "2025-03-01", JSON: true},
+			wantIDs: func(api.Transaction) bool { return true },
+			query: func(t *testing.T, q api.TransactionQuery) {
+				if q.Type != "Payout" || q.Currency != "GBP" || q.From.IsZero() || !q.To.After(q.From) || q.To.Sub(q.From) >= 24*time.Hour {
+					t.Errorf("query = %+v", q)
+				}
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, out, _ := testStreams("")
+			f := &fakeStreamer{txs: txs}
+			if err := Transactions(context.Background(), s, f, &tc.opts); err != nil {
+				t.Fatal(err)
+			}
+			var rows []export.Row
+			if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			var want []string
+			for _, tx := range txs {
+				if tc.wantIDs(tx) {
+					want = append(want, tx.TransactionID)
+				}
+			}
+			if len(rows) != len(want) {
+				t.Fatalf("got %d rows, want %d", len(rows), len(want))
+			}
+			for i := range rows {
+				if rows[i].TransactionID != want[i] {
+					t.Fatalf("row %d = %s, want %s", i, rows[i].TransactionID, want[i])
+				}
+			}
+			if tc.query != nil {
+				tc.query(t, f.last)
+			}
+		})
+	}
+}
+
+func TestTransactionsOutFileIsCompleteAndPrivate(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "report.csv")
+	s, out, errb := testStreams("")
+	txs := makeTxs(5)
+	if err := Transactions(context.Background(), s, &fakeStreamer{txs: txs}, &TransactionsOptions{Out: path}); err != nil {
+		t.Fatal(err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("stdout got %q with --out", out)
+	}
+	if !strings.Contains(errb.String(), "wrote 5 of 5 transactions to "+path) {
+		t.Errorf("stderr = %q", errb)
+	}
+	got, _ := os.ReadFile(path)
+	var want bytes.Buffer
+	_ = export.CSV(&want, txs)
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Errorf("file is not the CSV export (format from the .csv extension)")
+	}
+	st, _ := os.Stat(path)
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", st.Mode().Perm())
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+}
+
+func TestParseSince(t *testing.T) {
+	now := time.Date(2025, 3, 10, 15, 30, 0, 0, time.UTC)
+	tests := []struct {
+		in      string
+		want    time.Time
+		wantErr bool
+	}{
+		{in: "7d", want: now.AddDate(0, 0, -7)},
+		{in: "2w", want: now.AddDate(0, 0, -14)},
+		{in: "36h", want: now.Add(-36 * time.Hour)},
+		{in: "today", want: time.Date(2025, 3, 10, 0, 0, 0, 0, time.UTC)},
+		{in: "0d", wantErr: true},
+		{in: "-3d", wantErr: true},
+		{in: "soon", wantErr: true},
+	}
+	for _, tc := range tests {
+		got, err := ParseSince(tc.in, now)
+		if (err != nil) != tc.wantErr || (!tc.wantErr && !got.Equal(tc.want)) {
+			t.Errorf("ParseSince(%q) = %v, %v; want %v (err %v)", tc.in, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
+func TestTransactionsRejectsConflictingFlags(t *testing.T) {
+	for _, o := range []TransactionsOptions{
+		{Since: "7d", From: "2025-01-01"},
+		{CSV: true, JSON: true},
+		{From: "2025-02-01", To: "2025-01-01"},
+		{From: "yesterday-ish"},
+	} {
+		s, _, _ := testStreams("")
+		f := &fakeStreamer{}
+		err := Transactions(context.Background(), s, f, &o)
+		if cmdutil.ExitCode(err) != cmdutil.ExitUsage {
+			t.Errorf("%+v: err = %v, want a usage error", o, err)
+		}
+	}
+}

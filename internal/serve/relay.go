@@ -1,0 +1,144 @@
+package serve
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/config"
+	"github.com/paydash/paydash/internal/cmdutil"
+	"github.com/paydash/paydash/webhookrelay"
+)
+
+// RelayOptions are the flags of `paydash relay`.
+type RelayOptions struct {
+	Listen         string
+	Path           string
+	Store          string
+	Token          string
+	TokenEnv       string
+	Tolerance      time.Duration
+	VerifyKeyFile  string
+	JWKSURL        string
+	ForwardURL     string
+	RetainCount    int
+	RetainAge      time.Duration
+	AllowedOrigins []string
+	JSON           bool
+	Verbose        bool
+}
+
+// Bind registers the flags.
+func (o *RelayOptions) Bind(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Listen, "listen", webhookrelay.DefaultListen, "address to listen on; beyond loopback a token is required")
+	fs.StringVar(&o.Path, "path", webhookrelay.DefaultPath, "path webhooks are POSTed to")
+	fs.StringVar(&o.Store, "store", "", "event store file (default $XDG_STATE_HOME/paydash/relay/events.db)")
+	fs.StringVar(&o.Token, "token", "", "bearer token readers (/ws, /events) must send (prefer --token-env: flags show in ps)")
+	fs.StringVar(&o.TokenEnv, "token-env", "PAYDASH_RELAY_TOKEN", "environment variable holding the token, used when --token is not given")
+	fs.DurationVar(&o.Tolerance, "tolerance", webhookrelay.DefaultTolerance, "how far a webhook's timestamp may be from now, either way")
+	fs.StringVar(&o.VerifyKeyFile, "verify-key", "", "PEM public key that verifies webhook signatures")
+	fs.StringVar(&o.JWKSURL, "jwks-url", "", "JWKS URL with the keys that verify webhook signatures (e.g. the sandbox's /.well-known/jwks)")
+	fs.StringVar(&o.ForwardURL, "forward-to", "", "re-post every new event to this URL (like stripe listen --forward-to)")
+	fs.IntVar(&o.RetainCount, "retain-count", 100000, "keep at most this many events (0 = unlimited)")
+	fs.DurationVar(&o.RetainAge, "retain-age", 30*24*time.Hour, "drop events older than this (0 = unlimited)")
+	fs.StringSliceVar(&o.AllowedOrigins, "allowed-origin", nil, "browser Origin allowed on /ws besides the relay's own host (repeatable)")
+	fs.BoolVar(&o.JSON, "json", false, "print the addresses as one JSON object")
+	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "log every webhook on stderr")
+}
+
+// RelayInfo is what `paydash relay --json` prints.
+type RelayInfo struct {
+	Listen     string   `json:"listen"`
+	WebhookURL string   `json:"webhook_url"`
+	StreamURL  string   `json:"stream_url"`
+	EventsURL  string   `json:"events_url"`
+	Store      string   `json:"store"`
+	Warnings   []string `json:"warnings"`
+}
+
+// Relay runs the webhook relay until ctx is done.
+func Relay(ctx context.Context, s *cmdutil.Streams, o *RelayOptions) error {
+	token := o.Token
+	if token == "" && o.TokenEnv != "" {
+		token = s.Env(o.TokenEnv)
+	}
+	var verify *ecdsa.PublicKey
+	if o.VerifyKeyFile != "" {
+		data, err := os.ReadFile(o.VerifyKeyFile)
+		if err != nil {
+			return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("--verify-key: %w", err))
+		}
+		if verify, err = api.ParsePublicKeyPEM(data); err != nil {
+			return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("--verify-key %s: %w", o.VerifyKeyFile, err))
+		}
+	}
+	store := o.Store
+	if store == "" {
+		store = filepath.Join(config.StateDir(s.Getenv), "relay", "events.db")
+	}
+	logger := slog.New(slog.DiscardHandler)
+	if o.Verbose {
+		logger = slog.New(slog.NewTextHandler(s.Err, nil))
+	}
+	// Listen first, so ":0" works and the printed address is the real one.
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", o.Listen)
+	if err != nil {
+		return fmt.Errorf("relay cannot listen on %s: %w", o.Listen, err)
+	}
+	r, err := webhookrelay.Open(webhookrelay.Config{
+		Listen: ln.Addr().String(), Path: o.Path, StorePath: store, Token: token, Tolerance: o.Tolerance,
+		VerifyKey: verify, JWKSURL: o.JWKSURL, ForwardURL: o.ForwardURL,
+		RetainCount: o.RetainCount, RetainAge: o.RetainAge, AllowedOrigins: o.AllowedOrigins, Logger: logger,
+	})
+	if err != nil {
+		ln.Close()
+		return cmdutil.Exit(cmdutil.ExitUsage, err)
+	}
+	defer r.Close()
+	addr := dialable(ln.Addr())
+	info := RelayInfo{
+		Listen: ln.Addr().String(), WebhookURL: "http://" + addr + o.Path, StreamURL: "ws://" + addr + "/ws",
+		EventsURL: "http://" + addr + "/events", Store: store, Warnings: r.Warnings(),
+	}
+	for _, w := range info.Warnings {
+		fmt.Fprintf(s.Err, "WARNING: %s\n", w)
+	}
+	if o.JSON {
+		if err := cmdutil.WriteCompactJSON(s.Out, info); err != nil {
+			ln.Close()
+			return err
+		}
+	} else {
+		fmt.Fprintf(s.Out, "paydash relay listening on %s\n", info.Listen)
+		_ = cmdutil.KeyValues(s.Out, [][2]string{
+			{"webhooks", "POST " + info.WebhookURL + " (register this, or a tunnel to it, as webhook_uri)"},
+			{"live stream", info.StreamURL + " (relay_url for the dashboard and paydash events tail)"},
+			{"history", info.EventsURL},
+			{"store", info.Store},
+		})
+		fmt.Fprintln(s.Out, "ctrl+c stops it.")
+	}
+	err = r.Serve(ctx, ln)
+	if cerr := r.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// dialable turns a listening address into one a client can dial.
+func dialable(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok || tcp.IP == nil || !tcp.IP.IsUnspecified() {
+		return a.String()
+	}
+	return net.JoinHostPort("127.0.0.1", fmt.Sprint(tcp.Port))
+}

@@ -1,0 +1,391 @@
+// Command paydash is a terminal dashboard and command-line tool for
+// payout-account operations: live balances, the transaction report,
+// payouts (one or a crash-safe batch), single payments and VRP mandates,
+// and a live view of every webhook.
+//
+// This file is only the command table: each command parses its flags and
+// calls one package.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/internal/batch"
+	"github.com/paydash/paydash/internal/cmdutil"
+	"github.com/paydash/paydash/internal/dashboard"
+	"github.com/paydash/paydash/internal/demo"
+	"github.com/paydash/paydash/internal/headless"
+	"github.com/paydash/paydash/internal/serve"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], cmdutil.System()))
+}
+
+// run executes one command line and returns the exit status.
+func run(ctx context.Context, args []string, s *cmdutil.Streams) int {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRoot(s)
+	root.SetArgs(args)
+	root.SetIn(s.In)
+	root.SetOut(s.Out)
+	root.SetErr(s.Err)
+	err := root.ExecuteContext(ctx)
+	if err != nil && !cmdutil.IsSilent(err) {
+		fmt.Fprintf(s.Err, "paydash: %v\n", err)
+	}
+	return cmdutil.ExitCode(err)
+}
+
+func newRoot(s *cmdutil.Streams) *cobra.Command {
+	g := &cmdutil.Global{}
+	root := &cobra.Command{
+		Use:   "paydash",
+		Short: "Payout-account dashboard: balances, transactions, payouts, payments, mandates and live webhooks",
+		Long: `paydash is a terminal dashboard for payout-account operations.
+
+Run it without a command to open the dashboard on your profile, or try
+it against a built-in sandbox with nothing to configure:
+
+    paydash demo
+
+Every view is also a headless command for scripts (--json on each).`,
+		Version:       version,
+		Args:          noArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return dashboard.Run(cmd.Context(), s, g)
+		},
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return cmdutil.Exit(cmdutil.ExitUsage, err)
+	})
+	g.Bind(root.PersistentFlags())
+	root.AddGroup(
+		&cobra.Group{ID: "start", Title: "Getting started:"},
+		&cobra.Group{ID: "ops", Title: "Operations (headless, --json on each):"},
+		&cobra.Group{ID: "dev", Title: "Servers and webhooks:"},
+	)
+	add := func(group string, cmds ...*cobra.Command) {
+		for _, c := range cmds {
+			c.GroupID = group
+			root.AddCommand(c)
+		}
+	}
+	add("start", demoCmd(s), configCmd(s, g))
+	add("ops", balancesCmd(s, g), transactionsCmd(s, g), payoutCmd(s, g), paymentCmd(s, g), mandateCmd(s, g))
+	add("dev", sandboxCmd(s), relayCmd(s), eventsCmd(s, g))
+	return root
+}
+
+func demoCmd(s *cmdutil.Streams) *cobra.Command {
+	o := &demo.Options{}
+	c := &cobra.Command{
+		Use:   "demo",
+		Short: "Run the dashboard on a built-in sandbox and relay, with history and live activity",
+		Example: `  paydash demo
+  paydash demo --history 100000 --seed 7
+  paydash demo --headless          # sandbox + relay only; attach from another terminal`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return demo.Run(cmd.Context(), s, o) },
+	}
+	o.Bind(c.Flags())
+	return c
+}
+
+func configCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
+	c := &cobra.Command{Use: "config", Short: "Write, show and check the config file", Args: noArgs}
+	c.AddCommand(&cobra.Command{
+		Use:     "init",
+		Short:   "Write a commented config file with a sandbox profile (0600; never overwrites)",
+		Example: "  paydash config init\n  paydash --config ./paydash.toml config init",
+		Args:    noArgs,
+		RunE:    func(*cobra.Command, []string) error { return headless.ConfigInit(s, g) },
+	})
+	var showJSON bool
+	show := &cobra.Command{
+		Use:     "show",
+		Short:   "Print the resolved profile with secrets redacted",
+		Example: "  paydash config show\n  paydash --profile production config show --json",
+		Args:    noArgs,
+		RunE:    func(*cobra.Command, []string) error { return headless.ConfigShow(s, g, showJSON) },
+	}
+	show.Flags().BoolVar(&showJSON, "json", false, "print as JSON")
+	var checkJSON bool
+	check := &cobra.Command{
+		Use:     "check",
+		Short:   "Validate the profile and get a token for every scope it needs, saying exactly what failed",
+		Example: "  paydash config check\n  paydash --profile production config check --json",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return headless.ConfigCheck(cmd.Context(), s, g, checkJSON)
+		},
+	}
+	check.Flags().BoolVar(&checkJSON, "json", false, "print the checks as JSON")
+	c.AddCommand(show, check)
+	return c
+}
+
+func balancesCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:     "balances",
+		Short:   "Print every payout account's balances",
+		Example: "  paydash balances\n  paydash balances --json | jq '.[] | {currency, available_balance_in_minor}'",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, client, err := cmdutil.Setup(s, g)
+			if err != nil {
+				return err
+			}
+			return headless.Balances(cmd.Context(), s, client, asJSON)
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return c
+}
+
+func transactionsCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
+	o := &headless.TransactionsOptions{}
+	c := &cobra.Command{
+		Use:     "transactions",
+		Aliases: []string{"tx", "report"},
+		Short:   "Print or export the transaction report, filtered",
+		Example: `  paydash transactions --since 7d
+  paydash transactions --type payout --currency GBP --status settled --csv --out payouts.csv
+  paydash transactions --from 2025-01-01 --to 2025-01-31 --search "Lovelace" --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, client, err := cmdutil.Setup(s, g)
+			if err != nil {
+				return err
+			}
+			return headless.Transactions(cmd.Context(), s, client, o)
+		},
+	}
+	o.Bind(c.Flags())
+	completeCurrency(c)
+	_ = c.RegisterFlagCompletionFunc("type", fixedCompletion(api.TransactionPayout, api.TransactionFunding))
+	_ = c.RegisterFlagCompletionFunc("status", fixedCompletion(api.StateAuthorised, api.StateSubmitted, api.StateSettled, api.StateFailed))
+	return c
+}
+
+func payoutCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
+	c := &cobra.Command{Use: "payout", Short: "Send payouts: one, or a checked, crash-safe batch from CSV", Args: noArgs}
+	o := &headless.PayoutOptions{}
+	create := &cobra.Command{
+		Use:   "create",
+		Short: "Send one payout; prints its transaction_id; exit 0 when the service accepted it",
+		Example: `  paydash payout create --name "Ada Lovelace" --iban GB33BUKB20201555555555 \
+      --reference INV-1001 --amount 125.50 --currency GBP
+  paydash payout create ... --yes --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, client, err := cmdutil.Setup(s, g)
+			if err != nil {
+				return err
+			}
+			return headless.CreatePayout(cmd.Context(), s, client, headless.Target{Profile: p.Name, Production: p.Production}, o)
+		},
+	}
+	o.Bind(create.Flags())
+	completeCurrency(create)
+
+	bo := &batch.CommandOptions{}
+	batchCmd := &cobra.Command{
+		Use:   "batch FILE.csv",
+		Short: "Send a CSV of payouts: all rows checked first, never a row paid twice, resumable",
+		Long: `Send every row of a CSV file as a payout.
+
+The header names the columns: name,iban,reference,amount,currency, and
+optionally context_code and transaction_id (any order). amount is in major
+units (12.50). Every row is checked before anything is sent; if any row is
+bad, every bad line is listed and nothing is sent.
+
+A journal (FILE.csv.journal, 0600) fixes each row's transaction_id before
+the first payout is sent and records each outcome as it goes. If the run
+is interrupted (ctrl+c, a crash, a lost connection), run the same command
+again: accepted rows are skipped and the others are re-sent with the same
+transaction_id, which the service never pays twice.`,
+		Example: `  paydash payout batch payroll.csv --dry-run
+  paydash payout batch payroll.csv
+  paydash payout batch payroll.csv --yes --json --wait 2m`,
+		Args: exactArgs(1),
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return []string{"csv"}, cobra.ShellCompDirectiveFilterFileExt
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return batch.Command(cmd.Context(), s, g, args[0], bo)
+		},
+	}
+	bo.Bind(batchCmd.Flags())
+	c.AddCommand(create, batchCmd)
+	return c
+}
+
+func paymentCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
+	c := &cobra.Command{Use: "payment", Short: "Create single payments", Args: noArgs}
+	o := &headless.PaymentOptions{}
+	create := &cobra.Command{
+		Use:   "create",
+		Short: "Create a single payment; prints id, user id, status and the resource token",
+		Example: `  paydash payment create --amount 25.00 --currency GBP \
+      --merchant-account-id 6f2f3c2e-0b9d-4c47-9b1e-5a1f00000826 --reference ORDER-42 \
+      --user-name "Ada Lovelace" --user-email ada@example.com
+  paydash payment create --amount 10 --currency EUR --iban DE89370400440532013000 \
+      --account-holder-name "Müller GmbH" --reference R-7 --provider-id ob-bank --scheme instant_only \
+      --user-name "Jo Bloggs" --user-phone +447700900123 --metadata order=42 --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, client, err := cmdutil.Setup(s, g)
+			if err != nil {
+				return err
+			}
+			return headless.CreatePayment(cmd.Context(), s, client, p.Regulated, o)
+		},
+	}
+	o.Bind(create.Flags())
+	completeCurrency(create)
+	c.AddCommand(create)
+	return c
+}
+
+func mandateCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
+	c := &cobra.Command{Use: "mandate", Short: "Create VRP mandates", Args: noArgs}
+	o := &headless.MandateOptions{}
+	create := &cobra.Command{
+		Use:   "create",
+		Short: "Create a sweeping or commercial VRP mandate; prints id, user id and the resource token",
+		Example: `  paydash mandate create --type sweeping --currency GBP \
+      --merchant-account-id 6f2f3c2e-0b9d-4c47-9b1e-5a1f00000826 \
+      --user-name "Ada Lovelace" --user-email ada@example.com \
+      --valid-from 2025-02-01 --valid-to 2026-02-01 --max-individual 250.00 \
+      --limit month=5000.00:calendar --limit year=20000.00`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, client, err := cmdutil.Setup(s, g)
+			if err != nil {
+				return err
+			}
+			return headless.CreateMandate(cmd.Context(), s, client, p.Regulated, o)
+		},
+	}
+	o.Bind(create.Flags())
+	completeCurrency(create)
+	_ = create.RegisterFlagCompletionFunc("type", fixedCompletion(api.MandateSweeping, api.MandateCommercial))
+	c.AddCommand(create)
+	return c
+}
+
+func sandboxCmd(s *cmdutil.Streams) *cobra.Command {
+	o := &serve.SandboxOptions{}
+	c := &cobra.Command{
+		Use:   "sandbox",
+		Short: "Run the built-in implementation of the service for your own code to talk to",
+		Example: `  paydash sandbox
+  paydash sandbox --listen 127.0.0.1:0 --json
+  paydash sandbox --merchant-key merchant-pub.pem --webhook-uri http://127.0.0.1:8787/webhooks --history 5000`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return serve.Sandbox(cmd.Context(), s, o) },
+	}
+	o.Bind(c.Flags())
+	return c
+}
+
+func relayCmd(s *cmdutil.Streams) *cobra.Command {
+	o := &serve.RelayOptions{}
+	c := &cobra.Command{
+		Use:   "relay",
+		Short: "Receive, verify and store webhooks, and stream them live to dashboards",
+		Example: `  paydash relay --jwks-url http://127.0.0.1:8080/.well-known/jwks
+  paydash relay --listen 0.0.0.0:8787 --token-env PAYDASH_RELAY_TOKEN --verify-key service-pub.pem \
+      --forward-to http://127.0.0.1:3000/webhooks`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return serve.Relay(cmd.Context(), s, o) },
+	}
+	o.Bind(c.Flags())
+	return c
+}
+
+func eventsCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
+	c := &cobra.Command{Use: "events", Short: "Watch webhooks through the relay", Args: noArgs}
+	o := &headless.TailOptions{}
+	tail := &cobra.Command{
+		Use:   "tail",
+		Short: "Print webhooks live, one line each (time, type, event id, payout id, state)",
+		Example: `  paydash events tail
+  paydash events tail --type payout_settled,payout_failed --since 0
+  paydash events tail --relay ws://127.0.0.1:8787/ws --json | jq .type`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			url, token := o.RelayURL, ""
+			if p, err := cmdutil.LoadProfile(quietProfile(s, url), g); err == nil {
+				if url == "" {
+					url = p.RelayURL
+				}
+				token = p.RelayToken.Reveal()
+			} else if url == "" {
+				return err
+			}
+			return headless.Tail(cmd.Context(), s, url, token, o)
+		},
+	}
+	o.Bind(tail.Flags())
+	c.AddCommand(tail)
+	return c
+}
+
+// quietProfile keeps the "no profile" message away when --relay makes a
+// profile unnecessary.
+func quietProfile(s *cmdutil.Streams, relayURL string) *cmdutil.Streams {
+	if relayURL == "" {
+		return s
+	}
+	q := *s
+	q.Err = discard{}
+	return &q
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+func completeCurrency(c *cobra.Command) {
+	_ = c.RegisterFlagCompletionFunc("currency", fixedCompletion(api.KnownCurrencies()...))
+}
+
+func fixedCompletion(values ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return values, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// noArgs and exactArgs are cobra's argument checks with exit status 2, so
+// scripts can tell a wrong command line from a failed operation.
+func noArgs(cmd *cobra.Command, args []string) error {
+	return usage(cobra.NoArgs(cmd, args))
+}
+
+func exactArgs(n int) cobra.PositionalArgs {
+	check := cobra.ExactArgs(n)
+	return func(cmd *cobra.Command, args []string) error { return usage(check(cmd, args)) }
+}
+
+func usage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return cmdutil.Exit(cmdutil.ExitUsage, err)
+}

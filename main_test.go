@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/paydash/paydash/internal/cmdutil"
+)
+
+// runIn runs one command line in-process with an isolated environment.
+func runIn(t *testing.T, env map[string]string, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	s := &cmdutil.Streams{In: strings.NewReader(stdin), Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }}
+	code := run(context.Background(), args, s)
+	return out.String(), errb.String(), code
+}
+
+func isolated(t *testing.T) map[string]string {
+	root := t.TempDir()
+	return map[string]string{
+		"HOME": filepath.Join(root, "home"), "XDG_CONFIG_HOME": filepath.Join(root, "config"), "XDG_STATE_HOME": filepath.Join(root, "state"),
+	}
+}
+
+func TestHelpListsEveryCommand(t *testing.T) {
+	out, _, code := runIn(t, isolated(t), "", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, c := range []string{"demo", "config", "balances", "transactions", "payout", "payment", "mandate", "sandbox", "relay", "events", "completion"} {
+		if !strings.Contains(out, "\n  "+c+" ") {
+			t.Errorf("--help does not list %q:\n%s", c, out)
+		}
+	}
+	for _, sub := range [][]string{{"payout", "--help"}, {"config", "--help"}, {"events", "--help"}} {
+		out, _, _ := runIn(t, isolated(t), "", sub...)
+		for _, want := range map[string][]string{"payout": {"create", "batch"}, "config": {"init", "show", "check"}, "events": {"tail"}}[sub[0]] {
+			if !strings.Contains(out, want) {
+				t.Errorf("paydash %s --help lacks %q", sub[0], want)
+			}
+		}
+	}
+}
+
+func TestNoProfileNamesDemoAndConfigInit(t *testing.T) {
+	for _, args := range [][]string{nil, {"balances"}, {"payout", "create", "--amount", "1"}} {
+		out, errOut, code := runIn(t, isolated(t), "", args...)
+		if code != cmdutil.ExitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, cmdutil.ExitUsage)
+		}
+		if !strings.Contains(errOut, "paydash demo") || !strings.Contains(errOut, "paydash config init") || strings.Contains(errOut, "paydash: ") {
+			t.Errorf("%v: stderr %q", args, errOut)
+		}
+		if out != "" {
+			t.Errorf("%v: stdout %q", args, out)
+		}
+	}
+}
+
+func TestConfigInitWritesPrivateTemplateOnce(t *testing.T) {
+	env := isolated(t)
+	out, errOut, code := runIn(t, env, "", "config", "init")
+	path := filepath.Join(env["XDG_CONFIG_HOME"], "paydash", "config.toml")
+	if code != 0 || !strings.Contains(out, path) {
+		t.Fatalf("exit %d out %q err %q", code, out, errOut)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", st.Mode().Perm())
+	}
+	if err := os.WriteFile(path, []byte("# mine\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runIn(t, env, "", "config", "init"); code == 0 || !strings.Contains(errOut, "already exists") {
+		t.Errorf("second init: exit %d, %q", code, errOut)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "# mine\n" {
+		t.Error("config init overwrote an existing file")
+	}
+	// The template is a loadable profile that config show prints redacted.
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	runIn(t, env, "", "config", "init")
+	out, errOut, code = runIn(t, env, "", "config", "show")
+	if code != 0 || !strings.Contains(out, "[profiles.sandbox]") {
+		t.Errorf("config show: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+func TestUsageErrorsExitTwo(t *testing.T) {
+	for _, args := range [][]string{{"--no-such-flag"}, {"payout", "batch"}, {"nosuchcommand"}, {"balances", "extra"}} {
+		if _, errOut, code := runIn(t, isolated(t), "", args...); code != cmdutil.ExitUsage || errOut == "" {
+			t.Errorf("%v: exit %d (%q), want 2 and a message", args, code, errOut)
+		}
+	}
+}
+
+func TestCompletionScripts(t *testing.T) {
+	for _, sh := range []string{"bash", "zsh", "fish", "powershell"} {
+		out, _, code := runIn(t, isolated(t), "", "completion", sh)
+		if code != 0 || !strings.Contains(out, "paydash") {
+			t.Errorf("completion %s: exit %d, %d bytes", sh, code, len(out))
+		}
+	}
+}
+
+func TestDashboardNeedsATerminal(t *testing.T) {
+	env := isolated(t)
+	env["PAYDASH_AUTH_URL"], env["PAYDASH_BASE_URL"], env["PAYDASH_PAYOUTS_URL"] = "http://127.0.0.1:1", "http://127.0.0.1:1", "http://127.0.0.1:1"
+	env["PAYDASH_CLIENT_ID"], env["PAYDASH_CLIENT_SECRET"] = "id", "secret"
+	_, errOut, code := runIn(t, env, "")
+	if code != cmdutil.ExitUsage || !strings.Contains(errOut, "needs a terminal") {
+		t.Errorf("exit %d: %q", code, errOut)
+	}
+	_, errOut, code = runIn(t, env, "", "demo")
+	if code != cmdutil.ExitUsage || !strings.Contains(errOut, "--headless") {
+		t.Errorf("demo without a terminal: exit %d: %q", code, errOut)
+	}
+}

@@ -1,0 +1,207 @@
+package ui
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/webhookrelay"
+)
+
+// An event from the subscriber moves the payout in the tracker and makes
+// the balances refresh at once, without waiting for the poll.
+func TestEventUpdatesTrackerAndRefreshesBalances(t *testing.T) {
+	fb := newFake(10)
+	h := newHarness(t, Options{Backend: fb}, 120, 40)
+	fillPayout(h, "Ada", "GB33BUKB20201555555555", "R", "10")
+	h.key("y")
+	id := fb.payouts[0].TransactionID
+	before := fb.balanceCalls
+	fb.balances[1].AvailableBalanceInMinor -= 1000
+
+	at := fixedNow.Add(time.Second)
+	h.send(relayEventsMsg{events: []webhookrelay.Event{
+		{Seq: 10, EventID: "e10", Type: api.EventPayoutAuthorised, PayoutID: id, State: api.StateAuthorised, OccurredAt: at, ReceivedAt: at},
+	}})
+	p := h.m.tracker.byID[id]
+	if p.state != api.StateAuthorised {
+		t.Fatalf("tracker state %q after payout_authorised", p.state)
+	}
+	if fb.balanceCalls != before+1 {
+		t.Fatalf("balances fetched %d times after the event, want %d", fb.balanceCalls, before+1)
+	}
+	if got := h.m.bal.find("EUR", testBalances[0].IBAN); got == nil || got.b.AvailableBalanceInMinor != testBalances[1].AvailableBalanceInMinor-1000 {
+		t.Errorf("balances not refreshed: %+v", got)
+	}
+	h.key("3")
+	mustContain(t, h.view(), id[:13], "authorised")
+
+	// Out of order and replayed events never move it backwards; the
+	// timeline keeps every step with its time.
+	h.send(relayEventsMsg{events: []webhookrelay.Event{
+		{Seq: 12, EventID: "e12", Type: api.EventPayoutSettled, PayoutID: id, State: api.StateSettled, OccurredAt: at.Add(9 * time.Second)},
+		{Seq: 11, EventID: "e11", Type: api.EventPayoutSubmitted, PayoutID: id, State: api.StateSubmitted, OccurredAt: at.Add(2 * time.Second)},
+		{Seq: 10, EventID: "e10", Type: api.EventPayoutAuthorised, PayoutID: id, State: api.StateAuthorised, OccurredAt: at},
+	}})
+	if p.state != api.StateSettled {
+		t.Errorf("state %q, want settled", p.state)
+	}
+	var states []string
+	for _, s := range p.steps {
+		states = append(states, s.state)
+	}
+	if got := strings.Join(states, ","); got != "sent,authorised,submitted,settled" {
+		t.Errorf("timeline %s", got)
+	}
+	mustContain(t, h.view(), "authorised 09:30:01 → submitted 09:30:03 → settled 09:30:10")
+}
+
+func TestRejectedPayoutShowsReason(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10), Events: closedEvents(testEvents())}, 120, 40)
+	h.key("3")
+	p := h.m.tracker.byID["99999999-8888-4777-8666-555555555555"]
+	if p == nil || p.state != api.StateRejected || p.reason != api.FailureInsufficientFunds {
+		t.Fatalf("rejected payout: %+v", p)
+	}
+	mustContain(t, h.view(), "rejected", "insufficient_funds")
+}
+
+func TestChangedRowsHighlightBriefly(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10), Events: closedEvents(testEvents())}, 120, 40)
+	h.key("3")
+	id := "11111111-2222-4333-8444-555555555555"
+	p := h.m.tracker.byID[id]
+	if now := h.m.now(); now.Sub(p.changedAt) >= highlightFor {
+		t.Fatalf("a payout that just moved is not highlighted (changed %v, now %v)", p.changedAt, now)
+	}
+	h.m.now = func() time.Time { return fixedNow.Add(highlightFor) }
+	if h.m.now().Sub(p.changedAt) < highlightFor {
+		t.Fatal("the highlight outlasts its two seconds")
+	}
+}
+
+func TestDrainEventsBatches(t *testing.T) {
+	ch := make(chan webhookrelay.Event, 1200)
+	for i := range 1200 {
+		ch <- webhookrelay.Event{Seq: uint64(i + 1)}
+	}
+	close(ch)
+	var sizes []int
+	for {
+		msg := drainEvents(ch, maxEventBatch)
+		sizes = append(sizes, len(msg.events))
+		if msg.closed {
+			break
+		}
+	}
+	if len(sizes) != 3 || sizes[0] != maxEventBatch || sizes[1] != maxEventBatch || sizes[2] != 1200-2*maxEventBatch {
+		t.Errorf("a burst of 1200 came in batches %v, want %d, %d, %d", sizes, maxEventBatch, maxEventBatch, 1200-2*maxEventBatch)
+	}
+}
+
+func TestEventsView(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10), Events: closedEvents(testEvents())}, 120, 40)
+	h.key("4")
+	v := &h.m.events
+	mustContain(t, h.view(), "5 of 5 events", "following", "payout 11111111… settled", "external payment received")
+	if v.nav.cursor != 4 {
+		t.Errorf("following: cursor %d, want the newest (4)", v.nav.cursor)
+	}
+	// Moving up pauses; new events then count as unseen.
+	h.key("up")
+	h.send(relayEventsMsg{events: []webhookrelay.Event{{Seq: 6, EventID: "ev-6", Type: api.EventPayoutSubmitted, PayoutID: "x", State: api.StateSubmitted}}})
+	mustContain(t, h.view(), "paused", "1 new")
+	if v.nav.cursor != 3 {
+		t.Errorf("paused view moved the cursor to %d", v.nav.cursor)
+	}
+	h.key("f")
+	if !v.follow || v.nav.cursor != 5 {
+		t.Errorf("f: follow %v cursor %d", v.follow, v.nav.cursor)
+	}
+	// t cycles the type filter.
+	h.key("t")
+	if v.typ != api.EventExternalPaymentReceived || len(v.shown) != 1 {
+		t.Errorf("type filter %q shows %d", v.typ, len(v.shown))
+	}
+	h.key("esc")
+	// Open one: headers and the pretty body; copy the body.
+	h.key("g")
+	h.key("enter")
+	mustContain(t, h.view(), "Event #1 payout_authorised", "X-Svc-Webhook-Timestamp", `"event_body": {`, `"transaction_id": "11111111`)
+	h.key("y")
+	m := osc52Seq.FindSubmatch(h.clip.Bytes())
+	if m == nil {
+		t.Fatal("body not copied")
+	}
+	if got, _ := base64.StdEncoding.DecodeString(string(m[1])); string(got) != string(testEvents()[0].Body) {
+		t.Errorf("copied %s", got)
+	}
+	h.key("esc")
+	h.key("/")
+	h.typeText("rejected")
+	if len(v.shown) != 1 {
+		t.Errorf("text filter shows %d events, want 1", len(v.shown))
+	}
+}
+
+func TestPrettyJSONColoursWithoutChangingText(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(1)}, 120, 40)
+	got := prettyJSON(h.m, []byte(`{"a":1,"b":[true,null,"x\"y"],"c":{"d":-2.5e3}}`))
+	want := "{\n  \"a\": 1,\n  \"b\": [\n    true,\n    null,\n    \"x\\\"y\"\n  ],\n  \"c\": {\n    \"d\": -2.5e3\n  }\n}"
+	if got != want {
+		t.Errorf("pretty JSON:\n%s\nwant:\n%s", got, want)
+	}
+	if got := prettyJSON(h.m, []byte("not json \x1b[31m")); got != "not json \uFFFD[31m" {
+		t.Errorf("non-JSON body = %q", got)
+	}
+}
+
+func TestRelayStateInHeader(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(1), States: make(chan webhookrelay.ConnState)}, 120, 40)
+	mustContain(t, h.view(), "relay: connecting")
+	h.send(relayStateMsg{state: webhookrelay.ConnState{Status: webhookrelay.StateReconnecting, RetryIn: 5 * time.Second}})
+	mustContain(t, h.view(), "relay: reconnecting in 5s")
+	h.m.now = func() time.Time { return fixedNow.Add(2 * time.Second) }
+	mustContain(t, h.view(), "relay: reconnecting in 3s")
+	h.send(relayStateMsg{state: webhookrelay.ConnState{Status: webhookrelay.StateLive}})
+	mustContain(t, h.view(), "relay: live")
+	h.send(relayStateMsg{state: webhookrelay.ConnState{Status: webhookrelay.StateOffline}})
+	mustContain(t, h.view(), "relay: offline")
+}
+
+func TestBalancesChangeAndLowAlert(t *testing.T) {
+	fb := newFake(1)
+	h := newHarness(t, Options{Backend: fb, LowBalance: map[string]int64{"GBP": 100_000_00}}, 120, 40)
+	out := h.view()
+	if strings.Contains(out, "low balance") {
+		t.Fatal("alert while above the threshold")
+	}
+	fb.balances[1].AvailableBalanceInMinor = 99_999_99
+	fb.balances[1].CurrentBalanceInMinor = 100_500_00
+	h.send(balanceTickMsg{})
+	out = h.view()
+	mustContain(t, out, "⚠ low balance: GBP £99,999.99", "-£20,000.01", "£500.01")
+	if n := fb.balanceCalls; n != 2 {
+		t.Errorf("balance calls %d", n)
+	}
+	if r := h.m.bal.find("GBP", testBalances[1].IBAN); len(r.hist) != 2 || sparkline(r.hist, 10) != "█▁" {
+		t.Errorf("history %v sparkline %q", r.hist, sparkline(r.hist, 10))
+	}
+}
+
+// A refresh asked for while one is in flight runs once that one returns.
+func TestBalanceFetchCoalesces(t *testing.T) {
+	fb := newFake(1)
+	h := newHarness(t, Options{Backend: fb}, 120, 40)
+	start := fb.balanceCalls
+	c1 := h.m.bal.fetch(h.m)
+	if c2 := h.m.bal.fetch(h.m); c2 != nil {
+		t.Fatal("a second fetch started while one was in flight")
+	}
+	h.run(c1)
+	if got := fb.balanceCalls - start; got != 2 {
+		t.Errorf("%d fetches, want the one in flight and one pending", got)
+	}
+}

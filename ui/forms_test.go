@@ -1,0 +1,400 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paydash/paydash/api"
+)
+
+func TestPayoutFormSendsOnce(t *testing.T) {
+	fb := newFake(10)
+	h := newHarness(t, Options{Backend: fb}, 120, 40)
+	fillPayout(h, "Ada Lovelace", "GB33 BUKB 2020 1555 5555 55", "INV-1", "1,234.56")
+	mustContain(t, h.view(), "Send this payout?", "€1,234.56", "Ada Lovelace")
+	// y submits; more keys pressed before the program reacts must not
+	// send again.
+	h.keysNoSettle("y", "y", "enter", "enter")
+	if n := fb.payoutCount(); n != 1 {
+		t.Fatalf("double submit sent %d payouts, want 1", n)
+	}
+	req := fb.payouts[0]
+	if req.AmountInMinor != 123456 || req.Currency != "EUR" || req.BeneficiaryIBAN != "GB33BUKB20201555555555" ||
+		req.BeneficiaryName != "Ada Lovelace" || req.BeneficiaryReference != "INV-1" || req.ContextCode != api.ContextCodeWithdrawal {
+		t.Errorf("sent %+v", req)
+	}
+	if req.TransactionID != h.m.payout.key {
+		t.Errorf("transaction_id %s is not the form's %s", req.TransactionID, h.m.payout.key)
+	}
+	mustContain(t, h.view(), "Payout accepted", req.TransactionID)
+	// After sending, the payout is in the tracker.
+	if p := h.m.tracker.byID[req.TransactionID]; p == nil || !p.mine || p.state != stateSent {
+		t.Fatalf("tracker has %+v for the sent payout", p)
+	}
+	h.key("enter")
+	h.key("y")
+	if n := fb.payoutCount(); n != 1 {
+		t.Errorf("keys after success sent again: %d", n)
+	}
+}
+
+func TestPayoutFormInFlightIgnoresSubmit(t *testing.T) {
+	fb := newFake(10)
+	h := newHarness(t, Options{Backend: fb}, 120, 40)
+	h.holdSent = true // the answer stays "in flight"
+	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "10")
+	h.key("y")
+	if h.m.payout.phase != phaseSending {
+		t.Fatalf("phase %v, want sending", h.m.payout.phase)
+	}
+	mustContain(t, h.view(), "Sending…")
+	for _, k := range []string{"enter", "y", "enter"} {
+		h.key(k)
+	}
+	if n := fb.payoutCount(); n != 1 {
+		t.Fatalf("submitting while in flight sent %d payouts, want 1", n)
+	}
+	h.releaseHeld()
+	if h.m.payout.phase != phaseDone {
+		t.Fatalf("phase %v after the answer, want done", h.m.payout.phase)
+	}
+}
+
+// A timeout may or may not have created the payout: the retry must use
+// the same transaction_id so the service can never pay twice.
+func TestPayoutRetryReusesTransactionID(t *testing.T) {
+	fb := newFake(10)
+	fb.payoutErrs = []error{fmt.Errorf("create payout: %w", context.DeadlineExceeded)}
+	h := newHarness(t, Options{Backend: fb}, 120, 40)
+	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "10")
+	h.key("y")
+	if h.m.payout.phase != phaseFailed {
+		t.Fatalf("phase %v, want failed", h.m.payout.phase)
+	}
+	mustContain(t, h.view(), "may or may not have reached the service", "timed out")
+	h.key("enter") // retry
+	if n := fb.payoutCount(); n != 2 {
+		t.Fatalf("retry: %d calls, want 2", n)
+	}
+	if fb.payouts[0].TransactionID != fb.payouts[1].TransactionID {
+		t.Errorf("retry used a new transaction_id: %s then %s", fb.payouts[0].TransactionID, fb.payouts[1].TransactionID)
+	}
+	if h.m.payout.phase != phaseDone {
+		t.Errorf("phase %v after a successful retry", h.m.payout.phase)
+	}
+	// Edit after an ambiguous failure keeps the id too.
+	first := h.m.payout.key
+	h.key("n")
+	if h.m.payout.key == first {
+		t.Error("a new form kept the old transaction_id")
+	}
+}
+
+func TestPayoutRejectedByServiceShowsProblem(t *testing.T) {
+	fb := newFake(10)
+	fb.payoutErrs = []error{&api.Error{StatusCode: 422, Method: "POST", URL: "https://payouts.example/v1/payouts", TraceID: "trace-42",
+		Problem: &api.ProblemDetails{Title: "Invalid payout", Detail: "The beneficiary IBAN is on a blocked list.",
+			Errors: map[string][]string{"beneficiary_iban": {"is blocked"}}}}}
+	h := newHarness(t, Options{Backend: fb}, 120, 40)
+	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "10")
+	h.key("y")
+	mustContain(t, h.view(), "Invalid payout (HTTP 422)", "blocked list", "beneficiary_iban: is blocked", "trace id trace-42", "nothing was created")
+	first := h.m.payout.key
+	h.key("e") // a definite rejection: the edited payout is a new one
+	if h.m.payout.key == first || h.m.payout.phase != phaseEdit {
+		t.Errorf("edit after a 422: key %s (was %s), phase %v", h.m.payout.key, first, h.m.payout.phase)
+	}
+	if h.m.payout.spec.(*payoutForm).name != "Ada Lovelace" {
+		t.Error("edit lost the values")
+	}
+}
+
+func TestPayoutFormValidation(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10)}, 120, 40)
+	h.key("5")
+	h.key("enter")
+	h.typeText("Ada")
+	h.key("enter")
+	h.typeText("GB00BUKB20201555555555") // bad checksum
+	mustContain(t, h.view(), "✗")
+	h.key("enter")
+	if f := h.m.payout.form.GetFocusedField(); f.GetKey() != "iban" {
+		t.Fatalf("an invalid IBAN let the form move on to %s", f.GetKey())
+	}
+	for range len("GB00BUKB20201555555555") {
+		h.key("backspace")
+	}
+	h.typeText("GB33BUKB20201555555555")
+	mustContain(t, h.view(), "✓ valid IBAN")
+	h.key("enter")
+	h.typeText("REF")
+	h.key("enter")
+	h.typeText("12.345") // too many decimals for EUR
+	mustContain(t, h.view(), "✗")
+	h.key("enter")
+	if f := h.m.payout.form.GetFocusedField(); f.GetKey() != "amount" {
+		t.Fatalf("a bad amount let the form move on to %s", f.GetKey())
+	}
+}
+
+func TestPayoutOverdrawWarns(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10)}, 120, 40)
+	fillPayout(h, "Ada", "GB33BUKB20201555555555", "R", "9,000") // EUR available 7,500.50
+	mustContain(t, h.view(), "more than the available €7,500.50")
+}
+
+func TestProductionRetypesAmount(t *testing.T) {
+	fb := newFake(10)
+	h := newHarness(t, Options{Backend: fb, Production: true, Profile: "live"}, 120, 40)
+	fillPayout(h, "Ada", "GB33BUKB20201555555555", "R", "10.00")
+	mustContain(t, h.view(), "PRODUCTION: re-type the amount")
+	h.typeText("100")
+	h.key("enter")
+	mustContain(t, h.view(), "does not match the amount €10.00")
+	for range 3 {
+		h.key("backspace")
+	}
+	h.typeText("10")
+	h.key("enter")
+	h.key("y")
+	if n := fb.payoutCount(); n != 1 || fb.payouts[0].AmountInMinor != 1000 {
+		t.Fatalf("after re-typing: %d payouts %+v", n, fb.payouts)
+	}
+}
+
+func TestBackToEditKeepsValues(t *testing.T) {
+	fb := newFake(10)
+	h := newHarness(t, Options{Backend: fb}, 120, 40)
+	fillPayout(h, "Ada", "GB33BUKB20201555555555", "R", "10")
+	key := h.m.payout.key
+	h.key("n") // Back to edit
+	if fb.payoutCount() != 0 || h.m.payout.phase != phaseEdit {
+		t.Fatal("Back to edit sent or left the form")
+	}
+	if p := h.m.payout.spec.(*payoutForm); p.name != "Ada" || p.amountText != "10" || h.m.payout.key != key {
+		t.Errorf("values or key lost: %+v key %s", p, h.m.payout.key)
+	}
+}
+
+func TestQuitAsksWhenFormUnsent(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10)}, 120, 40)
+	h.key("q")
+	if !h.quit() {
+		t.Fatal("q with nothing unsent did not quit")
+	}
+	h = newHarness(t, Options{Backend: newFake(10)}, 120, 40)
+	h.key("5")
+	h.key("enter")
+	h.typeText("Ada q") // q is text in a form
+	if h.quit() {
+		t.Fatal("typing q in a form quit")
+	}
+	h.key("alt+1")
+	h.key("q")
+	if h.quit() {
+		t.Fatal("quit without asking about the unsent payout")
+	}
+	mustContain(t, h.view(), "Unsent input in: New payout")
+	h.key("n")
+	if h.m.quitAsk || h.quit() {
+		t.Fatal("n did not cancel quitting")
+	}
+	h.key("ctrl+c")
+	h.key("y")
+	if !h.quit() {
+		t.Fatal("y did not quit")
+	}
+}
+
+func TestCommandLine(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10)}, 120, 40)
+	for cmd, want := range map[string]tab{"payouts": tabPayouts, "transactions": tabTransactions, "events": tabEvents,
+		"payout": tabPayout, "payment": tabPayment, "mandate": tabMandate, "balances": tabBalances} {
+		h.key("alt+1")
+		h.key(":")
+		h.typeText(cmd)
+		h.key("enter")
+		if h.m.tab != want {
+			t.Errorf(":%s opened tab %d, want %d", cmd, h.m.tab, want)
+		}
+	}
+	h.key("alt+1")
+	h.key(":")
+	h.typeText("nope")
+	h.key("enter")
+	mustContain(t, h.view(), "unknown command :nope")
+}
+
+func fillPayment(h *harness, sortCode string) {
+	h.key("6")
+	h.typeText("12.34")
+	h.key("enter")
+	h.key("enter") // GBP
+	h.key("enter") // external_account
+	h.typeText("Ada Lovelace")
+	h.key("enter")
+	h.typeText("INV-9")
+	h.key("enter")
+	h.key("enter") // sort code and account number
+	h.typeText(sortCode)
+	h.key("enter")
+	h.typeText("12345678")
+	h.key("enter")
+	h.key("enter") // user_selected
+	h.key("enter") // no scheme selection
+	h.key("enter") // remitter fee unset
+	h.typeText("gb")
+	h.key("enter")
+	h.key("enter") // release channel
+	h.typeText("retail")
+	h.key("enter")
+	h.typeText("Ada Lovelace")
+	h.key("enter")
+	h.typeText("ada@example.com")
+	h.key("enter")
+	h.key("enter") // phone
+	h.key("enter") // date of birth
+	h.key("enter") // user id
+	h.typeText("order=42")
+	h.key("enter")
+	h.key("enter") // related products
+}
+
+func TestPaymentForm(t *testing.T) {
+	fb := newFake(10)
+	h := newHarness(t, Options{Backend: fb}, 120, 40)
+	fillPayment(h, "040004")
+	mustContain(t, h.view(), "Send this payment?", "£12.34")
+	h.keysNoSettle("y", "enter")
+	if len(fb.payments) != 1 {
+		t.Fatalf("%d payments sent, want 1", len(fb.payments))
+	}
+	req := fb.paymentReqs[0]
+	if fb.payments[0] != h.m.payment.key {
+		t.Errorf("Idempotency-Key %s is not the form's %s", fb.payments[0], h.m.payment.key)
+	}
+	ben := req.PaymentMethod.Beneficiary
+	ps := req.PaymentMethod.ProviderSelection
+	if req.AmountInMinor != 1234 || req.Currency != "GBP" || req.PaymentMethod.Type != api.PaymentMethodBankTransfer ||
+		ben.Type != api.BeneficiaryExternalAccount || ben.AccountIdentifier.SortCode != "040004" || ben.Reference != "INV-9" ||
+		ps.Type != api.ProviderUserSelected || ps.Filter == nil || ps.Filter.Countries[0] != "GB" || ps.Filter.CustomerSegments[0] != "retail" ||
+		req.User.Email != "ada@example.com" || req.Metadata["order"] != "42" {
+		t.Errorf("sent %+v", req)
+	}
+	mustContain(t, h.view(), "Payment created", "pay_1", "authorization_required", "rt_xxxx", "in 15:00")
+	// The resource token counts down on the clock.
+	h.m.now = func() time.Time { return fixedNow.Add(14*time.Minute + 30*time.Second) }
+	mustContain(t, h.view(), "in 0:30")
+	h.m.now = func() time.Time { return fixedNow.Add(16 * time.Minute) }
+	mustContain(t, h.view(), "expired")
+}
+
+func TestPaymentFieldErrorsShowAtTheField(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10)}, 120, 40)
+	fillPaymentUntilSortCode(h)
+	h.typeText("12-34") // not six digits
+	h.key("enter")
+	if f := h.m.payment.form.GetFocusedField(); f.GetKey() != "ben_sort_code" {
+		t.Fatalf("bad sort code let the form move to %s", f.GetKey())
+	}
+	mustContain(t, h.view(), "6 digits")
+}
+
+func fillPaymentUntilSortCode(h *harness) {
+	h.key("6")
+	h.typeText("1")
+	h.key("enter")
+	h.key("enter")
+	h.key("enter")
+	h.typeText("Ada")
+	h.key("enter")
+	h.key("enter")
+	h.key("enter")
+}
+
+func TestPaymentServiceError(t *testing.T) {
+	fb := newFake(10)
+	fb.paymentErr = &api.Error{StatusCode: 400, TraceID: "tr-9", Problem: &api.ProblemDetails{Title: "Validation failed",
+		Detail: "The request is invalid.", Errors: map[string][]string{"user.email": {"is not deliverable"}}}}
+	h := newHarness(t, Options{Backend: fb}, 120, 40)
+	fillPayment(h, "040004")
+	h.key("y")
+	mustContain(t, h.view(), "Validation failed (HTTP 400)", "The request is invalid.", "user.email: is not deliverable", "trace id tr-9")
+}
+
+func TestMandateForm(t *testing.T) {
+	fb := newFake(10)
+	h := newHarness(t, Options{Backend: fb}, 120, 40)
+	h.key("7")
+	f := h.m.mandate.spec.(*mandateForm)
+	// The mandate form is long; fill its values and check the request and
+	// how problems map to fields, then send through the confirmation.
+	f.ben = benFields{typ: api.BeneficiaryExternalAccount, idType: api.AccountIdentifierIBAN, holderName: "Ada", iban: "GB33BUKB20201555555555"}
+	f.user = userFields{name: "Ada", email: "ada@example.com"}
+	f.validFrom, f.validTo, f.maxIndividual = "2025-04-01", "2026-04-01", "100"
+	f.limits[3] = limitFields{amount: "50", alignment: api.AlignmentCalendar} // month below the per-payment maximum
+	ps := f.problems(h.m, "")
+	err := problemsAt(ps, "constraints.periodic_limits.month", f.paths())
+	if err == nil || !strings.Contains(err.Error(), "at least") {
+		t.Fatalf("month limit below the maximum: field error %v (all: %v)", err, ps)
+	}
+	f.limits[3].amount = "500"
+	f.limits[5] = limitFields{amount: "5,000", alignment: api.AlignmentConsent}
+	if ps := f.problems(h.m, ""); len(ps) != 0 {
+		t.Fatalf("valid mandate has problems: %v", ps)
+	}
+	req, _ := f.request()
+	pl := req.Constraints.PeriodicLimits
+	if req.Constraints.ValidFrom != "2025-04-01T00:00:00.000Z" || req.Constraints.MaximumIndividualAmount != 10000 ||
+		pl.Month.MaximumAmount != 50000 || pl.Month.PeriodAlignment != api.AlignmentCalendar || pl.Year.MaximumAmount != 500000 || pl.Day != nil {
+		t.Errorf("request %+v limits %+v", req.Constraints, pl)
+	}
+	h.run(h.m.mandate.startSend(h.m))
+	if len(fb.mandates) != 1 || fb.mandates[0] != h.m.mandate.key {
+		t.Fatalf("mandates sent %v, want one with the form's key", fb.mandates)
+	}
+	mustContain(t, h.view(), "Mandate created", "mandate_1", "mt_token", "in 15:00")
+}
+
+func TestProblemOwner(t *testing.T) {
+	paths := []string{"user", "user.email", "metadata", "payment_method.provider_selection.filter.countries", "constraints.periodic_limits.day"}
+	tests := map[string]string{
+		"user":          "user",
+		"user.name":     "user",
+		"user.email":    "user.email",
+		"metadata.key1": "metadata",
+		"payment_method.provider_selection.filter.countries[1]": "payment_method.provider_selection.filter.countries",
+		"constraints.periodic_limits.day.maximum_amount":        "constraints.periodic_limits.day",
+		"payment_method.type":                                   "",
+		"username":                                              "",
+	}
+	for field, want := range tests {
+		if got := owner(field, paths); got != want {
+			t.Errorf("owner(%q) = %q, want %q", field, got, want)
+		}
+	}
+}
+
+func TestDefiniteRejection(t *testing.T) {
+	tests := []struct {
+		err  error
+		want bool
+	}{
+		{&api.Error{StatusCode: 400}, true},
+		{fmt.Errorf("wrapped: %w", &api.Error{StatusCode: 422}), true},
+		{&api.Error{StatusCode: 409}, false},
+		{&api.Error{StatusCode: 429}, false},
+		{&api.Error{StatusCode: 503}, false},
+		{context.DeadlineExceeded, false},
+		{errors.New("connection reset"), false},
+	}
+	for _, tc := range tests {
+		if got := definiteRejection(tc.err); got != tc.want {
+			t.Errorf("definiteRejection(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}

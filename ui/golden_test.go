@@ -1,0 +1,97 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+// TestGolden renders every view at 120x40 and 80x24 on a fixed clock with
+// the ASCII colour profile. Update with: go test ./ui -run TestGolden -update
+func TestGolden(t *testing.T) {
+	sizes := []struct {
+		name string
+		w, h int
+	}{{"120x40", 120, 40}, {"80x24", 80, 24}}
+	scenarios := []struct {
+		name  string
+		opts  func(*Options)
+		drive func(h *harness)
+	}{
+		{name: "balances", opts: func(o *Options) { o.LowBalance = map[string]int64{"EUR": 10_000_00} }},
+		{name: "production", opts: func(o *Options) { o.Production = true; o.Profile = "live-eu" }},
+		{name: "transactions", drive: func(h *harness) { h.key("2") }},
+		{name: "transactions_filtered_detail", drive: func(h *harness) {
+			h.key("2")
+			h.key("/")
+			h.typeText("grace cur:EUR")
+			h.key("enter")
+			h.key("enter")
+		}},
+		{name: "payouts", drive: func(h *harness) { h.key("3") }},
+		{name: "events", drive: func(h *harness) { h.key("4") }},
+		{name: "event_detail", drive: func(h *harness) { h.key("4"); h.key("up"); h.key("enter") }},
+		{name: "payout_form", drive: func(h *harness) { h.key("5") }},
+		{name: "payout_confirm", drive: func(h *harness) { fillPayout(h, "Ada Lovelace", "GB33 BUKB 2020 1555 5555 55", "INV-1", "12.34") }},
+		{name: "payment_form", drive: func(h *harness) { h.key("6") }},
+		{name: "mandate_form", drive: func(h *harness) { h.key("7") }},
+		{name: "help", drive: func(h *harness) { h.key("2"); h.key("?") }},
+		{name: "command", drive: func(h *harness) { h.key(":"); h.typeText("payo") }},
+	}
+	for _, sc := range scenarios {
+		for _, sz := range sizes {
+			t.Run(sc.name+"/"+sz.name, func(t *testing.T) {
+				opts := Options{Backend: newFake(300), Events: closedEvents(testEvents()), States: liveState()}
+				if sc.opts != nil {
+					sc.opts(&opts)
+				}
+				h := newHarness(t, opts, sz.w, sz.h)
+				if sc.drive != nil {
+					sc.drive(h)
+				}
+				out := h.view()
+				checkFrame(t, out, sz.w, sz.h)
+				golden.RequireEqual(t, []byte(out))
+			})
+		}
+	}
+	t.Run("too_small", func(t *testing.T) {
+		h := newHarness(t, Options{Backend: newFake(10)}, 50, 12)
+		out := h.view()
+		checkFrame(t, out, 50, 12)
+		mustContain(t, out, "too small")
+		golden.RequireEqual(t, []byte(out))
+	})
+}
+
+// fillPayout opens the payout form and fills it up to the confirmation.
+func fillPayout(h *harness, name, iban, ref, amount string) {
+	h.key("5")
+	h.key("enter") // source account: the first (GBP)
+	h.typeText(name)
+	h.key("enter")
+	h.typeText(iban)
+	h.key("enter")
+	h.typeText(ref)
+	h.key("enter")
+	h.typeText(amount)
+	h.key("enter")
+	h.key("enter") // context code: withdrawal
+}
+
+// checkFrame asserts the screen is exactly the terminal's size: a line
+// wider than the terminal would wrap and scroll the whole frame.
+func checkFrame(t *testing.T, out string, w, h int) {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	if len(lines) != h {
+		t.Errorf("screen has %d lines, want %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if lw := ansi.StringWidth(l); lw > w {
+			t.Errorf("line %d is %d cells wide, more than %d: %q", i+1, lw, w, l)
+		}
+	}
+}

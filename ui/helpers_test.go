@@ -1,0 +1,378 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/webhookrelay"
+)
+
+func TestMain(m *testing.M) {
+	// Goldens are plain text whatever the terminal running the tests.
+	lipgloss.SetColorProfile(termenv.Ascii)
+	lipgloss.SetHasDarkBackground(true)
+	os.Exit(m.Run())
+}
+
+// fixedNow is the clock of every test screen.
+var fixedNow = time.Date(2025, 3, 14, 9, 30, 0, 0, time.UTC)
+
+func fixedClock() time.Time { return fixedNow }
+
+// fakeBackend records calls; a test sets what it answers.
+type fakeBackend struct {
+	mu           sync.Mutex
+	balances     []api.Balance
+	balanceCalls int
+	txs          func(i int) api.Transaction
+	nTxs         int
+	payouts      []api.PayoutRequest
+	payoutErrs   []error // answer for call i; nil or missing = accepted
+	payments     []string
+	paymentReqs  []api.PaymentRequest
+	paymentErr   error
+	mandates     []string
+	mandateReqs  []api.MandateRequest
+}
+
+func (f *fakeBackend) Balances(context.Context) ([]api.Balance, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.balanceCalls++
+	return append([]api.Balance(nil), f.balances...), nil
+}
+
+func (f *fakeBackend) StreamTransactions(ctx context.Context, _ api.TransactionQuery, fn func(api.Transaction) error) error {
+	for i := range f.nTxs {
+		if err := fn(f.txs(i)); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+func (f *fakeBackend) CreatePayout(_ context.Context, req *api.PayoutRequest) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.payouts = append(f.payouts, *req)
+	if n := len(f.payouts) - 1; n < len(f.payoutErrs) {
+		return f.payoutErrs[n]
+	}
+	return nil
+}
+
+func (f *fakeBackend) CreatePayment(_ context.Context, req *api.PaymentRequest, key string) (*api.PaymentResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.payments = append(f.payments, key)
+	f.paymentReqs = append(f.paymentReqs, *req)
+	if f.paymentErr != nil {
+		return nil, f.paymentErr
+	}
+	return &api.PaymentResponse{ID: "pay_" + strconv.Itoa(len(f.payments)), User: api.IDRef{ID: "6f1d3c2a-1111-4a4a-9b9b-000000000001"},
+		ResourceToken: "rt_" + strings.Repeat("x", 40), Status: api.PaymentStatusAuthorizationRequired}, nil
+}
+
+func (f *fakeBackend) CreateMandate(_ context.Context, req *api.MandateRequest, key string) (*api.MandateResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.mandates = append(f.mandates, key)
+	f.mandateReqs = append(f.mandateReqs, *req)
+	return &api.MandateResponse{ID: "mandate_1", User: api.IDRef{ID: "6f1d3c2a-1111-4a4a-9b9b-000000000002"}, ResourceToken: "mt_token"}, nil
+}
+
+func (f *fakeBackend) payoutCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.payouts)
+}
+
+var testBalances = []api.Balance{
+	{Currency: "GBP", IBAN: "GB33BUKB20201555555555", Status: api.AccountEnabled, CurrentBalanceInMinor: 125_000_00, AvailableBalanceInMinor: 120_000_00},
+	{Currency: "EUR", IBAN: "DE89370400440532013000", Status: api.AccountEnabled, CurrentBalanceInMinor: 8_000_00, AvailableBalanceInMinor: 7_500_50},
+}
+
+var (
+	testNames = []string{"Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra", "Barbara Liskov", "Donald Knuth", "Margaret Hamilton", "Ken Thompson"}
+	testIBANs = []string{"GB33BUKB20201555555555", "GB94BARC10201530093459", "DE89370400440532013000", "FR1420041010050500013M02606",
+		"NL91ABNA0417164300", "IE29AIBK93115212345678", "ES9121000418450200051332", "IT60X0542811101000000123456"}
+)
+
+// genTx is the i-th generated report row: deterministic, varied enough to
+// filter and sort on, and cheap (no fmt) so a million of them load fast.
+func genTx(i int) api.Transaction {
+	k := i % len(testIBANs)
+	iban := testIBANs[k]
+	cur := "EUR"
+	if strings.HasPrefix(iban, "GB") {
+		cur = "GBP"
+	}
+	at := fixedNow.Add(-time.Duration(i) * 37 * time.Second)
+	t := api.Transaction{
+		TransactionID:        testUUID(i),
+		Type:                 api.TransactionPayout,
+		AuthorisedAt:         api.NewReportTime(at),
+		BeneficiaryName:      testNames[(i/3)%len(testNames)],
+		BeneficiaryIBAN:      iban,
+		BeneficiaryReference: "INV-" + strconv.Itoa(100000+i),
+		AmountInMinor:        int64(100 + (i*7919)%500000),
+		Currency:             cur,
+		ContextCode:          api.ContextCodeWithdrawal,
+		Status:               api.StateSettled,
+	}
+	switch {
+	case i%10 == 9:
+		t.Type = api.TransactionFunding
+		t.AuthorisedAt = api.ReportTime{}
+		t.SettledAt = api.NewReportTime(at)
+	case i%13 == 5:
+		t.Status = api.StateFailed
+	case i%7 == 3:
+		t.Status = api.StateSubmitted
+		t.SubmittedAt = api.NewReportTime(at.Add(2 * time.Second))
+	default:
+		t.SubmittedAt = api.NewReportTime(at.Add(2 * time.Second))
+		t.SettledAt = api.NewReportTime(at.Add(9 * time.Second))
+	}
+	return t
+}
+
+func testUUID(i int) string {
+	h := uint64(i)*0x9E3779B97F4A7C15 + 0x1234567
+	hexN := func(v uint64, n int) string {
+		const digits = "0123456789abcdef"
+		b := make([]byte, n)
+		for j := n - 1; j >= 0; j-- {
+			b[j] = digits[v&15]
+			v >>= 4
+		}
+		return string(b)
+	}
+	// The last twelve digits are i itself, so ids are unique.
+	return hexN(h>>32, 8) + "-" + hexN(h>>16, 4) + "-4" + hexN(h, 3) + "-8" + hexN(uint64(i)>>12, 3) + "-" + hexN(uint64(i), 12)
+}
+
+func newFake(n int) *fakeBackend {
+	return &fakeBackend{balances: append([]api.Balance(nil), testBalances...), txs: genTx, nTxs: n}
+}
+
+// harness drives the root model the way Bubble Tea would, synchronously:
+// every command runs in order and its message goes back through Update.
+// Timers (m.after) are disabled, so nothing depends on wall time.
+type harness struct {
+	t        testing.TB
+	m        *model
+	be       *fakeBackend
+	clip     *bytes.Buffer
+	held     []tea.Msg
+	holdSent bool
+	ticks    []tea.Msg
+}
+
+func newHarness(t testing.TB, opts Options, w, h int) *harness {
+	t.Helper()
+	if opts.Now == nil {
+		opts.Now = fixedClock
+	}
+	if opts.Profile == "" {
+		opts.Profile = "demo"
+	}
+	hs := &harness{t: t, clip: &bytes.Buffer{}}
+	if fb, ok := opts.Backend.(*fakeBackend); ok {
+		hs.be = fb
+	}
+	hs.m = newModel(context.Background(), opts)
+	hs.m.clip = hs.clip
+	ids := 0
+	hs.m.newID = func() string {
+		ids++
+		return testUUID(900000 + ids)
+	}
+	hs.m.after = func(_ time.Duration, msg tea.Msg) tea.Cmd {
+		hs.ticks = append(hs.ticks, msg)
+		return nil
+	}
+	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
+	hs.run(hs.m.Init())
+	return hs
+}
+
+func (h *harness) send(msg tea.Msg) {
+	h.t.Helper()
+	_, cmd := h.m.Update(msg)
+	h.run(cmd)
+}
+
+// run executes cmd and everything it leads to, breadth first.
+func (h *harness) run(cmd tea.Cmd) {
+	h.t.Helper()
+	queue := []tea.Cmd{cmd}
+	for steps := 0; len(queue) > 0; steps++ {
+		if steps > 100000 {
+			h.t.Fatal("commands never settle")
+		}
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		msg := c()
+		switch msg := msg.(type) {
+		case nil:
+			continue
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+			continue
+		case tea.QuitMsg:
+			h.held = append(h.held, msg)
+			continue
+		case sentMsg:
+			if h.holdSent {
+				h.held = append(h.held, msg)
+				continue
+			}
+		}
+		if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().Elem() == cmdType {
+			for i := range v.Len() {
+				sub, _ := v.Index(i).Interface().(tea.Cmd)
+				h.run(sub) // a sequence runs in order, each to completion
+			}
+			continue
+		}
+		_, next := h.m.Update(msg)
+		queue = append(queue, next)
+	}
+}
+
+// key sends one key press: "enter", "ctrl+s", "alt+3" or a single rune.
+func (h *harness) key(k string) {
+	h.t.Helper()
+	h.send(keyMsg(k))
+}
+
+// keysNoSettle delivers several keys before any of their commands run, as
+// when a person presses enter twice faster than the program reacts.
+func (h *harness) keysNoSettle(ks ...string) {
+	h.t.Helper()
+	var cmds []tea.Cmd
+	for _, k := range ks {
+		_, cmd := h.m.Update(keyMsg(k))
+		cmds = append(cmds, cmd)
+	}
+	for _, c := range cmds {
+		h.run(c)
+	}
+}
+
+func (h *harness) typeText(s string) {
+	h.t.Helper()
+	for _, r := range s {
+		h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+}
+
+func keyMsg(k string) tea.KeyMsg {
+	alt := false
+	if strings.HasPrefix(k, "alt+") && len(k) == 5 {
+		alt, k = true, k[4:]
+	}
+	names := map[string]tea.KeyType{
+		"enter": tea.KeyEnter, "esc": tea.KeyEsc, "tab": tea.KeyTab, "shift+tab": tea.KeyShiftTab,
+		"up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight,
+		"backspace": tea.KeyBackspace, "ctrl+c": tea.KeyCtrlC, "ctrl+s": tea.KeyCtrlS, "ctrl+n": tea.KeyCtrlN,
+		"pgdown": tea.KeyPgDown, "pgup": tea.KeyPgUp, "home": tea.KeyHome, "end": tea.KeyEnd, " ": tea.KeySpace,
+	}
+	if t, ok := names[k]; ok {
+		return tea.KeyMsg{Type: t, Alt: alt}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k), Alt: alt}
+}
+
+func (h *harness) view() string { return h.m.View() }
+
+// releaseHeld delivers held sentMsgs (answers of requests "in flight").
+func (h *harness) releaseHeld() {
+	h.t.Helper()
+	held := h.held
+	h.held = nil
+	for _, msg := range held {
+		if _, ok := msg.(tea.QuitMsg); ok {
+			h.held = append(h.held, msg)
+			continue
+		}
+		h.send(msg)
+	}
+}
+
+func (h *harness) quit() bool {
+	for _, msg := range h.held {
+		if _, ok := msg.(tea.QuitMsg); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func mustContain(t testing.TB, s string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(s, w) {
+			t.Errorf("screen lacks %q:\n%s", w, s)
+		}
+	}
+}
+
+// testEvents is a small relay stream: one payout that settles, one that is
+// rejected, and an unrelated event.
+func testEvents() []webhookrelay.Event {
+	at := func(s int) time.Time { return fixedNow.Add(time.Duration(s) * time.Second) }
+	body := func(typ, id, extra string) []byte {
+		return []byte(`{"event_type":"` + typ + `","event_id":"e-` + id + `","event_body":{"transaction_id":"` + id + `"` + extra + `}}`)
+	}
+	a, b := "11111111-2222-4333-8444-555555555555", "99999999-8888-4777-8666-555555555555"
+	ev := func(seq uint64, typ, id, state, reason string, s int) webhookrelay.Event {
+		return webhookrelay.Event{Seq: seq, EventID: "ev-" + strconv.Itoa(int(seq)), Family: webhookrelay.FamilyPayout, Type: typ,
+			PayoutID: id, State: state, Reason: reason, OccurredAt: at(s), ReceivedAt: at(s),
+			Headers: map[string]string{"X-Svc-Webhook-Timestamp": at(s).Format(api.WebhookTimeLayout), "Content-Type": "application/json"},
+			Body:    body(typ, id, `,"`+state+`_at":"`+at(s).Format(api.WebhookTimeLayout)+`"`)}
+	}
+	return []webhookrelay.Event{
+		ev(1, api.EventPayoutAuthorised, a, api.StateAuthorised, "", -60),
+		ev(2, api.EventPayoutSubmitted, a, api.StateSubmitted, "", -55),
+		ev(3, api.EventPayoutRejected, b, api.StateRejected, api.FailureInsufficientFunds, -50),
+		ev(4, api.EventPayoutSettled, a, api.StateSettled, "", -40),
+		{Seq: 5, EventID: "ev-5", Family: webhookrelay.FamilyPayments, Type: api.EventExternalPaymentReceived, ReceivedAt: at(-30),
+			Body: []byte(`{"type":"external_payment_received","event_id":"ev-5","event_version":1,"amount_in_minor":50000,"ok":true,"n":null}`)},
+	}
+}
+
+func liveState() <-chan webhookrelay.ConnState {
+	ch := make(chan webhookrelay.ConnState, 1)
+	ch <- webhookrelay.ConnState{Status: webhookrelay.StateLive, LastSeq: 5}
+	close(ch)
+	return ch
+}
+
+func closedEvents(evs []webhookrelay.Event) <-chan webhookrelay.Event {
+	ch := make(chan webhookrelay.Event, len(evs))
+	for _, e := range evs {
+		ch <- e
+	}
+	close(ch)
+	return ch
+}
+
+var errTimeout = errors.New("Post \"https://payouts.example/v1/payouts\": context deadline exceeded")

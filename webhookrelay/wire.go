@@ -1,0 +1,319 @@
+package webhookrelay
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/paydash/paydash/api"
+)
+
+// decodeEvent decodes one stream message into e. Every subscriber decodes
+// every event, so it takes a fast path for the exact shape the relay
+// writes (encoding/json's output with the raw body spliced in) and hands
+// anything else (escapes, nulls, unknown or repeated members, odd
+// numbers) to json.Unmarshal, so the result is always what json.Unmarshal
+// would give; FuzzDecodeEvent checks that.
+func decodeEvent(data []byte, e *Event) error {
+	if fastDecodeEvent(data, e) == nil {
+		return nil
+	}
+	*e = Event{}
+	return json.Unmarshal(data, e)
+}
+
+var errSlowPath = errors.New("not the relay's own message shape")
+
+// wireScanner walks a message the fast path understands.
+type wireScanner struct {
+	data []byte
+	pos  int
+}
+
+func (s *wireScanner) skipSpace() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// consume skips whitespace and then expects byte c.
+func (s *wireScanner) consume(c byte) bool {
+	s.skipSpace()
+	if s.pos < len(s.data) && s.data[s.pos] == c {
+		s.pos++
+		return true
+	}
+	return false
+}
+
+// stringToken returns the contents of the next string if it needs no
+// unescaping and is valid UTF-8 without control characters.
+func (s *wireScanner) stringToken() ([]byte, error) {
+	if !s.consume('"') {
+		return nil, errSlowPath
+	}
+	start := s.pos
+	for s.pos < len(s.data) {
+		c := s.data[s.pos]
+		switch {
+		case c == '"':
+			tok := s.data[start:s.pos]
+			s.pos++
+			if !utf8.Valid(tok) {
+				return nil, errSlowPath
+			}
+			return tok, nil
+		case c == '\\' || c < 0x20:
+			return nil, errSlowPath
+		}
+		s.pos++
+	}
+	return nil, errSlowPath
+}
+
+func (s *wireScanner) str() (string, error) {
+	tok, err := s.stringToken()
+	if err != nil {
+		return "", err
+	}
+	return intern(tok), nil
+}
+
+// intern returns the shared copy of values every event repeats (families,
+// types, states, header names), sparing an allocation per field and event.
+func intern(tok []byte) string {
+	switch string(tok) {
+	case FamilyPayout:
+		return FamilyPayout
+	case FamilyPayments:
+		return FamilyPayments
+	case FamilyUnknown:
+		return FamilyUnknown
+	case api.EventPayoutAuthorised:
+		return api.EventPayoutAuthorised
+	case api.EventPayoutSubmitted:
+		return api.EventPayoutSubmitted
+	case api.EventPayoutSettled:
+		return api.EventPayoutSettled
+	case api.EventPayoutRejected:
+		return api.EventPayoutRejected
+	case api.EventPayoutFailed:
+		return api.EventPayoutFailed
+	case api.EventPayoutExecuted:
+		return api.EventPayoutExecuted
+	case api.StateAuthorised:
+		return api.StateAuthorised
+	case api.StateSubmitted:
+		return api.StateSubmitted
+	case api.StateSettled:
+		return api.StateSettled
+	case api.StateRejected:
+		return api.StateRejected
+	case api.StateFailed:
+		return api.StateFailed
+	case api.StateExecuted:
+		return api.StateExecuted
+	case "Content-Type":
+		return "Content-Type"
+	case "User-Agent":
+		return "User-Agent"
+	case api.HeaderWebhookTimestamp:
+		return api.HeaderWebhookTimestamp
+	case api.HeaderPayoutSignature:
+		return api.HeaderPayoutSignature
+	case api.ContentTypeJSON:
+		return api.ContentTypeJSON
+	}
+	return string(tok)
+}
+
+func (s *wireScanner) time() (time.Time, error) {
+	s.skipSpace()
+	start := s.pos
+	if _, err := s.stringToken(); err != nil {
+		return time.Time{}, err
+	}
+	var t time.Time
+	if err := t.UnmarshalJSON(s.data[start:s.pos]); err != nil {
+		return time.Time{}, errSlowPath
+	}
+	return t, nil
+}
+
+func (s *wireScanner) uint() (uint64, error) {
+	s.skipSpace()
+	start := s.pos
+	for s.pos < len(s.data) && s.data[s.pos] >= '0' && s.data[s.pos] <= '9' {
+		s.pos++
+	}
+	tok := s.data[start:s.pos]
+	if len(tok) == 0 || (len(tok) > 1 && tok[0] == '0') {
+		return 0, errSlowPath
+	}
+	if s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case '.', 'e', 'E':
+			return 0, errSlowPath
+		}
+	}
+	return strconv.ParseUint(string(tok), 10, 64)
+}
+
+// rawValue returns the next value's bytes: an object or array, found by
+// matching brackets outside strings, then checked with json.Valid.
+func (s *wireScanner) rawValue() ([]byte, error) {
+	s.skipSpace()
+	start := s.pos
+	if s.pos >= len(s.data) || (s.data[s.pos] != '{' && s.data[s.pos] != '[') {
+		return nil, errSlowPath
+	}
+	depth := 0
+	for ; s.pos < len(s.data); s.pos++ {
+		switch s.data[s.pos] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				s.pos++
+				raw := s.data[start:s.pos]
+				if !json.Valid(raw) {
+					return nil, errSlowPath
+				}
+				return raw, nil
+			}
+		case '"':
+			for s.pos++; s.pos < len(s.data) && s.data[s.pos] != '"'; s.pos++ {
+				if s.data[s.pos] == '\\' {
+					s.pos++
+				}
+			}
+		}
+	}
+	return nil, errSlowPath
+}
+
+func (s *wireScanner) headers() (map[string]string, error) {
+	if !s.consume('{') {
+		return nil, errSlowPath
+	}
+	h := make(map[string]string, 4)
+	if s.consume('}') {
+		return h, nil
+	}
+	for {
+		k, err := s.str()
+		if err != nil {
+			return nil, err
+		}
+		if !s.consume(':') {
+			return nil, errSlowPath
+		}
+		if _, dup := h[k]; dup {
+			return nil, errSlowPath
+		}
+		if h[k], err = s.str(); err != nil {
+			return nil, err
+		}
+		if s.consume('}') {
+			return h, nil
+		}
+		if !s.consume(',') {
+			return nil, errSlowPath
+		}
+	}
+}
+
+func fastDecodeEvent(data []byte, e *Event) error {
+	*e = Event{}
+	s := wireScanner{data: data}
+	if !s.consume('{') {
+		return errSlowPath
+	}
+	var seen uint32 // members already read: a repeat goes the slow way
+	if !s.consume('}') {
+		for {
+			key, err := s.stringToken()
+			if err != nil || !s.consume(':') {
+				return errSlowPath
+			}
+			bit := uint32(1) << wireMember(key)
+			if seen&bit != 0 {
+				return errSlowPath
+			}
+			seen |= bit
+			switch string(key) {
+			case "seq":
+				e.Seq, err = s.uint()
+			case "event_id":
+				e.EventID, err = s.str()
+			case "family":
+				e.Family, err = s.str()
+			case "type":
+				e.Type, err = s.str()
+			case "payout_id":
+				e.PayoutID, err = s.str()
+			case "state":
+				e.State, err = s.str()
+			case "reason":
+				e.Reason, err = s.str()
+			case "occurred_at":
+				e.OccurredAt, err = s.time()
+			case "received_at":
+				e.ReceivedAt, err = s.time()
+			case "headers":
+				e.Headers, err = s.headers()
+			case "body":
+				var raw []byte
+				if raw, err = s.rawValue(); err == nil {
+					e.Body = append(json.RawMessage(nil), raw...)
+				}
+			case "forward":
+				var raw []byte
+				if raw, err = s.rawValue(); err == nil {
+					e.Forward = new(ForwardResult)
+					if json.Unmarshal(raw, e.Forward) != nil {
+						err = errSlowPath
+					}
+				}
+			default:
+				return errSlowPath
+			}
+			if err != nil {
+				return errSlowPath
+			}
+			if s.consume('}') {
+				break
+			}
+			if !s.consume(',') {
+				return errSlowPath
+			}
+		}
+	}
+	s.skipSpace()
+	if s.pos != len(data) {
+		return errSlowPath
+	}
+	return nil
+}
+
+// wireMembers are the members the fast path reads, in Event order.
+var wireMembers = [...]string{"seq", "event_id", "family", "type", "payout_id", "state",
+	"occurred_at", "reason", "received_at", "headers", "body", "forward"}
+
+// wireMember numbers a member name (len(wireMembers) for unknown ones).
+func wireMember(key []byte) int {
+	for i, m := range wireMembers {
+		if string(key) == m {
+			return i
+		}
+	}
+	return len(wireMembers)
+}
