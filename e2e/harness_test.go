@@ -46,7 +46,11 @@ func runMain(m *testing.M) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	// The module root is the parent of this package's directory.
-	build := exec.CommandContext(ctx, goTool, "build", "-o", bin, "..")
+	args := []string{"build", "-o", bin}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	build := exec.CommandContext(ctx, goTool, append(args, "..")...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: building paydash:", err)

@@ -35,4 +35,21 @@
 // a repeat. Each connection has a bounded queue; a client that falls behind
 // is closed with code 4000 and the reason "slow consumer: queue full,
 // resume with since=N", and resumes from the store without losing anything.
+//
+// Each event's websocket frame is encoded once, straight from its stored
+// record (the fields as JSON with the raw body spliced in, so the body
+// arrives byte for byte), and shared by every client; a client's queued
+// frames go out in one write. The Subscriber decodes the relay's own
+// message shape on a fast path and anything else with encoding/json.
+//
+// # Endpoints
+//
+//	POST {Path}    a webhook; 200 {"seq":N} once stored ({"duplicate":true} for a redelivery)
+//	GET  /ws       ?since=N&type=a,b  the live stream, one JSON Event per message
+//	GET  /events   ?since=&limit=&type=&payout_id=  history page (History)
+//	GET  /healthz  {"status":"ok","first_seq":..,"last_seq":..}
+//	GET  /metrics  counters (Metrics)
+//
+// /ws, /events and /metrics need the bearer token when one is set; without
+// one they only answer requests addressed to a loopback host name.
 package webhookrelay

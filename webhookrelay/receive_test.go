@@ -272,13 +272,17 @@ func FuzzDecodeEvent(f *testing.F) {
 		e.Seq = 42
 		e.Forward = &ForwardResult{URL: "http://x", Attempts: 1, StatusCode: 200}
 		rec, _ := encodeRecord(&e)
-		frame, err := appendEventFrame(nil, rec)
+		frame, err := appendEventFrame(nil, e.Seq, rec)
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(frame[bytes.IndexByte(frame, '{'):])
 	}
 	f.Add([]byte(`{"seq":1,"seq":2}`))
+	f.Add([]byte(`{"seq":1,"body":{"a":[-0.5e+3,true,false,null,"\u00e9\n\/",{},[]]}}`))
+	f.Add([]byte(`{"seq":1,"body":{"a":01}}`))
+	f.Add([]byte(`{"seq":1,"body":{"a":1.}}`))
+	f.Add([]byte("{\"seq\":1,\"body\":{\"a\":\"\xff\"},\"type\":\"\xff\"}"))
 	f.Add([]byte(`{"Seq":1,"headers":{"A":"\u0041"},"body":[]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fast Event

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -81,9 +82,13 @@ func seqKey(seq uint64) []byte {
 
 // encodeRecord stores the event's fields as JSON followed by the raw body
 // byte for byte (JSON would re-encode it, and forwarding and signature
-// checks need the exact bytes).
+// checks need the exact bytes). The seq is the record's key, not part of
+// the record, so handlers encode records in parallel before the writer
+// assigns seqs; the JSON always starts {"seq":0, and the stream frame
+// puts the real seq there.
 func encodeRecord(e *Event) ([]byte, error) {
 	meta := *e
+	meta.Seq = 0
 	meta.Body = nil
 	mj, err := json.Marshal(&meta)
 	if err != nil {
@@ -128,28 +133,26 @@ type recordHead struct {
 	ReceivedAt time.Time `json:"received_at"`
 }
 
-// insert stores e (assigning e.Seq) and returns its record, unless its
-// event_id is already stored, in which case it sets the stored seq and
-// returns a nil record.
-func insert(tx *bolt.Tx, e *Event) (rec []byte, err error) {
+// insert stores e's record (assigning e.Seq) unless its event_id is
+// already stored, in which case it sets the stored seq and reports dup.
+func insert(tx *bolt.Tx, e *Event, rec []byte) (dup bool, err error) {
 	ids, events := tx.Bucket(bucketIDs), tx.Bucket(bucketEvents)
 	if v := ids.Get([]byte(e.EventID)); v != nil {
 		e.Seq = binary.BigEndian.Uint64(v)
-		return nil, nil
+		return true, nil
 	}
+	// Keys only ever grow: full pages split less and waste no space.
+	events.FillPercent = 1.0
 	seq, err := events.NextSequence()
 	if err != nil {
-		return nil, err
+		return false, err
 	}
 	e.Seq = seq
-	if rec, err = encodeRecord(e); err != nil {
-		return nil, err
-	}
 	key := seqKey(seq)
 	if err := events.Put(key, rec); err != nil {
-		return nil, err
+		return false, err
 	}
-	return rec, ids.Put([]byte(e.EventID), key)
+	return false, ids.Put([]byte(e.EventID), key)
 }
 
 // retain deletes the oldest events beyond retainCount or older than
@@ -262,14 +265,18 @@ func (s *store) scan(after uint64, max, maxBytes int, keep func(*Event) bool, fn
 	})
 }
 
-// bodyNull is where a record's fields leave room for the body.
-var bodyNull = []byte(`"body":null`)
+// Splice points of a record's JSON fields.
+var (
+	bodyNull  = []byte(`"body":null`)
+	seqZero   = []byte(`{"seq":0`)
+	seqPrefix = seqZero[:len(seqZero)-1]
+)
 
-// appendEventFrame appends the websocket text frame streaming a record:
-// its JSON fields with the raw body spliced in where they hold
-// "body":null. This sends the body byte for byte and costs no JSON
-// decoding or encoding per event and client.
-func appendEventFrame(dst, rec []byte) ([]byte, error) {
+// appendEventFrame appends the websocket text frame streaming the record
+// stored under seq: its JSON fields with the seq filled in and the raw body
+// spliced in where they hold "body":null. This sends the body byte for
+// byte and costs no JSON decoding or encoding per event and client.
+func appendEventFrame(dst []byte, seq uint64, rec []byte) ([]byte, error) {
 	meta, body, err := splitRecord(rec)
 	if err != nil {
 		return dst, err
@@ -277,15 +284,19 @@ func appendEventFrame(dst, rec []byte) ([]byte, error) {
 	// Only the Event's own "body" member can match: inside JSON strings
 	// the quotes would be escaped.
 	i := bytes.LastIndex(meta, bodyNull)
-	if i < 0 || len(body) == 0 {
-		return dst, errors.New("relay store record has no body slot")
+	if i < 0 || len(body) == 0 || !bytes.HasPrefix(meta, seqZero) {
+		return dst, errors.New("relay store record has an unknown layout")
 	}
-	at := i + len(bodyNull) - len("null")
-	n := at + len(body) + len(meta) - (i + len(bodyNull))
-	dst = appendTextFrameHeader(dst, n)
-	dst = append(dst, meta[:at]...)
+	var num [20]byte
+	digits := strconv.AppendUint(num[:0], seq, 10)
+	head := meta[len(seqZero) : i+len(bodyNull)-len("null")] // ,"event_id":..."body":
+	tail := meta[i+len(bodyNull):]
+	dst = appendTextFrameHeader(dst, len(seqPrefix)+len(digits)+len(head)+len(body)+len(tail))
+	dst = append(dst, seqPrefix...)
+	dst = append(dst, digits...)
+	dst = append(dst, head...)
 	dst = append(dst, body...)
-	return append(dst, meta[i+len(bodyNull):]...), nil
+	return append(dst, tail...), nil
 }
 
 // bounds returns the first and last stored seq (0, 0 when empty) and the

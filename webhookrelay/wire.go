@@ -60,18 +60,22 @@ func (s *wireScanner) stringToken() ([]byte, error) {
 		return nil, errSlowPath
 	}
 	start := s.pos
+	ascii := true
 	for s.pos < len(s.data) {
 		c := s.data[s.pos]
 		switch {
 		case c == '"':
 			tok := s.data[start:s.pos]
 			s.pos++
-			if !utf8.Valid(tok) {
+			// encoding/json would replace invalid UTF-8 in a string.
+			if !ascii && !utf8.Valid(tok) {
 				return nil, errSlowPath
 			}
 			return tok, nil
 		case c == '\\' || c < 0x20:
 			return nil, errSlowPath
+		case c >= 0x80:
+			ascii = false
 		}
 		s.pos++
 	}
@@ -166,38 +170,163 @@ func (s *wireScanner) uint() (uint64, error) {
 	return strconv.ParseUint(string(tok), 10, 64)
 }
 
-// rawValue returns the next value's bytes: an object or array, found by
-// matching brackets outside strings, then checked with json.Valid.
+// rawValue returns the next value's bytes if it is an object or array
+// that is valid JSON, checked in the same single pass that finds its end.
 func (s *wireScanner) rawValue() ([]byte, error) {
 	s.skipSpace()
 	start := s.pos
 	if s.pos >= len(s.data) || (s.data[s.pos] != '{' && s.data[s.pos] != '[') {
 		return nil, errSlowPath
 	}
-	depth := 0
-	for ; s.pos < len(s.data); s.pos++ {
-		switch s.data[s.pos] {
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				s.pos++
-				raw := s.data[start:s.pos]
-				if !json.Valid(raw) {
-					return nil, errSlowPath
-				}
-				return raw, nil
+	if !s.value(0) {
+		return nil, errSlowPath
+	}
+	return s.data[start:s.pos], nil
+}
+
+// maxWireDepth bounds nesting on the fast path; deeper values take the
+// slow path, which applies encoding/json's own limit.
+const maxWireDepth = 512
+
+// value consumes one JSON value (RFC 8259 grammar, as encoding/json
+// accepts it) and reports whether it was well formed.
+func (s *wireScanner) value(depth int) bool {
+	s.skipSpace()
+	if s.pos >= len(s.data) || depth > maxWireDepth {
+		return false
+	}
+	switch c := s.data[s.pos]; {
+	case c == '{':
+		s.pos++
+		if s.consume('}') {
+			return true
+		}
+		for {
+			s.skipSpace()
+			if !s.skipString() || !s.consume(':') || !s.value(depth+1) {
+				return false
 			}
-		case '"':
-			for s.pos++; s.pos < len(s.data) && s.data[s.pos] != '"'; s.pos++ {
-				if s.data[s.pos] == '\\' {
-					s.pos++
+			if s.consume('}') {
+				return true
+			}
+			if !s.consume(',') {
+				return false
+			}
+		}
+	case c == '[':
+		s.pos++
+		if s.consume(']') {
+			return true
+		}
+		for {
+			if !s.value(depth + 1) {
+				return false
+			}
+			if s.consume(']') {
+				return true
+			}
+			if !s.consume(',') {
+				return false
+			}
+		}
+	case c == '"':
+		return s.skipString()
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
+	case c == 'n':
+		return s.literal("null")
+	default:
+		return s.number()
+	}
+}
+
+func (s *wireScanner) literal(lit string) bool {
+	if len(s.data)-s.pos >= len(lit) && string(s.data[s.pos:s.pos+len(lit)]) == lit {
+		s.pos += len(lit)
+		return true
+	}
+	return false
+}
+
+// skipString consumes a string with any valid escapes. Like encoding/json
+// it accepts bytes that are not UTF-8 (a RawMessage keeps them as they are).
+func (s *wireScanner) skipString() bool {
+	if s.pos >= len(s.data) || s.data[s.pos] != '"' {
+		return false
+	}
+	for s.pos++; s.pos < len(s.data); s.pos++ {
+		switch c := s.data[s.pos]; {
+		case c == '"':
+			s.pos++
+			return true
+		case c < 0x20:
+			return false
+		case c == '\\':
+			s.pos++
+			if s.pos >= len(s.data) {
+				return false
+			}
+			switch s.data[s.pos] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if len(s.data)-s.pos < 5 {
+					return false
 				}
+				for _, h := range s.data[s.pos+1 : s.pos+5] {
+					if !isHex(h) {
+						return false
+					}
+				}
+				s.pos += 4
+			default:
+				return false
 			}
 		}
 	}
-	return nil, errSlowPath
+	return false
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// number consumes -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (s *wireScanner) number() bool {
+	if s.pos < len(s.data) && s.data[s.pos] == '-' {
+		s.pos++
+	}
+	switch {
+	case s.pos < len(s.data) && s.data[s.pos] == '0':
+		s.pos++
+	case s.digits() == 0:
+		return false
+	}
+	if s.pos < len(s.data) && s.data[s.pos] == '.' {
+		s.pos++
+		if s.digits() == 0 {
+			return false
+		}
+	}
+	if s.pos < len(s.data) && (s.data[s.pos] == 'e' || s.data[s.pos] == 'E') {
+		s.pos++
+		if s.pos < len(s.data) && (s.data[s.pos] == '+' || s.data[s.pos] == '-') {
+			s.pos++
+		}
+		if s.digits() == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *wireScanner) digits() int {
+	start := s.pos
+	for s.pos < len(s.data) && s.data[s.pos] >= '0' && s.data[s.pos] <= '9' {
+		s.pos++
+	}
+	return s.pos - start
 }
 
 func (s *wireScanner) headers() (map[string]string, error) {

@@ -26,6 +26,7 @@ var errRelayClosed = errors.New("relay is closed")
 
 type writeReq struct {
 	ev   *Event
+	rec  []byte           // encodeRecord(ev), made by the handler
 	done chan writeResult // buffered: the writer never waits on a handler
 }
 
@@ -72,7 +73,13 @@ func newWriter(s *store, h *hub, m *metrics, cfg Config, lastSeq uint64) *writer
 // submit stores e durably (assigning e.Seq) and returns once it is
 // committed, or reports that it was a duplicate.
 func (w *writer) submit(ctx context.Context, e *Event) writeResult {
-	req := &writeReq{ev: e, done: make(chan writeResult, 1)}
+	// Encoding here, in the caller's goroutine, keeps it off the single
+	// writer's serial path.
+	rec, err := encodeRecord(e)
+	if err != nil {
+		return writeResult{err: fmt.Errorf("encode event: %w", err)}
+	}
+	req := &writeReq{ev: e, rec: rec, done: make(chan writeResult, 1)}
 	select {
 	case w.reqs <- req:
 	case <-ctx.Done():
@@ -170,14 +177,14 @@ func (w *writer) cutoff() time.Time {
 // transaction, then publishes and answers.
 func (w *writer) commit(batch []*writeReq) {
 	cutoff := w.cutoff()
-	recs := make([][]byte, len(batch)) // nil for duplicates
+	dups := make([]bool, len(batch))
 	err := w.store.db.Update(func(tx *bolt.Tx) error {
 		for i, req := range batch {
-			rec, err := insert(tx, req.ev)
+			dup, err := insert(tx, req.ev, req.rec)
 			if err != nil {
 				return err
 			}
-			recs[i] = rec
+			dups[i] = dup
 		}
 		_, err := retain(tx, w.retainCount, cutoff, false)
 		return err
@@ -191,11 +198,11 @@ func (w *writer) commit(batch []*writeReq) {
 	}
 	msgs := make([]hubMsg, 0, len(batch))
 	for i, req := range batch {
-		if recs[i] == nil {
+		if dups[i] {
 			continue
 		}
 		w.lastSeq.Store(req.ev.Seq)
-		frame, err := appendEventFrame(nil, recs[i])
+		frame, err := appendEventFrame(nil, req.ev.Seq, req.rec)
 		if err != nil {
 			// Not expected for a record just encoded; encoding the event
 			// the slow way keeps live clients complete regardless.
@@ -216,7 +223,7 @@ func (w *writer) commit(batch []*writeReq) {
 		}
 	}
 	for i, req := range batch {
-		dup := recs[i] == nil
+		dup := dups[i]
 		if dup {
 			w.m.duplicates.Add(1)
 		} else {

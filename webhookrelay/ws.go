@@ -288,7 +288,7 @@ func (c *wsClient) sendBacklog() error {
 					return true, nil
 				}
 			}
-			frame, err := appendEventFrame(nil, rec)
+			frame, err := appendEventFrame(nil, seq, rec)
 			if err != nil {
 				return false, err
 			}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -15,6 +16,7 @@ import (
 )
 
 func TestTokenEndpoint(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *Options) { o.ClientSecret = "s3cret"; o.TokenTTL = 30 * time.Minute })
 	form := func(kv ...string) url.Values {
 		v := url.Values{"grant_type": {"client_credentials"}, "client_id": {DefaultClientID}, "client_secret": {"s3cret"}, "scope": {"payouts"}}
@@ -82,6 +84,7 @@ func TestTokenEndpoint(t *testing.T) {
 // TestBearerRules covers 401 for missing, unknown and expired tokens and
 // 403 for the wrong scope, on every kind of endpoint.
 func TestBearerRules(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	payouts, payments := e.token(api.ScopePayouts), e.token(api.ScopePayments)
 	tests := []struct {
@@ -167,6 +170,7 @@ func validMandate(mandateType string) *api.MandateRequest {
 // TestMandateScope: the token needs exactly one recurring scope, matching
 // mandate.type.
 func TestMandateScope(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	tests := []struct {
 		name   string
@@ -196,6 +200,7 @@ func TestMandateScope(t *testing.T) {
 }
 
 func TestSignatureRules(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	other, err := api.GenerateSigningKey()
 	if err != nil {
@@ -224,6 +229,26 @@ func TestSignatureRules(t *testing.T) {
 		body = mutate(h, body)
 		return e.do("POST", path, h, body)
 	}
+	// resign replaces the signature with one by key under kid over path,
+	// covering the Idempotency-Key when coverKey.
+	resign := func(key *ecdsa.PrivateKey, kid, path string, coverKey bool) func(h http.Header, b []byte) []byte {
+		return func(h http.Header, b []byte) []byte {
+			var signed []api.SignedHeader
+			if coverKey {
+				signed = []api.SignedHeader{{Name: api.HeaderIdempotencyKey, Value: h.Get(api.HeaderIdempotencyKey)}}
+			}
+			name := api.HeaderSignature
+			if strings.HasPrefix(path, "/v1/") {
+				name = api.HeaderPayoutSignature
+			}
+			sig, err := api.Sign(key, kid, "POST", path, signed, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.Set(name, sig)
+			return b
+		}
+	}
 	tests := []struct {
 		name, path, header, tok string
 		body                    []byte
@@ -235,27 +260,15 @@ func TestSignatureRules(t *testing.T) {
 		{"payment unsigned", "/v3/payments", api.HeaderSignature, payTok, payBody,
 			func(h http.Header, b []byte) []byte { h.Del(api.HeaderSignature); return b }, 401, "Svc-Signature header is missing"},
 		{"payment signed by another key", "/v3/payments", api.HeaderSignature, payTok, payBody,
-			func(h http.Header, b []byte) []byte {
-				sig, _ := api.Sign(other, testKeyID, "POST", "/v3/payments", []api.SignedHeader{{Name: api.HeaderIdempotencyKey, Value: h.Get(api.HeaderIdempotencyKey)}}, b)
-				h.Set(api.HeaderSignature, sig)
-				return b
-			}, 401, "Svc-Signature header is invalid"},
+			resign(other, testKeyID, "/v3/payments", true), 401, "Svc-Signature header is invalid"},
 		{"payment body changed after signing", "/v3/payments", api.HeaderSignature, payTok, payBody,
 			func(h http.Header, b []byte) []byte { return append([]byte(" "), b...) }, 401, "Svc-Signature header is invalid"},
 		{"idempotency key swapped under the signature", "/v3/payments", api.HeaderSignature, payTok, payBody,
 			func(h http.Header, b []byte) []byte { h.Set(api.HeaderIdempotencyKey, uuid.NewString()); return b }, 401, "Svc-Signature header is invalid"},
 		{"idempotency key not signed", "/v3/payments", api.HeaderSignature, payTok, payBody,
-			func(h http.Header, b []byte) []byte {
-				sig, _ := api.Sign(e.key, testKeyID, "POST", "/v3/payments", nil, b)
-				h.Set(api.HeaderSignature, sig)
-				return b
-			}, 401, "not covered"},
+			resign(e.key, testKeyID, "/v3/payments", false), 401, "not covered"},
 		{"wrong key id", "/v3/payments", api.HeaderSignature, payTok, payBody,
-			func(h http.Header, b []byte) []byte {
-				sig, _ := api.Sign(e.key, "old-key", "POST", "/v3/payments", []api.SignedHeader{{Name: api.HeaderIdempotencyKey, Value: h.Get(api.HeaderIdempotencyKey)}}, b)
-				h.Set(api.HeaderSignature, sig)
-				return b
-			}, 401, `key id "old-key"`},
+			resign(e.key, "old-key", "/v3/payments", true), 401, `key id "old-key"`},
 		{"payment signature in the payout header", "/v3/payments", api.HeaderSignature, payTok, payBody,
 			func(h http.Header, b []byte) []byte {
 				h.Set(api.HeaderPayoutSignature, h.Get(api.HeaderSignature))
@@ -266,11 +279,7 @@ func TestSignatureRules(t *testing.T) {
 		{"payout unsigned", "/v1/payouts", api.HeaderPayoutSignature, poTok, poBody,
 			func(h http.Header, b []byte) []byte { h.Del(api.HeaderPayoutSignature); return b }, 401, "X-Svc-Signature header is missing"},
 		{"payout signed for another path", "/v1/payouts", api.HeaderPayoutSignature, poTok, poBody,
-			func(h http.Header, b []byte) []byte {
-				sig, _ := api.Sign(e.key, testKeyID, "POST", "/v1/payout", nil, b)
-				h.Set(api.HeaderPayoutSignature, sig)
-				return b
-			}, 401, "X-Svc-Signature header is invalid"},
+			resign(e.key, testKeyID, "/v1/payout", false), 401, "X-Svc-Signature header is invalid"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -295,6 +304,7 @@ func validPayment() *api.PaymentRequest {
 }
 
 func TestIdempotency(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	ctx := context.Background()
 	key := uuid.NewString()

@@ -40,10 +40,7 @@ type controlIndex struct {
 	MagicRules       []string          `json:"magic_rules"`
 }
 
-func (s *Sandbox) handleControlIndex(w http.ResponseWriter, r *http.Request) error {
-	if r.URL.Path != "/sandbox" && r.URL.Path != "/sandbox/" {
-		return errNotFound(fmt.Sprintf("no endpoint %s; see GET /sandbox for the list", r.URL.Path))
-	}
+func (s *Sandbox) handleControlIndex(w http.ResponseWriter, _ *http.Request) error {
 	return writeJSON(w, http.StatusOK, controlIndex{
 		Interface: []string{"POST /connect/token", "POST /v3/mandates", "POST /v3/payments",
 			"GET /v1/balances", "POST /v1/payouts", "GET /v1/transactions"},

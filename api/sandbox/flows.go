@@ -111,15 +111,24 @@ func (fs *flowStore) add(f *flow) {
 	fs.flows[f.kind][f.id] = f
 }
 
+// lookup finds a flow and applies expiry; the caller holds mu.
+func (fs *flowStore) lookup(k flowKind, id string, now time.Time) (*flow, error) {
+	f, ok := fs.flows[k][id]
+	if !ok {
+		return nil, fmt.Errorf("no %s with id %q: %w", k, id, ErrNotFound)
+	}
+	f.settle(now)
+	return f, nil
+}
+
 // get returns a copy of the flow, with expiry applied.
 func (fs *flowStore) get(k flowKind, id string, now time.Time) (flow, error) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
-	f, ok := fs.flows[k][id]
-	if !ok {
-		return flow{}, fmt.Errorf("no %s with id %q: %w", k, id, ErrNotFound)
+	f, err := fs.lookup(k, id, now)
+	if err != nil {
+		return flow{}, err
 	}
-	f.settle(now)
 	return *f, nil
 }
 
@@ -127,11 +136,10 @@ func (fs *flowStore) get(k flowKind, id string, now time.Time) (flow, error) {
 func (fs *flowStore) transition(k flowKind, id string, now time.Time, to, reason string) (flow, error) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
-	f, ok := fs.flows[k][id]
-	if !ok {
-		return flow{}, fmt.Errorf("no %s with id %q: %w", k, id, ErrNotFound)
+	f, err := fs.lookup(k, id, now)
+	if err != nil {
+		return flow{}, err
 	}
-	f.settle(now)
 	if f.status != api.PaymentStatusAuthorizationRequired {
 		detail := f.status
 		if f.failureReason != "" {
@@ -177,8 +185,17 @@ func (s *Sandbox) authorisePayment(id string) error {
 	return nil
 }
 
-// newFlow fills what payments and mandates share.
-func (s *Sandbox) newFlow(k flowKind, user *api.User, currency string, b api.Beneficiary, metadata map[string]string) *flow {
+// invalid turns validation problems into a 400 (nil when there are none).
+func invalid(ps api.Problems) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	return errInvalidParameters(ps.Fields())
+}
+
+// newFlow stores a new payment or mandate: set fills what is particular to
+// the kind.
+func (s *Sandbox) newFlow(k flowKind, user *api.User, currency string, b api.Beneficiary, metadata map[string]string, set func(*flow)) *flow {
 	now := s.clock.Now()
 	f := &flow{kind: k, id: uuid.NewString(), resourceToken: "sbx_rt_" + randomToken(32),
 		status: api.PaymentStatusAuthorizationRequired, created: now, expires: now.Add(ResourceTokenTTL),
@@ -192,6 +209,8 @@ func (s *Sandbox) newFlow(k flowKind, user *api.User, currency string, b api.Ben
 	if f.payerName == "" {
 		f.payerName = "Payer " + f.userID[:8]
 	}
+	set(f)
+	s.flows.add(f)
 	return f
 }
 
@@ -215,30 +234,20 @@ func (s *Sandbox) checkMerchantAccount(ps api.Problems, path, currency string, b
 
 // handleCreatePayment is POST /v3/payments.
 func (s *Sandbox) handleCreatePayment(w http.ResponseWriter, r *http.Request) error {
-	g, err := s.bearer(r)
-	if err != nil {
-		return err
-	}
-	body, err := s.signedBody(r, api.HeaderSignature)
+	var req api.PaymentRequest
+	g, body, err := s.signedJSON(r, api.HeaderSignature, &req)
 	if err != nil {
 		return err
 	}
 	if err := g.require(api.ScopePayments); err != nil {
 		return err
 	}
-	var req api.PaymentRequest
-	if err := decodeJSON(r, body, &req); err != nil {
-		return err
-	}
 	return s.keyed(w, r, body, func() (int, any, error) {
-		ps := api.ValidatePayment(&req, s.validateOptions())
-		ps = s.checkMerchantAccount(ps, "payment_method.beneficiary", req.Currency, &req.PaymentMethod.Beneficiary)
-		if len(ps) > 0 {
-			return 0, nil, errInvalidParameters(ps.Fields())
+		b := &req.PaymentMethod.Beneficiary
+		if err := invalid(s.checkMerchantAccount(api.ValidatePayment(&req, s.validateOptions()), "payment_method.beneficiary", req.Currency, b)); err != nil {
+			return 0, nil, err
 		}
-		f := s.newFlow(kindPayment, req.User, req.Currency, req.PaymentMethod.Beneficiary, req.Metadata)
-		f.amount = req.AmountInMinor
-		s.flows.add(f)
+		f := s.newFlow(kindPayment, req.User, req.Currency, *b, req.Metadata, func(f *flow) { f.amount = req.AmountInMinor })
 		return http.StatusCreated, api.PaymentResponse{ID: f.id, User: api.IDRef{ID: f.userID},
 			ResourceToken: f.resourceToken, Status: f.status}, nil
 	})
@@ -247,30 +256,20 @@ func (s *Sandbox) handleCreatePayment(w http.ResponseWriter, r *http.Request) er
 // handleCreateMandate is POST /v3/mandates. The token must carry exactly
 // one recurring_payments scope, and it must match mandate.type.
 func (s *Sandbox) handleCreateMandate(w http.ResponseWriter, r *http.Request) error {
-	g, err := s.bearer(r)
-	if err != nil {
-		return err
-	}
-	body, err := s.signedBody(r, api.HeaderSignature)
-	if err != nil {
-		return err
-	}
 	var req api.MandateRequest
-	if err := decodeJSON(r, body, &req); err != nil {
+	g, body, err := s.signedJSON(r, api.HeaderSignature, &req)
+	if err != nil {
 		return err
 	}
 	if err := requireMandateScope(g, req.Mandate.Type); err != nil {
 		return err
 	}
 	return s.keyed(w, r, body, func() (int, any, error) {
-		ps := api.ValidateMandate(&req, s.validateOptions())
-		ps = s.checkMerchantAccount(ps, "mandate.beneficiary", req.Currency, &req.Mandate.Beneficiary)
-		if len(ps) > 0 {
-			return 0, nil, errInvalidParameters(ps.Fields())
+		b := &req.Mandate.Beneficiary
+		if err := invalid(s.checkMerchantAccount(api.ValidateMandate(&req, s.validateOptions()), "mandate.beneficiary", req.Currency, b)); err != nil {
+			return 0, nil, err
 		}
-		f := s.newFlow(kindMandate, req.User, req.Currency, req.Mandate.Beneficiary, req.Metadata)
-		f.mandateType = req.Mandate.Type
-		s.flows.add(f)
+		f := s.newFlow(kindMandate, req.User, req.Currency, *b, req.Metadata, func(f *flow) { f.mandateType = req.Mandate.Type })
 		return http.StatusCreated, api.MandateResponse{ID: f.id, User: api.IDRef{ID: f.userID}, ResourceToken: f.resourceToken}, nil
 	})
 }
@@ -301,11 +300,7 @@ func requireMandateScope(g *grant, mandateType string) error {
 
 // handleGetPayment is GET /v3/payments/{id} (extension; scope payments).
 func (s *Sandbox) handleGetPayment(w http.ResponseWriter, r *http.Request) error {
-	g, err := s.bearer(r)
-	if err != nil {
-		return err
-	}
-	if err := g.require(api.ScopePayments); err != nil {
+	if _, err := s.authorize(r, api.ScopePayments); err != nil {
 		return err
 	}
 	f, err := s.flows.get(kindPayment, r.PathValue("id"), s.clock.Now())

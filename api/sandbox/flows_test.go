@@ -25,6 +25,7 @@ func (e *env) getFlow(path string, scopes ...string) (FlowView, rawResponse) {
 }
 
 func TestPaymentLifecycle(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	ctx := context.Background()
 	create := func(edit func(*api.PaymentRequest)) *api.PaymentResponse {
@@ -138,6 +139,7 @@ func TestPaymentLifecycle(t *testing.T) {
 }
 
 func TestMandateLifecycle(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	ctx := context.Background()
 	m, err := e.client.CreateMandate(ctx, validMandate(api.MandateCommercial), "")
@@ -189,6 +191,7 @@ func TestMandateLifecycle(t *testing.T) {
 // map keyed by field path, including what only the sandbox knows (its
 // merchant accounts and their currencies).
 func TestCreationValidation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	ctx := context.Background()
 	payments := []struct {

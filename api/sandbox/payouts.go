@@ -26,19 +26,12 @@ const (
 
 // handleCreatePayout is POST /v1/payouts.
 func (s *Sandbox) handleCreatePayout(w http.ResponseWriter, r *http.Request) error {
-	g, err := s.bearer(r)
-	if err != nil {
-		return err
-	}
-	body, err := s.signedBody(r, api.HeaderPayoutSignature)
+	var req api.PayoutRequest
+	g, _, err := s.signedJSON(r, api.HeaderPayoutSignature, &req)
 	if err != nil {
 		return err
 	}
 	if err := g.require(api.ScopePayouts); err != nil {
-		return err
-	}
-	var req api.PayoutRequest
-	if err := decodeJSON(r, body, &req); err != nil {
 		return err
 	}
 	if _, err := s.ledger.createPayout(&req); err != nil {
@@ -60,8 +53,8 @@ func (l *ledger) createPayout(req *api.PayoutRequest) (payoutOutcome, error) {
 	if !ok && req.Currency != "" {
 		ps = addProblem(ps, "currency", fmt.Sprintf("has no payout account; the sandbox holds %s", l.currencies()))
 	}
-	if len(ps) > 0 {
-		return 0, errInvalidParameters(ps.Fields())
+	if err := invalid(ps); err != nil {
+		return 0, err
 	}
 	iban := api.NormalizeIBAN(req.BeneficiaryIBAN)
 

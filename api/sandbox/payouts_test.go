@@ -19,6 +19,7 @@ import (
 // TestPayoutPaths drives every payout path through the client and checks
 // the webhooks (in order, signed), the report and the balances.
 func TestPayoutPaths(t *testing.T) {
+	t.Parallel()
 	type step struct{ event, reason string }
 	tests := []struct {
 		name      string
@@ -155,6 +156,7 @@ func findTxn(t testing.TB, e *env, id string) *api.Transaction {
 }
 
 func TestPayoutRefusals(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, nil)
 	ctx := context.Background()
 	tests := []struct {
@@ -204,6 +206,7 @@ func TestPayoutRefusals(t *testing.T) {
 // again on the retry schedule, with a fresh signed timestamp, and the
 // payout's next event waits for it.
 func TestWebhookRetry(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *Options) { o.StepDelay = time.Hour })
 	e.hook.setFail(func(n int, _ []byte) int {
 		if n <= 2 {
@@ -277,6 +280,7 @@ func TestWebhookRetry(t *testing.T) {
 // TestWebhookOrderPerPayout: with many payouts in flight and a receiver
 // that fails at random, each payout's events still arrive in state order.
 func TestWebhookOrderPerPayout(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *Options) { o.WebhookRetry = []time.Duration{time.Second, time.Second, time.Second, time.Second} })
 	var calls atomic.Int64
 	e.hook.setFail(func(n int, _ []byte) int {
@@ -312,6 +316,7 @@ func TestWebhookOrderPerPayout(t *testing.T) {
 }
 
 func TestNoWebhookURI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *Options) { o.WebhookURI = "" })
 	p := payout("GBP", 100)
 	if err := e.client.CreatePayout(context.Background(), p); err != nil {
@@ -332,6 +337,7 @@ func TestNoWebhookURI(t *testing.T) {
 // -race); the events are read from the delivery log, which records each
 // dropped event with its body.
 func TestConcurrentPayouts(t *testing.T) {
+	t.Parallel()
 	const n, amount = 1000, 700
 	e := newEnv(t, func(o *Options) { o.InitialFunds = map[string]int64{"GBP": n / 2 * amount}; o.WebhookURI = "" })
 	// Like any real client, this one pools connections (64 at once) rather

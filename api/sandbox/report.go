@@ -24,11 +24,7 @@ const (
 
 // handleBalances is GET /v1/balances.
 func (s *Sandbox) handleBalances(w http.ResponseWriter, r *http.Request) error {
-	g, err := s.bearer(r)
-	if err != nil {
-		return err
-	}
-	if err := g.require(api.ScopePayouts); err != nil {
+	if _, err := s.authorize(r, api.ScopePayouts); err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, api.BalancesResponse{Results: s.ledger.balances()})
@@ -151,11 +147,7 @@ func (l *ledger) size() int {
 // report holds the records that existed when the request arrived, oldest
 // first, in their state at the moment they are copied.
 func (s *Sandbox) handleTransactions(w http.ResponseWriter, r *http.Request) error {
-	g, err := s.bearer(r)
-	if err != nil {
-		return err
-	}
-	if err := g.require(api.ScopePayouts); err != nil {
+	if _, err := s.authorize(r, api.ScopePayouts); err != nil {
 		return err
 	}
 	f, err := s.ledger.parseReportFilter(r.URL.Query())

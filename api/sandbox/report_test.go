@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,6 +10,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +22,7 @@ import (
 // TestReportEncoding: the hand-written record encoder writes exactly what
 // encoding/json writes for api.Transaction.
 func TestReportEncoding(t *testing.T) {
+	t.Parallel()
 	l := &ledger{accounts: []*account{{MerchantAccount: MerchantAccount{Currency: "GBP"}}, {MerchantAccount: MerchantAccount{Currency: "EUR"}}}}
 	at := time.Date(2024, 2, 29, 23, 59, 59, 123456700, time.UTC).UnixNano()
 	tests := []txn{
@@ -76,6 +80,7 @@ func booked(tx api.Transaction) time.Time {
 }
 
 func TestReportFilters(t *testing.T) {
+	t.Parallel()
 	e, all := reportEnv(t)
 	for i := 1; i < len(all); i++ {
 		if booked(all[i]).Before(booked(all[i-1])) {
@@ -162,6 +167,7 @@ func rawReport(t *testing.T, e *env, q url.Values) string {
 // TestHistory: the seeded history is deterministic, realistic and
 // consistent with the balances.
 func TestHistory(t *testing.T) {
+	t.Parallel()
 	gen := func(seed int64) ([]txn, []*account) {
 		accts := []*account{{MerchantAccount: accountDefs()[0]}, {MerchantAccount: accountDefs()[1]}}
 		o, _ := Options{MerchantKey: &testKey(t).PublicKey, History: 3_000, HistorySeed: seed}.withDefaults()
@@ -222,25 +228,61 @@ func TestHistory(t *testing.T) {
 	}
 }
 
-// TestLargeHistoryStreams: a 200,000-record report streams through the
-// client, and its totals agree with the balances.
+// TestLargeHistoryStreams: a 200,000-record report is streamed (chunked,
+// never sized up front), every record arrives, a sample decodes as
+// api.Transaction, and the totals agree with the balances. The stream is
+// scanned record by record rather than decoded whole by the client, whose
+// reflection decoding would take most of the package's time under -race;
+// the client reads reports in the other tests.
 func TestLargeHistoryStreams(t *testing.T) {
+	t.Parallel()
 	const n = 200_000
-	e := newEnv(t, func(o *Options) { o.History = n; o.HistorySeed = 1 })
-	total := map[string]int64{}
-	count := 0
-	err := e.client.StreamTransactions(context.Background(), api.TransactionQuery{}, func(tx api.Transaction) error {
-		count++
-		switch {
-		case tx.Type == api.TransactionFunding:
-			total[tx.Currency] += tx.AmountInMinor
-		case tx.Status == api.StateSettled:
-			total[tx.Currency] -= tx.AmountInMinor
-		}
-		return nil
-	})
+	e := newEnv(t, func(o *Options) { o.History = n; o.HistorySeed = 1; o.WebhookURI = "" })
+	req, _ := http.NewRequest("GET", e.srv.URL+"/v1/transactions", nil)
+	req.Header.Set("Authorization", "Bearer "+e.token(api.ScopePayouts))
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.ContentLength != -1 || !slices.Equal(resp.TransferEncoding, []string{"chunked"}) {
+		t.Fatalf("status %d, length %d, encoding %v: want a chunked stream", resp.StatusCode, resp.ContentLength, resp.TransferEncoding)
+	}
+	br := bufio.NewReaderSize(resp.Body, 64<<10)
+	head := make([]byte, len(`{"results":[`))
+	if _, err := io.ReadFull(br, head); err != nil || string(head) != `{"results":[` {
+		t.Fatalf("report starts %q", head)
+	}
+	total := map[string]int64{}
+	count := 0
+	for {
+		// Seeded strings hold no braces, so each record ends at its first '}'.
+		rec, err := br.ReadSlice('}')
+		if err != nil {
+			t.Fatalf("after %d records: %v", count, err)
+		}
+		rec = bytes.TrimPrefix(rec, []byte(","))
+		if count%1000 == 0 {
+			var tx api.Transaction
+			if err := json.Unmarshal(rec, &tx); err != nil || tx.TransactionID == "" || tx.AmountInMinor <= 0 {
+				t.Fatalf("record %d %s: %v", count, rec, err)
+			}
+		}
+		count++
+		amount, _ := strconv.ParseInt(string(field(rec, "amount_in_minor", ',')), 10, 64)
+		cur := string(field(rec, "currency", ','))
+		switch {
+		case bytes.Contains(rec, []byte(`"type":"funding"`)):
+			total[cur] += amount
+		case bytes.Contains(rec, []byte(`"status":"settled"`)):
+			total[cur] -= amount
+		}
+		if next, _ := br.Peek(1); len(next) == 1 && next[0] == ']' {
+			break
+		}
+	}
+	if rest, _ := io.ReadAll(br); string(rest) != "]}\n" {
+		t.Fatalf("report ends %q", rest)
 	}
 	if count != n+2 {
 		t.Fatalf("streamed %d records, want %d", count, n+2)
@@ -252,9 +294,50 @@ func TestLargeHistoryStreams(t *testing.T) {
 	}
 }
 
+// field returns the raw value of "name": in rec, up to end (quotes
+// stripped).
+func field(rec []byte, name string, end byte) []byte {
+	key := []byte(`"` + name + `":`)
+	i := bytes.Index(rec, key)
+	if i < 0 {
+		return nil
+	}
+	v := rec[i+len(key):]
+	if j := bytes.IndexByte(v, end); j >= 0 {
+		v = v[:j]
+	}
+	return bytes.Trim(v, `"`)
+}
+
+// reportTotals streams the whole report through the client and returns,
+// per currency, fundings minus settled payouts, and the record count. No
+// payout may be left in flight.
+func reportTotals(t *testing.T, e *env) (map[string]int64, int) {
+	t.Helper()
+	total := map[string]int64{}
+	count := 0
+	err := e.client.StreamTransactions(context.Background(), api.TransactionQuery{}, func(tx api.Transaction) error {
+		count++
+		switch {
+		case tx.Status == api.StateAuthorised || tx.Status == api.StateSubmitted:
+			return fmt.Errorf("payout %s still %s", tx.TransactionID, tx.Status)
+		case tx.Type == api.TransactionFunding:
+			total[tx.Currency] += tx.AmountInMinor
+		case tx.Status == api.StateSettled:
+			total[tx.Currency] -= tx.AmountInMinor
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return total, count
+}
+
 // TestReportStopsForGoneClient: a reader that hangs up mid-report does
 // not keep the server writing.
 func TestReportStopsForGoneClient(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *Options) { o.History = 50_000 })
 	req, _ := http.NewRequest("GET", e.srv.URL+"/v1/transactions", nil)
 	req.Header.Set("Authorization", "Bearer "+e.token(api.ScopePayouts))
@@ -276,6 +359,7 @@ func TestReportStopsForGoneClient(t *testing.T) {
 // kind, fundings, clock ticks, account switches, repeats — checking the
 // invariant after each.
 func TestLedgerInvariant(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(o *Options) {
 		o.WebhookURI = ""
 		o.StepDelay = time.Second
@@ -322,21 +406,7 @@ func TestLedgerInvariant(t *testing.T) {
 	// Drain: every payout reaches its end, and the report agrees.
 	e.clock.Advance(time.Minute)
 	checkLedger(t, l)
-	total := map[string]int64{}
-	err := e.client.StreamTransactions(context.Background(), api.TransactionQuery{}, func(tx api.Transaction) error {
-		switch {
-		case tx.Status == api.StateAuthorised || tx.Status == api.StateSubmitted:
-			return fmt.Errorf("payout %s still %s after draining", tx.TransactionID, tx.Status)
-		case tx.Type == api.TransactionFunding:
-			total[tx.Currency] += tx.AmountInMinor
-		case tx.Status == api.StateSettled:
-			total[tx.Currency] -= tx.AmountInMinor
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	total, _ := reportTotals(t, e)
 	for _, b := range e.srv.Balances() {
 		if b.CurrentBalanceInMinor != total[b.Currency] || b.AvailableBalanceInMinor != b.CurrentBalanceInMinor {
 			t.Fatalf("%s balance %+v, report says %d", b.Currency, b, total[b.Currency])

@@ -43,7 +43,7 @@ func (s *Sandbox) routes() http.Handler {
 	handle("/.well-known/jwks", methods{http.MethodGet: s.handleJWKS})
 	// Control.
 	handle("/sandbox", methods{http.MethodGet: s.handleControlIndex})
-	handle("/sandbox/", methods{http.MethodGet: s.handleControlIndex})
+	handle("/sandbox/{$}", methods{http.MethodGet: s.handleControlIndex})
 	handle("/sandbox/fund", methods{http.MethodPost: s.handleFund})
 	handle("/sandbox/webhook", methods{http.MethodGet: s.handleGetWebhook, http.MethodPut: s.handlePutWebhook})
 	handle("/sandbox/payments/{id}/{action}", methods{http.MethodPost: s.handleFlowAction(kindPayment)})
@@ -205,6 +205,30 @@ func addProblem(ps api.Problems, field, msg string) api.Problems {
 		}
 	}
 	return append(ps, api.Problem{Field: field, Message: msg})
+}
+
+// authorize authenticates the bearer token and requires scope.
+func (s *Sandbox) authorize(r *http.Request, scope string) (*grant, error) {
+	g, err := s.bearer(r)
+	if err != nil {
+		return nil, err
+	}
+	return g, g.require(scope)
+}
+
+// signedJSON is the prologue of every interface POST: authenticate the
+// token, verify the signature in sigHeader, decode the body into v. The
+// scope is checked by the caller, since a mandate's depends on the body.
+func (s *Sandbox) signedJSON(r *http.Request, sigHeader string, v any) (*grant, []byte, error) {
+	g, err := s.bearer(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	body, err := s.signedBody(r, sigHeader)
+	if err != nil {
+		return nil, nil, err
+	}
+	return g, body, decodeJSON(r, body, v)
 }
 
 func (s *Sandbox) handleJWKS(w http.ResponseWriter, _ *http.Request) error {

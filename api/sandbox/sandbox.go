@@ -43,7 +43,8 @@ type Options struct {
 	// the real clock, the next Advance on a clock.Fake.
 	StepDelay time.Duration
 	// WebhookRetry is the wait before each retry of a failed delivery;
-	// default {1s, 2s, 4s, 8s, 16s} (so six attempts in all).
+	// nil means {1s, 2s, 4s, 8s, 16s} (six attempts in all), an empty
+	// non-nil slice means no retries.
 	WebhookRetry []time.Duration
 	// WebhookTimeout bounds one delivery attempt (real time); default 10s.
 	WebhookTimeout time.Duration
@@ -61,7 +62,7 @@ type Options struct {
 	InitialFunds map[string]int64
 	// DenyList holds beneficiary names the AML check always rejects
 	// (compared case-insensitively, spaces collapsed). nil means
-	// DefaultDenyList; an empty non-nil slice disables it.
+	// DefaultDenyList(); an empty non-nil slice disables it.
 	DenyList []string
 	// Regulated makes validation treat the merchant as regulated (personal
 	// details optional, mandate.reference allowed).
@@ -78,8 +79,9 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// DefaultDenyList is the AML deny list used when Options.DenyList is nil.
-var DefaultDenyList = []string{"Sanctioned Person", "Blocked Beneficiary"}
+// DefaultDenyList returns the AML deny list used when Options.DenyList is
+// nil.
+func DefaultDenyList() []string { return []string{"Sanctioned Person", "Blocked Beneficiary"} }
 
 // Defaults of Options.
 const (
@@ -191,7 +193,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.InitialFunds = map[string]int64{"GBP": 100_000_000, "EUR": 50_000_000}
 	}
 	if o.DenyList == nil {
-		o.DenyList = DefaultDenyList
+		o.DenyList = DefaultDenyList()
 	}
 	if o.DeliveryLogSize <= 0 {
 		o.DeliveryLogSize = 10_000
