@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -188,4 +189,57 @@ func TestBatchKilledHalfwayPaysEveryRowOnce(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestBatchSummaryFollowsWebhooks runs the headless demo (sandbox + relay)
+// and a batch against its profile: the summary reports each row's final
+// state from the relay's webhooks, and the demo stops cleanly on SIGINT.
+func TestBatchSummaryFollowsWebhooks(t *testing.T) {
+	env := isolatedEnv(t)
+	ports := filepath.Join(t.TempDir(), "ports.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	demo := exec.CommandContext(ctx, bin, "demo", "--headless", "--activity=false", "--history", "20", "--step-delay", "100ms", "--ports-file", ports)
+	demo.Env = env
+	var demoOut strings.Builder
+	demo.Stdout = &demoOut
+	if err := demo.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer demo.Process.Kill()
+	var addrs struct{ Sandbox, Relay string }
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(ports); err == nil && json.Unmarshal(b, &addrs) == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the headless demo did not come up within 20s")
+		}
+	}
+	cfg := filepath.Join(envValue(env, "XDG_STATE_HOME"), "paydash", "demo", "config.toml")
+	file := writeFile(t, "mixed-outcomes.csv", "name,iban,reference,amount,currency\n"+
+		"Ada Lovelace,GB33BUKB20201555555555,E2E-W-1,10.00,GBP\n"+
+		"AML Test Person,GB33BUKB20201555555555,E2E-W-2,10.00,GBP\n"+ // the sandbox's AML rule rejects it
+		"Grace Hopper,GB33BUKB20201555555555,FAIL:account closed,10.00,GBP\n"+ // the sandbox fails it
+		"Müller GmbH,DE89370400440532013000,E2E-W-4,3.00,EUR\n")
+	stdout, stderr, code := runCLI(t, env, 40*time.Second, "--config", cfg, "payout", "batch", file, "--yes", "--wait", "20s")
+	if code != 3 {
+		t.Errorf("exit %d, want 3 (rows rejected or failed)\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"accepted by the service: 4", "settled 2, pending 0, rejected 1, failed 1, not sent 0", "aml_check_failed", "account_closed"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	if err := demo.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := demo.Wait(); err != nil {
+		t.Errorf("headless demo after ctrl+c: %v", err)
+	}
+	if !strings.Contains(demoOut.String(), "paydash --config "+cfg) {
+		t.Errorf("the headless demo does not say how to attach:\n%s", demoOut.String())
+	}
+	notListening(t, addrs.Sandbox)
+	notListening(t, addrs.Relay)
 }

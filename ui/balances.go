@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
@@ -27,14 +26,13 @@ type balanceRow struct {
 func (r *balanceRow) key() string { return r.b.Currency + "|" + r.b.IBAN }
 
 type balancesView struct {
-	rows      []*balanceRow
-	lastAt    time.Time
-	err       error
-	inFlight  bool
-	pending   bool
-	nav       listNav
-	filter    textinput.Model
-	filtering bool
+	rows     []*balanceRow
+	lastAt   time.Time
+	err      error
+	inFlight bool
+	pending  bool
+	nav      listNav
+	filter   filterBar
 }
 
 type balancesMsg struct {
@@ -44,11 +42,7 @@ type balancesMsg struct {
 }
 
 func newBalancesView() balancesView {
-	ti := textinput.New()
-	ti.Prompt = "/"
-	ti.Placeholder = "currency or IBAN"
-	staticCursor(&ti)
-	return balancesView{filter: ti}
+	return balancesView{filter: newFilterBar("currency or IBAN")}
 }
 
 // fetch asks for balances unless a request is already out; then one more
@@ -131,7 +125,7 @@ func (v *balancesView) lowAlerts(m *model) string {
 }
 
 func (v *balancesView) visible() []*balanceRow {
-	q := strings.ToLower(strings.TrimSpace(v.filter.Value()))
+	q := v.filter.query()
 	if q == "" {
 		return v.rows
 	}
@@ -144,17 +138,14 @@ func (v *balancesView) visible() []*balanceRow {
 	return out
 }
 
-func (v *balancesView) capturing() bool { return v.filtering }
+func (v *balancesView) capturing() bool { return v.filter.active }
 
-func (v *balancesView) startFilter() (tea.Cmd, bool) {
-	v.filtering = true
-	return v.filter.Focus(), true
-}
+func (v *balancesView) startFilter() (tea.Cmd, bool) { return v.filter.start(), true }
 
 func (v *balancesView) keys() helpMap {
 	g := newGlobalKeys()
-	if v.filtering {
-		return helpMap{short: []key.Binding{kb("enter", "enter", "keep filter"), kb("esc", "esc", "clear filter")}}
+	if v.filter.active {
+		return filterBarKeys
 	}
 	return helpMap{
 		short: []key.Binding{g.Up, g.Down, g.Filter, g.Refresh},
@@ -163,25 +154,13 @@ func (v *balancesView) keys() helpMap {
 }
 
 func (v *balancesView) update(m *model, k tea.KeyMsg) tea.Cmd {
-	if v.filtering {
-		switch k.String() {
-		case "enter":
-			v.filtering = false
-			v.filter.Blur()
-			return nil
-		case "esc":
-			v.filtering = false
-			v.filter.Blur()
-			v.filter.SetValue("")
-			return nil
-		}
-		var cmd tea.Cmd
-		v.filter, cmd = v.filter.Update(k)
+	if v.filter.active {
+		cmd, _ := v.filter.update(k)
 		v.nav.clamp(len(v.visible()), 0)
 		return cmd
 	}
-	if k.String() == "esc" && v.filter.Value() != "" {
-		v.filter.SetValue("")
+	if k.String() == "esc" {
+		v.filter.set("")
 		return nil
 	}
 	v.nav.move(k, &m.keys, len(v.visible()), 0)
@@ -211,8 +190,8 @@ func (v *balancesView) view(m *model, w, h int) string {
 	var b strings.Builder
 	rows := v.visible()
 	switch {
-	case v.filtering || v.filter.Value() != "":
-		b.WriteString(v.filter.View())
+	case v.filter.shown():
+		b.WriteString(v.filter.view())
 	case v.err != nil && len(v.rows) == 0:
 		b.WriteString(m.st.bad.Render(fit("Could not load balances: "+v.err.Error(), w)))
 	case v.lastAt.IsZero():
@@ -221,8 +200,8 @@ func (v *balancesView) view(m *model, w, h int) string {
 		b.WriteString(m.st.muted.Render(itoa(len(v.rows)) + " payout accounts · refresh every " + m.opts.BalanceRefresh.String() + " and after every payout event"))
 	}
 	b.WriteByte('\n')
-	ws := layoutCols(balanceCols, w)
-	b.WriteString(m.st.header.Render(headerCells(balanceCols, ws)))
+	ws := layoutCols(balanceCols, w-1)
+	b.WriteString(m.st.header.Render(" " + headerCells(balanceCols, ws)))
 	b.WriteByte('\n')
 	v.nav.clamp(len(rows), len(rows))
 	for i, r := range rows {
@@ -236,6 +215,7 @@ func (v *balancesView) view(m *model, w, h int) string {
 			sparkline(r.hist, trendW),
 		}
 		var line strings.Builder
+		line.WriteString(gutter(i == v.nav.cursor, false))
 		low := v.low(m, r)
 		switch {
 		case i == v.nav.cursor:

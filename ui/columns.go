@@ -122,3 +122,15 @@ func headerCells(specs []colSpec, ws []int) string {
 	renderCells(&b, specs, ws, titles)
 	return b.String()
 }
+
+// gutter is the first column of a list row: ">" marks the cursor and "*"
+// a row that just changed, so both show without colour (NO_COLOR).
+func gutter(cursor, changed bool) string {
+	switch {
+	case cursor:
+		return ">"
+	case changed:
+		return "*"
+	}
+	return " "
+}

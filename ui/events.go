@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -18,26 +17,21 @@ import (
 const maxEvents = 20000
 
 type eventsView struct {
-	all       []webhookrelay.Event
-	shown     []int // indexes into all that pass the filters
-	follow    bool
-	unseen    int // events arrived while paused
-	typ       string
-	nav       listNav
-	filter    textinput.Model
-	filtering bool
-	open      bool
-	openIdx   int
-	vp        viewport.Model
-	pageH     int
+	all     []webhookrelay.Event
+	shown   []int // indexes into all that pass the filters
+	follow  bool
+	unseen  int // events arrived while paused
+	typ     string
+	nav     listNav
+	filter  filterBar
+	open    bool
+	openIdx int
+	vp      viewport.Model
+	pageH   int
 }
 
 func newEventsView() eventsView {
-	ti := textinput.New()
-	ti.Prompt = "/"
-	ti.Placeholder = "type, event id, payout id, summary"
-	staticCursor(&ti)
-	return eventsView{follow: true, filter: ti, vp: viewport.New(80, 10)}
+	return eventsView{follow: true, filter: newFilterBar("type, event id, payout id, summary"), vp: viewport.New(80, 10)}
 }
 
 // add appends a batch from the subscriber (backlog first, then live).
@@ -62,7 +56,7 @@ func (v *eventsView) add(evs []webhookrelay.Event) {
 }
 
 func (v *eventsView) refilter() {
-	q := strings.ToLower(strings.TrimSpace(v.filter.Value()))
+	q := v.filter.query()
 	v.shown = v.shown[:0]
 	for i := range v.all {
 		ev := &v.all[i]
@@ -113,21 +107,20 @@ var evKeys = struct {
 	copyBody: kb("y", "y", "copy body"),
 }
 
-func (v *eventsView) capturing() bool { return v.filtering }
+func (v *eventsView) capturing() bool { return v.filter.active }
 
 func (v *eventsView) startFilter() (tea.Cmd, bool) {
 	if v.open {
 		return nil, false
 	}
-	v.filtering = true
-	return v.filter.Focus(), true
+	return v.filter.start(), true
 }
 
 func (v *eventsView) keys() helpMap {
 	g := newGlobalKeys()
 	switch {
-	case v.filtering:
-		return helpMap{short: []key.Binding{kb("enter", "enter", "keep filter"), kb("esc", "esc", "clear filter")}}
+	case v.filter.active:
+		return filterBarKeys
 	case v.open:
 		return helpMap{
 			short: []key.Binding{g.Up, g.Down, evKeys.copyBody, g.Back},
@@ -141,23 +134,12 @@ func (v *eventsView) keys() helpMap {
 }
 
 func (v *eventsView) update(m *model, k tea.KeyMsg) tea.Cmd {
-	if v.filtering {
-		switch k.String() {
-		case "enter":
-			v.filtering = false
-			v.filter.Blur()
-			return nil
-		case "esc":
-			v.filtering = false
-			v.filter.Blur()
-			v.filter.SetValue("")
+	if v.filter.active {
+		cmd, changed := v.filter.update(k)
+		if changed {
 			v.refilter()
-			return nil
+			v.nav.clamp(len(v.shown), v.pageH)
 		}
-		var cmd tea.Cmd
-		v.filter, cmd = v.filter.Update(k)
-		v.refilter()
-		v.nav.clamp(len(v.shown), v.pageH)
 		return cmd
 	}
 	if v.open {
@@ -202,7 +184,7 @@ func (v *eventsView) update(m *model, k tea.KeyMsg) tea.Cmd {
 		return m.copyText(string(v.all[v.shown[v.nav.cursor]].Body), "event body")
 	case k.String() == "esc":
 		v.typ = ""
-		v.filter.SetValue("")
+		v.filter.set("")
 		v.refilter()
 	}
 	return nil
@@ -223,8 +205,8 @@ func (v *eventsView) view(m *model, w, h int) string {
 	}
 	var b strings.Builder
 	switch {
-	case v.filtering || v.filter.Value() != "":
-		b.WriteString(v.filter.View())
+	case v.filter.shown():
+		b.WriteString(v.filter.view())
 	default:
 		b.WriteString(m.st.muted.Render(fit("/ filter · t type · f follow/pause · enter open · y copy body", w)))
 	}
@@ -244,8 +226,8 @@ func (v *eventsView) view(m *model, w, h int) string {
 		info = m.st.muted.Render("no relay configured: events and live payout updates need paydash relay")
 	}
 	b.WriteString(fit(info, w) + "\n")
-	ws := layoutCols(eventCols, w)
-	b.WriteString(m.st.header.Render(headerCells(eventCols, ws)) + "\n")
+	ws := layoutCols(eventCols, w-1)
+	b.WriteString(m.st.header.Render(" "+headerCells(eventCols, ws)) + "\n")
 	listH := max(h-3, 1)
 	v.pageH = listH
 	v.nav.clamp(len(v.shown), listH)
@@ -264,6 +246,7 @@ func (v *eventsView) view(m *model, w, h int) string {
 		cells[4] = ev.PayoutID
 		cells[5] = eventSummary(ev)
 		var line strings.Builder
+		line.WriteString(gutter(i == v.nav.cursor, false))
 		renderCells(&line, eventCols, ws, cells)
 		if i == v.nav.cursor {
 			b.WriteString(m.st.selected.Render(fit(line.String(), w)))

@@ -32,7 +32,7 @@ func TestEventUpdatesTrackerAndRefreshesBalances(t *testing.T) {
 	if fb.balanceCalls != before+1 {
 		t.Fatalf("balances fetched %d times after the event, want %d", fb.balanceCalls, before+1)
 	}
-	if got := h.m.bal.find("EUR", testBalances[0].IBAN); got == nil || got.b.AvailableBalanceInMinor != testBalances[1].AvailableBalanceInMinor-1000 {
+	if got := h.m.bal.find("EUR", testBalances[1].IBAN); got == nil || got.b.AvailableBalanceInMinor != testBalances[1].AvailableBalanceInMinor-1000 {
 		t.Errorf("balances not refreshed: %+v", got)
 	}
 	h.key("3")
@@ -55,7 +55,10 @@ func TestEventUpdatesTrackerAndRefreshesBalances(t *testing.T) {
 	if got := strings.Join(states, ","); got != "sent,authorised,submitted,settled" {
 		t.Errorf("timeline %s", got)
 	}
-	mustContain(t, h.view(), "authorised 09:30:01 → submitted 09:30:03 → settled 09:30:10")
+	if got := timeline(p, time.UTC); got != "sent 09:30:00 → authorised 09:30:01 → submitted 09:30:03 → settled 09:30:10" {
+		t.Errorf("timeline %q", got)
+	}
+	mustContain(t, h.view(), "settled    2025-03-14 09:30:10")
 }
 
 func TestRejectedPayoutShowsReason(t *testing.T) {
@@ -159,7 +162,11 @@ func TestPrettyJSONColoursWithoutChangingText(t *testing.T) {
 }
 
 func TestRelayStateInHeader(t *testing.T) {
-	h := newHarness(t, Options{Backend: newFake(1), States: make(chan webhookrelay.ConnState)}, 120, 40)
+	// A closed, empty channel: the state then comes only from the
+	// messages below.
+	states := make(chan webhookrelay.ConnState)
+	close(states)
+	h := newHarness(t, Options{Backend: newFake(1), States: states}, 120, 40)
 	mustContain(t, h.view(), "relay: connecting")
 	h.send(relayStateMsg{state: webhookrelay.ConnState{Status: webhookrelay.StateReconnecting, RetryIn: 5 * time.Second}})
 	mustContain(t, h.view(), "relay: reconnecting in 5s")
@@ -178,15 +185,17 @@ func TestBalancesChangeAndLowAlert(t *testing.T) {
 	if strings.Contains(out, "low balance") {
 		t.Fatal("alert while above the threshold")
 	}
-	fb.balances[1].AvailableBalanceInMinor = 99_999_99
-	fb.balances[1].CurrentBalanceInMinor = 100_500_00
+	fb.balances[0].AvailableBalanceInMinor = 99_999_99
+	fb.balances[0].CurrentBalanceInMinor = 100_500_00
 	h.send(balanceTickMsg{})
 	out = h.view()
-	mustContain(t, out, "⚠ low balance: GBP £99,999.99", "-£20,000.01", "£500.01")
+	mustContain(t, out, "⚠ low balance: GBP £99,999.99", "-£20,000.01")
 	if n := fb.balanceCalls; n != 2 {
 		t.Errorf("balance calls %d", n)
 	}
-	if r := h.m.bal.find("GBP", testBalances[1].IBAN); len(r.hist) != 2 || sparkline(r.hist, 10) != "█▁" {
+	h.key("down") // select GBP: its detail shows reserved and change
+	mustContain(t, h.view(), "reserved £500.01", "change since start -£20,000.01")
+	if r := h.m.bal.find("GBP", testBalances[0].IBAN); len(r.hist) != 2 || sparkline(r.hist, 10) != "█▁" {
 		t.Errorf("history %v sparkline %q", r.hist, sparkline(r.hist, 10))
 	}
 }

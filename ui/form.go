@@ -431,10 +431,10 @@ func (fv *formView) failureView(m *model, w int) string {
 	b.WriteString(errorDetails(m, fv.err, w))
 	b.WriteString("\n")
 	if fv.definite {
-		b.WriteString(m.st.muted.Render("The service refused it, so nothing was created. e edits (a fresh "+fv.spec.keyName()+"), enter retries as is, n starts over.") + "\n")
+		b.WriteString(m.st.muted.Render(wrapText("The service refused it, so nothing was created. e edits (a fresh "+fv.spec.keyName()+"), enter retries as is, n starts over.", w)) + "\n")
 	} else {
-		b.WriteString(m.st.warn.Render("The request may or may not have reached the service. enter retries with the same "+fv.spec.keyName()+", so it can never be created twice.") + "\n")
-		b.WriteString(m.st.muted.Render("e edits (same key), n discards and starts over.") + "\n")
+		b.WriteString(m.st.warn.Render(wrapText("The request may or may not have reached the service. enter retries with the same "+fv.spec.keyName()+", so it can never be created twice.", w)) + "\n")
+		b.WriteString(m.st.muted.Render(wrapText("e edits (same key), n discards and starts over.", w)) + "\n")
 	}
 	return b.String()
 }

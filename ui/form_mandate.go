@@ -82,9 +82,10 @@ func (f *mandateForm) build(m *model, fv *formView) []*huh.Group {
 		fv.input(m, "valid_to", "Valid to         ", "constraints.valid_to", &f.validTo, "e.g. 2026-01-31"),
 		fv.input(m, "max_individual", "Max per payment  ", "constraints.maximum_individual_amount", &f.maxIndividual, "e.g. 100.00 (major units)"),
 	).Title("New mandate · constraints").Description("Fixed at creation: a mandate cannot be edited later."))
-	for half := 0; half < 2; half++ {
+	// Two periods per page so each page fits a 24-line terminal.
+	for page := 0; page < 3; page++ {
 		var fields []huh.Field
-		for i := half * 3; i < half*3+3; i++ {
+		for i := page * 2; i < page*2+2; i++ {
 			n := periodNames[i]
 			path := "constraints.periodic_limits." + n
 			fields = append(fields,
@@ -92,7 +93,7 @@ func (f *mandateForm) build(m *model, fv *formView) []*huh.Group {
 				fv.choice(m, "align_"+n, "  alignment ", path+".period_alignment", &f.limits[i].alignment, opts(api.AlignmentConsent, api.AlignmentCalendar)...),
 			)
 		}
-		groups = append(groups, huh.NewGroup(fields...).Title("New mandate · periodic limits "+itoa(half+1)+"/2").
+		groups = append(groups, huh.NewGroup(fields...).Title("New mandate · periodic limits "+itoa(page+1)+"/3").
 			Description("Each limit is at least the per-payment maximum; all given limits apply."))
 	}
 	groups = append(groups, f.extra.group(m, fv, "New mandate"))

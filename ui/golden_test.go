@@ -6,6 +6,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/paydash/paydash/api"
 )
 
 // TestGolden renders every view at 120x40 and 80x24 on a fixed clock with
@@ -35,7 +37,29 @@ func TestGolden(t *testing.T) {
 		{name: "event_detail", drive: func(h *harness) { h.key("4"); h.key("up"); h.key("enter") }},
 		{name: "payout_form", drive: func(h *harness) { h.key("5") }},
 		{name: "payout_confirm", drive: func(h *harness) { fillPayout(h, "Ada Lovelace", "GB33 BUKB 2020 1555 5555 55", "INV-1", "12.34") }},
+		{name: "payout_done", drive: func(h *harness) {
+			fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+			h.key("y")
+		}},
+		{name: "payout_failed", drive: func(h *harness) {
+			h.be.payoutErrs = []error{&api.Error{StatusCode: 422, TraceID: "trace-1", Method: "POST", URL: "https://payouts.example/v1/payouts",
+				Problem: &api.ProblemDetails{Title: "Invalid payout", Detail: "The IBAN is blocked.", Errors: map[string][]string{"beneficiary_iban": {"is blocked"}}}}}
+			fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+			h.key("y")
+		}},
 		{name: "payment_form", drive: func(h *harness) { h.key("6") }},
+		{name: "payment_user", drive: func(h *harness) {
+			fillPaymentUntilSortCode(h)
+			h.typeText("040004")
+			h.key("enter")
+			h.typeText("12345678")
+			h.key("enter")
+			for range 6 {
+				h.key("enter")
+			}
+		}},
+		{name: "payment_done", drive: func(h *harness) { fillPayment(h, "040004"); h.key("y") }},
+		{name: "mandate_limits", drive: fillMandateToLimits},
 		{name: "mandate_form", drive: func(h *harness) { h.key("7") }},
 		{name: "help", drive: func(h *harness) { h.key("2"); h.key("?") }},
 		{name: "command", drive: func(h *harness) { h.key(":"); h.typeText("payo") }},
@@ -79,6 +103,36 @@ func fillPayout(h *harness, name, iban, ref, amount string) {
 	h.typeText(amount)
 	h.key("enter")
 	h.key("enter") // context code: withdrawal
+}
+
+// fillMandateToLimits walks the mandate form to its periodic limits.
+func fillMandateToLimits(h *harness) {
+	h.key("7")
+	h.key("enter") // sweeping
+	h.key("enter") // GBP
+	h.key("enter") // external_account
+	h.typeText("Ada")
+	h.key("enter")
+	h.key("enter") // sort code and account number
+	h.typeText("040004")
+	h.key("enter")
+	h.typeText("12345678")
+	h.key("enter")
+	for range 4 { // user selected, no filter
+		h.key("enter")
+	}
+	h.typeText("Ada")
+	h.key("enter")
+	h.typeText("ada@example.com")
+	h.key("enter")
+	h.key("enter")
+	h.key("enter")
+	h.typeText("2025-04-01")
+	h.key("enter")
+	h.typeText("2026-04-01")
+	h.key("enter")
+	h.typeText("100")
+	h.key("enter")
 }
 
 // checkFrame asserts the screen is exactly the terminal's size: a line

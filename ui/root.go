@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -96,8 +95,6 @@ type model struct {
 	payout  *formView
 	payment *formView
 	mandate *formView
-
-	loadSeq atomic.Uint64
 }
 
 func newModel(ctx context.Context, opts Options) *model {

@@ -6,9 +6,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/webhookrelay"
@@ -58,21 +56,16 @@ func stateRank(s string) int {
 }
 
 type trackerView struct {
-	list      []*trackedPayout // newest first
-	byID      map[string]*trackedPayout
-	events    map[string]bool // event ids applied (the relay resends on reconnect)
-	nav       listNav
-	filter    textinput.Model
-	filtering bool
-	pageH     int
+	list   []*trackedPayout // newest first
+	byID   map[string]*trackedPayout
+	events map[string]bool // event ids applied (the relay resends on reconnect)
+	nav    listNav
+	filter filterBar
+	pageH  int
 }
 
 func newTrackerView() trackerView {
-	ti := textinput.New()
-	ti.Prompt = "/"
-	ti.Placeholder = "id, beneficiary, state"
-	staticCursor(&ti)
-	return trackerView{byID: map[string]*trackedPayout{}, events: map[string]bool{}, filter: ti}
+	return trackerView{byID: map[string]*trackedPayout{}, events: map[string]bool{}, filter: newFilterBar("id, beneficiary, state")}
 }
 
 func (v *trackerView) get(m *model, id string) *trackedPayout {
@@ -136,7 +129,7 @@ func (v *trackerView) apply(m *model, evs []webhookrelay.Event) bool {
 }
 
 func (v *trackerView) visible() []*trackedPayout {
-	q := strings.ToLower(strings.TrimSpace(v.filter.Value()))
+	q := v.filter.query()
 	if q == "" {
 		return v.list
 	}
@@ -153,19 +146,16 @@ func (v *trackerView) visible() []*trackedPayout {
 	return out
 }
 
-func (v *trackerView) capturing() bool { return v.filtering }
+func (v *trackerView) capturing() bool { return v.filter.active }
 
-func (v *trackerView) startFilter() (tea.Cmd, bool) {
-	v.filtering = true
-	return v.filter.Focus(), true
-}
+func (v *trackerView) startFilter() (tea.Cmd, bool) { return v.filter.start(), true }
 
 var trackerCopy = kb("y", "y", "copy payout id")
 
 func (v *trackerView) keys() helpMap {
 	g := newGlobalKeys()
-	if v.filtering {
-		return helpMap{short: []key.Binding{kb("enter", "enter", "keep filter"), kb("esc", "esc", "clear filter")}}
+	if v.filter.active {
+		return filterBarKeys
 	}
 	return helpMap{
 		short: []key.Binding{g.Up, g.Down, g.Filter, trackerCopy},
@@ -174,21 +164,9 @@ func (v *trackerView) keys() helpMap {
 }
 
 func (v *trackerView) update(m *model, k tea.KeyMsg) tea.Cmd {
-	if v.filtering {
-		switch k.String() {
-		case "enter":
-			v.filtering = false
-			v.filter.Blur()
-		case "esc":
-			v.filtering = false
-			v.filter.Blur()
-			v.filter.SetValue("")
-		default:
-			var cmd tea.Cmd
-			v.filter, cmd = v.filter.Update(k)
-			return cmd
-		}
-		return nil
+	if v.filter.active {
+		cmd, _ := v.filter.update(k)
+		return cmd
 	}
 	rows := v.visible()
 	if v.nav.move(k, &m.keys, len(rows), v.pageH) {
@@ -196,7 +174,7 @@ func (v *trackerView) update(m *model, k tea.KeyMsg) tea.Cmd {
 	}
 	switch {
 	case k.String() == "esc":
-		v.filter.SetValue("")
+		v.filter.set("")
 	case key.Matches(k, trackerCopy) && v.nav.cursor < len(rows):
 		id := rows[v.nav.cursor].id
 		return m.copyText(id, "payout id "+id)
@@ -210,16 +188,6 @@ var trackerCols = []colSpec{
 	{title: "Amount", w: 12, right: true, drop: 1},
 	{title: "State", w: 10},
 	{title: "Timeline", w: 20, flex: 4},
-}
-
-func (v *trackerView) stateStyle(m *model, s string) *lipgloss.Style {
-	switch s {
-	case api.StateSettled, api.StateExecuted:
-		return &m.st.good
-	case api.StateRejected, api.StateFailed:
-		return &m.st.bad
-	}
-	return &m.st.warn
 }
 
 func timeline(p *trackedPayout, loc *time.Location) string {
@@ -238,16 +206,16 @@ func (v *trackerView) view(m *model, w, h int) string {
 	var b strings.Builder
 	rows := v.visible()
 	switch {
-	case v.filtering || v.filter.Value() != "":
-		b.WriteString(v.filter.View())
+	case v.filter.shown():
+		b.WriteString(v.filter.view())
 	case len(v.list) == 0:
 		b.WriteString(m.st.muted.Render(fit("No payouts yet: send one from 5 New payout, or wait for the relay's events.", w)))
 	default:
 		b.WriteString(m.st.muted.Render(fit(itoa(len(v.list))+" payouts this session · authorised → submitted → settled, or rejected/failed · changes highlight for 2s", w)))
 	}
 	b.WriteByte('\n')
-	ws := layoutCols(trackerCols, w)
-	b.WriteString(m.st.header.Render(headerCells(trackerCols, ws)))
+	ws := layoutCols(trackerCols, w-1)
+	b.WriteString(m.st.header.Render(" " + headerCells(trackerCols, ws)))
 	b.WriteByte('\n')
 	detailH := 0
 	if len(rows) > 0 {
@@ -270,6 +238,7 @@ func (v *trackerView) view(m *model, w, h int) string {
 		cells[3] = p.state
 		cells[4] = timeline(p, loc)
 		var line strings.Builder
+		line.WriteString(gutter(i == v.nav.cursor, now.Sub(p.changedAt) < highlightFor))
 		switch {
 		case i == v.nav.cursor:
 			renderCells(&line, trackerCols, ws, cells)
@@ -278,7 +247,7 @@ func (v *trackerView) view(m *model, w, h int) string {
 			renderCells(&line, trackerCols, ws, cells)
 			b.WriteString(m.st.highlight.Render(fit(line.String(), w)))
 		default:
-			renderCells(&line, trackerCols, ws, cells, nil, nil, nil, v.stateStyle(m, p.state))
+			renderCells(&line, trackerCols, ws, cells, nil, nil, nil, m.stateStyle(p.state))
 			b.WriteString(line.String())
 		}
 		b.WriteByte('\n')
@@ -294,7 +263,7 @@ func (v *trackerView) detail(m *model, p *trackedPayout, w int) string {
 	loc := m.now().Location()
 	var b strings.Builder
 	b.WriteString(m.st.muted.Render(strings.Repeat("─", w)) + "\n")
-	head := "payout " + clean(p.id) + " · " + v.stateStyle(m, p.state).Render(clean(p.state))
+	head := "payout " + clean(p.id) + " · " + m.stateStyle(p.state).Render(clean(p.state))
 	if p.reason != "" {
 		head += " · reason " + m.st.bad.Render(clean(p.reason))
 	}

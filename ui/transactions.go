@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
@@ -46,8 +45,7 @@ type txView struct {
 	busy     bool
 	problems []string
 
-	filter    textinput.Model
-	filtering bool
+	filter    filterBar
 	nav       listNav
 	detail    bool
 	exportAsk bool
@@ -79,11 +77,7 @@ type exportedMsg struct {
 }
 
 func newTxView() txView {
-	ti := textinput.New()
-	ti.Prompt = "/"
-	ti.Placeholder = "text, or date:today|7d|30d from:2025-01-01 to:2025-01-31 type: cur: status:"
-	staticCursor(&ti)
-	return txView{filter: ti, sort: defaultSort, gen: new(atomic.Uint64), appliedSort: defaultSort,
+	return txView{filter: newFilterBar("text, or date:today|7d|30d from:2025-01-01 to:2025-01-31 type: cur: status:"), sort: defaultSort, gen: new(atomic.Uint64), appliedSort: defaultSort,
 		applied: txFilter{typ: anyValue, cur: anyValue, status: anyValue}}
 }
 
@@ -153,7 +147,7 @@ func (v *txView) loaded(m *model, msg txLoadedMsg) tea.Cmd {
 }
 
 func (v *txView) parse(m *model) (txFilter, []string) {
-	return parseFilter(v.filter.Value(), v.store, m.now())
+	return parseFilter(v.filter.value(), v.store, m.now())
 }
 
 // recompute asks for the rows matching the filter bar in the wanted sort.
@@ -409,19 +403,15 @@ var txKeys = struct {
 	copyID:  kb("Y", "Y", "copy id"),
 }
 
-func (v *txView) capturing() bool { return v.filtering || v.exportAsk }
+func (v *txView) capturing() bool { return v.filter.active || v.exportAsk }
 
-func (v *txView) startFilter() (tea.Cmd, bool) {
-	v.filtering = true
-	v.filter.CursorEnd()
-	return v.filter.Focus(), true
-}
+func (v *txView) startFilter() (tea.Cmd, bool) { return v.filter.start(), true }
 
 func (v *txView) keys() helpMap {
 	g := newGlobalKeys()
 	k := txKeys
-	if v.filtering {
-		return helpMap{short: []key.Binding{kb("enter", "enter", "keep filter"), kb("esc", "esc", "clear filter")}}
+	if v.filter.active {
+		return filterBarKeys
 	}
 	if v.exportAsk {
 		return helpMap{short: []key.Binding{kb("c", "c", "CSV"), kb("j", "j", "JSON"), kb("esc", "esc", "cancel")}}
@@ -449,25 +439,9 @@ func (v *txView) update(m *model, k tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	}
-	if v.filtering {
-		switch s {
-		case "enter":
-			v.filtering = false
-			v.filter.Blur()
-			return nil
-		case "esc":
-			v.filtering = false
-			v.filter.Blur()
-			if v.filter.Value() == "" {
-				return nil
-			}
-			v.filter.SetValue("")
-			return v.recompute(m)
-		}
-		before := v.filter.Value()
-		var cmd tea.Cmd
-		v.filter, cmd = v.filter.Update(k)
-		if v.filter.Value() != before {
+	if v.filter.active {
+		cmd, changed := v.filter.update(k)
+		if changed {
 			return tea.Batch(cmd, v.recompute(m))
 		}
 		return cmd
@@ -483,8 +457,8 @@ func (v *txView) update(m *model, k tea.KeyMsg) tea.Cmd {
 		v.sort.desc = !v.sort.desc
 		return v.recompute(m)
 	case key.Matches(k, txKeys.date):
-		next := cycle([]string{"today", "7d", "30d"}, tokenValue(v.filter.Value(), "date"))
-		v.filter.SetValue(setToken(v.filter.Value(), "date", next, "from", "to"))
+		next := cycle([]string{"today", "7d", "30d"}, tokenValue(v.filter.value(), "date"))
+		v.filter.set(setToken(v.filter.value(), "date", next, "from", "to"))
 		return v.recompute(m)
 	case key.Matches(k, txKeys.typ, txKeys.cur, txKeys.status):
 		if v.store == nil {
@@ -497,11 +471,11 @@ func (v *txView) update(m *model, k tea.KeyMsg) tea.Cmd {
 		case key.Matches(k, txKeys.status):
 			name, tbl = "status", &v.store.statuses
 		}
-		cur := tokenValue(v.filter.Value(), name)
+		cur := tokenValue(v.filter.value(), name)
 		if name == "cur" && cur == "" {
-			cur = tokenValue(v.filter.Value(), "currency")
+			cur = tokenValue(v.filter.value(), "currency")
 		}
-		v.filter.SetValue(setToken(v.filter.Value(), name, cycle(tbl.sorted(), cur), "currency", "state"))
+		v.filter.set(setToken(v.filter.value(), name, cycle(tbl.sorted(), cur), "currency", "state"))
 		return v.recompute(m)
 	case key.Matches(k, txKeys.detail):
 		v.detail = !v.detail
@@ -511,8 +485,8 @@ func (v *txView) update(m *model, k tea.KeyMsg) tea.Cmd {
 			v.detail = false
 			return nil
 		}
-		if v.filter.Value() != "" {
-			v.filter.SetValue("")
+		if v.filter.value() != "" {
+			v.filter.set("")
 			return v.recompute(m)
 		}
 		return nil
@@ -613,7 +587,9 @@ func detailHeight(w int) int {
 	return 6
 }
 
-func (v *txView) statusStyle(m *model, status string) *lipgloss.Style {
+// stateStyle colours a payout or transaction state: done green, failed
+// red, anything in between amber.
+func (m *model) stateStyle(status string) *lipgloss.Style {
 	switch status {
 	case api.StateSettled, api.StateExecuted:
 		return &m.st.good
@@ -627,10 +603,10 @@ func (v *txView) view(m *model, w, h int) string {
 	var b strings.Builder
 	// Line 1: the filter bar.
 	switch {
-	case v.filtering:
-		b.WriteString(v.filter.View())
-	case v.filter.Value() != "":
-		b.WriteString(fit("/"+v.filter.Value(), w))
+	case v.filter.active:
+		b.WriteString(v.filter.view())
+	case v.filter.value() != "":
+		b.WriteString(fit("/"+v.filter.value(), w))
 	default:
 		b.WriteString(m.st.muted.Render(fit("/ filter · d date · t type · c currency · u status · s sort · ctrl+s export", w)))
 	}
@@ -675,8 +651,8 @@ func (v *txView) view(m *model, w, h int) string {
 		arrow = " ↓"
 	}
 	specs[v.sort.col].title += arrow
-	ws := layoutCols(specs[:], w)
-	b.WriteString(m.st.header.Render(headerCells(specs[:], ws)))
+	ws := layoutCols(specs[:], w-1)
+	b.WriteString(m.st.header.Render(" " + headerCells(specs[:], ws)))
 	b.WriteByte('\n')
 	rowsH := h - 3
 	if v.detail {
@@ -704,11 +680,12 @@ func (v *txView) view(m *model, w, h int) string {
 		cells[colReference] = string(st.refBytes(i))
 		cells[colID] = string(st.idBytes(i))
 		line.Reset()
+		line.WriteString(gutter(p == v.nav.cursor, false))
 		if p == v.nav.cursor {
 			renderCells(&line, specs[:], ws, cells)
 			b.WriteString(m.st.selected.Render(fit(line.String(), w)))
 		} else {
-			cellStyles[colStatus] = v.statusStyle(m, cells[colStatus])
+			cellStyles[colStatus] = m.stateStyle(cells[colStatus])
 			renderCells(&line, specs[:], ws, cells, cellStyles...)
 			b.WriteString(line.String())
 		}

@@ -119,12 +119,12 @@ func TestTransactionFilterNarrowingAgreesWithFullScan(t *testing.T) {
 		} else {
 			h.typeText(step)
 		}
-		q := strings.ToLower(strings.Join(strings.Fields(h.m.tx.filter.Value()), " "))
+		q := strings.ToLower(strings.Join(strings.Fields(h.m.tx.filter.value()), " "))
 		wantIDs := want(reportRows, func(t api.Transaction) bool {
 			return strings.Contains(strings.ToLower(t.BeneficiaryName+"\x00"+t.BeneficiaryIBAN+"\x00"+t.BeneficiaryReference+"\x00"+t.TransactionID), q)
 		})
 		if got := len(h.m.tx.idx); got != len(wantIDs) {
-			t.Fatalf("after %q: %d rows, want %d", h.m.tx.filter.Value(), got, len(wantIDs))
+			t.Fatalf("after %q: %d rows, want %d", h.m.tx.filter.value(), got, len(wantIDs))
 		}
 	}
 }
@@ -133,9 +133,9 @@ func TestStaleFilterResultIsDiscarded(t *testing.T) {
 	h := newHarness(t, Options{Backend: newFake(reportRows)}, 120, 40)
 	h.key("2")
 	v := &h.m.tx
-	v.filter.SetValue("grace")
+	v.filter.set("grace")
 	older := v.recompute(h.m) // not run yet
-	v.filter.SetValue("alan")
+	v.filter.set("alan")
 	h.run(v.recompute(h.m))
 	alan := len(v.idx)
 	h.run(older) // arrives late
@@ -184,12 +184,14 @@ func TestTransactionSort(t *testing.T) {
 		byID[r.TransactionID] = i
 	}
 	keys := map[txColumn]func(a, b api.Transaction) int{
-		colTime:      func(a, b api.Transaction) int { return txAt(a).Compare(txAt(b)) },
-		colType:      func(a, b api.Transaction) int { return cmp.Compare(a.Type, b.Type) },
-		colStatus:    func(a, b api.Transaction) int { return cmp.Compare(a.Status, b.Status) },
-		colCurrency:  func(a, b api.Transaction) int { return cmp.Compare(a.Currency, b.Currency) },
-		colAmount:    func(a, b api.Transaction) int { return cmp.Compare(a.AmountInMinor, b.AmountInMinor) },
-		colName:      func(a, b api.Transaction) int { return cmp.Compare(strings.ToLower(a.BeneficiaryName), strings.ToLower(b.BeneficiaryName)) },
+		colTime:     func(a, b api.Transaction) int { return txAt(a).Compare(txAt(b)) },
+		colType:     func(a, b api.Transaction) int { return cmp.Compare(a.Type, b.Type) },
+		colStatus:   func(a, b api.Transaction) int { return cmp.Compare(a.Status, b.Status) },
+		colCurrency: func(a, b api.Transaction) int { return cmp.Compare(a.Currency, b.Currency) },
+		colAmount:   func(a, b api.Transaction) int { return cmp.Compare(a.AmountInMinor, b.AmountInMinor) },
+		colName: func(a, b api.Transaction) int {
+			return cmp.Compare(strings.ToLower(a.BeneficiaryName), strings.ToLower(b.BeneficiaryName))
+		},
 		colIBAN:      func(a, b api.Transaction) int { return cmp.Compare(a.BeneficiaryIBAN, b.BeneficiaryIBAN) },
 		colReference: func(a, b api.Transaction) int { return cmp.Compare(a.BeneficiaryReference, b.BeneficiaryReference) },
 		colID:        func(a, b api.Transaction) int { return cmp.Compare(a.TransactionID, b.TransactionID) },

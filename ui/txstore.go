@@ -296,43 +296,39 @@ func (s *txStore) filter(cands []int32, f txFilter, stale func() bool) ([]int32,
 		return cands, nil
 	}
 	q := []byte(f.text)
+	// Each worker writes its matches into its own stretch of one buffer
+	// (no growth copying); the stretches are then closed up.
+	buf := make([]int32, len(cands))
 	const chunkCheck = 1 << 14
-	run := func(part []int32) ([]int32, bool) {
-		var out []int32
-		for start := 0; start < len(part); start += chunkCheck {
+	run := func(lo, hi int) (int, bool) {
+		n := lo
+		for start := lo; start < hi; start += chunkCheck {
 			if stale() {
-				return nil, false
+				return 0, false
 			}
-			end := min(start+chunkCheck, len(part))
-			for _, i := range part[start:end] {
+			for _, i := range cands[start:min(start+chunkCheck, hi)] {
 				if s.match(i, &f, q) {
-					out = append(out, i)
+					buf[n] = i
+					n++
 				}
 			}
 		}
-		return out, true
+		return n - lo, true
 	}
 	workers := runtime.GOMAXPROCS(0)
-	if len(cands) < 1<<16 || workers == 1 {
-		out, ok := run(cands)
-		if !ok {
-			return nil, errStale
-		}
-		if out == nil {
-			out = []int32{}
-		}
-		return out, nil
+	if len(cands) < 1<<16 {
+		workers = 1
 	}
-	parts := make([][]int32, workers)
+	counts := make([]int, workers)
 	oks := make([]bool, workers)
-	var wg sync.WaitGroup
 	size := (len(cands) + workers - 1) / workers
+	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := min(w*size, len(cands)), min((w+1)*size, len(cands))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			parts[w], oks[w] = run(cands[lo:hi])
+			counts[w], oks[w] = run(lo, hi)
 		}()
 	}
 	wg.Wait()
@@ -341,11 +337,17 @@ func (s *txStore) filter(cands []int32, f txFilter, stale func() bool) ([]int32,
 		if !oks[w] {
 			return nil, errStale
 		}
-		n += len(parts[w])
+		copy(buf[n:], buf[w*size:w*size+counts[w]])
+		n += counts[w]
 	}
-	out := make([]int32, 0, n)
-	for _, p := range parts {
-		out = append(out, p...)
+	out := buf[:n]
+	if n < len(buf)/4 {
+		// Do not keep a buffer sized for the whole report behind a
+		// short result.
+		out = slices.Clone(out)
+	}
+	if out == nil {
+		out = []int32{}
 	}
 	return out, nil
 }

@@ -29,6 +29,7 @@ type metrics struct {
 	received        atomic.Int64
 	stored          atomic.Int64
 	duplicates      atomic.Int64
+	commits         atomic.Int64
 	rejected        map[string]*atomic.Int64
 	forwardedOK     atomic.Int64
 	forwardedFailed atomic.Int64
@@ -51,6 +52,9 @@ type Metrics struct {
 	Stored int64 `json:"stored"`
 	// Duplicates counts redeliveries of an already stored event_id.
 	Duplicates int64 `json:"duplicates"`
+	// Commits counts store transactions that took webhooks; Stored over
+	// Commits is how many events share each fsync (group commit).
+	Commits int64 `json:"commits"`
 	// Rejected counts refused deliveries by reason (Reject* constants).
 	Rejected map[string]int64 `json:"rejected"`
 	// Clients is the number of connected websocket clients.
@@ -73,6 +77,7 @@ func (r *Relay) Metrics() Metrics {
 		Received:           r.m.received.Load(),
 		Stored:             r.m.stored.Load(),
 		Duplicates:         r.m.duplicates.Load(),
+		Commits:            r.m.commits.Load(),
 		Rejected:           make(map[string]int64, len(r.m.rejected)),
 		Clients:            r.clients.Load(),
 		SlowConsumerCloses: r.hub.overflows.Load(),

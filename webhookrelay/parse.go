@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/paydash/paydash/api"
 )
@@ -38,9 +39,11 @@ var payoutStates = map[string]string{
 // is kept raw and read leniently: a member of an unexpected JSON type must
 // not make the relay refuse (and so lose) an otherwise good event.
 type rawWebhook struct {
-	EventID   *json.RawMessage `json:"event_id"`
-	EventType *json.RawMessage `json:"event_type"`
-	EventBody json.RawMessage  `json:"event_body"`
+	// A member that is absent stays nil; one that is present (even null)
+	// holds its raw bytes.
+	EventID   json.RawMessage `json:"event_id"`
+	EventType json.RawMessage `json:"event_type"`
+	EventBody json.RawMessage `json:"event_body"`
 	// payments interface (flat)
 	Type          json.RawMessage `json:"type"`
 	PayoutID      json.RawMessage `json:"payout_id"`
@@ -59,6 +62,23 @@ type rawPayoutBody struct {
 	FailedAt      json.RawMessage `json:"failed_at"`
 	Reason        json.RawMessage `json:"reason"`
 	FailureReason json.RawMessage `json:"failure_reason"`
+}
+
+// stateTime is the body's timestamp member for a state.
+func (b *rawPayoutBody) stateTime(state string) json.RawMessage {
+	switch state {
+	case api.StateAuthorised:
+		return b.AuthorisedAt
+	case api.StateSubmitted:
+		return b.SubmittedAt
+	case api.StateSettled:
+		return b.SettledAt
+	case api.StateRejected:
+		return b.RejectedAt
+	case api.StateFailed:
+		return b.FailedAt
+	}
+	return nil
 }
 
 // ParseWebhook reads one webhook delivery of either family into an Event
@@ -84,10 +104,10 @@ func parseWebhook(body []byte, header http.Header, received time.Time) (Event, b
 	if raw.EventID == nil {
 		return Event{}, false, fmt.Errorf("%w: the member event_id is missing", ErrNoEventID)
 	}
-	if len(*raw.EventID) == 0 || (*raw.EventID)[0] != '"' {
+	if raw.EventID[0] != '"' {
 		return Event{}, false, fmt.Errorf("%w: event_id must be a string", ErrNoEventID)
 	}
-	id := rawString(*raw.EventID)
+	id := rawString(raw.EventID)
 	id = strings.TrimSpace(id)
 	switch {
 	case id == "":
@@ -102,9 +122,9 @@ func parseWebhook(body []byte, header http.Header, received time.Time) (Event, b
 		Headers:    keptHeaders(header),
 		Body:       json.RawMessage(body),
 	}
-	envelope := raw.EventType != nil && string(*raw.EventType) != "null"
+	envelope := raw.EventType != nil && string(raw.EventType) != "null"
 	if envelope {
-		e.Type = rawString(*raw.EventType)
+		e.Type = rawString(raw.EventType)
 		var b rawPayoutBody
 		if json.Unmarshal(raw.EventBody, &b) == nil {
 			e.PayoutID = rawString(b.TransactionID)
@@ -113,10 +133,7 @@ func parseWebhook(body []byte, header http.Header, received time.Time) (Event, b
 		if state, ok := payoutStates[e.Type]; ok {
 			e.Family = FamilyPayout
 			e.State = state
-			e.OccurredAt = rawTime(map[string]json.RawMessage{
-				api.StateAuthorised: b.AuthorisedAt, api.StateSubmitted: b.SubmittedAt,
-				api.StateSettled: b.SettledAt, api.StateRejected: b.RejectedAt, api.StateFailed: b.FailedAt,
-			}[state])
+			e.OccurredAt = rawTime(b.stateTime(state))
 		}
 		return e, true, nil
 	}
@@ -142,8 +159,9 @@ func rawString(raw json.RawMessage) string {
 		return ""
 	}
 	// Fast path: json.Unmarshal already validated raw, so a string without
-	// escapes is its bytes between the quotes.
-	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 {
+	// escapes is its bytes between the quotes, if they are UTF-8 (the slow
+	// path turns invalid bytes into U+FFFD).
+	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 		return string(inner)
 	}
 	var s string

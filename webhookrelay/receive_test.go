@@ -250,8 +250,17 @@ func FuzzParseWebhook(f *testing.F) {
 		if err != nil || back.EventID != e.EventID || !bytes.Equal(back.Body, body) {
 			t.Fatalf("record round trip: %v %+v", err, back)
 		}
-		if _, err := json.Marshal(e); err != nil {
-			t.Fatalf("stream encoding: %v", err)
+		frame, err := appendEventFrame(nil, 7, rec)
+		if err != nil {
+			t.Fatalf("frame: %v", err)
+		}
+		var streamed Event
+		if err := decodeEvent(framePayload(frame), &streamed); err != nil {
+			t.Fatalf("stream message does not decode: %v", err)
+		}
+		if streamed.Seq != 7 || streamed.EventID != e.EventID || streamed.Type != e.Type ||
+			!bytes.Equal(streamed.Body, bytes.TrimSpace(body)) {
+			t.Fatalf("streamed %+v, want %+v", streamed, e)
 		}
 	})
 }
@@ -276,7 +285,7 @@ func FuzzDecodeEvent(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(frame[bytes.IndexByte(frame, '{'):])
+		f.Add(framePayload(frame))
 	}
 	f.Add([]byte(`{"seq":1,"seq":2}`))
 	f.Add([]byte(`{"seq":1,"body":{"a":[-0.5e+3,true,false,null,"\u00e9\n\/",{},[]]}}`))
@@ -297,4 +306,15 @@ func FuzzDecodeEvent(f *testing.F) {
 			t.Fatalf("fast %+v\nslow %+v\nfor %q", fast, slow, data)
 		}
 	})
+}
+
+// framePayload strips an unmasked websocket frame's header.
+func framePayload(frame []byte) []byte {
+	switch frame[1] {
+	case 126:
+		return frame[4:]
+	case 127:
+		return frame[10:]
+	}
+	return frame[2:]
 }

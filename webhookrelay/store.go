@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -291,7 +292,9 @@ func appendEventFrame(dst []byte, seq uint64, rec []byte) ([]byte, error) {
 	digits := strconv.AppendUint(num[:0], seq, 10)
 	head := meta[len(seqZero) : i+len(bodyNull)-len("null")] // ,"event_id":..."body":
 	tail := meta[i+len(bodyNull):]
-	dst = appendTextFrameHeader(dst, len(seqPrefix)+len(digits)+len(head)+len(body)+len(tail))
+	n := len(seqPrefix) + len(digits) + len(head) + len(body) + len(tail)
+	dst = slices.Grow(dst, maxFrameHeader+n)
+	dst = appendTextFrameHeader(dst, n)
 	dst = append(dst, seqPrefix...)
 	dst = append(dst, digits...)
 	dst = append(dst, head...)

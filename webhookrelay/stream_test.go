@@ -385,3 +385,26 @@ func TestSubscriberReportsConnectionStates(t *testing.T) {
 		t.Errorf("final state %q, want offline", last.Status)
 	}
 }
+
+func TestSubscriberStartsOverWhenTheRelayStoreIsReplaced(t *testing.T) {
+	tr1 := startRelay(t, Config{})
+	addr := strings.TrimPrefix(tr1.base, "http://")
+	sub := NewSubscriber(SubscriberConfig{URL: tr1.wsURL(), MinBackoff: 20 * time.Millisecond, MaxBackoff: 50 * time.Millisecond})
+	runSubscriber(t, sub)
+	postN(t, tr1, "old", 0, 5, 0)
+	receive(t, sub, 5)
+	tr1.stop()
+
+	r2, err := Open(Config{StorePath: filepath.Join(t.TempDir(), "fresh.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr2 := serveRelay(t, r2, ln)
+	fresh := postN(t, tr2, "new", 0, 2, 0)
+	got := receive(t, sub, 2)
+	checkExactlyOnce(t, got, fresh)
+}

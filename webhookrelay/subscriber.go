@@ -190,6 +190,12 @@ func (s *Subscriber) session(ctx context.Context) (connected bool, err error) {
 	if err != nil {
 		if resp != nil {
 			resp.Body.Close()
+			if resp.StatusCode == http.StatusConflict {
+				// The relay's store is not the one our seqs came from:
+				// its events are new to us, so start again from 0.
+				s.last.Store(0)
+				return false, errors.New("relay store was replaced (our last seq is ahead of it): replaying it from the start")
+			}
 			return false, handshakeError(resp.StatusCode)
 		}
 		return false, fmt.Errorf("cannot reach the relay: %w", err)

@@ -126,17 +126,21 @@ func (w *writer) run() {
 			w.failPending()
 			return
 		}
-	fill:
-		for len(batch) < maxBatch {
-			select {
-			case req := <-w.reqs:
-				batch = append(batch, req)
-			default:
-				break fill
-			}
-		}
-		w.commit(batch)
+		w.commit(w.gather(batch))
 	}
+}
+
+// gather adds the requests already waiting, up to maxBatch.
+func (w *writer) gather(batch []*writeReq) []*writeReq {
+	for len(batch) < maxBatch {
+		select {
+		case req := <-w.reqs:
+			batch = append(batch, req)
+		default:
+			return batch
+		}
+	}
+	return batch
 }
 
 func (w *writer) failPending() {
@@ -195,6 +199,9 @@ func (w *writer) commit(batch []*writeReq) {
 			req.done <- writeResult{err: fmt.Errorf("store: %w", err)}
 		}
 		return
+	}
+	if len(batch) > 0 {
+		w.m.commits.Add(1)
 	}
 	msgs := make([]hubMsg, 0, len(batch))
 	for i, req := range batch {

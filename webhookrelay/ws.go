@@ -87,6 +87,14 @@ func (r *Relay) handleWS(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
+	if last := r.writer.lastSeq.Load(); since > last {
+		// The client saw seqs this store never assigned: the store was
+		// replaced or deleted. Say so, so it can start again from 0
+		// instead of silently skipping everything up to its old seq.
+		writeProblem(w, http.StatusConflict, "since_ahead",
+			fmt.Sprintf("since=%d is ahead of this relay's last seq %d: its store was replaced; resume with since=0", since, last))
+		return
+	}
 	if n := r.clients.Add(1); n > int64(r.cfg.MaxClients) {
 		r.clients.Add(-1)
 		w.Header().Set("Retry-After", "5")
@@ -252,6 +260,9 @@ func (c *wsClient) writeFrames(frames net.Buffers) error {
 	_, err := frames.WriteTo(nc)
 	return err
 }
+
+// maxFrameHeader is the longest header appendTextFrameHeader writes.
+const maxFrameHeader = 10
 
 // appendTextFrameHeader appends the header of one unmasked, final
 // websocket text frame (RFC 6455 section 5.2; a server never masks) whose

@@ -81,7 +81,7 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 	if relayURL != "" && o.Wait > 0 {
 		subCtx, stop := context.WithCancel(ctx)
 		defer stop()
-		if events, ok := follow(subCtx, s, relayURL, p.RelayToken.Reveal()); ok {
+		if events, ok := follow(subCtx, s, relayURL, p.RelayToken.Reveal(), awaitingEarlier(f, o.Journal)); ok {
 			opts.Events = events
 		}
 	}
@@ -106,21 +106,44 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 	return nil
 }
 
-// follow subscribes to the relay from its current end (a fresh batch's
-// events all come later; an earlier run's states are in the journal). It
-// returns false when the relay cannot be reached, so the batch does not
-// wait for webhooks that will never come.
-func follow(ctx context.Context, s *cmdutil.Streams, relayURL, token string) (<-chan webhookrelay.Event, bool) {
+// follow subscribes to the relay. A fresh batch's events all come later,
+// so it starts at the relay's current end; when an earlier run left
+// accepted payouts without a final state, it replays the relay's store so
+// their states are found too. It returns false when the relay cannot be
+// reached, so the batch does not wait for webhooks that will never come.
+// (Connection states are not shown here; the subscriber never blocks on
+// them.)
+func follow(ctx context.Context, s *cmdutil.Streams, relayURL, token string, replay bool) (<-chan webhookrelay.Event, bool) {
 	h, err := headless.RelayHealth(ctx, relayURL)
 	if err != nil {
 		fmt.Fprintf(s.Err, "note: %v; the summary shows what the service accepted, not final states (check later with paydash transactions)\n", err)
 		return nil, false
 	}
-	sub := webhookrelay.NewSubscriber(webhookrelay.SubscriberConfig{URL: relayURL, Token: token, Since: h.LastSeq})
+	since := h.LastSeq
+	if replay {
+		since = 0
+	}
+	sub := webhookrelay.NewSubscriber(webhookrelay.SubscriberConfig{URL: relayURL, Token: token, Since: since})
 	go func() { _ = sub.Run(ctx) }()
-	// Drain states: nobody shows them here, and the subscriber never
-	// blocks on them anyway (latest wins).
 	return sub.Events(), true
+}
+
+// awaitingEarlier reports whether an earlier run's journal has accepted
+// payouts whose final state it never saw.
+func awaitingEarlier(f *File, journalPath string) bool {
+	if journalPath == "" {
+		journalPath = DefaultJournalPath(f.Path)
+	}
+	j, err := ReadJournal(journalPath, f)
+	if err != nil {
+		return false
+	}
+	for line := range accepted(f, j) {
+		if st, _ := j.State(j.TransactionID(line)); !isFinal(st.State) {
+			return true
+		}
+	}
+	return false
 }
 
 // confirm asks before sending, as for a single payout: production needs

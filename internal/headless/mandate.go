@@ -14,22 +14,15 @@ import (
 
 // MandateOptions are the flags of `paydash mandate create`.
 type MandateOptions struct {
-	Type           string
-	Currency       string
-	Reference      string
-	ValidFrom      string
-	ValidTo        string
-	MaxIndividual  string
-	Limits         []string
-	IdempotencyKey string
-	JSON           bool
+	Type          string
+	Currency      string
+	Reference     string
+	ValidFrom     string
+	ValidTo       string
+	MaxIndividual string
+	Limits        []string
 
-	ben  beneficiaryFlags
-	prov providerFlags
-	user userFlags
-	ext  extraFlags
-	// unparsed lists request fields whose flag could not be parsed.
-	unparsed []string
+	requestFlags
 }
 
 // Bind registers the flags.
@@ -41,12 +34,7 @@ func (o *MandateOptions) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ValidTo, "valid-to", "", "when the mandate stops being valid (same forms as --valid-from)")
 	fs.StringVar(&o.MaxIndividual, "max-individual", "", "maximum amount of one payment, major units, e.g. 250.00 (required)")
 	fs.StringArrayVar(&o.Limits, "limit", nil, "periodic limit PERIOD=AMOUNT[:ALIGNMENT], e.g. month=5000.00:calendar; periods day, week, fortnight, month, half_year, year; alignment consent (default) or calendar (repeatable)")
-	fs.StringVar(&o.IdempotencyKey, "idempotency-key", "", "Idempotency-Key to send (default: a new UUID; reuse one to retry safely)")
-	fs.BoolVar(&o.JSON, "json", false, "print the result as JSON")
-	o.ben.bind(fs, false)
-	o.prov.bind(fs, false)
-	o.user.bind(fs, false)
-	o.ext.bind(fs)
+	o.requestFlags.bind(fs, false)
 }
 
 // Request builds the mandate creation request from the flags, with the
@@ -161,16 +149,11 @@ type MandateCreator interface {
 func CreateMandate(ctx context.Context, s *cmdutil.Streams, c MandateCreator, regulated bool, o *MandateOptions) error {
 	req, usage := o.Request()
 	probs := dropFields(api.ValidateMandate(req, api.ValidateOptions{Regulated: regulated}), o.unparsed...)
-	if len(usage) > 0 || len(probs) > 0 {
-		return cmdutil.Exit(cmdutil.ExitUsage, &ProblemsError{What: "mandate", Usage: usage, Problems: probs})
-	}
-	key := idempotencyKey(o.IdempotencyKey)
-	resp, err := c.CreateMandate(ctx, req, key)
-	if err != nil {
-		return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("create mandate (idempotency key %s; re-run with --idempotency-key %s to retry safely): %w", key, key, err))
-	}
-	return printCreated(s, "mandate", Created{
-		ID: resp.ID, UserID: resp.User.ID, Status: resp.Status, ResourceToken: resp.ResourceToken,
-		TokenExpiresAt: time.Now().Add(ResourceTokenLifetime).UTC().Truncate(time.Second), IdempotencyKey: key,
-	}, o.JSON)
+	return create(s, "mandate", usage, probs, o.IdempotencyKey, o.JSON, func(key string) (Created, error) {
+		resp, err := c.CreateMandate(ctx, req, key)
+		if err != nil {
+			return Created{}, err
+		}
+		return Created{ID: resp.ID, UserID: resp.User.ID, Status: resp.Status, ResourceToken: resp.ResourceToken}, nil
+	})
 }

@@ -19,18 +19,11 @@ const ResourceTokenLifetime = 15 * time.Minute
 
 // PaymentOptions are the flags of `paydash payment create`.
 type PaymentOptions struct {
-	Amount         string
-	Currency       string
-	Reference      string
-	IdempotencyKey string
-	JSON           bool
+	Amount    string
+	Currency  string
+	Reference string
 
-	ben  beneficiaryFlags
-	prov providerFlags
-	user userFlags
-	ext  extraFlags
-	// unparsed lists request fields whose flag could not be parsed.
-	unparsed []string
+	requestFlags
 }
 
 // Bind registers the flags.
@@ -38,12 +31,7 @@ func (o *PaymentOptions) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Amount, "amount", "", "amount in major units, e.g. 12.50 (required)")
 	fs.StringVar(&o.Currency, "currency", "", "GBP or EUR (required)")
 	fs.StringVar(&o.Reference, "reference", "", "reference shown on the payer's statement")
-	fs.StringVar(&o.IdempotencyKey, "idempotency-key", "", "Idempotency-Key to send (default: a new UUID; reuse one to retry safely)")
-	fs.BoolVar(&o.JSON, "json", false, "print the result as JSON")
-	o.ben.bind(fs, true)
-	o.prov.bind(fs, true)
-	o.user.bind(fs, true)
-	o.ext.bind(fs)
+	o.requestFlags.bind(fs, true)
 }
 
 // Request builds the payment creation request from the flags, with the
@@ -118,16 +106,28 @@ type PaymentCreator interface {
 func CreatePayment(ctx context.Context, s *cmdutil.Streams, c PaymentCreator, regulated bool, o *PaymentOptions) error {
 	req, usage := o.Request()
 	probs := dropFields(api.ValidatePayment(req, api.ValidateOptions{Regulated: regulated}), o.unparsed...)
+	return create(s, "payment", usage, probs, o.IdempotencyKey, o.JSON, func(key string) (Created, error) {
+		resp, err := c.CreatePayment(ctx, req, key)
+		if err != nil {
+			return Created{}, err
+		}
+		return Created{ID: resp.ID, UserID: resp.User.ID, Status: resp.Status, ResourceToken: resp.ResourceToken}, nil
+	})
+}
+
+// create is the shared tail of payment and mandate creation: refuse an
+// invalid request with every problem, send it under one idempotency key
+// (printed on failure so a retry is safe), print the result.
+func create(s *cmdutil.Streams, what string, usage []string, probs api.Problems, key string, asJSON bool, send func(key string) (Created, error)) error {
 	if len(usage) > 0 || len(probs) > 0 {
-		return cmdutil.Exit(cmdutil.ExitUsage, &ProblemsError{What: "payment", Usage: usage, Problems: probs})
+		return cmdutil.Exit(cmdutil.ExitUsage, &ProblemsError{What: what, Usage: usage, Problems: probs})
 	}
-	key := idempotencyKey(o.IdempotencyKey)
-	resp, err := c.CreatePayment(ctx, req, key)
+	key = idempotencyKey(key)
+	c, err := send(key)
 	if err != nil {
-		return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("create payment (idempotency key %s; re-run with --idempotency-key %s to retry safely): %w", key, key, err))
+		return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("create %s (idempotency key %s; re-run with --idempotency-key %s to retry safely): %w", what, key, key, err))
 	}
-	return printCreated(s, "payment", Created{
-		ID: resp.ID, UserID: resp.User.ID, Status: resp.Status, ResourceToken: resp.ResourceToken,
-		TokenExpiresAt: time.Now().Add(ResourceTokenLifetime).UTC().Truncate(time.Second), IdempotencyKey: key,
-	}, o.JSON)
+	c.IdempotencyKey = key
+	c.TokenExpiresAt = time.Now().Add(ResourceTokenLifetime).UTC().Truncate(time.Second)
+	return printCreated(s, what, c, asJSON)
 }

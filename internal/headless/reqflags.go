@@ -16,6 +16,30 @@ import (
 // inferred from which flags are given when left out, so the common case
 // is short and every field is still reachable.
 
+// requestFlags are the flags payments and mandates share.
+type requestFlags struct {
+	IdempotencyKey string
+	JSON           bool
+
+	ben  beneficiaryFlags
+	prov providerFlags
+	user userFlags
+	ext  extraFlags
+	// unparsed lists request fields whose flag could not be parsed.
+	unparsed []string
+}
+
+// bind registers them; payment adds the fields only single payments
+// have (BBAN/NRB identifiers, scheme selection, date of birth).
+func (r *requestFlags) bind(fs *pflag.FlagSet, payment bool) {
+	fs.StringVar(&r.IdempotencyKey, "idempotency-key", "", "Idempotency-Key to send (default: a new UUID; reuse one to retry safely)")
+	fs.BoolVar(&r.JSON, "json", false, "print the result as JSON")
+	r.ben.bind(fs, payment)
+	r.prov.bind(fs, payment)
+	r.user.bind(fs, payment)
+	r.ext.bind(fs)
+}
+
 // beneficiaryFlags fill a Beneficiary.
 type beneficiaryFlags struct {
 	Type              string
