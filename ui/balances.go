@@ -200,8 +200,17 @@ func (v *balancesView) view(m *model, w, h int) string {
 		b.WriteString(m.st.muted.Render(itoa(len(v.rows)) + " payout accounts · refresh every " + m.opts.BalanceRefresh.String() + " and after every payout event"))
 	}
 	b.WriteByte('\n')
-	ws := layoutCols(balanceCols, w-1)
-	b.WriteString(m.st.header.Render(" " + headerCells(balanceCols, ws)))
+	// Amount columns grow to the widest amount on screen: a balance of
+	// hundreds of millions must never be cut.
+	specs := slices.Clone(balanceCols)
+	for _, r := range rows {
+		for i, minor := range [...]int64{r.b.CurrentBalanceInMinor, r.b.AvailableBalanceInMinor,
+			r.b.CurrentBalanceInMinor - r.b.AvailableBalanceInMinor, r.b.AvailableBalanceInMinor - r.first} {
+			specs[4+i].w = max(specs[4+i].w, width(signed(minor, r.b.Currency)))
+		}
+	}
+	ws := layoutCols(specs, w-1)
+	b.WriteString(m.st.header.Render(" " + headerCells(specs, ws)))
 	b.WriteByte('\n')
 	v.nav.clamp(len(rows), len(rows))
 	for i, r := range rows {
@@ -219,17 +228,17 @@ func (v *balancesView) view(m *model, w, h int) string {
 		low := v.low(m, r)
 		switch {
 		case i == v.nav.cursor:
-			renderCells(&line, balanceCols, ws, cells)
+			renderCells(&line, specs, ws, cells)
 			b.WriteString(m.st.selected.Render(fit(line.String(), w)))
 		case low:
-			renderCells(&line, balanceCols, ws, cells)
+			renderCells(&line, specs, ws, cells)
 			b.WriteString(m.st.warnRow.Render(line.String()))
 		default:
 			var stStatus *lipgloss.Style
 			if r.b.Status != api.AccountEnabled {
 				stStatus = &m.st.bad
 			}
-			renderCells(&line, balanceCols, ws, cells, nil, nil, nil, stStatus)
+			renderCells(&line, specs, ws, cells, nil, nil, nil, stStatus)
 			b.WriteString(line.String())
 		}
 		b.WriteByte('\n')

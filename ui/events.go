@@ -193,7 +193,7 @@ func (v *eventsView) update(m *model, k tea.KeyMsg) tea.Cmd {
 var eventCols = []colSpec{
 	{title: "Seq", w: 6, right: true},
 	{title: "Time", w: 8},
-	{title: "Type", w: 17, max: 26, flex: 1},
+	{title: "Type", w: 25, max: 30, flex: 1},
 	{title: "Event ID", w: 36, drop: 3},
 	{title: "Payout ID", w: 36, drop: 2},
 	{title: "Summary", w: 20, flex: 3},

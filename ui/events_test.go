@@ -214,3 +214,19 @@ func TestBalanceFetchCoalesces(t *testing.T) {
 		t.Errorf("%d fetches, want the one in flight and one pending", got)
 	}
 }
+
+// The relay resends events after a reconnect; one applied twice must not
+// add a second step, while events without an id are never merged.
+func TestTrackerDedupesByEventID(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(1)}, 120, 40)
+	ev := webhookrelay.Event{EventID: "e1", PayoutID: "p1", State: api.StateAuthorised, OccurredAt: fixedNow}
+	h.send(relayEventsMsg{events: []webhookrelay.Event{ev, ev}})
+	if n := len(h.m.tracker.byID["p1"].steps); n != 1 {
+		t.Errorf("a replayed event added %d steps, want 1", n)
+	}
+	noID := webhookrelay.Event{PayoutID: "p2", State: api.StateAuthorised, OccurredAt: fixedNow}
+	h.send(relayEventsMsg{events: []webhookrelay.Event{noID, {PayoutID: "p3", State: api.StateSubmitted}}})
+	if h.m.tracker.byID["p2"] == nil || h.m.tracker.byID["p3"] == nil {
+		t.Error("events without an id were dropped")
+	}
+}

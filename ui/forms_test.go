@@ -398,3 +398,18 @@ func TestDefiniteRejection(t *testing.T) {
 		}
 	}
 }
+
+// Keys that arrive together (fast typing, a script) act one by one.
+func TestMultiRuneKeyMessageIsSplit(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(200)}, 120, 40)
+	h.key("2")
+	h.send(keyMsg("/hopper"))
+	if got := h.m.tx.filter.value(); got != "hopper" || !h.m.tx.filter.active {
+		t.Fatalf("filter %q (active %v) after \"/hopper\" in one message", got, h.m.tx.filter.active)
+	}
+	h.key("enter")
+	h.send(keyMsg("3q"))
+	if h.m.tab != tabPayouts || !h.quit() {
+		t.Errorf("\"3q\": tab %d, quit %v", h.m.tab, h.quit())
+	}
+}

@@ -213,6 +213,16 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *model) handleKey(k tea.KeyMsg) tea.Cmd {
+	// Keys typed faster than the program reads them (or sent by a script)
+	// can arrive as one message of several runes; each is its own key
+	// here, so "/abc" opens the filter and types abc into it.
+	if k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste {
+		cmds := make([]tea.Cmd, 0, len(k.Runes))
+		for _, r := range k.Runes {
+			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}))
+		}
+		return tea.Batch(cmds...)
+	}
 	s := k.String()
 	if m.quitAsk {
 		switch s {

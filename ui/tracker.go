@@ -101,10 +101,12 @@ func (v *trackerView) apply(m *model, evs []webhookrelay.Event) bool {
 			continue
 		}
 		touched = true
-		if ev.EventID != "" && v.events[ev.EventID] {
-			continue
+		if ev.EventID != "" {
+			if v.events[ev.EventID] {
+				continue
+			}
+			v.events[ev.EventID] = true
 		}
-		v.events[ev.EventID] = true
 		p := v.get(m, ev.PayoutID)
 		at := ev.OccurredAt
 		if at.IsZero() {

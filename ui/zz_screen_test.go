@@ -34,9 +34,9 @@ func TestZZScreen(t *testing.T) {
 		}
 	}()
 	snap := func(name string) {
-		term.Lock()
+
 		s := term.String()
-		term.Unlock()
+
 		os.WriteFile("/tmp/scr/"+name+".txt", []byte(s), 0o644)
 	}
 	steps := []struct{ keys, name string; wait time.Duration }{
@@ -47,7 +47,16 @@ func TestZZScreen(t *testing.T) {
 		{"4", "04-events", 1 * time.Second},
 		{"3", "05-payouts", 1 * time.Second},
 		{"5", "06-form", 1 * time.Second},
-		{"q", "07-quit", 3 * time.Second},
+		{"\x1b[B\r", "07-gbp", 500 * time.Millisecond},
+		{"Ada Lovelace\r", "08", 300 * time.Millisecond},
+		{"GB33BUKB20201555555555\r", "09", 300 * time.Millisecond},
+		{"REF-1\r", "10", 300 * time.Millisecond},
+		{"12.34\r", "11", 300 * time.Millisecond},
+		{"\r", "12-confirm", 500 * time.Millisecond},
+		{"y", "13-sent", 2 * time.Second},
+		{"3", "14-tracker", 3 * time.Second},
+		{"1", "15-balances", 1 * time.Second},
+		{"?", "16-help", 1 * time.Second},
 	}
 	for _, s := range steps {
 		if s.keys != "" {

@@ -166,15 +166,7 @@ func TestSubscriberResumesAcrossRelayRestart(t *testing.T) {
 		}
 	})
 	// Same store, same address, new process state.
-	r2, err := Open(Config{StorePath: store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr2 := serveRelay(t, r2, ln)
+	tr2 := startRelayAt(t, addr, Config{StorePath: store})
 	after := postN(t, tr2, "b", 0, 10, 0)
 	got = append(got, receive(t, sub, 10)...)
 	checkExactlyOnce(t, got, append(before, after...))
@@ -395,16 +387,24 @@ func TestSubscriberStartsOverWhenTheRelayStoreIsReplaced(t *testing.T) {
 	receive(t, sub, 5)
 	tr1.stop()
 
-	r2, err := Open(Config{StorePath: filepath.Join(t.TempDir(), "fresh.db")})
+	tr2 := startRelayAt(t, addr, Config{StorePath: filepath.Join(t.TempDir(), "fresh.db")})
+	fresh := postN(t, tr2, "new", 0, 2, 0)
+	got := receive(t, sub, 2)
+	checkExactlyOnce(t, got, fresh)
+}
+
+// startRelayAt serves a relay on a given loopback address (that of a
+// stopped relay, so subscribers find it where they were).
+func startRelayAt(t *testing.T, addr string, cfg Config) *testRelay {
+	t.Helper()
+	r, err := Open(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
+		r.Close()
 		t.Fatal(err)
 	}
-	tr2 := serveRelay(t, r2, ln)
-	fresh := postN(t, tr2, "new", 0, 2, 0)
-	got := receive(t, sub, 2)
-	checkExactlyOnce(t, got, fresh)
+	return serveRelay(t, r, ln)
 }
