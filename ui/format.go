@@ -206,3 +206,14 @@ func cleanLines(s string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// clipLines cuts every line of s to at most w cells.
+func clipLines(s string, w int) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if width(l) > w {
+			lines[i] = ansi.Truncate(l, w, "…")
+		}
+	}
+	return strings.Join(lines, "\n")
+}

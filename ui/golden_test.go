@@ -17,11 +17,56 @@ func TestGolden(t *testing.T) {
 		name string
 		w, h int
 	}{{"120x40", 120, 40}, {"80x24", 80, 24}}
-	scenarios := []struct {
-		name  string
-		opts  func(*Options)
-		drive func(h *harness)
-	}{
+	for _, sc := range goldenScenarios() {
+		for _, sz := range sizes {
+			t.Run(sc.name+"/"+sz.name, func(t *testing.T) {
+				out := sc.render(t, sz.w, sz.h)
+				checkFrame(t, out, sz.w, sz.h)
+				golden.RequireEqual(t, []byte(out))
+			})
+		}
+	}
+	t.Run("too_small", func(t *testing.T) {
+		h := newHarness(t, Options{Backend: newFake(10)}, 50, 12)
+		out := h.view()
+		checkFrame(t, out, 50, 12)
+		mustContain(t, out, "too small")
+		golden.RequireEqual(t, []byte(out))
+	})
+}
+
+// TestFrameFitsEverySize draws every scenario at the minimum size and on
+// a wide terminal: never a line too long, never a line too many.
+func TestFrameFitsEverySize(t *testing.T) {
+	for _, sc := range goldenScenarios() {
+		for _, sz := range [][2]int{{minWidth, minHeight}, {200, 50}, {100, 30}} {
+			out := sc.render(t, sz[0], sz[1])
+			checkFrame(t, out, sz[0], sz[1])
+		}
+	}
+}
+
+type goldenScenario struct {
+	name  string
+	opts  func(*Options)
+	drive func(h *harness)
+}
+
+func (sc goldenScenario) render(t *testing.T, w, h int) string {
+	t.Helper()
+	opts := Options{Backend: newFake(300), Events: closedEvents(testEvents()), States: liveState()}
+	if sc.opts != nil {
+		sc.opts(&opts)
+	}
+	hs := newHarness(t, opts, w, h)
+	if sc.drive != nil {
+		sc.drive(hs)
+	}
+	return hs.view()
+}
+
+func goldenScenarios() []goldenScenario {
+	return []goldenScenario{
 		{name: "balances", opts: func(o *Options) { o.LowBalance = map[string]int64{"EUR": 10_000_00} }},
 		{name: "production", opts: func(o *Options) { o.Production = true; o.Profile = "live-eu" }},
 		{name: "transactions", drive: func(h *harness) { h.key("2") }},
@@ -64,30 +109,6 @@ func TestGolden(t *testing.T) {
 		{name: "help", drive: func(h *harness) { h.key("2"); h.key("?") }},
 		{name: "command", drive: func(h *harness) { h.key(":"); h.typeText("payo") }},
 	}
-	for _, sc := range scenarios {
-		for _, sz := range sizes {
-			t.Run(sc.name+"/"+sz.name, func(t *testing.T) {
-				opts := Options{Backend: newFake(300), Events: closedEvents(testEvents()), States: liveState()}
-				if sc.opts != nil {
-					sc.opts(&opts)
-				}
-				h := newHarness(t, opts, sz.w, sz.h)
-				if sc.drive != nil {
-					sc.drive(h)
-				}
-				out := h.view()
-				checkFrame(t, out, sz.w, sz.h)
-				golden.RequireEqual(t, []byte(out))
-			})
-		}
-	}
-	t.Run("too_small", func(t *testing.T) {
-		h := newHarness(t, Options{Backend: newFake(10)}, 50, 12)
-		out := h.view()
-		checkFrame(t, out, 50, 12)
-		mustContain(t, out, "too small")
-		golden.RequireEqual(t, []byte(out))
-	})
 }
 
 // fillPayout opens the payout form and fills it up to the confirmation.

@@ -540,7 +540,9 @@ func (m *model) View() string {
 	default:
 		body = m.current().view(m, m.width, bodyH)
 	}
-	b.WriteString(padLines(body, bodyH))
+	// Views size themselves to the width; clipping here is the guarantee
+	// that no line ever wraps and scrolls the frame.
+	b.WriteString(clipLines(padLines(body, bodyH), m.width))
 	b.WriteByte('\n')
 	b.WriteString(m.statusLine())
 	b.WriteByte('\n')
