@@ -312,6 +312,16 @@ func formatNumber(minor int64, digits int, group bool) string {
 	return b.String()
 }
 
+// FormatCount renders a count with comma separators ("1,234,567"), the
+// grouping FormatAmount uses, for row counts shown next to amounts.
+func FormatCount(n int64) string {
+	if n < 0 {
+		// Via uint64 so math.MinInt64 keeps all its digits.
+		return "-" + groupThousands(strconv.FormatUint(uint64(-(n+1))+1, 10))
+	}
+	return groupThousands(strconv.FormatInt(n, 10))
+}
+
 func groupThousands(d string) string {
 	if len(d) <= 3 {
 		return d

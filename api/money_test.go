@@ -218,3 +218,17 @@ func BenchmarkFormatAmount(b *testing.B) {
 		_ = FormatAmount(123456789, "GBP")
 	}
 }
+
+func TestFormatCount(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{
+		{0, "0"}, {999, "999"}, {1000, "1,000"}, {1234567, "1,234,567"},
+		{-1000, "-1,000"}, {math.MinInt64, "-9,223,372,036,854,775,808"},
+	} {
+		if got := FormatCount(c.n); got != c.want {
+			t.Errorf("FormatCount(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}

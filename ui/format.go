@@ -6,31 +6,12 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/paydash/paydash/api"
 )
 
 // thousands renders n with comma separators: 1234567 -> "1,234,567".
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	sign := ""
-	if n < 0 {
-		sign, s = "-", s[1:]
-	}
-	if len(s) <= 3 {
-		return sign + s
-	}
-	var b strings.Builder
-	b.WriteString(sign)
-	head := len(s) % 3
-	if head == 0 {
-		head = 3
-	}
-	b.WriteString(s[:head])
-	for i := head; i < len(s); i += 3 {
-		b.WriteByte(',')
-		b.WriteString(s[i : i+3])
-	}
-	return b.String()
-}
+func thousands(n int) string { return api.FormatCount(int64(n)) }
 
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
