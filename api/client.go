@@ -324,7 +324,7 @@ func (c *Client) StreamTransactions(ctx context.Context, q TransactionQuery, fn 
 		return err
 	}
 	defer resp.Body.Close()
-	if err := decodeResults(json.NewDecoder(resp.Body), fn); err != nil {
+	if err := decodeResults(resp.Body, fn); err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("GET %s: %w", u.Path, ctx.Err())
 		}
@@ -355,82 +355,6 @@ func transactionsQuery(q TransactionQuery) url.Values {
 	return v
 }
 
-// errStop marks an error that came from the caller's fn.
-var errStop = errors.New("stopped by caller")
-
-type stopErr struct{ err error }
-
-func (s stopErr) Error() string        { return s.err.Error() }
-func (s stopErr) Unwrap() error        { return s.err }
-func (s stopErr) Is(target error) bool { return target == errStop }
-
-// decodeResults walks {"results":[...], ...} token by token, decoding one
-// record at a time; other members are skipped.
-func decodeResults(dec *json.Decoder, fn func(Transaction) error) error {
-	if err := expectDelim(dec, '{'); err != nil {
-		return err
-	}
-	found := false
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		if name, _ := tok.(string); name != "results" {
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return err
-			}
-			continue
-		}
-		found = true
-		tok, err = dec.Token()
-		if err != nil {
-			return err
-		}
-		if tok == nil { // "results": null is an empty report
-			continue
-		}
-		if d, ok := tok.(json.Delim); !ok || d != '[' {
-			return fmt.Errorf("\"results\" is %v, want an array", tok)
-		}
-		for dec.More() {
-			var t Transaction
-			if err := dec.Decode(&t); err != nil {
-				return err
-			}
-			if err := fn(t); err != nil {
-				return stopErr{err}
-			}
-		}
-		if err := expectDelim(dec, ']'); err != nil {
-			return err
-		}
-	}
-	if err := expectDelim(dec, '}'); err != nil {
-		return err
-	}
-	if !found {
-		return errors.New("the response has no \"results\" member")
-	}
-	return nil
-}
-
-func expectDelim(dec *json.Decoder, want json.Delim) error {
-	tok, err := dec.Token()
-	if err != nil {
-		if err == io.EOF {
-			return io.ErrUnexpectedEOF
-		}
-		return err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != want {
-		return fmt.Errorf("unexpected %v, want %q", tok, want)
-	}
-	return nil
-}
-
-// get sends a retried GET to {payouts_url} with a payouts token.
 func (c *Client) get(ctx context.Context, u *url.URL) (*http.Response, error) {
 	h := http.Header{}
 	h.Set("Accept", ContentTypeJSON)

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/google/uuid"
@@ -748,4 +749,182 @@ func BenchmarkStreamTransactions(b *testing.B) {
 	if count != n {
 		b.Fatalf("streamed %d, want %d", count, n)
 	}
+}
+
+// decodeResultsJSON is the report decoder as first written, on
+// json.Decoder alone: the reference the fast decoder must agree with.
+func decodeResultsJSON(r io.Reader, fn func(Transaction) error) error {
+	dec := json.NewDecoder(r)
+	delim := func(want json.Delim) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if d, ok := tok.(json.Delim); !ok || d != want {
+			return fmt.Errorf("unexpected %v, want %q", tok, want)
+		}
+		return nil
+	}
+	if err := delim('{'); err != nil {
+		return err
+	}
+	found := false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if name, _ := tok.(string); name != "results" {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return err
+			}
+			continue
+		}
+		found = true
+		if tok, err = dec.Token(); err != nil {
+			return err
+		}
+		if tok == nil {
+			continue
+		}
+		if d, ok := tok.(json.Delim); !ok || d != '[' {
+			return fmt.Errorf("results is %v", tok)
+		}
+		for dec.More() {
+			var t Transaction
+			if err := dec.Decode(&t); err != nil {
+				return err
+			}
+			if err := fn(t); err != nil {
+				return err
+			}
+		}
+		if err := delim(']'); err != nil {
+			return err
+		}
+	}
+	if err := delim('}'); err != nil {
+		return err
+	}
+	if !found {
+		return errors.New("no results")
+	}
+	return nil
+}
+
+// collect runs a decoder over body read through wrap and returns the
+// records it handed over.
+func collect(decode func(io.Reader, func(Transaction) error) error, body []byte, wrap func(io.Reader) io.Reader) ([]Transaction, error) {
+	var got []Transaction
+	err := decode(wrap(bytes.NewReader(body)), func(t Transaction) error {
+		got = append(got, t)
+		return nil
+	})
+	return got, err
+}
+
+// readers are the ways the body may arrive: whole, a byte at a time
+// (every record split across reads), and in halves.
+var readers = []struct {
+	name string
+	wrap func(io.Reader) io.Reader
+}{
+	{"whole", func(r io.Reader) io.Reader { return r }},
+	{"one byte", iotest.OneByteReader},
+	{"halves", iotest.HalfReader},
+}
+
+// checkSameAsJSON fails unless the fast decoder, through every reader,
+// agrees with encoding/json on body: the same records (compared by
+// value, times included), and an error exactly when encoding/json
+// errs.
+func checkSameAsJSON(t *testing.T, body []byte) {
+	t.Helper()
+	want, wantErr := collect(decodeResultsJSON, body, readers[0].wrap)
+	for _, r := range readers {
+		got, err := collect(decodeResults, body, r.wrap)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("%s: error %v, encoding/json: %v\nbody %q", r.name, err, wantErr, body)
+		}
+		if err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: records\n%+v\nencoding/json:\n%+v\nbody %q", r.name, got, want, body)
+		}
+	}
+}
+
+// reportShapes are bodies covering the fast path and everything it hands
+// to encoding/json.
+var reportShapes = func() []string {
+	rec := `{"transaction_id":"2b1f0c4e-9d7a-4e55-8f43-0c6d2a9e1b77","type":"payout","authorised_at":"2025-03-14T09:00:00.1234567Z",` +
+		`"submitted_at":"2025-03-14T09:00:05.0000001Z","settled_at":"2025-03-14T09:01:00.9999999Z","beneficiary_name":"Ada Lovelace",` +
+		`"beneficiary_iban":"GB33BUKB20201555555555","beneficiary_reference":"INV-1","amount_in_minor":123456,"currency":"GBP",` +
+		`"context_code":"withdrawal","status":"settled"}`
+	records := []string{
+		rec,
+		`{}`, `null`, ` { "type" : "funding" , "amount_in_minor" : -0 } `,
+		`{"beneficiary_name":"Zoë Ó Briain 名前"}`,                        // UTF-8 copied as is
+		"{\"beneficiary_name\":\"bad \xff utf8\"}",                      // replaced by U+FFFD
+		`{"beneficiary_name":"Say \"hi\" \u00e9\n"}`,                    // escapes
+		`{"type":"\u0041"}`, `{"status":"a\"b"}`, "{\"type\":\"a\tb\"}", // short strings (checked byte by byte)
+		`{"Currency":"EUR","STATUS":"failed"}`,               // names matched in any case
+		`{"unknown":{"a":[1,"]"]},"currency":"EUR"}`,         // unknown members skipped
+		`{"currency":"GBP","currency":"EUR"}`,                // the last one wins
+		`{"settled_at":null,"transaction_id":null}`,          // nulls leave zero values
+		`{"amount_in_minor":999999999999999999}`,             // 18 digits
+		`{"amount_in_minor":9223372036854775807}`,            // the largest int64
+		`{"amount_in_minor":9223372036854775808}`,            // overflows
+		`{"amount_in_minor":1.5}`, `{"amount_in_minor":1e3}`, // not integers
+		`{"amount_in_minor":012}`, `{"amount_in_minor":-}`, // not numbers
+		`{"amount_in_minor":"5"}`, `{"type":5}`, // wrong types
+		`{"settled_at":"2024-02-29T23:59:59.0000000Z"}`, // a leap day
+		`{"settled_at":"2025-02-29T00:00:00.0000000Z"}`, // not one
+		`{"settled_at":"2025-04-31T00:00:00.0000000Z"}`, // no such day
+		`{"settled_at":"2025-13-01T00:00:00.0000000Z"}`, // no such month
+		`{"settled_at":"2025-01-01T24:00:00.0000000Z"}`, // no such hour
+		`{"settled_at":"2025-01-01T00:60:00.0000000Z"}`, // no such minute
+		`{"settled_at":"2025-01-01T00:00:60.0000000Z"}`, // no such second
+		`{"settled_at":"0000-01-01T00:00:00.0000000Z"}`, // year zero
+		`{"settled_at":"2025-01-01T00:00:00Z"}`,         // too few digits
+		`{"settled_at":"2025-01-01 00:00:00.0000000Z"}`, // not the layout
+		`{"settled_at":"2025-01-01T00:00:00.000000aZ"}`, // not digits
+		`{"type":"payout"`, `{"type":"payout",}`, `{"type" "x"}`, // broken
+		`{"beneficiary_name":"` + strings.Repeat("x", 100<<10) + `"}`, // past the fast path's size
+		`5`, `"x"`, `[]`,
+	}
+	bodies := []string{
+		`{"results":[]}`, `{"results":null}`, `{"results":{}}`, `{"results":5}`, `{}`, `[]`, ``, `{`,
+		`{"page":{"a":[1,2]},"results":[` + rec + `,` + rec + `],"next":"x"}`,
+		`{"results":[` + rec + `],"results":[` + rec + `]}`,
+		`{"res\u0075lts":[` + rec + `]}`,
+		`{"results":[` + rec + `,]}`, `{"results":[` + rec + ` ` + rec + `]}`, `{"results":[` + rec + `]`,
+		`{"results":[]} trailing`, `{"x":[1,},"results":[]}`,
+		" \t\r\n{ \"results\" : [ " + rec + " , " + rec + " ] } ",
+	}
+	for _, r := range records {
+		bodies = append(bodies, `{"results":[`+r+`]}`)
+	}
+	return bodies
+}()
+
+func TestDecodeResultsAgreesWithEncodingJSON(t *testing.T) {
+	for i, body := range reportShapes {
+		t.Run(strconv.Itoa(i), func(t *testing.T) { checkSameAsJSON(t, []byte(body)) })
+	}
+	t.Run("generated report", func(t *testing.T) {
+		var buf bytes.Buffer
+		writeReport(&buf, 3000)
+		checkSameAsJSON(t, buf.Bytes())
+	})
+}
+
+// FuzzDecodeResults looks for a body on which the fast decoder and
+// encoding/json disagree.
+func FuzzDecodeResults(f *testing.F) {
+	for _, body := range reportShapes {
+		if len(body) < 4<<10 {
+			f.Add([]byte(body))
+		}
+	}
+	f.Fuzz(checkSameAsJSON)
 }
