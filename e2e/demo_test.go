@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,18 +48,35 @@ func fillPayoutForm(s *screen, name, iban, reference, amount string) {
 		s.press(keyDown)
 	}
 	s.press(keyEnter)
-	s.typeText(name)
-	s.press(keyEnter)
-	s.typeText(iban)
-	s.press(keyEnter)
-	s.waitText(5*time.Second, "Reference")
-	s.typeText(reference)
-	s.press(keyEnter)
-	s.typeText(amount)
-	s.press(keyEnter, keyEnter) // the context code keeps its default, withdrawal
+	enterField(s, "Beneficiary name", name)
+	enterField(s, "Beneficiary IBAN", iban)
+	enterField(s, "Reference", reference)
+	enterField(s, "Amount", amount)
+	enterField(s, "Context code", "") // keeps its default, withdrawal
 	s.waitText(5*time.Second, "Send this payout?", reference)
 	s.press("y")
 	s.waitText(10*time.Second, "Payout accepted")
+}
+
+// enterField waits until the form shows the field titled title focused
+// (huh marks it with ┃), types text, waits for it to echo, and moves on
+// with Enter. A person looks before typing; doing the same keeps keys from
+// landing in the previous field when a loaded machine is slow to move the
+// focus.
+func enterField(s *screen, title, text string) {
+	s.t.Helper()
+	s.waitFor("the form's focus on "+title, 10*time.Second, func(txt string) bool {
+		_, ok := line(txt, "┃", title)
+		return ok
+	})
+	if text != "" {
+		s.typeText(text)
+		s.waitFor(fmt.Sprintf("%q typed into %s", text, title), 10*time.Second, func(txt string) bool {
+			_, ok := line(txt, "┃", title, text)
+			return ok
+		})
+	}
+	s.press(keyEnter)
 }
 
 func TestDemoInATerminal(t *testing.T) {

@@ -31,7 +31,21 @@ func loadedHarness(b *testing.B) *harness {
 // command, Update with its result), which is what a person waits for.
 // Reported: median and worst ms per keystroke.
 func BenchmarkFilterKeystroke(b *testing.B) {
+	benchFilterKeystroke(b, loadedHarness(b))
+}
+
+// BenchmarkFilterKeystrokeSortedByAmount is BenchmarkFilterKeystroke with
+// the report sorted by amount, so the rows on screen are in no relation
+// to the order they are stored in.
+func BenchmarkFilterKeystrokeSortedByAmount(b *testing.B) {
 	h := loadedHarness(b)
+	for h.m.tx.sort.col != colAmount {
+		h.key("s")
+	}
+	benchFilterKeystroke(b, h)
+}
+
+func benchFilterKeystroke(b *testing.B, h *harness) {
 	const query = "inv-12345"
 	var per []time.Duration
 	b.ResetTimer()

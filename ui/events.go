@@ -37,8 +37,10 @@ func newEventsView() eventsView {
 // add appends a batch from the subscriber (backlog first, then live).
 func (v *eventsView) add(evs []webhookrelay.Event) {
 	v.all = append(v.all, evs...)
+	dropped := 0
 	if over := len(v.all) - maxEvents; over > 0 {
 		v.all = slices.Delete(v.all, 0, over)
+		dropped = over
 		if v.open {
 			v.openIdx -= over
 			if v.openIdx < 0 {
@@ -47,7 +49,7 @@ func (v *eventsView) add(evs []webhookrelay.Event) {
 		}
 	}
 	before := len(v.shown)
-	v.refilter()
+	v.refilterShift(dropped)
 	if v.follow {
 		v.nav.cursor = len(v.shown) - 1
 	} else {
@@ -55,7 +57,22 @@ func (v *eventsView) add(evs []webhookrelay.Event) {
 	}
 }
 
-func (v *eventsView) refilter() {
+func (v *eventsView) refilter() { v.refilterShift(0) }
+
+// refilterShift recomputes the shown events, keeping the cursor on the
+// same event (or the next one shown) rather than on the same line
+// number; dropped is how many of the oldest events were just removed.
+func (v *eventsView) refilterShift(dropped int) {
+	sel := -1
+	if v.nav.cursor >= 0 && v.nav.cursor < len(v.shown) {
+		sel = v.shown[v.nav.cursor] - dropped
+	}
+	defer func() {
+		if sel >= 0 {
+			v.nav.cursor, _ = slices.BinarySearch(v.shown, sel)
+			v.nav.clamp(len(v.shown), v.pageH)
+		}
+	}()
 	q := v.filter.query()
 	v.shown = v.shown[:0]
 	for i := range v.all {
@@ -193,7 +210,7 @@ func (v *eventsView) update(m *model, k tea.KeyMsg) tea.Cmd {
 var eventCols = []colSpec{
 	{title: "Seq", w: 6, right: true},
 	{title: "Time", w: 8},
-	{title: "Type", w: 25, max: 30, flex: 1},
+	{title: "Type", w: 25}, // external_payment_received; spare room goes to the summary
 	{title: "Event ID", w: 36, drop: 3},
 	{title: "Payout ID", w: 36, drop: 2},
 	{title: "Summary", w: 20, flex: 3},

@@ -230,3 +230,118 @@ func TestTrackerDedupesByEventID(t *testing.T) {
 		t.Error("events without an id were dropped")
 	}
 }
+
+// A payout seen only through the relay (another operator's) shows its
+// beneficiary and amount from the report the dashboard already holds; one
+// that the report does not have yet is filled in when r reloads it on the
+// tracker.
+func TestRelayOnlyPayoutFilledFromReport(t *testing.T) {
+	fb := newFake(50)
+	h := newHarness(t, Options{Backend: fb}, 120, 40)
+	known, later := genTx(7), genTx(50) // row 50 is not in the loaded report
+	at := fixedNow.Add(time.Second)
+	h.send(relayEventsMsg{events: []webhookrelay.Event{
+		{Seq: 1, EventID: "e1", Type: api.EventPayoutSettled, PayoutID: known.TransactionID, State: api.StateSettled, OccurredAt: at},
+		{Seq: 2, EventID: "e2", Type: api.EventPayoutAuthorised, PayoutID: later.TransactionID, State: api.StateAuthorised, OccurredAt: at},
+	}})
+	h.key("3")
+	row := func(tx api.Transaction) string {
+		l, _ := line(h.view(), tx.TransactionID[:13])
+		return l
+	}
+	if l := row(known); !strings.Contains(l, known.BeneficiaryName) || !strings.Contains(l, api.FormatAmount(known.AmountInMinor, known.Currency)) {
+		t.Errorf("payout in the report shown without its details: %q", l)
+	}
+	if l := row(later); strings.Contains(l, later.BeneficiaryName) {
+		t.Errorf("payout not in the report shows details: %q", l)
+	}
+	mustContain(t, h.view(), "1 not in the loaded report")
+	calls := fb.reportCalls()
+
+	fb.setRows(51)
+	h.key("r")
+	if fb.reportCalls() != calls+1 {
+		t.Fatalf("r on the tracker made %d report calls, want 1", fb.reportCalls()-calls)
+	}
+	if l := row(later); !strings.Contains(l, later.BeneficiaryName) || !strings.Contains(l, api.FormatAmount(later.AmountInMinor, later.Currency)) {
+		t.Errorf("payout still without details after the report reload: %q", l)
+	}
+	if strings.Contains(h.view(), "not in the loaded report") {
+		t.Error("tracker still reports payouts missing from the report")
+	}
+	// Nothing unknown any more: r refreshes balances only.
+	h.key("r")
+	if fb.reportCalls() != calls+1 {
+		t.Error("r reloaded the report with every payout already described")
+	}
+}
+
+// line returns the first line of s containing every one of parts.
+func line(s string, parts ...string) (string, bool) {
+	for _, l := range strings.Split(s, "\n") {
+		ok := true
+		for _, p := range parts {
+			if !strings.Contains(l, p) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return l, true
+		}
+	}
+	return "", false
+}
+
+// The payout form's result follows the webhooks: once the payout is
+// rejected, the headline says so with the reason instead of a green tick.
+func TestPayoutResultFollowsWebhooks(t *testing.T) {
+	cases := []struct {
+		state, reason string
+		want          string
+	}{
+		{"", "", "✓ Payout accepted (202): the outcome arrives by webhook"},
+		{api.StateRejected, api.FailureInsufficientFunds, "✗ Payout accepted (202), then rejected: insufficient_funds"},
+		{api.StateSettled, "", "✓ Payout accepted (202) and settled"},
+	}
+	for _, c := range cases {
+		t.Run(c.state, func(t *testing.T) {
+			fb := newFake(10)
+			h := newHarness(t, Options{Backend: fb}, 120, 40)
+			fillPayout(h, "Ada", "GB33BUKB20201555555555", "R", "10")
+			h.key("y")
+			if c.state != "" {
+				h.send(relayEventsMsg{events: []webhookrelay.Event{{Seq: 1, EventID: "e1", PayoutID: fb.payouts[0].TransactionID,
+					State: c.state, Reason: c.reason, OccurredAt: fixedNow}}})
+			}
+			mustContain(t, h.view(), c.want)
+		})
+	}
+}
+
+// Changing the events filter keeps the selected event selected, not the
+// same line number (which would now be another event).
+func TestEventsFilterKeepsSelection(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10), Events: closedEvents(testEvents())}, 120, 40)
+	h.key("4")
+	v := &h.m.events
+	selected := func() uint64 { return v.all[v.shown[v.nav.cursor]].Seq }
+	h.key("up") // seq 4, and following pauses
+	if selected() != 4 {
+		t.Fatalf("selected seq %d, want 4", selected())
+	}
+	h.key("/")
+	h.typeText("11111111") // payout a: seqs 1, 2, 4
+	if len(v.shown) != 3 || selected() != 4 {
+		t.Errorf("filtered: %d shown, seq %d selected; want 3 and seq 4", len(v.shown), selected())
+	}
+	h.key("esc")
+	if len(v.shown) != 5 || selected() != 4 {
+		t.Errorf("cleared: %d shown, seq %d selected; want 5 and seq 4", len(v.shown), selected())
+	}
+	h.key("t") // the first type, external_payment_received: seq 5 only
+	h.key("esc")
+	if selected() != 5 {
+		t.Errorf("after the type filter: seq %d selected, want 5", selected())
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/huh"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/paydash/paydash/api"
 )
@@ -82,6 +83,10 @@ type formView struct {
 	sentAt   time.Time
 	resp     any
 	firstKey string
+	// sized and sizedForm are the size last given to form, so an
+	// unchanged size is not sent again.
+	sized     [2]int
+	sizedForm *huh.Form
 }
 
 func newFormView(t tab, spec formSpec) *formView {
@@ -142,7 +147,10 @@ func (fv *formView) rebuild(m *model) tea.Cmd {
 	last = append(last, confirm)
 	groups = append(groups, huh.NewGroup(last...).Title(fv.spec.title()+" · confirm"))
 	fv.confirm = false
-	fv.form = huh.NewForm(groups...).WithTheme(formTheme()).WithShowHelp(true).WithShowErrors(true)
+	// huh's own error line is hard-wrapped at the form width and repeats
+	// what the field's hint already says; view draws the errors instead,
+	// wrapped at word boundaries and once.
+	fv.form = huh.NewForm(groups...).WithTheme(formTheme()).WithShowHelp(true).WithShowErrors(false)
 	fv.firstKey = ""
 	if f := fv.form.GetFocusedField(); f != nil {
 		fv.firstKey = f.GetKey()
@@ -189,11 +197,19 @@ func (fv *formView) size(m *model) (int, int) {
 	return max(w, 20), max(h, 6)
 }
 
+// resize tells the huh form its size when that changed. It is called on
+// every key (the summary above the confirmation takes room), and a huh
+// resize lays out every group again: most of a keystroke's cost, which
+// let typed keys queue up behind an enter still moving to the next field.
 func (fv *formView) resize(m *model) tea.Cmd {
 	if fv.form == nil || m.width == 0 {
 		return nil
 	}
 	w, h := fv.size(m)
+	if fv.sizedForm == fv.form && fv.sized == [2]int{w, h} {
+		return nil
+	}
+	fv.sizedForm, fv.sized = fv.form, [2]int{w, h}
 	_, cmd := fv.form.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return tagCmd(fv.tab, cmd)
 }
@@ -289,6 +305,21 @@ func (fv *formView) unsent() bool {
 }
 
 func (fv *formView) capturing() bool { return fv.phase == phaseEdit }
+
+// digitsFree reports that the focused field takes no digits: a choice
+// list that is not being filtered, or the confirmation.
+func (fv *formView) digitsFree() bool {
+	if fv.phase != phaseEdit || fv.form == nil {
+		return false
+	}
+	switch f := fv.form.GetFocusedField().(type) {
+	case *huh.Select[string]:
+		return !f.GetFiltering()
+	case *huh.Confirm:
+		return true
+	}
+	return false
+}
 
 func (fv *formView) startFilter() (tea.Cmd, bool) { return nil, false }
 
@@ -409,9 +440,17 @@ func (fv *formView) view(m *model, w, h int) string {
 			b.WriteString(fv.spec.summary(m, fv, w) + "\n")
 		}
 		b.WriteString(fv.form.View())
+		hint := ""
 		if f := fv.form.GetFocusedField(); f != nil {
-			if hint := fv.spec.hint(m, f.GetKey()); hint != "" {
+			if hint = fv.spec.hint(m, f.GetKey()); hint != "" {
 				b.WriteString("\n" + hint)
+			}
+		}
+		// The errors that stop the operator moving on, each once: a hint
+		// that already says it is enough.
+		for _, err := range fv.form.Errors() {
+			if msg := err.Error(); !strings.Contains(ansi.Strip(hint), msg) {
+				b.WriteString("\n" + m.st.bad.Render(wrapText("✗ "+clean(msg), w)))
 			}
 		}
 	case phaseSending:

@@ -215,17 +215,31 @@ func (p *payoutForm) result(m *model, fv *formView, w int) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(m.st.good.Render("✓ Payout accepted (202): the outcome arrives by webhook") + "\n\n")
+	t := m.tracker.byID[req.TransactionID]
+	// The headline follows the webhooks: an accepted payout can still be
+	// rejected or fail, and a green tick above "rejected" would mislead.
+	switch {
+	case t != nil && (t.state == api.StateRejected || t.state == api.StateFailed):
+		head := "✗ Payout accepted (202), then " + t.state
+		if t.reason != "" {
+			head += ": " + t.reason
+		}
+		b.WriteString(m.st.bad.Render(clean(head)) + "\n\n")
+	case t != nil && (t.state == api.StateSettled || t.state == api.StateExecuted):
+		b.WriteString(m.st.good.Render("✓ Payout accepted (202) and "+t.state) + "\n\n")
+	default:
+		b.WriteString(m.st.good.Render("✓ Payout accepted (202): the outcome arrives by webhook") + "\n\n")
+	}
 	row := func(k, v string) { b.WriteString("  " + m.st.muted.Render(fit(k, 16)) + fit(v, w-18) + "\n") }
 	row("transaction id", req.TransactionID)
 	row("amount", api.FormatAmount(req.AmountInMinor, req.Currency))
 	row("to", req.BeneficiaryName+" · "+req.BeneficiaryIBAN)
-	if t := m.tracker.byID[req.TransactionID]; t != nil {
+	if t != nil {
 		st := t.state
 		if t.reason != "" {
 			st += " (" + t.reason + ")"
 		}
-		row("state now", st)
+		row("state now", m.stateStyle(t.state).Render(clean(st)))
 		row("timeline", timeline(t, m.now().Location()))
 	}
 	b.WriteString("\n" + m.st.muted.Render("3 opens the tracker · n new payout · y copy id"))

@@ -198,3 +198,11 @@ func clipLines(s string, w int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// plural writes a count with its noun: "1 payout", "2 payouts".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return thousands(n) + " " + many
+}

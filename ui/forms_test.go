@@ -413,3 +413,34 @@ func TestMultiRuneKeyMessageIsSplit(t *testing.T) {
 		t.Errorf("\"3q\": tab %d, quit %v", h.m.tab, h.quit())
 	}
 }
+
+// Digits switch views from a form's choice list (nothing to type there),
+// but are text in a text field and go to a choice list's filter.
+func TestDigitsInForms(t *testing.T) {
+	cases := []struct {
+		name string
+		keys []string
+		want tab
+	}{
+		{"choice list", []string{"5", "1"}, tabBalances},
+		{"text field", []string{"5", "enter", "1"}, tabPayout},
+		{"filtering a choice list", []string{"5", "/", "1"}, tabPayout},
+		{"confirmation", nil, tabTransactions},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, Options{Backend: newFake(10)}, 120, 40)
+			keys := c.keys
+			if keys == nil {
+				fillPayout(h, "Ada", "GB33BUKB20201555555555", "R", "10")
+				keys = []string{"2"}
+			}
+			for _, k := range keys {
+				h.key(k)
+			}
+			if h.m.tab != c.want {
+				t.Errorf("on tab %s, want %s", tabNames[h.m.tab], tabNames[c.want])
+			}
+		})
+	}
+}

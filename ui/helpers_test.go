@@ -39,6 +39,7 @@ type fakeBackend struct {
 	balanceCalls int
 	txs          func(i int) api.Transaction
 	nTxs         int
+	streams      int
 	payouts      []api.PayoutRequest
 	payoutErrs   []error // answer for call i; nil or missing = accepted
 	payments     []string
@@ -56,7 +57,11 @@ func (f *fakeBackend) Balances(context.Context) ([]api.Balance, error) {
 }
 
 func (f *fakeBackend) StreamTransactions(ctx context.Context, _ api.TransactionQuery, fn func(api.Transaction) error) error {
-	for i := range f.nTxs {
+	f.mu.Lock()
+	f.streams++
+	n := f.nTxs
+	f.mu.Unlock()
+	for i := range n {
 		if err := fn(f.txs(i)); err != nil {
 			return err
 		}
@@ -92,6 +97,20 @@ func (f *fakeBackend) CreateMandate(_ context.Context, req *api.MandateRequest, 
 	f.mandates = append(f.mandates, key)
 	f.mandateReqs = append(f.mandateReqs, *req)
 	return &api.MandateResponse{ID: "mandate_1", User: api.IDRef{ID: "6f1d3c2a-1111-4a4a-9b9b-000000000002"}, ResourceToken: "mt_token"}, nil
+}
+
+// reportCalls counts StreamTransactions calls.
+func (f *fakeBackend) reportCalls() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.streams
+}
+
+// setRows changes how many rows the next report has.
+func (f *fakeBackend) setRows(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.nTxs = n
 }
 
 func (f *fakeBackend) payoutCount() int {

@@ -185,7 +185,11 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case relayStateMsg:
 		return m, m.onState(msg)
 	case txLoadedMsg:
-		return m, m.tx.loaded(m, msg)
+		cmd := m.tx.loaded(m, msg)
+		return m, tea.Batch(cmd, m.tracker.lookup(m.tx.store))
+	case payoutRowsMsg:
+		m.tracker.applyRows(m, msg)
+		return m, nil
 	case txResultMsg:
 		m.tx.result(m, msg)
 		return m, nil
@@ -250,6 +254,12 @@ func (m *model) handleKey(k tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	v := m.current()
+	// A form that has just opened sits on a choice (source account, type)
+	// where digits mean nothing: 1-7 still switch views there, so
+	// pressing 5 and then 1 does not leave the operator stuck.
+	if f := m.formFor(m.tab); f != nil && f.digitsFree() && key.Matches(k, m.keys.Tabs) {
+		return m.switchTab(tab(s[0] - '1'))
+	}
 	if v.capturing() {
 		return v.update(m, k)
 	}
@@ -279,7 +289,10 @@ func (m *model) handleKey(k tea.KeyMsg) tea.Cmd {
 
 func (m *model) refresh() tea.Cmd {
 	cmds := []tea.Cmd{m.bal.fetch(m)}
-	if m.tab == tabTransactions {
+	// On the tracker, a refresh also reloads the report when some payouts
+	// are known only by id: the new report has their amount and
+	// beneficiary (one report call, not one per payout).
+	if m.tab == tabTransactions || (m.tab == tabPayouts && m.tracker.unknown() > 0) {
 		cmds = append(cmds, m.tx.load(m))
 	}
 	m.setFlash("refreshing…", false)
@@ -459,6 +472,9 @@ func (m *model) onEvents(msg relayEventsMsg) tea.Cmd {
 			// waiting for the next poll.
 			cmds = append(cmds, m.bal.fetch(m))
 		}
+		// Payouts from other operators arrive by id only: their amount and
+		// beneficiary come from the report already loaded, if it has them.
+		cmds = append(cmds, m.tracker.lookup(m.tx.store))
 	}
 	if !msg.closed {
 		cmds = append(cmds, m.listenEvents())

@@ -14,7 +14,9 @@ var (
 	colSelBG  = lipgloss.AdaptiveColor{Light: "#DDD6FE", Dark: "#3B2F6B"}
 	colHiBG   = lipgloss.AdaptiveColor{Light: "#FFF1B8", Dark: "#4A3F00"}
 	colKey    = lipgloss.AdaptiveColor{Light: "#0550AE", Dark: "#79C0FF"}
-	colString = lipgloss.AdaptiveColor{Light: "#0A3069", Dark: "#A5D6FF"}
+	// Strings green, as jq prints them: a blue near the keys' blue made
+	// keys and values hard to tell apart on 256-colour terminals.
+	colString = lipgloss.AdaptiveColor{Light: "#116329", Dark: "#7EE787"}
 	colNumber = lipgloss.AdaptiveColor{Light: "#953800", Dark: "#FFA657"}
 )
 

@@ -27,9 +27,13 @@ type payoutStep struct {
 }
 
 type trackedPayout struct {
-	id        string
-	mine      bool
-	req       *api.PayoutRequest // when created in this session
+	id   string
+	mine bool
+	req  *api.PayoutRequest // when created in this session
+	// row is the payout's record from the transaction report, for
+	// payouts seen only through the relay (whose events carry no amount
+	// or beneficiary).
+	row       *api.Transaction
 	state     string
 	reason    string
 	steps     []payoutStep
@@ -59,13 +63,82 @@ type trackerView struct {
 	list   []*trackedPayout // newest first
 	byID   map[string]*trackedPayout
 	events map[string]bool // event ids applied (the relay resends on reconnect)
-	nav    listNav
-	filter filterBar
-	pageH  int
+	// lookedUp holds the ids already searched for in lookupStore, so each
+	// unknown payout costs one scan per loaded report, not one per event.
+	lookedUp    map[string]bool
+	lookupStore *txStore
+	nav         listNav
+	filter      filterBar
+	pageH       int
 }
 
 func newTrackerView() trackerView {
-	return trackerView{byID: map[string]*trackedPayout{}, events: map[string]bool{}, filter: newFilterBar("id, beneficiary, state")}
+	return trackerView{byID: map[string]*trackedPayout{}, events: map[string]bool{}, lookedUp: map[string]bool{},
+		filter: newFilterBar("id, beneficiary, state")}
+}
+
+// details returns what the tracker knows of a payout's beneficiary and
+// amount: the request this session sent, else the report's row, else nil.
+func (p *trackedPayout) details() (name, iban, ref string, minor int64, cur string, ok bool) {
+	switch {
+	case p.req != nil:
+		r := p.req
+		return r.BeneficiaryName, r.BeneficiaryIBAN, r.BeneficiaryReference, r.AmountInMinor, r.Currency, true
+	case p.row != nil:
+		r := p.row
+		return r.BeneficiaryName, r.BeneficiaryIBAN, r.BeneficiaryReference, r.AmountInMinor, r.Currency, true
+	}
+	return "", "", "", 0, "", false
+}
+
+// payoutRowsMsg carries report rows found for payouts the tracker knew
+// only by id.
+type payoutRowsMsg struct {
+	rows map[string]api.Transaction
+}
+
+// lookup searches the loaded report, off the Update path, for payouts
+// the tracker has no details for. The report is immutable once loaded,
+// so the scan shares it safely; each id is searched once per report.
+func (v *trackerView) lookup(st *txStore) tea.Cmd {
+	if st == nil || st.len() == 0 {
+		return nil
+	}
+	if st != v.lookupStore {
+		v.lookupStore = st
+		clear(v.lookedUp)
+	}
+	want := map[string]bool{}
+	for _, p := range v.list {
+		if p.req == nil && p.row == nil && !v.lookedUp[p.id] {
+			want[p.id] = true
+			v.lookedUp[p.id] = true
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	return func() tea.Msg { return payoutRowsMsg{rows: st.findIDs(want)} }
+}
+
+func (v *trackerView) applyRows(m *model, msg payoutRowsMsg) {
+	for id, t := range msg.rows {
+		if p := v.byID[id]; p != nil && p.req == nil && p.row == nil {
+			t := t
+			p.row = &t
+		}
+	}
+}
+
+// unknown counts payouts shown without beneficiary and amount.
+func (v *trackerView) unknown() int {
+	n := 0
+	for _, p := range v.list {
+		if _, _, _, _, _, ok := p.details(); !ok {
+			n++
+		}
+	}
+	return n
 }
 
 func (v *trackerView) get(m *model, id string) *trackedPayout {
@@ -138,8 +211,8 @@ func (v *trackerView) visible() []*trackedPayout {
 	var out []*trackedPayout
 	for _, p := range v.list {
 		hay := p.id + " " + p.state + " " + p.reason
-		if p.req != nil {
-			hay += " " + p.req.BeneficiaryName + " " + p.req.BeneficiaryIBAN + " " + p.req.BeneficiaryReference
+		if name, iban, ref, _, _, ok := p.details(); ok {
+			hay += " " + name + " " + iban + " " + ref
 		}
 		if strings.Contains(strings.ToLower(hay), q) {
 			out = append(out, p)
@@ -213,11 +286,23 @@ func (v *trackerView) view(m *model, w, h int) string {
 	case len(v.list) == 0:
 		b.WriteString(m.st.muted.Render(fit("No payouts yet: send one from 5 New payout, or wait for the relay's events.", w)))
 	default:
-		b.WriteString(m.st.muted.Render(fit(itoa(len(v.list))+" payouts this session · authorised → submitted → settled, or rejected/failed · changes highlight for 2s", w)))
+		info := plural(len(v.list), "payout", "payouts") + " this session"
+		if n := v.unknown(); n > 0 {
+			info += " · " + itoa(n) + " not in the loaded report (r reloads it)"
+		}
+		b.WriteString(m.st.muted.Render(fit(info+" · authorised → submitted → settled, or rejected/failed · changes highlight for 2s", w)))
 	}
 	b.WriteByte('\n')
-	ws := layoutCols(trackerCols, w-1)
-	b.WriteString(m.st.header.Render(" " + headerCells(trackerCols, ws)))
+	// The amount column grows to the widest amount on screen, as on the
+	// balances view: an amount must never be cut.
+	specs := slices.Clone(trackerCols)
+	for _, p := range rows {
+		if _, _, _, minor, cur, ok := p.details(); ok {
+			specs[2].w = max(specs[2].w, width(api.FormatAmount(minor, cur)))
+		}
+	}
+	ws := layoutCols(specs, w-1)
+	b.WriteString(m.st.header.Render(" " + headerCells(specs, ws)))
 	b.WriteByte('\n')
 	detailH := 0
 	if len(rows) > 0 {
@@ -233,9 +318,9 @@ func (v *trackerView) view(m *model, w, h int) string {
 		p := rows[i]
 		cells[0] = p.id
 		cells[1], cells[2] = "—", "—"
-		if p.req != nil {
-			cells[1] = p.req.BeneficiaryName
-			cells[2] = api.FormatAmount(p.req.AmountInMinor, p.req.Currency)
+		if name, _, _, minor, cur, ok := p.details(); ok {
+			cells[1] = name
+			cells[2] = api.FormatAmount(minor, cur)
 		}
 		cells[3] = p.state
 		cells[4] = timeline(p, loc)
@@ -243,13 +328,13 @@ func (v *trackerView) view(m *model, w, h int) string {
 		line.WriteString(gutter(i == v.nav.cursor, now.Sub(p.changedAt) < highlightFor))
 		switch {
 		case i == v.nav.cursor:
-			renderCells(&line, trackerCols, ws, cells)
+			renderCells(&line, specs, ws, cells)
 			b.WriteString(m.st.selected.Render(fit(line.String(), w)))
 		case now.Sub(p.changedAt) < highlightFor:
-			renderCells(&line, trackerCols, ws, cells)
+			renderCells(&line, specs, ws, cells)
 			b.WriteString(m.st.highlight.Render(fit(line.String(), w)))
 		default:
-			renderCells(&line, trackerCols, ws, cells, nil, nil, nil, m.stateStyle(p.state))
+			renderCells(&line, specs, ws, cells, nil, nil, nil, m.stateStyle(p.state))
 			b.WriteString(line.String())
 		}
 		b.WriteByte('\n')
@@ -273,8 +358,14 @@ func (v *trackerView) detail(m *model, p *trackedPayout, w int) string {
 		head += " · sent from this dashboard"
 	}
 	b.WriteString(fit(head, w) + "\n")
-	if p.req != nil {
-		b.WriteString(fit(api.FormatAmount(p.req.AmountInMinor, p.req.Currency)+" to "+p.req.BeneficiaryName+" · "+p.req.BeneficiaryIBAN+" · ref "+p.req.BeneficiaryReference, w) + "\n")
+	if name, iban, ref, minor, cur, ok := p.details(); ok {
+		line := api.FormatAmount(minor, cur) + " to " + name + " · " + iban + " · ref " + ref
+		if p.req == nil {
+			line += " (from the report)"
+		}
+		b.WriteString(fit(clean(line), w) + "\n")
+	} else {
+		b.WriteString(m.st.muted.Render(fit("amount and beneficiary: not in the loaded transaction report yet; r reloads it", w)) + "\n")
 	}
 	for i, s := range p.steps {
 		if i >= 5 {

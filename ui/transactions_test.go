@@ -390,3 +390,41 @@ func TestCleanStripsControlSequences(t *testing.T) {
 		}
 	}
 }
+
+// Over the whole report the filter tests rows in storage order and hands
+// them back in the screen's sort order; it must agree with testing each
+// candidate in turn, order included, for every kind of filter.
+func TestWholeReportFilterKeepsSortOrder(t *testing.T) {
+	const n = 3*parallelMin + 77 // several workers, a ragged last word
+	st := &txStore{}
+	for i := range n {
+		tx := genTx(i)
+		if err := st.add(&tx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	byAmount := st.sorted(st.all(), sortKey{col: colAmount, desc: true})
+	never := func() bool { return false }
+	gbp, _ := st.currencies.lookup("GBP")
+	for _, f := range []txFilter{
+		{text: "a", typ: anyValue, cur: anyValue, status: anyValue},
+		{text: "inv-1234", typ: anyValue, cur: anyValue, status: anyValue},
+		{text: "grace", typ: anyValue, cur: int(gbp), status: anyValue},
+		{text: "no such text", typ: anyValue, cur: anyValue, status: anyValue},
+	} {
+		got, err := st.filter(byAmount, f, never)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := []byte(f.text)
+		var want []int32
+		for _, i := range byAmount {
+			if st.match(i, &f, q) {
+				want = append(want, i)
+			}
+		}
+		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("filter %+v: %d rows, want %d (or a different order)", f, len(got), len(want))
+		}
+	}
+}
