@@ -101,6 +101,9 @@ func newModel(ctx context.Context, opts Options) *model {
 	if opts.BalanceRefresh <= 0 {
 		opts.BalanceRefresh = 10 * time.Second
 	}
+	if opts.ReportRefresh <= 0 {
+		opts.ReportRefresh = 60 * time.Second
+	}
 	if opts.ExportDir == "" {
 		opts.ExportDir = "."
 	}
@@ -138,11 +141,13 @@ func newModel(ctx context.Context, opts Options) *model {
 
 type secondMsg struct{}
 type balanceTickMsg struct{}
+type reportTickMsg struct{}
 
 func (m *model) Init() tea.Cmd {
 	cmds := []tea.Cmd{
 		m.after(time.Second, secondMsg{}),
 		m.after(m.opts.BalanceRefresh, balanceTickMsg{}),
+		m.after(m.opts.ReportRefresh, reportTickMsg{}),
 		m.bal.fetch(m),
 		m.tx.load(m),
 		m.listenEvents(),
@@ -178,6 +183,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.after(time.Second, secondMsg{})
 	case balanceTickMsg:
 		return m, tea.Batch(m.bal.fetch(m), m.after(m.opts.BalanceRefresh, balanceTickMsg{}))
+	case reportTickMsg:
+		next := m.after(m.opts.ReportRefresh, reportTickMsg{})
+		if m.tx.loading {
+			return m, next // a load is already running: never start a second
+		}
+		return m, tea.Batch(m.tx.load(m), next)
 	case balancesMsg:
 		return m, m.bal.apply(m, msg)
 	case relayEventsMsg:

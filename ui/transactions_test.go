@@ -428,3 +428,38 @@ func TestWholeReportFilterKeepsSortOrder(t *testing.T) {
 		}
 	}
 }
+
+// The report reloads on its interval so payouts made in the session show
+// up without r, keeping the filter the user typed.
+func TestReportReloadsOnIntervalKeepingFilter(t *testing.T) {
+	fb := newFake(50)
+	h := newHarness(t, Options{Backend: fb, ReportRefresh: time.Minute}, 120, 40)
+	h.key("2")
+	h.key("/")
+	h.typeText("type:funding")
+	h.key("enter")
+	before := fb.reportCalls()
+	filtered := h.view()
+
+	fb.setRows(60)
+	h.send(reportTickMsg{})
+	if got := fb.reportCalls() - before; got != 1 {
+		t.Fatalf("report loads after the tick: %d, want 1", got)
+	}
+	if h.m.tx.filter.value() != "type:funding" {
+		t.Fatalf("filter after reload %q, want it kept", h.m.tx.filter.value())
+	}
+	mustContain(t, h.view(), "of 60 transactions")
+	if strings.Contains(filtered, "of 60 transactions") {
+		t.Fatal("the count did not change with the reload")
+	}
+	found := false
+	for _, msg := range h.ticks {
+		if _, ok := msg.(reportTickMsg); ok {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("no report tick scheduled")
+	}
+}

@@ -46,6 +46,10 @@ type Options struct {
 	States <-chan webhookrelay.ConnState
 	// BalanceRefresh is the balance polling interval (default 10s).
 	BalanceRefresh time.Duration
+	// ReportRefresh is how often the transaction report is reloaded in the
+	// background (default 60s), keeping the filter and sort; payouts made
+	// in the session then show in the report without pressing r.
+	ReportRefresh time.Duration
 	// LowBalance is the warning threshold per currency, in minor units.
 	LowBalance map[string]int64
 	// ExportDir is where ctrl+s writes report exports (default ".").

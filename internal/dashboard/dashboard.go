@@ -61,7 +61,7 @@ func Run(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) error {
 	return Show(ctx, s, Params{
 		UI: ui.Options{
 			Profile: prof.Name, Production: prof.Production, Regulated: prof.Regulated,
-			Backend: client, BalanceRefresh: prof.BalanceRefresh, LowBalance: prof.LowBalance, ExportDir: ".",
+			Backend: client, BalanceRefresh: prof.BalanceRefresh, ReportRefresh: prof.ReportRefresh, LowBalance: prof.LowBalance, ExportDir: ".",
 		},
 		RelayURL: prof.RelayURL, RelayToken: prof.RelayToken.Reveal(),
 	})

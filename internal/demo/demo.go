@@ -271,7 +271,7 @@ func Run(ctx context.Context, s *cmdutil.Streams, o *Options) error {
 	}
 	err = dashboard.Show(ctx, s, dashboard.Params{
 		UI: ui.Options{
-			Profile: ProfileName, Backend: env.Client, BalanceRefresh: 5 * time.Second,
+			Profile: ProfileName, Backend: env.Client, BalanceRefresh: 5 * time.Second, ReportRefresh: 30 * time.Second,
 			LowBalance: map[string]int64{"GBP": 100_000, "EUR": 100_000}, ExportDir: ".",
 		},
 		RelayURL: env.RelayURL,
