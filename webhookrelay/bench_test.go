@@ -279,7 +279,7 @@ func BenchmarkMemoryRetention(b *testing.B) {
 						b.Error(err)
 						return
 					}
-					if res := r.writer.submit(context.Background(), &e); res.err != nil {
+					if res := r.writer.submit(context.Background(), &e, false); res.err != nil {
 						b.Error(res.err)
 						return
 					}

@@ -26,6 +26,8 @@
 // goroutine batches every webhook that is waiting into one transaction
 // (group commit): concurrent senders share the fsync cost, which is what
 // makes thousands of durable events per second possible on a small machine.
+// Under load it holds a commit open (at most 2 ms) for webhooks still being
+// checked, so more of them share each commit; light traffic never waits.
 //
 // # Stream
 //

@@ -239,35 +239,15 @@ func (r *Relay) handleWebhook(w http.ResponseWriter, req *http.Request) {
 		r.reject(w, http.StatusBadRequest, RejectReadFailed, "could not read the webhook body: "+err.Error())
 		return
 	}
-	e, envelope, err := parseWebhook(body, req.Header, received)
-	switch {
-	case errors.Is(err, ErrNoEventID):
-		r.reject(w, http.StatusBadRequest, RejectNoEventID, err.Error())
+	// From here until it is queued (or refused) the webhook counts as
+	// arriving, which lets the writer hold a group commit open for it.
+	r.writer.arriving.Add(1)
+	e, ok := r.admit(w, req, body, received)
+	if !ok {
+		r.writer.arriving.Add(-1)
 		return
-	case err != nil:
-		r.reject(w, http.StatusBadRequest, RejectBadJSON, err.Error())
-		return
 	}
-	// The payout interface stamps its deliveries; a stamp on any delivery
-	// is checked, since it is what makes a captured delivery expire.
-	if envelope || req.Header.Get(api.HeaderWebhookTimestamp) != "" {
-		if err := checkTimestamp(req.Header, received, r.cfg.Tolerance); err != nil {
-			r.reject(w, http.StatusBadRequest, RejectTimestamp, err.Error())
-			return
-		}
-	}
-	if r.verifier != nil {
-		if err := r.verifier.verify(req.Context(), req.URL.Path, req.Header, body); err != nil {
-			if errors.Is(err, errKeysUnavailable) {
-				w.Header().Set("Retry-After", "5")
-				r.reject(w, http.StatusServiceUnavailable, RejectKeysUnavailable, err.Error())
-				return
-			}
-			r.reject(w, http.StatusUnauthorized, RejectSignature, "webhook signature rejected: "+err.Error())
-			return
-		}
-	}
-	res := r.writer.submit(req.Context(), &e)
+	res := r.writer.submit(req.Context(), &e, true)
 	if res.err != nil {
 		w.Header().Set("Retry-After", "1")
 		r.reject(w, http.StatusServiceUnavailable, RejectStoreFailed, "the relay could not store the webhook durably; retry")
@@ -281,6 +261,40 @@ func (r *Relay) handleWebhook(w http.ResponseWriter, req *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(append(out, "}\n"...))
+}
+
+// admit parses and checks a webhook body, answering the sender itself
+// when it refuses the delivery.
+func (r *Relay) admit(w http.ResponseWriter, req *http.Request, body []byte, received time.Time) (Event, bool) {
+	e, envelope, err := parseWebhook(body, req.Header, received)
+	switch {
+	case errors.Is(err, ErrNoEventID):
+		r.reject(w, http.StatusBadRequest, RejectNoEventID, err.Error())
+		return Event{}, false
+	case err != nil:
+		r.reject(w, http.StatusBadRequest, RejectBadJSON, err.Error())
+		return Event{}, false
+	}
+	// The payout interface stamps its deliveries; a stamp on any delivery
+	// is checked, since it is what makes a captured delivery expire.
+	if envelope || req.Header.Get(api.HeaderWebhookTimestamp) != "" {
+		if err := checkTimestamp(req.Header, received, r.cfg.Tolerance); err != nil {
+			r.reject(w, http.StatusBadRequest, RejectTimestamp, err.Error())
+			return Event{}, false
+		}
+	}
+	if r.verifier != nil {
+		if err := r.verifier.verify(req.Context(), req.URL.Path, req.Header, body); err != nil {
+			if errors.Is(err, errKeysUnavailable) {
+				w.Header().Set("Retry-After", "5")
+				r.reject(w, http.StatusServiceUnavailable, RejectKeysUnavailable, err.Error())
+				return Event{}, false
+			}
+			r.reject(w, http.StatusUnauthorized, RejectSignature, "webhook signature rejected: "+err.Error())
+			return Event{}, false
+		}
+	}
+	return e, true
 }
 
 // Health is the body of GET /healthz.

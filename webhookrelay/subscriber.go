@@ -222,7 +222,12 @@ func (s *Subscriber) session(ctx context.Context) (connected bool, err error) {
 		return err
 	})
 	// One buffer serves every message: decodeEvent copies what it keeps.
-	var buf bytes.Buffer
+	// Likewise one Event: it goes out on the channel by value.
+	var (
+		buf        bytes.Buffer
+		e          Event
+		deadlineAt = time.Now()
+	)
 	for {
 		_, r, err := conn.NextReader()
 		if err == nil {
@@ -233,8 +238,12 @@ func (s *Subscriber) session(ctx context.Context) (connected bool, err error) {
 			return true, streamError(err)
 		}
 		data := buf.Bytes()
-		_ = conn.SetReadDeadline(time.Now().Add(subscriberReadWait))
-		var e Event
+		// Moving the deadline costs a timer update; once a second keeps
+		// it within a second of "subscriberReadWait after the last message".
+		if now := time.Now(); now.Sub(deadlineAt) >= time.Second {
+			deadlineAt = now
+			_ = conn.SetReadDeadline(now.Add(subscriberReadWait))
+		}
 		if err := decodeEvent(data, &e); err != nil {
 			return true, fmt.Errorf("relay sent a message that is not an event: %w", err)
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -30,7 +31,26 @@ var errSlowPath = errors.New("not the relay's own message shape")
 type wireScanner struct {
 	data []byte
 	pos  int
+	// strs and hdrs hold the string members found so far as tokens of
+	// data; finish turns them into strings with a single allocation.
+	// Arrays, not slices, keep them off the heap: each string member is
+	// read at most once, and more headers than the relay ever keeps go
+	// the slow path.
+	strs    [len(wireMembers)]strSlot
+	nstr    int
+	hdrs    [8]headerToks
+	nhdr    int
+	hasHdrs bool
 }
+
+// strSlot is a string member waiting for its string.
+type strSlot struct {
+	dst *string
+	tok []byte
+}
+
+// headerToks is one headers member waiting for its strings.
+type headerToks struct{ name, value []byte }
 
 func (s *wireScanner) skipSpace() {
 	for s.pos < len(s.data) {
@@ -82,60 +102,124 @@ func (s *wireScanner) stringToken() ([]byte, error) {
 	return nil, errSlowPath
 }
 
-func (s *wireScanner) str() (string, error) {
+// str reads a string member into *dst, at once if it is a value every
+// event repeats, else when finish runs.
+func (s *wireScanner) str(dst *string) error {
 	tok, err := s.stringToken()
 	if err != nil {
-		return "", err
+		return err
 	}
-	return intern(tok), nil
+	if v, ok := interned(tok); ok {
+		*dst = v
+	} else {
+		s.strs[s.nstr] = strSlot{dst, tok}
+		s.nstr++
+	}
+	return nil
 }
 
-// intern returns the shared copy of values every event repeats (families,
-// types, states, header names), sparing an allocation per field and event.
-func intern(tok []byte) string {
+// finish gives every pending string member its value. The values that
+// are not interned share one backing string: one allocation per event
+// instead of one per member, and the strings are as immutable as any.
+func (s *wireScanner) finish(e *Event) error {
+	strs, hdrs := s.strs[:s.nstr], s.hdrs[:s.nhdr]
+	var b strings.Builder
+	size := 0
+	for _, p := range strs {
+		size += len(p.tok)
+	}
+	for _, h := range hdrs {
+		size += len(h.name) + len(h.value)
+	}
+	b.Grow(size)
+	for _, p := range strs {
+		b.Write(p.tok)
+	}
+	for _, h := range hdrs {
+		for _, tok := range [2][]byte{h.name, h.value} {
+			if _, ok := interned(tok); !ok {
+				b.Write(tok)
+			}
+		}
+	}
+	blob := b.String()
+	next := func(n int) string {
+		v := blob[:n]
+		blob = blob[n:]
+		return v
+	}
+	for _, p := range strs {
+		*p.dst = next(len(p.tok))
+	}
+	if !s.hasHdrs {
+		return nil
+	}
+	// Non-nil even when empty: json.Unmarshal makes an empty map too.
+	e.Headers = make(map[string]string, len(hdrs))
+	for _, h := range hdrs {
+		name, ok := interned(h.name)
+		if !ok {
+			name = next(len(h.name))
+		}
+		value, ok := interned(h.value)
+		if !ok {
+			value = next(len(h.value))
+		}
+		if _, dup := e.Headers[name]; dup {
+			return errSlowPath // encoding/json keeps the last; leave it to it
+		}
+		e.Headers[name] = value
+	}
+	return nil
+}
+
+// interned returns the shared copy of values every event repeats
+// (families, types, states, header names), sparing an allocation per
+// field and event.
+func interned(tok []byte) (string, bool) {
 	switch string(tok) {
 	case FamilyPayout:
-		return FamilyPayout
+		return FamilyPayout, true
 	case FamilyPayments:
-		return FamilyPayments
+		return FamilyPayments, true
 	case FamilyUnknown:
-		return FamilyUnknown
+		return FamilyUnknown, true
 	case api.EventPayoutAuthorised:
-		return api.EventPayoutAuthorised
+		return api.EventPayoutAuthorised, true
 	case api.EventPayoutSubmitted:
-		return api.EventPayoutSubmitted
+		return api.EventPayoutSubmitted, true
 	case api.EventPayoutSettled:
-		return api.EventPayoutSettled
+		return api.EventPayoutSettled, true
 	case api.EventPayoutRejected:
-		return api.EventPayoutRejected
+		return api.EventPayoutRejected, true
 	case api.EventPayoutFailed:
-		return api.EventPayoutFailed
+		return api.EventPayoutFailed, true
 	case api.EventPayoutExecuted:
-		return api.EventPayoutExecuted
+		return api.EventPayoutExecuted, true
 	case api.StateAuthorised:
-		return api.StateAuthorised
+		return api.StateAuthorised, true
 	case api.StateSubmitted:
-		return api.StateSubmitted
+		return api.StateSubmitted, true
 	case api.StateSettled:
-		return api.StateSettled
+		return api.StateSettled, true
 	case api.StateRejected:
-		return api.StateRejected
+		return api.StateRejected, true
 	case api.StateFailed:
-		return api.StateFailed
+		return api.StateFailed, true
 	case api.StateExecuted:
-		return api.StateExecuted
+		return api.StateExecuted, true
 	case "Content-Type":
-		return "Content-Type"
+		return "Content-Type", true
 	case "User-Agent":
-		return "User-Agent"
+		return "User-Agent", true
 	case api.HeaderWebhookTimestamp:
-		return api.HeaderWebhookTimestamp
+		return api.HeaderWebhookTimestamp, true
 	case api.HeaderPayoutSignature:
-		return api.HeaderPayoutSignature
+		return api.HeaderPayoutSignature, true
 	case api.ContentTypeJSON:
-		return api.ContentTypeJSON
+		return api.ContentTypeJSON, true
 	}
-	return string(tok)
+	return "", false
 }
 
 func (s *wireScanner) time() (time.Time, error) {
@@ -329,33 +413,34 @@ func (s *wireScanner) digits() int {
 	return s.pos - start
 }
 
-func (s *wireScanner) headers() (map[string]string, error) {
+// headers reads the headers object into s.hdrs; finish builds the map.
+func (s *wireScanner) headers() error {
 	if !s.consume('{') {
-		return nil, errSlowPath
+		return errSlowPath
 	}
-	h := make(map[string]string, 4)
+	s.hasHdrs = true
 	if s.consume('}') {
-		return h, nil
+		return nil
 	}
 	for {
-		k, err := s.str()
+		name, err := s.stringToken()
+		if err != nil || !s.consume(':') {
+			return errSlowPath
+		}
+		value, err := s.stringToken()
 		if err != nil {
-			return nil, err
+			return errSlowPath
 		}
-		if !s.consume(':') {
-			return nil, errSlowPath
+		if s.nhdr == len(s.hdrs) {
+			return errSlowPath
 		}
-		if _, dup := h[k]; dup {
-			return nil, errSlowPath
-		}
-		if h[k], err = s.str(); err != nil {
-			return nil, err
-		}
+		s.hdrs[s.nhdr] = headerToks{name, value}
+		s.nhdr++
 		if s.consume('}') {
-			return h, nil
+			return nil
 		}
 		if !s.consume(',') {
-			return nil, errSlowPath
+			return errSlowPath
 		}
 	}
 }
@@ -382,23 +467,23 @@ func fastDecodeEvent(data []byte, e *Event) error {
 			case "seq":
 				e.Seq, err = s.uint()
 			case "event_id":
-				e.EventID, err = s.str()
+				err = s.str(&e.EventID)
 			case "family":
-				e.Family, err = s.str()
+				err = s.str(&e.Family)
 			case "type":
-				e.Type, err = s.str()
+				err = s.str(&e.Type)
 			case "payout_id":
-				e.PayoutID, err = s.str()
+				err = s.str(&e.PayoutID)
 			case "state":
-				e.State, err = s.str()
+				err = s.str(&e.State)
 			case "reason":
-				e.Reason, err = s.str()
+				err = s.str(&e.Reason)
 			case "occurred_at":
 				e.OccurredAt, err = s.time()
 			case "received_at":
 				e.ReceivedAt, err = s.time()
 			case "headers":
-				e.Headers, err = s.headers()
+				err = s.headers()
 			case "body":
 				var raw []byte
 				if raw, err = s.rawValue(); err == nil {
@@ -430,7 +515,7 @@ func fastDecodeEvent(data []byte, e *Event) error {
 	if s.pos != len(data) {
 		return errSlowPath
 	}
-	return nil
+	return s.finish(e)
 }
 
 // wireMembers are the members the fast path reads, in Event order.

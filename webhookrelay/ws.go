@@ -126,6 +126,8 @@ type wsClient struct {
 	closing    <-chan struct{}
 	readerDone chan struct{}
 	lastPing   time.Time
+	// frames is sendQueued's reused list of frames to write.
+	frames net.Buffers
 	// last is the highest seq this connection has dealt with (sent or
 	// filtered out); it is what the client resumes from.
 	last uint64
@@ -222,28 +224,34 @@ const maxWriteBatch = 256
 // write: the writer publishes a whole group commit at once, so batching
 // here turns dozens of syscalls per client into one.
 func (c *wsClient) sendQueued(first hubMsg, queue <-chan hubMsg) error {
-	frames := make(net.Buffers, 0, 16)
-	add := func(m hubMsg) {
-		if m.seq <= c.last {
-			return
-		}
-		c.last = m.seq
-		if c.keep != nil && !c.keep(&Event{Type: m.typ}) {
-			return
-		}
-		frames = append(frames, m.frame)
-	}
-	add(first)
+	frames := c.add(c.frames[:0], first)
 gather:
 	for len(frames) < maxWriteBatch {
 		select {
 		case m := <-queue:
-			add(m)
+			frames = c.add(frames, m)
 		default:
 			break gather
 		}
 	}
-	return c.writeFrames(frames)
+	err := c.writeFrames(frames)
+	// Keep the slice for the next write, not the frames it pointed to.
+	clear(frames)
+	c.frames = frames[:0]
+	return err
+}
+
+// add appends m's frame unless this connection sent it from the backlog
+// already or filters its type out.
+func (c *wsClient) add(frames net.Buffers, m hubMsg) net.Buffers {
+	if m.seq <= c.last {
+		return frames
+	}
+	c.last = m.seq
+	if c.keep != nil && !c.keep(&Event{Type: m.typ}) {
+		return frames
+	}
+	return append(frames, m.frame)
 }
 
 // writeFrames writes complete, pre-encoded data frames with one writev.
