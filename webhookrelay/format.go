@@ -1,6 +1,7 @@
 package webhookrelay
 
 import (
+	"fmt"
 	"strings"
 	"time"
 	"unicode"
@@ -52,19 +53,26 @@ func (e Event) Summary() string {
 	return b.String()
 }
 
+// tailTypeWidth is the length of the longest event type the interface
+// names (external_payment_received).
+const tailTypeWidth = len("external_payment_received")
+
 // TailLine is the one-line form `paydash events tail` prints: received time
 // (UTC, seconds), type, event id, payout id and state (with the reason when
-// there is one), separated by two spaces; missing fields are "-".
+// there is one), separated by two spaces, the type padded so columns line
+// up; missing fields are "-".
 //
-//	2026-11-21T10:15:30Z  payout_settled  <event_id>  <payout_id>  settled
+//	2026-11-21T10:15:30Z  payout_settled             <event_id>  <payout_id>  settled
 func TailLine(e Event) string {
 	state := e.State
 	if e.Reason != "" {
 		state = orDash(state) + ": " + e.Reason
 	}
+	// The type is padded to the longest known type name so the ids line up
+	// down the page as events of different types stream by.
 	return strings.Join([]string{
 		e.ReceivedAt.UTC().Truncate(time.Second).Format(time.RFC3339),
-		orDash(e.Type), orDash(e.EventID), orDash(e.PayoutID), orDash(state),
+		fmt.Sprintf("%-*s", tailTypeWidth, orDash(e.Type)), orDash(e.EventID), orDash(e.PayoutID), orDash(state),
 	}, "  ")
 }
 
