@@ -1,32 +1,17 @@
 package api
 
 import (
+	"github.com/paydash/paydash/internal/testkey"
+
 	"crypto/ecdsa"
 	"errors"
 	"net/http"
-	"os"
-	"sync"
 	"testing"
 )
 
-var (
-	testKeyOnce sync.Once
-	testKey     *ecdsa.PrivateKey
-)
-
-// fixedKey loads the committed P-521 test key so signatures are made with a
-// known key, as the issue asks.
-func fixedKey(t testing.TB) *ecdsa.PrivateKey {
-	t.Helper()
-	testKeyOnce.Do(func() {
-		k, err := ParsePrivateKeyPEM(mustRead("../testdata/test-signing-key.pem"))
-		if err != nil {
-			panic(err)
-		}
-		testKey = k
-	})
-	return testKey
-}
+// fixedKey is the committed P-521 test key, so signatures are made with a
+// known key.
+func fixedKey(t testing.TB) *ecdsa.PrivateKey { return testkey.Load(t) }
 
 func TestSignVerify(t *testing.T) {
 	key := fixedKey(t)
@@ -115,12 +100,4 @@ func TestKeyPEMAndJWKSRoundTrip(t *testing.T) {
 	if _, err := ParsePrivateKeyPEM([]byte("junk")); err == nil {
 		t.Fatal("junk accepted as a key")
 	}
-}
-
-func mustRead(path string) []byte {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		panic(err)
-	}
-	return b
 }

@@ -1,6 +1,8 @@
 package config_test
 
 import (
+	"github.com/paydash/paydash/internal/testkey"
+
 	"crypto/elliptic"
 	"errors"
 	"io/fs"
@@ -12,7 +14,7 @@ import (
 )
 
 // testKeyFile is the fixed P-521 test key of the repository.
-var testKeyFile = filepath.Join("..", "testdata", "test-signing-key.pem")
+var testKeyFile = testkey.Path()
 
 func fullProfile() *config.Profile {
 	return &config.Profile{

@@ -1,6 +1,8 @@
 package webhookrelay
 
 import (
+	"github.com/paydash/paydash/internal/testkey"
+
 	"bytes"
 	"context"
 	"crypto/ecdsa"
@@ -9,7 +11,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,18 +21,7 @@ import (
 
 const testKeyID = "test-key"
 
-func testSigningKey(t testing.TB) *ecdsa.PrivateKey {
-	t.Helper()
-	pem, err := os.ReadFile(filepath.Join("..", "testdata", "test-signing-key.pem"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := api.ParsePrivateKeyPEM(pem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key
-}
+func testSigningKey(t testing.TB) *ecdsa.PrivateKey { return testkey.Load(t) }
 
 // testRelay is a relay served on a loopback port for one test.
 type testRelay struct {

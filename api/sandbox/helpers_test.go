@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"github.com/paydash/paydash/internal/testkey"
+
 	"bytes"
 	"context"
 	"crypto/ecdsa"
@@ -10,8 +12,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -30,18 +30,7 @@ var testStart = time.Date(2025, 3, 14, 9, 0, 0, 0, time.UTC)
 const testKeyID = "test-key-1"
 
 // testKey loads the repository's fixed P-521 test key.
-func testKey(t testing.TB) *ecdsa.PrivateKey {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "test-signing-key.pem"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := api.ParsePrivateKeyPEM(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key
-}
+func testKey(t testing.TB) *ecdsa.PrivateKey { return testkey.Load(t) }
 
 // env is a sandbox on loopback with a fake clock, a client, and a webhook
 // receiver.
