@@ -196,27 +196,8 @@ func TestBatchKilledHalfwayPaysEveryRowOnce(t *testing.T) {
 // state from the relay's webhooks, and the demo stops cleanly on SIGINT.
 func TestBatchSummaryFollowsWebhooks(t *testing.T) {
 	env := isolatedEnv(t)
-	ports := filepath.Join(t.TempDir(), "ports.json")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	demo := exec.CommandContext(ctx, bin, "demo", "--headless", "--activity=false", "--history", "20", "--step-delay", "100ms", "--ports-file", ports)
-	demo.Env = env
-	var demoOut strings.Builder
-	demo.Stdout = &demoOut
-	if err := demo.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer demo.Process.Kill()
-	var addrs struct{ Sandbox, Relay string }
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if b, err := os.ReadFile(ports); err == nil && json.Unmarshal(b, &addrs) == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the headless demo did not come up within 20s")
-		}
-	}
-	cfg := filepath.Join(envValue(env, "XDG_STATE_HOME"), "paydash", "demo", "config.toml")
+	demo := startHeadlessDemo(t, env)
+	cfg := demo.cfg
 	file := writeFile(t, "mixed-outcomes.csv", "name,iban,reference,amount,currency\n"+
 		"Ada Lovelace,GB33BUKB20201555555555,E2E-W-1,10.00,GBP\n"+
 		"AML Test Person,GB33BUKB20201555555555,E2E-W-2,10.00,GBP\n"+ // the sandbox's AML rule rejects it
@@ -231,15 +212,59 @@ func TestBatchSummaryFollowsWebhooks(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout)
 		}
 	}
-	if err := demo.Process.Signal(os.Interrupt); err != nil {
+	demo.stop(t)
+}
+
+// headlessDemo is `paydash demo --headless` (sandbox + relay, no
+// dashboard) running as a child process.
+type headlessDemo struct {
+	cmd    *exec.Cmd
+	out    *strings.Builder
+	cancel context.CancelFunc
+	cfg    string // the demo profile's config file
+	addrs  struct{ Sandbox, Relay string }
+}
+
+func startHeadlessDemo(t *testing.T, env []string) *headlessDemo {
+	t.Helper()
+	ports := filepath.Join(t.TempDir(), "ports.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	d := &headlessDemo{out: &strings.Builder{}, cancel: cancel,
+		cfg: filepath.Join(envValue(env, "XDG_STATE_HOME"), "paydash", "demo", "config.toml")}
+	d.cmd = exec.CommandContext(ctx, bin, "demo", "--headless", "--activity=false", "--history", "20", "--step-delay", "100ms", "--ports-file", ports)
+	d.cmd.Env = env
+	d.cmd.Stdout = d.out
+	if err := d.cmd.Start(); err != nil {
+		cancel()
 		t.Fatal(err)
 	}
-	if err := demo.Wait(); err != nil {
+	t.Cleanup(func() {
+		_ = d.cmd.Process.Kill()
+		cancel()
+	})
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(ports); err == nil && json.Unmarshal(b, &d.addrs) == nil {
+			return d
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the headless demo did not come up within 20s")
+		}
+	}
+}
+
+// stop sends ctrl+c and checks the demo exits cleanly, said how to attach,
+// and left nothing listening.
+func (d *headlessDemo) stop(t *testing.T) {
+	t.Helper()
+	if err := d.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.cmd.Wait(); err != nil {
 		t.Errorf("headless demo after ctrl+c: %v", err)
 	}
-	if !strings.Contains(demoOut.String(), "paydash --config "+cfg) {
-		t.Errorf("the headless demo does not say how to attach:\n%s", demoOut.String())
+	if !strings.Contains(d.out.String(), "paydash --config "+d.cfg) {
+		t.Errorf("the headless demo does not say how to attach:\n%s", d.out.String())
 	}
-	notListening(t, addrs.Sandbox)
-	notListening(t, addrs.Relay)
+	notListening(t, d.addrs.Sandbox)
+	notListening(t, d.addrs.Relay)
 }

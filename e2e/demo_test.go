@@ -178,3 +178,37 @@ func TestNoProfileIsFriendly(t *testing.T) {
 		t.Errorf("unfriendly output:\n%s", txt)
 	}
 }
+
+// TestDashboardAttachesToAProfile is the path a real service takes: plain
+// `paydash --config FILE` opens the dashboard from a profile (here the
+// headless demo's), subscribes to its relay, and shows a payout sent from
+// another terminal move to settled live.
+func TestDashboardAttachesToAProfile(t *testing.T) {
+	env := isolatedEnv(t)
+	demo := startHeadlessDemo(t, env)
+	s := startScreen(t, env, "--config", demo.cfg)
+	s.waitText(30*time.Second, "profile demo", "Faster Payments", "SEPA", "relay: live")
+
+	out, errOut, code := runCLI(t, env, 30*time.Second, "--config", demo.cfg, "payout", "create",
+		"--name", "Other Terminal", "--iban", "GB33BUKB20201555555555", "--reference", "E2E-ATTACH",
+		"--amount", "7.00", "--currency", "GBP", "--yes")
+	if code != 0 {
+		t.Fatalf("payout create: exit %d\n%s\n%s", code, out, errOut)
+	}
+	id := strings.TrimSpace(out)
+	s.press("3")
+	s.waitFor("the other terminal's payout settled in the tracker", 20*time.Second, func(txt string) bool {
+		_, ok := line(txt, id[:8], "settled")
+		return ok
+	})
+	s.press("4")
+	s.waitFor("its payout_settled event", 10*time.Second, func(txt string) bool {
+		_, ok := line(txt, "payout_settled", id)
+		return ok
+	})
+	s.press("q")
+	if code := s.wait(20 * time.Second); code != 0 {
+		t.Fatalf("paydash exit status %d, want 0; screen:\n%s", code, s.text())
+	}
+	demo.stop(t)
+}
