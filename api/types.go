@@ -10,6 +10,7 @@ package api
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -431,4 +432,16 @@ type TransactionQuery struct {
 	To       time.Time
 	Type     string // matched case-insensitively by the service; sample: "Payout"
 	Currency string
+}
+
+// Trimmed returns u with surrounding spaces removed from every field, or
+// nil when nothing is left: what a form or a set of flags sends when the
+// person filled in none, some or all of the user's details.
+func (u User) Trimmed() *User {
+	t := User{ID: strings.TrimSpace(u.ID), Name: strings.TrimSpace(u.Name), Email: strings.TrimSpace(u.Email),
+		Phone: strings.TrimSpace(u.Phone), DateOfBirth: strings.TrimSpace(u.DateOfBirth)}
+	if t == (User{}) {
+		return nil
+	}
+	return &t
 }

@@ -369,3 +369,13 @@ func TestFixtureRoundTripDetectsWrongNames(t *testing.T) {
 		t.Errorf("fxDiff = %q, want one difference at $.a.c", d)
 	}
 }
+
+func TestUserTrimmed(t *testing.T) {
+	if got := (api.User{Name: "  ", Email: "\t"}).Trimmed(); got != nil {
+		t.Fatalf("blank user = %+v, want nil (no user object sent)", got)
+	}
+	got := api.User{Name: " Ada Lovelace ", Email: " ada@example.com"}.Trimmed()
+	if got == nil || *got != (api.User{Name: "Ada Lovelace", Email: "ada@example.com"}) {
+		t.Fatalf("Trimmed = %+v", got)
+	}
+}

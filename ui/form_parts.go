@@ -243,12 +243,7 @@ func (u *userFields) group(m *model, fv *formView, title string, withDOB bool) *
 }
 
 func (u *userFields) value() *api.User {
-	v := api.User{ID: strings.TrimSpace(u.id), Name: strings.TrimSpace(u.name), Email: strings.TrimSpace(u.email),
-		Phone: strings.TrimSpace(u.phone), DateOfBirth: strings.TrimSpace(u.dob)}
-	if v == (api.User{}) {
-		return nil
-	}
-	return &v
+	return api.User{ID: u.id, Name: u.name, Email: u.email, Phone: u.phone, DateOfBirth: u.dob}.Trimmed()
 }
 
 type extraFields struct {

@@ -193,12 +193,7 @@ func (u *userFlags) bind(fs *pflag.FlagSet, withDOB bool) {
 }
 
 func (u *userFlags) build() *api.User {
-	usr := api.User{ID: strings.TrimSpace(u.ID), Name: strings.TrimSpace(u.Name), Email: strings.TrimSpace(u.Email),
-		Phone: strings.TrimSpace(u.Phone), DateOfBirth: strings.TrimSpace(u.DateOfBirth)}
-	if usr == (api.User{}) {
-		return nil
-	}
-	return &usr
+	return api.User{ID: u.ID, Name: u.Name, Email: u.Email, Phone: u.Phone, DateOfBirth: u.DateOfBirth}.Trimmed()
 }
 
 // extraFlags are metadata and related products.
