@@ -135,16 +135,23 @@ func ibanCharProblem(s string) string {
 	return ""
 }
 
-// ibanMod97 computes the ISO 7064 MOD 97-10 remainder of an IBAN whose
-// characters are A-Z and 0-9: the first four characters move to the end
-// and each letter counts as two digits (A=10 ... Z=35).
-func ibanMod97(s string) int {
+// ibanMod97 computes the ISO 7064 MOD 97-10 remainder of an IBAN: the
+// first four characters move to the end.
+func ibanMod97(s string) int { return Mod97(s[4:] + s[:4]) }
+
+// Mod97 reads s as one number, each letter A-Z standing for the two digits
+// 10..35 as ISO 13616 does, and returns its remainder mod 97. Characters
+// other than 0-9 and A-Z are skipped. It is the arithmetic behind IBAN
+// check digits and the national check keys built the same way (e.g. the
+// French RIB key), for code that makes account numbers, like the sandbox.
+func Mod97(s string) int {
 	rem := 0
-	for _, c := range s[4:] + s[:4] {
-		if c >= 'A' && c <= 'Z' {
-			rem = (rem*100 + int(c-'A'+10)) % 97
-		} else {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
 			rem = (rem*10 + int(c-'0')) % 97
+		case c >= 'A' && c <= 'Z':
+			rem = (rem*100 + int(c-'A'+10)) % 97
 		}
 	}
 	return rem

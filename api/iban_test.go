@@ -138,3 +138,20 @@ func BenchmarkValidateIBAN(b *testing.B) {
 		}
 	}
 }
+
+func TestMod97(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int
+	}{
+		{"", 0}, {"96", 96}, {"97", 0}, {"98", 1},
+		{"A", 10}, {"Z", 35}, // letters count as 10..35
+		{"3214282912345698765432161182", 1}, // GB82WEST12345698765432 rearranged and expanded
+		{"WEST12345698765432GB82", 1},       // the same with letters left in
+		{"12 34", Mod97("1234")},            // other characters skipped
+	} {
+		if got := Mod97(c.in); got != c.want {
+			t.Errorf("Mod97(%q) = %d, want %d", c.in, got, c.want)
+		}
+	}
+}

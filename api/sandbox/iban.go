@@ -3,6 +3,8 @@ package sandbox
 import (
 	"math/rand/v2"
 	"strconv"
+
+	"github.com/paydash/paydash/api"
 )
 
 // intN is the part of *rand.Rand the generators need, so they run on a
@@ -16,24 +18,9 @@ func (globalRand) IntN(n int) int { return rand.IntN(n) }
 // makeIBAN prefixes bban with its country and the ISO 13616 check digits
 // (98 minus the mod-97 remainder of BBAN + country + "00").
 func makeIBAN(country, bban string) string {
-	r := mod97(bban + country + "00")
+	r := api.Mod97(bban + country + "00")
 	check := 98 - r
 	return country + string([]byte{byte('0' + check/10), byte('0' + check%10)}) + bban
-}
-
-// mod97 reads s as a number, letters standing for 10..35.
-func mod97(s string) int {
-	r := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= '0' && c <= '9':
-			r = (r*10 + int(c-'0')) % 97
-		case c >= 'A' && c <= 'Z':
-			r = (r*100 + int(c-'A') + 10) % 97
-		}
-	}
-	return r
 }
 
 func digits(r intN, n int) string {
@@ -129,7 +116,7 @@ func elevenProof(n string) bool {
 
 // ribKey is the French RIB key: 97 - (89*bank + 15*branch + 3*account) mod 97.
 func ribKey(bank, branch, acct string) int {
-	return 97 - (89*mod97(bank)+15*mod97(branch)+3*mod97(acct))%97
+	return 97 - (89*api.Mod97(bank)+15*api.Mod97(branch)+3*api.Mod97(acct))%97
 }
 
 // esCheck is the Spanish pair of control digits: one over bank and branch
