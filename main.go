@@ -17,12 +17,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/batch"
-	"github.com/paydash/paydash/internal/cmdutil"
-	"github.com/paydash/paydash/internal/dashboard"
-	"github.com/paydash/paydash/internal/demo"
-	"github.com/paydash/paydash/internal/headless"
-	"github.com/paydash/paydash/internal/serve"
+	"github.com/paydash/paydash/internal/cli/batch"
+	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/cli/dashboard"
+	"github.com/paydash/paydash/internal/cli/demo"
+	"github.com/paydash/paydash/internal/cli/headless"
+	"github.com/paydash/paydash/internal/cli/serve"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paydash/paydash/internal/cmdutil"
+	"github.com/paydash/paydash/internal/cli/cmdutil"
 )
 
 // runIn runs one command line in-process with an isolated environment.

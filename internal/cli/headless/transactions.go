@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/cmdutil"
+	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/export"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
-	"github.com/paydash/paydash/internal/cmdutil"
+	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/webhookrelay"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paydash/paydash/internal/cmdutil"
+	"github.com/paydash/paydash/internal/cli/cmdutil"
 )
 
 func TestCommandDryRunAndRefusalNeedNoProfile(t *testing.T) {

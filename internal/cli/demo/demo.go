@@ -25,9 +25,9 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/sandbox"
 	"github.com/paydash/paydash/config"
-	"github.com/paydash/paydash/internal/cmdutil"
-	"github.com/paydash/paydash/internal/dashboard"
-	"github.com/paydash/paydash/internal/serve"
+	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/cli/dashboard"
+	"github.com/paydash/paydash/internal/cli/serve"
 	"github.com/paydash/paydash/ui"
 	"github.com/paydash/paydash/webhookrelay"
 )

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/paydash/paydash/internal/cmdutil"
+	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/ui"
 	"github.com/paydash/paydash/webhookrelay"
 )

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/cmdutil"
-	"github.com/paydash/paydash/internal/headless"
+	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/cli/headless"
 	"github.com/paydash/paydash/webhookrelay"
 )
 

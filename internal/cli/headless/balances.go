@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/cmdutil"
+	"github.com/paydash/paydash/internal/cli/cmdutil"
 )
 
 // BalanceReader is the part of the api client `balances` uses.
