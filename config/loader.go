@@ -293,6 +293,7 @@ func (l *loader) build() *Profile {
 
 	p.ClientSecret = l.resolveSecret(p.ClientSecret, "client_secret", &p.ClientSecretFile, p.ClientSecretEnv)
 	p.RelayToken = l.resolveSecret(p.RelayToken, "relay_token", nil, p.RelayTokenEnv)
+	l.checkRelayToken(p)
 	if p.RelayURL == "" {
 		p.RelayURL = deriveRelayURL(p.RelayListen)
 	}
@@ -421,6 +422,25 @@ func (l *loader) resolveSecret(inline Secret, key string, file *string, env stri
 		return ""
 	}
 	return inline
+}
+
+// checkRelayToken applies CheckToken to the relay token, naming the
+// spelling it came from, so a weak token stops every command at start
+// rather than guarding the relay badly.
+func (l *loader) checkRelayToken(p *Profile) {
+	if p.RelayToken == "" {
+		return
+	}
+	err := CheckToken(p.RelayToken.Reveal())
+	if err == nil {
+		return
+	}
+	key := "relay_token"
+	if p.RelayTokenEnv != "" {
+		key = "relay_token_env"
+	}
+	l.fail(key, l.values[key], "the relay token is unusable: %v", err)
+	p.RelayToken = ""
 }
 
 // pathErrCause drops the path from an *fs.PathError, which the message
