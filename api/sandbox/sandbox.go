@@ -12,12 +12,14 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/internal/httpguard"
 )
 
 // Options configures a Sandbox. The zero value of every field but
@@ -77,6 +79,39 @@ type Options struct {
 	// Logger receives one line per request and per delivery attempt;
 	// nil discards. Secrets and tokens are never logged.
 	Logger *slog.Logger
+	// Timeouts bound the connections of a server started by Listen; zero
+	// fields take the defaults of DefaultTimeouts.
+	Timeouts Timeouts
+}
+
+// Timeouts bound a client's connection to a Listen server, so a client
+// that sends or reads slowly (on purpose or not) cannot hold it open.
+type Timeouts struct {
+	// ReadHeader bounds reading the request line and headers.
+	ReadHeader time.Duration
+	// Read bounds reading the whole request, body included.
+	Read time.Duration
+	// Write bounds each write of the response: a report streams as long
+	// as the client keeps reading, but one that stops is cut off.
+	Write time.Duration
+	// Idle bounds a kept-alive connection's wait for its next request.
+	Idle time.Duration
+}
+
+// DefaultTimeouts are the Timeouts Listen uses for zero fields.
+var DefaultTimeouts = Timeouts{ReadHeader: 5 * time.Second, Read: 30 * time.Second, Write: 30 * time.Second, Idle: 2 * time.Minute}
+
+func (t Timeouts) withDefaults() Timeouts {
+	pick := func(v, def time.Duration) time.Duration {
+		if v > 0 {
+			return v
+		}
+		return def
+	}
+	return Timeouts{
+		ReadHeader: pick(t.ReadHeader, DefaultTimeouts.ReadHeader), Read: pick(t.Read, DefaultTimeouts.Read),
+		Write: pick(t.Write, DefaultTimeouts.Write), Idle: pick(t.Idle, DefaultTimeouts.Idle),
+	}
 }
 
 // DefaultDenyList returns the AML deny list used when Options.DenyList is
@@ -120,6 +155,13 @@ type Sandbox struct {
 	flows  *flowStore
 	hooks  *webhooks
 
+	// guard refuses foreign Host and Origin headers; Listen replaces the
+	// loopback-only default with one that knows the listen address.
+	guard atomic.Pointer[httpguard.Guard]
+	// writeIdle bounds each write of a response (ns; 0: no bound), set by
+	// Listen; see statusRecorder.
+	writeIdle atomic.Int64
+
 	closeOnce sync.Once
 }
 
@@ -154,6 +196,12 @@ func New(opts Options) (*Sandbox, error) {
 		s.hooks.close()
 		return nil, err
 	}
+	g, err := httpguard.New(httpguard.Options{})
+	if err != nil {
+		s.hooks.close()
+		return nil, err
+	}
+	s.guard.Store(g)
 	s.handler = s.routes()
 	return s, nil
 }
