@@ -95,7 +95,9 @@ func TestSandboxRefusesRebindingHost(t *testing.T) {
 }
 
 func TestSandboxCutsOffSlowBodies(t *testing.T) {
-	e := newEnv(t, func(o *Options) { o.Timeouts = Timeouts{Read: 300 * time.Millisecond, ReadHeader: 200 * time.Millisecond} })
+	e := newEnv(t, func(o *Options) {
+		o.Timeouts = Timeouts{Read: 300 * time.Millisecond, ReadHeader: 200 * time.Millisecond}
+	})
 	conn, err := net.Dial("tcp", strings.TrimPrefix(e.srv.URL, "http://"))
 	if err != nil {
 		t.Fatal(err)
