@@ -446,6 +446,24 @@ func TestLoadPermissionWarning(t *testing.T) {
 			}
 		})
 	}
+	t.Run("signing key readable by others", func(t *testing.T) {
+		dir := t.TempDir()
+		key := writeFile(t, dir, "signing-key.pem", "-----BEGIN EC PRIVATE KEY-----\n", 0o644)
+		path := writeFile(t, dir, "config.toml", "[profiles.a]\nsigning_key_id = \"k1\"\nsigning_key_file = \"signing-key.pem\"\n", 0o600)
+		_, warnings, err := config.Load(config.LoadOptions{Path: path, Getenv: envFunc(t, nil)})
+		if err != nil {
+			t.Fatalf("Load: %v", err)
+		}
+		if len(warnings) != 1 || !strings.Contains(warnings[0].Message, "chmod 600 "+key) || !strings.Contains(warnings[0].Message, "other users") {
+			t.Errorf("warnings = %v, want one telling to chmod 600 %s", warnings, key)
+		}
+		if err := os.Chmod(key, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, warnings, _ := config.Load(config.LoadOptions{Path: path, Getenv: envFunc(t, nil)}); len(warnings) != 0 {
+			t.Errorf("owner-only key: warnings = %v, want none", warnings)
+		}
+	})
 	t.Run("secret file readable by others", func(t *testing.T) {
 		dir := t.TempDir()
 		secret := writeFile(t, dir, "secret", "s\n", 0o644)
