@@ -10,14 +10,14 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // maxEvents bounds the events kept in memory; the relay keeps them all.
 const maxEvents = 20000
 
 type eventsView struct {
-	all     []webhookrelay.Event
+	all     []relayclient.Event
 	shown   []int // indexes into all that pass the filters
 	follow  bool
 	unseen  int // events arrived while paused
@@ -35,7 +35,7 @@ func newEventsView() eventsView {
 }
 
 // add appends a batch from the subscriber (backlog first, then live).
-func (v *eventsView) add(evs []webhookrelay.Event) {
+func (v *eventsView) add(evs []relayclient.Event) {
 	v.all = append(v.all, evs...)
 	dropped := 0
 	if over := len(v.all) - maxEvents; over > 0 {
@@ -102,7 +102,7 @@ func (v *eventsView) types() []string {
 
 // eventSummary is the relay's one-line summary plus, when the relay
 // forwards events, how forwarding went.
-func eventSummary(ev *webhookrelay.Event) string {
+func eventSummary(ev *relayclient.Event) string {
 	s := ev.Summary()
 	if f := ev.Forward; f != nil {
 		switch {
@@ -282,7 +282,7 @@ func (v *eventsView) openView(m *model, w, h int) string {
 	return fit(title, w) + "\n\n" + v.vp.View()
 }
 
-func (v *eventsView) detail(m *model, ev *webhookrelay.Event) string {
+func (v *eventsView) detail(m *model, ev *relayclient.Event) string {
 	loc := m.now().Location()
 	var b strings.Builder
 	kv := func(k, val string) {

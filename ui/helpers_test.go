@@ -17,7 +17,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 func TestMain(m *testing.M) {
@@ -356,37 +356,37 @@ func mustContain(t testing.TB, s string, wants ...string) {
 
 // testEvents is a small relay stream: one payout that settles, one that is
 // rejected, and an unrelated event.
-func testEvents() []webhookrelay.Event {
+func testEvents() []relayclient.Event {
 	at := func(s int) time.Time { return fixedNow.Add(time.Duration(s) * time.Second) }
 	body := func(typ, id, extra string) []byte {
 		return []byte(`{"event_type":"` + typ + `","event_id":"e-` + id + `","event_body":{"transaction_id":"` + id + `"` + extra + `}}`)
 	}
 	a, b := "11111111-2222-4333-8444-555555555555", "99999999-8888-4777-8666-555555555555"
-	ev := func(seq uint64, typ, id, state, reason string, s int) webhookrelay.Event {
-		return webhookrelay.Event{Seq: seq, EventID: "ev-" + strconv.Itoa(int(seq)), Family: webhookrelay.FamilyPayout, Type: typ,
+	ev := func(seq uint64, typ, id, state, reason string, s int) relayclient.Event {
+		return relayclient.Event{Seq: seq, EventID: "ev-" + strconv.Itoa(int(seq)), Family: relayclient.FamilyPayout, Type: typ,
 			PayoutID: id, State: state, Reason: reason, OccurredAt: at(s), ReceivedAt: at(s),
 			Headers: map[string]string{"X-Svc-Webhook-Timestamp": at(s).Format(api.WebhookTimeLayout), "Content-Type": "application/json"},
 			Body:    body(typ, id, `,"`+state+`_at":"`+at(s).Format(api.WebhookTimeLayout)+`"`)}
 	}
-	return []webhookrelay.Event{
+	return []relayclient.Event{
 		ev(1, api.EventPayoutAuthorised, a, api.StateAuthorised, "", -60),
 		ev(2, api.EventPayoutSubmitted, a, api.StateSubmitted, "", -55),
 		ev(3, api.EventPayoutRejected, b, api.StateRejected, api.FailureInsufficientFunds, -50),
 		ev(4, api.EventPayoutSettled, a, api.StateSettled, "", -40),
-		{Seq: 5, EventID: "ev-5", Family: webhookrelay.FamilyPayments, Type: api.EventExternalPaymentReceived, ReceivedAt: at(-30),
+		{Seq: 5, EventID: "ev-5", Family: relayclient.FamilyPayments, Type: api.EventExternalPaymentReceived, ReceivedAt: at(-30),
 			Body: []byte(`{"type":"external_payment_received","event_id":"ev-5","event_version":1,"amount_in_minor":50000,"ok":true,"n":null}`)},
 	}
 }
 
-func liveState() <-chan webhookrelay.ConnState {
-	ch := make(chan webhookrelay.ConnState, 1)
-	ch <- webhookrelay.ConnState{Status: webhookrelay.StateLive, LastSeq: 5}
+func liveState() <-chan relayclient.ConnState {
+	ch := make(chan relayclient.ConnState, 1)
+	ch <- relayclient.ConnState{Status: relayclient.StateLive, LastSeq: 5}
 	close(ch)
 	return ch
 }
 
-func closedEvents(evs []webhookrelay.Event) <-chan webhookrelay.Event {
-	ch := make(chan webhookrelay.Event, len(evs))
+func closedEvents(evs []relayclient.Event) <-chan relayclient.Event {
+	ch := make(chan relayclient.Event, len(evs))
 	for _, e := range evs {
 		ch <- e
 	}

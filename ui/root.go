@@ -14,7 +14,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/google/uuid"
 
-	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // Minimum usable window; below it the dashboard says so instead of
@@ -84,7 +84,7 @@ type model struct {
 	flashErr   bool
 	flashUntil time.Time
 
-	relay      webhookrelay.ConnState
+	relay      relayclient.ConnState
 	relayAt    time.Time
 	relayKnown bool
 
@@ -407,12 +407,12 @@ func (m *model) resizeForms() tea.Cmd {
 // ---- relay ----
 
 type relayEventsMsg struct {
-	events []webhookrelay.Event
+	events []relayclient.Event
 	closed bool
 }
 
 type relayStateMsg struct {
-	state  webhookrelay.ConnState
+	state  relayclient.ConnState
 	closed bool
 }
 
@@ -421,12 +421,12 @@ const maxEventBatch = 512
 
 // drainEvents blocks for one event, then takes whatever else is already
 // queued (up to max) without waiting, so a burst costs one redraw.
-func drainEvents(ch <-chan webhookrelay.Event, max int) relayEventsMsg {
+func drainEvents(ch <-chan relayclient.Event, max int) relayEventsMsg {
 	ev, ok := <-ch
 	if !ok {
 		return relayEventsMsg{closed: true}
 	}
-	batch := []webhookrelay.Event{ev}
+	batch := []relayclient.Event{ev}
 	for len(batch) < max {
 		select {
 		case ev, ok := <-ch:
@@ -489,8 +489,8 @@ func (m *model) onEvents(msg relayEventsMsg) tea.Cmd {
 	}
 	if !msg.closed {
 		cmds = append(cmds, m.listenEvents())
-	} else if !m.relayKnown || m.relay.Status != webhookrelay.StateOffline {
-		m.relay = webhookrelay.ConnState{Status: webhookrelay.StateOffline}
+	} else if !m.relayKnown || m.relay.Status != relayclient.StateOffline {
+		m.relay = relayclient.ConnState{Status: relayclient.StateOffline}
 		m.relayKnown, m.relayAt = true, m.now()
 	}
 	return tea.Batch(cmds...)
@@ -513,16 +513,16 @@ func (m *model) relayText() (string, lipgloss.Style) {
 		return "relay: connecting", m.st.warn
 	}
 	switch m.relay.Status {
-	case webhookrelay.StateLive:
+	case relayclient.StateLive:
 		return "relay: live", m.st.good
-	case webhookrelay.StateReconnecting:
+	case relayclient.StateReconnecting:
 		left := m.relay.RetryIn - m.now().Sub(m.relayAt)
 		secs := int((left + time.Second - 1) / time.Second)
 		if secs < 0 {
 			secs = 0
 		}
 		return "relay: reconnecting in " + itoa(secs) + "s", m.st.warn
-	case webhookrelay.StateOffline:
+	case relayclient.StateOffline:
 		return "relay: offline", m.st.bad
 	}
 	return "relay: " + m.relay.Status, m.st.warn

@@ -9,7 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // highlightFor is how long a payout row stays highlighted after it moved.
@@ -164,7 +164,7 @@ func (v *trackerView) addSent(m *model, req *api.PayoutRequest) {
 
 // apply feeds relay events into the tracker. It reports whether any was
 // about a payout, which is the cue to refresh balances.
-func (v *trackerView) apply(m *model, evs []webhookrelay.Event) bool {
+func (v *trackerView) apply(m *model, evs []relayclient.Event) bool {
 	touched := false
 	for _, ev := range evs {
 		if ev.PayoutID == "" || ev.State == "" {

@@ -18,7 +18,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // Backend is what the dashboard needs from the service; *api.Client
@@ -41,9 +41,9 @@ type Options struct {
 	Backend   Backend
 	// Events is the relay subscriber's stream (backlog first, then live);
 	// nil when no relay is configured.
-	Events <-chan webhookrelay.Event
+	Events <-chan relayclient.Event
 	// States is the subscriber's connection state; nil when no relay.
-	States <-chan webhookrelay.ConnState
+	States <-chan relayclient.ConnState
 	// BalanceRefresh is the balance polling interval (default 10s).
 	BalanceRefresh time.Duration
 	// ReportRefresh is how often the transaction report is reloaded in the

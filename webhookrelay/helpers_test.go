@@ -2,6 +2,7 @@ package webhookrelay
 
 import (
 	"github.com/paydash/paydash/internal/testkey"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 
 	"bytes"
 	"context"
@@ -186,7 +187,7 @@ func history(t testing.TB, base, token string) []Event {
 }
 
 // receive reads n events from s, failing after a generous timeout.
-func receive(t testing.TB, s *Subscriber, n int) []Event {
+func receive(t testing.TB, s *relayclient.Subscriber, n int) []Event {
 	t.Helper()
 	var got []Event
 	timeout := time.After(20 * time.Second)
@@ -205,7 +206,7 @@ func receive(t testing.TB, s *Subscriber, n int) []Event {
 }
 
 // runSubscriber starts s and stops it at test end.
-func runSubscriber(t testing.TB, s *Subscriber) {
+func runSubscriber(t testing.TB, s *relayclient.Subscriber) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // History limits: a page holds at most maxHistoryLimit events, and one
@@ -69,7 +71,7 @@ func (r *Relay) handleHistory(w http.ResponseWriter, req *http.Request) {
 		}
 		limit = n
 	}
-	keep := typeFilter(q["type"])
+	keep := relayclient.TypeFilter(q["type"])
 	if pid := strings.TrimSpace(q.Get("payout_id")); pid != "" {
 		byType := keep
 		keep = func(e *Event) bool { return e.PayoutID == pid && (byType == nil || byType(e)) }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // Websocket timing: a client must answer pings within pongWait; every
@@ -66,22 +67,6 @@ func (r *Relay) checkOrigin(req *http.Request) bool {
 	return strings.EqualFold(u.Host, req.Host) && isLoopbackHost(u.Hostname())
 }
 
-// typeFilter returns a filter for a comma-separated type list, or nil.
-func typeFilter(list []string) func(*Event) bool {
-	set := map[string]bool{}
-	for _, item := range list {
-		for _, t := range strings.Split(item, ",") {
-			if t = strings.TrimSpace(t); t != "" {
-				set[t] = true
-			}
-		}
-	}
-	if len(set) == 0 {
-		return nil
-	}
-	return func(e *Event) bool { return set[e.Type] }
-}
-
 func (r *Relay) handleWS(w http.ResponseWriter, req *http.Request) {
 	q, since, ok := r.readQuery(w, req)
 	if !ok {
@@ -109,7 +94,7 @@ func (r *Relay) handleWS(w http.ResponseWriter, req *http.Request) {
 	}
 	defer conn.Close()
 	closing, _ := req.Context().Value(closingKey{}).(<-chan struct{})
-	c := &wsClient{relay: r, conn: conn, keep: typeFilter(q["type"]), closing: closing, lastPing: time.Now()}
+	c := &wsClient{relay: r, conn: conn, keep: relayclient.TypeFilter(q["type"]), closing: closing, lastPing: time.Now()}
 	c.serve(since)
 }
 
