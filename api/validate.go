@@ -327,7 +327,7 @@ func checkAccountIdentifier(p *problems, path string, id *AccountIdentifier, typ
 }
 
 func checkIBANField(p *problems, path, iban string) {
-	if kind, reason := checkIBAN(iban); kind != nil {
+	if reason, kind := checkIBAN(iban); kind != nil {
 		p.addf(path, "%s", reason)
 	}
 }

@@ -275,12 +275,6 @@ func (s *Sandbox) Credentials() (clientID, clientSecret string) {
 	return s.opts.ClientID, s.opts.ClientSecret
 }
 
-// WebhookPublicKey returns the key webhooks are signed with and its kid
-// (also published at GET /.well-known/jwks).
-func (s *Sandbox) WebhookPublicKey() (*ecdsa.PublicKey, string) {
-	return &s.webhookKey.PublicKey, s.webhookKeyID
-}
-
 // Fund credits a payout account as an incoming bank transfer from
 // payerName: a settled "funding" record in the report, both balances up,
 // and an external_payment_received webhook.
@@ -311,20 +305,6 @@ func (s *Sandbox) SetAccountStatus(currency, status string) error {
 // credits that payout account (a funding record).
 func (s *Sandbox) AuthorisePayment(id string) error { return s.authorisePayment(id) }
 
-// FailPayment fails a payment awaiting authorisation with reason
-// ("" = "authorization_failed").
-func (s *Sandbox) FailPayment(id, reason string) error {
-	_, err := s.flows.fail(kindPayment, id, reason, s.clock.Now())
-	return err
-}
-
-// ExpirePayment lets the payment's resource token expire now: the payment
-// fails with failure_reason "expired".
-func (s *Sandbox) ExpirePayment(id string) error {
-	_, err := s.flows.fail(kindPayment, id, FailureExpired, s.clock.Now())
-	return err
-}
-
 // AuthoriseMandate completes the user's authorisation of a mandate.
 func (s *Sandbox) AuthoriseMandate(id string) error {
 	_, err := s.flows.authorise(kindMandate, id, s.clock.Now())
@@ -334,12 +314,6 @@ func (s *Sandbox) AuthoriseMandate(id string) error {
 // FailMandate fails a mandate awaiting authorisation.
 func (s *Sandbox) FailMandate(id, reason string) error {
 	_, err := s.flows.fail(kindMandate, id, reason, s.clock.Now())
-	return err
-}
-
-// ExpireMandate lets the mandate's resource token expire now.
-func (s *Sandbox) ExpireMandate(id string) error {
-	_, err := s.flows.fail(kindMandate, id, FailureExpired, s.clock.Now())
 	return err
 }
 
@@ -355,22 +329,6 @@ func (s *Sandbox) InjectEvent(ctx context.Context, body []byte, headers http.Hea
 	}
 	_, err := s.hooks.inject(body, headers)
 	return err
-}
-
-// Trigger synthesises a realistic webhook (like `stripe trigger`) and
-// queues it; it touches no balance. It returns the event id.
-func (s *Sandbox) Trigger(ctx context.Context, t Trigger) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	ev, err := s.synthesise(t)
-	if err != nil {
-		return "", err
-	}
-	if err := s.hooks.enqueue(ev); err != nil {
-		return "", err
-	}
-	return ev.id, nil
 }
 
 // Deliveries returns the delivery log, oldest first: one entry per
