@@ -157,7 +157,7 @@ func (f *mandateForm) request() (*api.MandateRequest, api.Problems) {
 
 func (f *mandateForm) problems(m *model, _ string) api.Problems {
 	req, ps := f.request()
-	return mergeProblems(ps, api.ValidateMandate(req, api.ValidateOptions{Regulated: m.opts.Regulated, Now: m.now}))
+	return mergeProblems(ps, api.ValidateMandate(req, api.ValidateOptions{Regulated: m.opts.Regulated, Clock: nowClock(m.now)}))
 }
 
 func (f *mandateForm) hint(m *model, key string) string {

@@ -90,7 +90,7 @@ func (p *paymentForm) request() (*api.PaymentRequest, api.Problems) {
 
 func (p *paymentForm) problems(m *model, _ string) api.Problems {
 	req, ps := p.request()
-	return mergeProblems(ps, api.ValidatePayment(req, api.ValidateOptions{Regulated: m.opts.Regulated, Now: m.now}))
+	return mergeProblems(ps, api.ValidatePayment(req, api.ValidateOptions{Regulated: m.opts.Regulated, Clock: nowClock(m.now)}))
 }
 
 func (p *paymentForm) hint(m *model, key string) string {

@@ -18,7 +18,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/api/clock"
 	"github.com/paydash/paydash/internal/httpguard"
 )
 
@@ -346,7 +346,7 @@ func (s *Sandbox) validateOptions() api.ValidateOptions {
 	return api.ValidateOptions{
 		Regulated:       s.opts.Regulated,
 		AccountCurrency: s.ledger.accountCurrency,
-		Now:             s.clock.Now,
+		Clock:           s.clock,
 	}
 }
 
