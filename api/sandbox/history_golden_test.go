@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
@@ -51,3 +52,38 @@ const (
 	goldenGBP        = 2981951224
 	goldenEUR        = 1505386506
 )
+
+// TestHistoryOnDemand: the history is not held (the ledger keeps no
+// record of it), a report from a late time starts at the nearest mark and
+// still gives every record from then on, and a payout reusing a seeded
+// transaction id is a duplicate, as it was when the records were held.
+func TestHistoryOnDemand(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(o *Options) { o.History = 20_000; o.HistorySeed = 3; o.WebhookURI = "" })
+	l := e.srv.ledger
+	if n := len(l.txns); n != 0 {
+		t.Fatalf("ledger holds %d records before any live one", n)
+	}
+	all := generateHistory(l.hist.o, testStart, []*account{{MerchantAccount: accountDefs()[0]}, {MerchantAccount: accountDefs()[1]}})
+	from := all[len(all)-300].booked()
+	var tail []txn
+	l.hist.each(from, maxTime, func(t *txn) bool { tail = append(tail, *t); return true })
+	var want []txn
+	for _, x := range all {
+		if x.booked() >= from {
+			want = append(want, x)
+		}
+	}
+	if len(tail) != len(want) || tail[0] != want[0] || tail[len(tail)-1] != want[len(want)-1] {
+		t.Fatalf("from the mark: %d records, want %d", len(tail), len(want))
+	}
+	seeded := all[12_345]
+	p := payout("GBP", 1_00)
+	p.TransactionID = seeded.id
+	if err := e.client.CreatePayout(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.txns) != 0 || l.size() != len(all) {
+		t.Fatalf("a payout reusing seeded id %s was booked (%d live records)", seeded.id, len(l.txns))
+	}
+}
