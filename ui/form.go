@@ -457,6 +457,10 @@ func (fv *formView) view(c *viewContext, w, h int) string {
 	}
 	var b strings.Builder
 	b.WriteString(c.st.title.Render(fv.spec.title()) + c.st.muted.Render(" · "+fv.spec.keyName()+" "+fv.key) + "\n")
+	if fv.clearAsk {
+		b.WriteString("\n" + c.st.warn.Render(wrapText("Clear this "+fv.spec.noun()+"? Everything typed goes and it gets a new "+fv.spec.keyName()+".  y = clear   any other key = keep", w)) + "\n")
+		return b.String()
+	}
 	switch fv.phase {
 	case phaseEdit:
 		if fv.summaryVisible() {
