@@ -150,8 +150,16 @@ func do(t testing.TB, client *http.Client, method, url string, h http.Header, bo
 	return response{resp.StatusCode, b}
 }
 
+// post sends a webhook, as application/json unless h says otherwise.
 func (tr *testRelay) post(t testing.TB, body []byte, h http.Header) response {
 	t.Helper()
+	if h.Get("Content-Type") == "" {
+		h = h.Clone()
+		if h == nil {
+			h = http.Header{}
+		}
+		h.Set("Content-Type", "application/json")
+	}
 	return do(t, http.DefaultClient, http.MethodPost, tr.base+DefaultPath, h, body)
 }
 
