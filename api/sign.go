@@ -125,7 +125,7 @@ func parseSignature(signature string) (*jose.JSONWebSignature, error) {
 	}
 	obj, err := jose.ParseSignedCompact(signature, []jose.SignatureAlgorithm{jose.ES512})
 	if err != nil {
-		return nil, fmt.Errorf("%w: not a detached ES512 JWS: %v", ErrSignatureInvalid, err)
+		return nil, fmt.Errorf("%w: not a detached ES512 JWS: %w", ErrSignatureInvalid, err)
 	}
 	if len(obj.Signatures) != 1 {
 		return nil, fmt.Errorf("%w: want exactly one signature", ErrSignatureInvalid)

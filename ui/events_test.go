@@ -79,7 +79,7 @@ func TestChangedRowsHighlightBriefly(t *testing.T) {
 	if now := h.m.now(); now.Sub(p.changedAt) >= highlightFor {
 		t.Fatalf("a payout that just moved is not highlighted (changed %v, now %v)", p.changedAt, now)
 	}
-	h.m.now = func() time.Time { return fixedNow.Add(highlightFor) }
+	h.advance(highlightFor)
 	if h.m.now().Sub(p.changedAt) < highlightFor {
 		t.Fatal("the highlight outlasts its two seconds")
 	}
@@ -151,12 +151,12 @@ func TestEventsView(t *testing.T) {
 
 func TestPrettyJSONColoursWithoutChangingText(t *testing.T) {
 	h := newHarness(t, Options{Backend: newFake(1)}, 120, 40)
-	got := prettyJSON(h.m, []byte(`{"a":1,"b":[true,null,"x\"y"],"c":{"d":-2.5e3}}`))
+	got := prettyJSON(h.m.c(), []byte(`{"a":1,"b":[true,null,"x\"y"],"c":{"d":-2.5e3}}`))
 	want := "{\n  \"a\": 1,\n  \"b\": [\n    true,\n    null,\n    \"x\\\"y\"\n  ],\n  \"c\": {\n    \"d\": -2.5e3\n  }\n}"
 	if got != want {
 		t.Errorf("pretty JSON:\n%s\nwant:\n%s", got, want)
 	}
-	if got := prettyJSON(h.m, []byte("not json \x1b[31m")); got != "not json \uFFFD[31m" {
+	if got := prettyJSON(h.m.c(), []byte("not json \x1b[31m")); got != "not json \uFFFD[31m" {
 		t.Errorf("non-JSON body = %q", got)
 	}
 }
@@ -170,7 +170,7 @@ func TestRelayStateInHeader(t *testing.T) {
 	mustContain(t, h.view(), "relay: connecting")
 	h.send(relayStateMsg{state: relayclient.ConnState{Status: relayclient.StateReconnecting, RetryIn: 5 * time.Second}})
 	mustContain(t, h.view(), "relay: reconnecting in 5s")
-	h.m.now = func() time.Time { return fixedNow.Add(2 * time.Second) }
+	h.advance(2 * time.Second)
 	mustContain(t, h.view(), "relay: reconnecting in 3s")
 	h.send(relayStateMsg{state: relayclient.ConnState{Status: relayclient.StateLive}})
 	mustContain(t, h.view(), "relay: live")
@@ -205,8 +205,8 @@ func TestBalanceFetchCoalesces(t *testing.T) {
 	fb := newFake(1)
 	h := newHarness(t, Options{Backend: fb}, 120, 40)
 	start := fb.balanceCalls
-	c1 := h.m.bal.fetch(h.m)
-	if c2 := h.m.bal.fetch(h.m); c2 != nil {
+	c1 := h.m.bal.fetch(h.m.c())
+	if c2 := h.m.bal.fetch(h.m.c()); c2 != nil {
 		t.Fatal("a second fetch started while one was in flight")
 	}
 	h.run(c1)

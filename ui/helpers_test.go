@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/internal/clock"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
@@ -27,10 +29,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// fixedNow is the clock of every test screen.
+// fixedNow is where the fake clock of every test screen starts.
 var fixedNow = time.Date(2025, 3, 14, 9, 30, 0, 0, time.UTC)
-
-func fixedClock() time.Time { return fixedNow }
 
 // fakeBackend records calls; a test sets what it answers.
 type fakeBackend struct {
@@ -190,26 +190,32 @@ func newFake(n int) *fakeBackend {
 
 // harness drives the root model the way Bubble Tea would, synchronously:
 // every command runs in order and its message goes back through Update.
-// Timers (m.after) are disabled, so nothing depends on wall time.
+// Time is a fake clock: a command that waits on it (a tick) is parked
+// until the test advances the clock, so nothing depends on wall time.
 type harness struct {
 	t        testing.TB
 	m        *model
 	be       *fakeBackend
 	clip     *bytes.Buffer
+	clock    *clock.Fake
+	parked   []chan tea.Msg
 	held     []tea.Msg
 	holdSent bool
-	ticks    []tea.Msg
 }
 
 func newHarness(t testing.TB, opts Options, w, h int) *harness {
 	t.Helper()
-	if opts.Now == nil {
-		opts.Now = fixedClock
+	fc := clock.NewFake(fixedNow)
+	if opts.Clock == nil {
+		opts.Clock = fc
+	}
+	if opts.Location == nil {
+		opts.Location = time.UTC
 	}
 	if opts.Profile == "" {
 		opts.Profile = "demo"
 	}
-	hs := &harness{t: t, clip: &bytes.Buffer{}}
+	hs := &harness{t: t, clip: &bytes.Buffer{}, clock: fc}
 	if fb, ok := opts.Backend.(*fakeBackend); ok {
 		hs.be = fb
 	}
@@ -219,10 +225,6 @@ func newHarness(t testing.TB, opts Options, w, h int) *harness {
 	hs.m.newID = func() string {
 		ids++
 		return testUUID(900000 + ids)
-	}
-	hs.m.after = func(_ time.Duration, msg tea.Msg) tea.Cmd {
-		hs.ticks = append(hs.ticks, msg)
-		return nil
 	}
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	hs.run(hs.m.Init())
@@ -248,7 +250,10 @@ func (h *harness) run(cmd tea.Cmd) {
 		if c == nil {
 			continue
 		}
-		msg := c()
+		msg, ok := h.exec(c)
+		if !ok {
+			continue // waiting on the clock
+		}
 		switch msg := msg.(type) {
 		case nil:
 			continue
@@ -273,6 +278,51 @@ func (h *harness) run(cmd tea.Cmd) {
 		}
 		_, next := h.m.Update(msg)
 		queue = append(queue, next)
+	}
+}
+
+// exec runs one command. One that waits on the fake clock instead of
+// answering is parked, and answers when advance moves the clock past it.
+func (h *harness) exec(c tea.Cmd) (tea.Msg, bool) {
+	before := h.clock.Pending()
+	done := make(chan tea.Msg, 1)
+	go func() { done <- c() }()
+	for {
+		select {
+		case msg := <-done:
+			return msg, true
+		default:
+		}
+		if h.clock.Pending() > before {
+			h.parked = append(h.parked, done)
+			return nil, false
+		}
+		runtime.Gosched()
+	}
+}
+
+// advance moves the fake clock on by d and delivers what the timers that
+// fell due produce (the one-second redraw, balance and report polls).
+func (h *harness) advance(d time.Duration) {
+	h.t.Helper()
+	before := h.clock.Pending()
+	h.clock.Advance(d)
+	fired := before - h.clock.Pending()
+	var msgs []tea.Msg
+	for len(msgs) < fired {
+		for i := 0; i < len(h.parked); i++ {
+			select {
+			case msg := <-h.parked[i]:
+				msgs = append(msgs, msg)
+				h.parked = append(h.parked[:i], h.parked[i+1:]...)
+				i--
+			default:
+			}
+		}
+		runtime.Gosched()
+	}
+	for _, msg := range msgs {
+		h.send(msg)
 	}
 }
 
