@@ -1,6 +1,7 @@
 package webhookrelay
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -19,37 +20,65 @@ type natsCluster struct {
 // freePorts reserves n loopback ports and releases them for the servers.
 func freePorts(t testing.TB, n int) []int {
 	t.Helper()
-	var lns []net.Listener
-	ports := make([]int, n)
-	for i := range ports {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lns = append(lns, ln)
-		ports[i] = ln.Addr().(*net.TCPAddr).Port
-	}
-	for _, ln := range lns {
-		ln.Close()
+	ports, err := reservePorts(n)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return ports
 }
 
+func reservePorts(n int) ([]int, error) {
+	var lns []net.Listener
+	defer func() {
+		for _, ln := range lns {
+			ln.Close()
+		}
+	}()
+	ports := make([]int, n)
+	for i := range ports {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		lns = append(lns, ln)
+		ports[i] = ln.Addr().(*net.TCPAddr).Port
+	}
+	return ports, nil
+}
+
 func startNATSCluster(t testing.TB, n int) *natsCluster {
 	t.Helper()
-	routePorts := freePorts(t, n)
+	dirs := make([]string, n)
+	for i := range dirs {
+		dirs[i] = t.TempDir()
+	}
+	c, err := launchNATSCluster(routePortsFor(t, n), dirs)
+	if c != nil {
+		t.Cleanup(c.shutdown)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func routePortsFor(t testing.TB, n int) []int { return freePorts(t, n) }
+
+// launchNATSCluster starts one server per store directory, routed to each
+// other on routePorts, and waits for a JetStream meta leader.
+func launchNATSCluster(routePorts []int, dirs []string) (*natsCluster, error) {
 	var routes []string
 	for _, p := range routePorts {
 		routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", p))
 	}
 	c := &natsCluster{}
-	for i := range n {
+	for i, dir := range dirs {
 		opts := &server.Options{
 			ServerName: fmt.Sprintf("n%d", i+1),
 			Host:       "127.0.0.1",
 			Port:       server.RANDOM_PORT,
 			JetStream:  true,
-			StoreDir:   t.TempDir(),
+			StoreDir:   dir,
 			Cluster:    server.ClusterOpts{Name: "paydash-test", Host: "127.0.0.1", Port: routePorts[i]},
 			Routes:     server.RoutesFromStr(strings.Join(routes, ",")),
 			NoLog:      true,
@@ -57,26 +86,28 @@ func startNATSCluster(t testing.TB, n int) *natsCluster {
 		}
 		s, err := server.NewServer(opts)
 		if err != nil {
-			t.Fatal(err)
+			return c, err
 		}
 		go s.Start()
 		c.servers = append(c.servers, s)
 	}
-	t.Cleanup(c.shutdown)
 	for _, s := range c.servers {
 		if !s.ReadyForConnections(20 * time.Second) {
-			t.Fatalf("NATS server %s not ready", s.Name())
+			return c, fmt.Errorf("NATS server %s not ready", s.Name())
 		}
 	}
-	waitFor(t, "a JetStream meta leader", func() bool {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
 		for _, s := range c.servers {
 			if s.JetStreamIsLeader() {
-				return true
+				return c, nil
 			}
 		}
-		return false
-	})
-	return c
+		if time.Now().After(deadline) {
+			return c, errors.New("no JetStream meta leader elected")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func (c *natsCluster) urls() []string {
