@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 	if store := os.Getenv(childEnv); store != "" {
 		os.Exit(runRelayChild(store))
 	}
+	if dir := os.Getenv(natsChildEnv); dir != "" {
+		os.Exit(runNATSChild(dir))
+	}
 	os.Exit(m.Run())
 }
 
