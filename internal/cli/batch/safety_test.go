@@ -310,3 +310,174 @@ func (x *svc) cancelAfter(t *testing.T, ctx context.Context, cancel context.Canc
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+func TestSecondRunAtOnceIsStoppedAndNamesTheHolder(t *testing.T) {
+	x := startSvc(t, nil)
+	file, keys := csvRows(t, t.TempDir(), "TWO", 10, plainAmount)
+	first := make(chan runResult, 1)
+	o := yes()
+	o.Rate = 20
+	go func() { first <- x.batch(t, context.Background(), file, "", o) }()
+	// The first run is under way once the service holds a payout of it.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	x.cancelAfter(t, ctx, func() {}, "TWO", 1)
+
+	r := x.batch(t, context.Background(), file, "", yes())
+	if r.code == 0 {
+		t.Fatalf("a second run of the same batch ran alongside the first:\n%s", r.all())
+	}
+	host, _ := os.Hostname()
+	if !strings.Contains(r.all(), fmt.Sprintf("locked by pid %d on %s since", os.Getpid(), host)) || !strings.Contains(r.all(), "run the same command again") {
+		t.Errorf("the refusal does not say who holds the journal and what to do:\n%s", r.all())
+	}
+	if fr := <-first; fr.code != 0 {
+		t.Fatalf("first run: exit %d\n%s", fr.code, fr.all())
+	}
+	// Following the advice: the same command again, after the first ended.
+	r = x.batch(t, context.Background(), file, "", yes())
+	if r.code != 0 {
+		t.Fatalf("the same command again: exit %d\n%s", r.code, r.all())
+	}
+	x.wantPaidOnce(t, "TWO", keys)
+	b, _ := os.ReadFile(DefaultJournalPath(file))
+	if _, err := ReadJournal(DefaultJournalPath(file), mustLoad(t, file)); err != nil {
+		t.Errorf("journal unreadable after two runs: %v\n%s", err, b)
+	}
+}
+
+func TestTwoJournalsOfOneFileAtOnceStillPayOnce(t *testing.T) {
+	// Two terminals, each with its own --journal: the journal lock cannot
+	// see the other run, the audit record's lock does.
+	x := startSvc(t, nil)
+	dir := t.TempDir()
+	file, keys := csvRows(t, dir, "PAR", 10, plainAmount)
+	res := make(chan runResult, 2)
+	for i := range 2 {
+		o := yes()
+		o.Journal = filepath.Join(dir, fmt.Sprintf("j%d", i))
+		go func() { res <- x.batch(t, context.Background(), file, "", o) }()
+	}
+	a, b := <-res, <-res
+	x.wantPaidOnce(t, "PAR", keys)
+	if a.code == 0 && b.code == 0 {
+		t.Errorf("both runs claim every row paid by them; one must report duplicates\n%s\n%s", a.all(), b.all())
+	}
+}
+
+func mustLoad(t *testing.T, path string) *File {
+	t.Helper()
+	f, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestNothingIsSentUnconfirmedOffATerminal(t *testing.T) {
+	x := startSvc(t, nil) // not a production profile
+	file, keys := csvRows(t, t.TempDir(), "CONF", 3, plainAmount)
+	r := x.batch(t, context.Background(), file, "n\n", CommandOptions{})
+	if r.code != cmdutil.ExitUsage || !strings.Contains(r.all(), "pass --yes") {
+		t.Fatalf("`echo n | paydash payout batch`: exit %d, want %d and advice to pass --yes\n%s", r.code, cmdutil.ExitUsage, r.all())
+	}
+	if got := x.paid(t, "CONF"); len(got) != 0 {
+		t.Fatalf("sent without confirmation: %v", got)
+	}
+	if r := x.batch(t, context.Background(), file, "", yes()); r.code != 0 {
+		t.Fatalf("with --yes: exit %d\n%s", r.code, r.all())
+	}
+	x.wantPaidOnce(t, "CONF", keys)
+}
+
+func TestExactDuplicateRowsAreRefusedUnlessAllowed(t *testing.T) {
+	x := startSvc(t, nil)
+	file := writeFileIn(t, "name,iban,reference,amount,currency\n"+
+		"Ada,"+ibanGB+",DUPROW-1,10.00,GBP\n"+
+		"Bob,"+ibanGB+",DUPROW-2,20.00,GBP\n"+
+		"Ada L.,"+ibanGB+",dupRow-1 ,10.00,GBP\n") // the same payout typed again
+	r := x.batch(t, context.Background(), file, "", yes())
+	if r.code != cmdutil.ExitUsage || !strings.Contains(r.all(), "line 4") || !strings.Contains(r.all(), "line 2 is the same payout") || !strings.Contains(r.all(), "--allow-duplicate") {
+		t.Fatalf("a file paying one row twice: exit %d\n%s", r.code, r.all())
+	}
+	if got := x.paid(t, "DUPROW"); len(got) != 0 {
+		t.Fatalf("a refused file sent payouts: %v", got)
+	}
+	o := yes()
+	o.AllowDuplicate = true
+	if r := x.batch(t, context.Background(), file, "", o); r.code != 0 {
+		t.Fatalf("with --allow-duplicate: exit %d\n%s", r.code, r.all())
+	}
+	if got := x.paid(t, ""); got["DUPROW-1 10.00 GBP"]+got["dupRow-1 10.00 GBP"] != 2 || got["DUPROW-2 20.00 GBP"] != 1 {
+		t.Errorf("with --allow-duplicate both rows are paid once each; report: %v", got)
+	}
+}
+
+func TestRowMatchingAnEarlierPayoutIsNotSent(t *testing.T) {
+	x := startSvc(t, nil)
+	// Paid yesterday from the web console: only the service's report
+	// knows it.
+	earlier := &api.PayoutRequest{TransactionID: "6f1c1f3e-8a65-4c57-a1f5-0d9d3a6b7c11", BeneficiaryName: "Ada", BeneficiaryIBAN: ibanGB,
+		BeneficiaryReference: "EARLY-1", AmountInMinor: 1000, Currency: "GBP", ContextCode: api.ContextCodeWithdrawal}
+	if err := x.client.CreatePayout(context.Background(), earlier); err != nil {
+		t.Fatal(err)
+	}
+	file := writeFileIn(t, "name,iban,reference,amount,currency\n"+
+		"Ada,"+ibanGB+",EARLY-1,10.00,GBP\n"+
+		"Bob,"+ibanGB+",EARLY-2,20.00,GBP\n")
+	dry := x.batch(t, context.Background(), file, "", CommandOptions{DryRun: true})
+	if dry.code != cmdutil.ExitNotAccepted || !strings.Contains(dry.out, "DUPLICATE   line 2") || !strings.Contains(dry.out, earlier.TransactionID) {
+		t.Errorf("dry run does not show the duplicate with its id: exit %d\n%s", dry.code, dry.all())
+	}
+	r := x.batch(t, context.Background(), file, "", yes())
+	if r.code != cmdutil.ExitNotAccepted {
+		t.Errorf("exit %d, want %d (a row was refused as a duplicate)", r.code, cmdutil.ExitNotAccepted)
+	}
+	if !strings.Contains(r.all(), earlier.TransactionID) || !strings.Contains(r.all(), "service report") || !strings.Contains(r.all(), "--allow-duplicate") {
+		t.Errorf("the duplicate is not shown with its id, source and the way to pay it anyway:\n%s", r.all())
+	}
+	x.wantPaidOnce(t, "EARLY", []string{"EARLY-1 10.00 GBP", "EARLY-2 20.00 GBP"})
+	// Re-running pays nothing more.
+	x.batch(t, context.Background(), file, "", yes())
+	x.wantPaidOnce(t, "EARLY", []string{"EARLY-1 10.00 GBP", "EARLY-2 20.00 GBP"})
+}
+
+func TestJournalAndAuditRecordBothLostStillPayOnce(t *testing.T) {
+	x := startSvc(t, nil)
+	file, keys := csvRows(t, t.TempDir(), "LOST", 4, plainAmount)
+	if r := x.batch(t, context.Background(), file, "", yes()); r.code != 0 {
+		t.Fatalf("first run: exit %d\n%s", r.code, r.all())
+	}
+	os.Remove(DefaultJournalPath(file))
+	os.RemoveAll(filepath.Join(x.env["XDG_STATE_HOME"], "paydash", "audit"))
+	r := x.batch(t, context.Background(), file, "", yes())
+	if !strings.Contains(r.all(), "duplicate (not sent) 4") {
+		t.Errorf("the rows found in the service's report are not reported as duplicates:\n%s", r.all())
+	}
+	x.wantPaidOnce(t, "LOST", keys)
+}
+
+func TestDryRunTellsTheTruth(t *testing.T) {
+	x := startSvc(t, map[string]int64{"GBP": 770_000_000})
+	file := writeFileIn(t, "name,iban,reference,amount,currency\n"+
+		"Big,"+ibanGB+",DRY-1,5000000.00,GBP\n"+
+		"Bigger,"+ibanGB+",DRY-2,5000000.00,GBP\n"+
+		"Dollar,"+ibanGB+",DRY-3,77.70,USD\n")
+	r := x.batch(t, context.Background(), file, "", CommandOptions{DryRun: true})
+	if r.code != cmdutil.ExitNotAccepted {
+		t.Errorf("dry run of an unpayable batch: exit %d, want %d", r.code, cmdutil.ExitNotAccepted)
+	}
+	for _, want := range []string{"can NOT be paid in full", "would send  line 2", "would send  line 3", "would send  line 4",
+		"£10,000,000.00 to send EXCEEDS the available £7,700,000.00", "NO USD payout account"} {
+		if !strings.Contains(r.out, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, r.out)
+		}
+	}
+	if got := x.paid(t, "DRY"); len(got) != 0 {
+		t.Errorf("a dry run sent payouts: %v", got)
+	}
+	ok := writeFileIn(t, "name,iban,reference,amount,currency\nSmall,"+ibanGB+",DRY-4,1.00,GBP\n")
+	if r := x.batch(t, context.Background(), ok, "", CommandOptions{DryRun: true}); r.code != 0 || !strings.Contains(r.out, "can be paid in full") {
+		t.Errorf("dry run of a payable batch: exit %d\n%s", r.code, r.all())
+	}
+}
