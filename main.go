@@ -187,17 +187,35 @@ func payoutCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 	o := &headless.PayoutOptions{}
 	create := &cobra.Command{
 		Use:   "create",
-		Short: "Send one payout; prints its transaction_id; exit 0 when the service accepted it",
+		Short: "Send one payout; prints its transaction_id; exit 0 when the service accepted it (with --wait: when it settled)",
+		Long: `Send one payout and print its transaction_id.
+
+Before sending, paydash refuses (exit 3, nothing sent) a payout that
+matches one already made within --duplicate-window (same IBAN, amount,
+currency and reference, in this profile's audit record or the service's
+report) unless --allow-duplicate is given, a --transaction-id already used
+for a different payout (exit 2), and an amount the account cannot fund.
+Without a terminal, --yes is required. Every attempt and its outcome is
+appended to the profile's audit record (paydash payouts log).
+
+Exit status: 0 accepted (with --wait: settled); 2 usage; 3 refused,
+rejected or failed; 4 cancelled; 1 anything else, including --wait
+running out before a final state was seen.`,
 		Example: `  paydash payout create --name "Ada Lovelace" --iban GB33BUKB20201555555555 \
       --reference INV-1001 --amount 125.50 --currency GBP
-  paydash payout create ... --yes --json`,
+  paydash payout create ... --yes --json --wait 1m`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, client, err := cmdutil.Setup(s, g)
 			if err != nil {
 				return err
 			}
-			return headless.CreatePayout(cmd.Context(), s, client, headless.Target{Profile: p.Name, Production: p.Production}, o)
+			audit, err := cmdutil.AuditLog(s, p)
+			if err != nil {
+				return err
+			}
+			return headless.CreatePayout(cmd.Context(), s, client, headless.Target{Profile: p.Name, Production: p.Production,
+				Audit: audit, RelayURL: p.RelayURL, RelayToken: p.RelayToken.Reveal()}, o)
 		},
 	}
 	o.Bind(create.Flags())

@@ -236,6 +236,6 @@ func (l *Log) Reserve(ctx context.Context, e Entry, window time.Duration, allowD
 		return matches, nil
 	}
 	e.Event = EventAttempt
-	e.AllowedDuplicate = len(matches) > 0
+	e.AllowedDuplicate = e.AllowedDuplicate || len(matches) > 0
 	return matches, l.append(e)
 }
