@@ -85,7 +85,7 @@ Every view is also a headless command for scripts (--json on each).`,
 		}
 	}
 	add("start", demoCmd(s), configCmd(s, g))
-	add("ops", balancesCmd(s, g), transactionsCmd(s, g), payoutCmd(s, g), paymentCmd(s, g), mandateCmd(s, g))
+	add("ops", balancesCmd(s, g), transactionsCmd(s, g), payoutCmd(s, g), payoutsCmd(s, g), paymentCmd(s, g), mandateCmd(s, g))
 	add("dev", sandboxCmd(s), relayCmd(s), eventsCmd(s, g))
 	return root
 }
@@ -250,6 +250,37 @@ transaction_id, which the service never pays twice.`,
 	}
 	bo.Bind(batchCmd.Flags())
 	c.AddCommand(create, batchCmd)
+	return c
+}
+
+func payoutsCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
+	c := &cobra.Command{Use: "payouts", Short: "The local audit record of payouts this profile sent", Args: noArgs}
+	o := &headless.PayoutsLogOptions{}
+	logCmd := &cobra.Command{
+		Use:   "log",
+		Short: "Print every payout this profile sent (form, payout create, batch), one line per attempt with its outcome",
+		Long: `Print the profile's audit record: every attempt to send a payout, from the
+dashboard's form, payout create or a batch, with time, profile, source,
+transaction_id, payee, IBAN, amount, reference and the last outcome known
+(accepted, refused, settled, rejected, failed; "no answer recorded" when the
+process stopped before hearing back). The record is append-only, fsynced
+and 0600, under the state directory; the duplicate check reads it first.`,
+		Example: "  paydash payouts log\n  paydash payouts log --since 24h --json",
+		Args:    noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			p, err := cmdutil.LoadProfile(s, g)
+			if err != nil {
+				return err
+			}
+			log, err := cmdutil.AuditLog(s, p)
+			if err != nil {
+				return err
+			}
+			return headless.PayoutsLog(s, log, o)
+		},
+	}
+	o.Bind(logCmd.Flags())
+	c.AddCommand(logCmd)
 	return c
 }
 

@@ -239,3 +239,33 @@ func (l *Log) Reserve(ctx context.Context, e Entry, window time.Duration, allowD
 	e.AllowedDuplicate = e.AllowedDuplicate || len(matches) > 0
 	return matches, l.append(e)
 }
+
+// Attempt is one attempt line with the last outcome recorded for its
+// transaction id after it: what `paydash payouts log` prints.
+type Attempt struct {
+	Entry
+	// OutcomeAt is when the outcome was recorded (zero when none was).
+	OutcomeAt time.Time `json:"outcome_at,omitzero"`
+}
+
+// Attempts folds the record into one Attempt per attempt line, oldest
+// first, each with the last outcome of its id recorded after it.
+func Attempts(entries []Entry) []Attempt {
+	var out []Attempt
+	last := map[string]int{} // transaction id -> index of its latest attempt
+	for _, e := range entries {
+		switch e.Event {
+		case EventAttempt:
+			last[e.TransactionID] = len(out)
+			out = append(out, Attempt{Entry: e})
+		case EventOutcome:
+			if i, ok := last[e.TransactionID]; ok {
+				out[i].Outcome, out[i].OutcomeAt = e.Outcome, e.At
+				if e.Detail != "" {
+					out[i].Detail = e.Detail
+				}
+			}
+		}
+	}
+	return out
+}
