@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-		"testing"
+	"testing"
 	"time"
 
 	"github.com/paydash/paydash/api"
