@@ -86,7 +86,7 @@ Every view is also a headless command for scripts (--json on each).`,
 	}
 	add("start", demoCmd(s), configCmd(s, g))
 	add("ops", balancesCmd(s, g), transactionsCmd(s, g), payoutCmd(s, g), payoutsCmd(s, g), paymentCmd(s, g), mandateCmd(s, g))
-	add("dev", sandboxCmd(s), relayCmd(s), eventsCmd(s, g))
+	add("dev", sandboxCmd(s), relayCmd(s, g), eventsCmd(s, g))
 	return root
 }
 
@@ -353,16 +353,24 @@ func sandboxCmd(s *cmdutil.Streams) *cobra.Command {
 	return c
 }
 
-func relayCmd(s *cmdutil.Streams) *cobra.Command {
+func relayCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 	o := &serve.RelayOptions{}
 	c := &cobra.Command{
 		Use:   "relay",
 		Short: "Receive, verify and store webhooks, and stream them live to dashboards",
+		Long: `Receive, verify and store webhooks, and stream them live to dashboards.
+
+The relay listens on the profile's relay_listen and requires its
+relay_token (or relay_token_env, or PAYDASH_RELAY_TOKEN) from readers of
+/ws and /events; --listen, --token and --token-env override them. A token
+has at least 16 characters and no whitespace. With no profile configured
+the flags alone apply.`,
 		Example: `  paydash relay --jwks-url http://127.0.0.1:8080/.well-known/jwks
+  paydash --profile staging relay    # relay_listen and relay_token from the profile
   paydash relay --listen 0.0.0.0:8787 --token-env PAYDASH_RELAY_TOKEN --verify-key service-pub.pem \
       --forward-to http://127.0.0.1:3000/webhooks`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return serve.Relay(cmd.Context(), s, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return serve.Relay(cmd.Context(), s, g, o) },
 	}
 	o.Bind(c.Flags())
 	return c

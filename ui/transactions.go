@@ -83,15 +83,15 @@ func newTxView() txView {
 
 // load streams the whole report into a fresh store, off the Update path.
 // A reload cancels a load still running.
-func (v *txView) load(m *model) tea.Cmd {
-	be := m.opts.Backend
+func (v *txView) load(c *viewContext) tea.Cmd {
+	be := c.opts.Backend
 	if be == nil {
 		return nil
 	}
 	if v.loadCancel != nil {
 		v.loadCancel()
 	}
-	ctx, cancel := context.WithCancel(m.ctx)
+	ctx, cancel := context.WithCancel(c.ctx)
 	v.loadCancel = cancel
 	v.loadGen++
 	gen := v.loadGen
@@ -118,7 +118,7 @@ func loadStore(ctx context.Context, be Backend, gen uint64, want sortKey, counte
 	return txLoadedMsg{gen: gen, store: st, order: st.sorted(st.all(), want), sort: want, err: err}
 }
 
-func (v *txView) loaded(m *model, msg txLoadedMsg) tea.Cmd {
+func (v *txView) loaded(c *viewContext, msg txLoadedMsg) tea.Cmd {
 	if msg.gen != v.loadGen {
 		return nil // a newer load replaced this one
 	}
@@ -129,7 +129,7 @@ func (v *txView) loaded(m *model, msg txLoadedMsg) tea.Cmd {
 	}
 	if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
 		v.loadErr = msg.err
-		m.setFlash("transactions: "+msg.err.Error()+" (showing the "+itoa(msg.store.len())+" rows received; r to retry)", true)
+		c.setFlash("transactions: "+msg.err.Error()+" (showing the "+itoa(msg.store.len())+" rows received; r to retry)", true)
 	}
 	v.store = msg.store
 	v.order, v.orderSort = msg.order, msg.sort
@@ -138,24 +138,24 @@ func (v *txView) loaded(m *model, msg txLoadedMsg) tea.Cmd {
 	v.appliedSort = msg.sort
 	v.gen.Add(1) // results computed on the old store are now stale
 	v.busy = false
-	f, _ := v.parse(m)
+	f, _ := v.parse(c)
 	if !f.empty() || v.sort != msg.sort {
-		return v.recompute(m)
+		return v.recompute(c)
 	}
 	v.nav.clamp(len(v.idx), v.pageH)
 	return nil
 }
 
-func (v *txView) parse(m *model) (txFilter, []string) {
-	return parseFilter(v.filter.value(), v.store, m.now())
+func (v *txView) parse(c *viewContext) (txFilter, []string) {
+	return parseFilter(v.filter.value(), v.store, c.now())
 }
 
 // recompute asks for the rows matching the filter bar in the wanted sort.
-func (v *txView) recompute(m *model) tea.Cmd {
+func (v *txView) recompute(c *viewContext) tea.Cmd {
 	if v.store == nil {
 		return nil
 	}
-	f, probs := v.parse(m)
+	f, probs := v.parse(c)
 	v.problems = probs
 	gen := v.gen.Add(1)
 	v.busy = true
@@ -209,7 +209,7 @@ func (r computeReq) run() txResultMsg {
 	return res
 }
 
-func (v *txView) result(m *model, msg txResultMsg) {
+func (v *txView) result(c *viewContext, msg txResultMsg) {
 	if msg.gen != v.gen.Load() || msg.err != nil {
 		return // superseded
 	}
@@ -388,87 +388,71 @@ func cycle(values []string, cur string) string {
 
 // ---- keys ----
 
-var txKeys = struct {
-	sort, reverse, date, typ, cur, status, detail, export, copyRow, copyID key.Binding
-}{
-	sort:    kb("s", "s", "sort by next column"),
-	reverse: kb("S", "S", "reverse sort"),
-	date:    kb("d", "d", "date: today/7d/30d/all"),
-	typ:     kb("t", "t", "type filter"),
-	cur:     kb("c", "c", "currency filter"),
-	status:  kb("u", "u", "status filter"),
-	detail:  kb("enter", "enter", "detail pane"),
-	export:  kb("ctrl+s", "ctrl+s", "export shown rows (csv/json)"),
-	copyRow: kb("y", "y", "copy row (JSON)"),
-	copyID:  kb("Y", "Y", "copy id"),
-}
-
 func (v *txView) capturing() bool { return v.filter.active || v.exportAsk }
 
 func (v *txView) startFilter() (tea.Cmd, bool) { return v.filter.start(), true }
 
-func (v *txView) keys() helpMap {
-	g := newGlobalKeys()
-	k := txKeys
+func (v *txView) keys(c *viewContext) helpMap {
+	g := c.keys
+	k := c.keys
 	if v.filter.active {
-		return filterBarKeys
+		return filterBarKeys(c.keys)
 	}
 	if v.exportAsk {
-		return helpMap{short: []key.Binding{kb("c", "c", "CSV"), kb("j", "j", "JSON"), kb("esc", "esc", "cancel")}}
+		return helpMap{short: []key.Binding{c.keys.CSV, c.keys.JSON, c.keys.Back}}
 	}
 	return helpMap{
-		short: []key.Binding{g.Filter, k.sort, k.date, k.detail, k.export, k.copyID},
+		short: []key.Binding{g.Filter, k.Sort, k.Date, k.Detail, k.Export, k.CopyID},
 		full: [][]key.Binding{
 			{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom},
-			{g.Filter, k.date, k.typ, k.cur, k.status},
-			{k.sort, k.reverse, k.detail, g.Refresh},
-			{k.export, k.copyRow, k.copyID},
+			{g.Filter, k.Date, k.Type, k.Currency, k.Status},
+			{k.Sort, k.Reverse, k.Detail, g.Refresh},
+			{k.Export, k.CopyRow, k.CopyID},
 		},
 	}
 }
 
-func (v *txView) update(m *model, k tea.KeyMsg) tea.Cmd {
-	s := k.String()
+func (v *txView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 	if v.exportAsk {
 		v.exportAsk = false
-		switch s {
-		case "c", "C":
-			return v.export(m, "csv")
-		case "j", "J":
-			return v.export(m, "json")
+		switch {
+		case key.Matches(k, c.keys.CSV):
+			return v.export(c, "csv")
+		case key.Matches(k, c.keys.JSON):
+			return v.export(c, "json")
 		}
 		return nil
 	}
 	if v.filter.active {
-		cmd, changed := v.filter.update(k)
+		cmd, changed := v.filter.update(c.keys, k)
 		if changed {
-			return tea.Batch(cmd, v.recompute(m))
+			return tea.Batch(cmd, v.recompute(c))
 		}
 		return cmd
 	}
-	if v.nav.move(k, &m.keys, len(v.idx), v.pageH) {
+	if v.nav.move(k, c.keys, len(v.idx), v.pageH) {
 		return nil
 	}
 	switch {
-	case key.Matches(k, txKeys.sort):
+	case key.Matches(k, c.keys.Sort):
 		v.sort = sortKey{col: (v.sort.col + 1) % numColumns, desc: v.sort.desc}
-		return v.recompute(m)
-	case key.Matches(k, txKeys.reverse):
+		return v.recompute(c)
+	case key.Matches(k, c.keys.Reverse):
 		v.sort.desc = !v.sort.desc
-		return v.recompute(m)
-	case key.Matches(k, txKeys.date):
+		return v.recompute(c)
+	case key.Matches(k, c.keys.Date):
 		next := cycle([]string{"today", "7d", "30d"}, tokenValue(v.filter.value(), "date"))
 		v.filter.set(setToken(v.filter.value(), "date", next, "from", "to"))
-		return v.recompute(m)
-	case key.Matches(k, txKeys.typ, txKeys.cur, txKeys.status):
+		return v.recompute(c)
+	case key.Matches(k, c.keys.Type, c.keys.Currency, c.keys.Status):
 		if v.store == nil {
 			return nil
 		}
 		name, tbl := "type", &v.store.types
 		switch {
-		case key.Matches(k, txKeys.cur):
+		case key.Matches(k, c.keys.Currency):
 			name, tbl = "cur", &v.store.currencies
-		case key.Matches(k, txKeys.status):
+		case key.Matches(k, c.keys.Status):
 			name, tbl = "status", &v.store.statuses
 		}
 		cur := tokenValue(v.filter.value(), name)
@@ -476,50 +460,50 @@ func (v *txView) update(m *model, k tea.KeyMsg) tea.Cmd {
 			cur = tokenValue(v.filter.value(), "currency")
 		}
 		v.filter.set(setToken(v.filter.value(), name, cycle(tbl.sorted(), cur), "currency", "state"))
-		return v.recompute(m)
-	case key.Matches(k, txKeys.detail):
+		return v.recompute(c)
+	case key.Matches(k, c.keys.Detail):
 		v.detail = !v.detail
 		return nil
-	case s == "esc":
+	case key.Matches(k, c.keys.Back):
 		if v.detail {
 			v.detail = false
 			return nil
 		}
 		if v.filter.value() != "" {
 			v.filter.set("")
-			return v.recompute(m)
+			return v.recompute(c)
 		}
 		return nil
-	case key.Matches(k, txKeys.export):
+	case key.Matches(k, c.keys.Export):
 		if v.store == nil || v.busy {
-			m.setFlash("wait for the report to finish loading or filtering, then export", true)
+			c.setFlash("wait for the report to finish loading or filtering, then export", true)
 			return nil
 		}
 		v.exportAsk = true
 		return nil
-	case key.Matches(k, txKeys.copyID, txKeys.copyRow):
+	case key.Matches(k, c.keys.CopyID, c.keys.CopyRow):
 		if v.nav.cursor >= len(v.idx) {
 			return nil
 		}
 		t := v.store.tx(v.idx[v.nav.cursor])
-		if key.Matches(k, txKeys.copyID) {
-			return m.copyText(t.TransactionID, "transaction id "+t.TransactionID)
+		if key.Matches(k, c.keys.CopyID) {
+			return c.copyText(t.TransactionID, "transaction id "+t.TransactionID)
 		}
 		b, err := json.Marshal(t)
 		if err != nil {
-			m.setFlash("copy: "+err.Error(), true)
+			c.setFlash("copy: "+err.Error(), true)
 			return nil
 		}
-		return m.copyText(string(b), "the row as JSON")
+		return c.copyText(string(b), "the row as JSON")
 	}
 	return nil
 }
 
 // export writes the rows on screen to a new file in the export directory.
-func (v *txView) export(m *model, format string) tea.Cmd {
+func (v *txView) export(c *viewContext, format string) tea.Cmd {
 	st, idx := v.store, v.idx
-	dir := m.opts.ExportDir
-	name := "paydash-transactions-" + m.now().Format("20060102-150405")
+	dir := c.opts.ExportDir
+	name := "paydash-transactions-" + c.now().Format("20060102-150405")
 	return func() tea.Msg {
 		path, n, err := writeExport(dir, name, format, st, idx)
 		return exportedMsg{path: path, n: n, err: err}
@@ -587,19 +571,7 @@ func detailHeight(w int) int {
 	return 6
 }
 
-// stateStyle colours a payout or transaction state: done green, failed
-// red, anything in between amber.
-func (m *model) stateStyle(status string) *lipgloss.Style {
-	switch status {
-	case api.StateSettled, api.StateExecuted:
-		return &m.st.good
-	case api.StateFailed, api.StateRejected:
-		return &m.st.bad
-	}
-	return &m.st.warn
-}
-
-func (v *txView) view(m *model, w, h int) string {
+func (v *txView) view(c *viewContext, w, h int) string {
 	var b strings.Builder
 	// Line 1: the filter bar.
 	switch {
@@ -608,7 +580,7 @@ func (v *txView) view(m *model, w, h int) string {
 	case v.filter.value() != "":
 		b.WriteString(fit("/"+v.filter.value(), w))
 	default:
-		b.WriteString(m.st.muted.Render(fit("/ filter · d date · t type · c currency · u status · s sort · ctrl+s export", w)))
+		b.WriteString(c.st.muted.Render(fit("/ filter · d date · t type · c currency · u status · s sort · ctrl+s export", w)))
 	}
 	b.WriteByte('\n')
 	// Line 2: counts and state.
@@ -619,11 +591,11 @@ func (v *txView) view(m *model, w, h int) string {
 	var info string
 	switch {
 	case v.exportAsk:
-		info = m.st.warn.Render("Export " + itoa(len(v.idx)) + " rows as [c]sv or [j]son?  (esc cancels)")
+		info = c.st.warn.Render("Export " + itoa(len(v.idx)) + " rows as [c]sv or [j]son?  (esc cancels)")
 	case v.store == nil && v.loading:
 		info = "Loading transactions… " + itoa(int(v.loadCount.Load())) + " rows"
-	case v.store == nil && m.opts.Backend == nil:
-		info = m.st.bad.Render("no backend configured")
+	case v.store == nil && c.opts.Backend == nil:
+		info = c.st.bad.Render("no backend configured")
 	case v.store == nil:
 		info = "No report loaded"
 	default:
@@ -633,13 +605,13 @@ func (v *txView) view(m *model, w, h int) string {
 		}
 		info = itoa(len(v.idx)) + " of " + itoa(total) + " transactions · sorted by " + columnNames[v.sort.col] + " " + dir
 		if v.busy {
-			info += " · " + m.st.warn.Render("filtering…")
+			info += " · " + c.st.warn.Render("filtering…")
 		}
 		if v.loading {
-			info += " · " + m.st.warn.Render("reloading… "+itoa(int(v.loadCount.Load())))
+			info += " · " + c.st.warn.Render("reloading… "+itoa(int(v.loadCount.Load())))
 		}
 		if len(v.problems) > 0 {
-			info += " · " + m.st.warn.Render(strings.Join(v.problems, "; "))
+			info += " · " + c.st.warn.Render(strings.Join(v.problems, "; "))
 		}
 	}
 	b.WriteString(fit(info, w))
@@ -652,7 +624,7 @@ func (v *txView) view(m *model, w, h int) string {
 	}
 	specs[v.sort.col].title += arrow
 	ws := layoutCols(specs[:], w-1)
-	b.WriteString(m.st.header.Render(" " + headerCells(specs[:], ws)))
+	b.WriteString(c.st.header.Render(" " + headerCells(specs[:], ws)))
 	b.WriteByte('\n')
 	rowsH := h - 3
 	if v.detail {
@@ -661,7 +633,7 @@ func (v *txView) view(m *model, w, h int) string {
 	rowsH = max(rowsH, 1)
 	v.pageH = rowsH
 	v.nav.clamp(len(v.idx), rowsH)
-	loc := m.now().Location()
+	loc := c.now().Location()
 	cells := make([]string, numColumns)
 	cellStyles := make([]*lipgloss.Style, numColumns)
 	var line strings.Builder
@@ -683,32 +655,32 @@ func (v *txView) view(m *model, w, h int) string {
 		line.WriteString(gutter(p == v.nav.cursor, false))
 		if p == v.nav.cursor {
 			renderCells(&line, specs[:], ws, cells)
-			b.WriteString(m.st.selected.Render(fit(line.String(), w)))
+			b.WriteString(c.st.selected.Render(fit(line.String(), w)))
 		} else {
-			cellStyles[colStatus] = m.stateStyle(cells[colStatus])
+			cellStyles[colStatus] = c.stateStyle(cells[colStatus])
 			renderCells(&line, specs[:], ws, cells, cellStyles...)
 			b.WriteString(line.String())
 		}
 		b.WriteByte('\n')
 	}
 	if v.store != nil && len(v.idx) == 0 {
-		b.WriteString(m.st.muted.Render("No transactions match the filter. esc clears it.") + "\n")
+		b.WriteString(c.st.muted.Render("No transactions match the filter. esc clears it.") + "\n")
 	}
 	if v.detail {
 		out := padLines(strings.TrimSuffix(b.String(), "\n"), h-detailHeight(w))
-		return out + "\n" + v.detailView(m, w)
+		return out + "\n" + v.detailView(c, w)
 	}
 	return b.String()
 }
 
-func (v *txView) detailView(m *model, w int) string {
+func (v *txView) detailView(c *viewContext, w int) string {
 	var b strings.Builder
-	b.WriteString(m.st.muted.Render(strings.Repeat("─", w)) + "\n")
+	b.WriteString(c.st.muted.Render(strings.Repeat("─", w)) + "\n")
 	if v.nav.cursor >= len(v.idx) {
-		return b.String() + m.st.muted.Render("No row selected.")
+		return b.String() + c.st.muted.Render("No row selected.")
 	}
 	t := v.store.tx(v.idx[v.nav.cursor])
-	loc := m.now().Location()
+	loc := c.now().Location()
 	ts := func(rt api.ReportTime) string {
 		if rt.IsZero() {
 			return "—"
@@ -717,7 +689,7 @@ func (v *txView) detailView(m *model, w int) string {
 	}
 	half := w / 2
 	field := func(k, val string, fw int) string {
-		return m.st.muted.Render(fit(k, 12)) + fit(clean(val), fw-12)
+		return c.st.muted.Render(fit(k, 12)) + fit(clean(val), fw-12)
 	}
 	pair := func(k1, v1, k2, v2 string) string {
 		if w < 100 {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // Benchmark load: benchSenders concurrent keep-alive HTTP senders, each
@@ -94,13 +95,13 @@ func bareServer(b *testing.B) string {
 // returns a function waiting until each has seen seq target.
 func startBenchSubscribers(b *testing.B, tr *testRelay, n int, onEvent func(Event)) func(target uint64) {
 	b.Helper()
-	subs := make([]*Subscriber, n)
+	subs := make([]*relayclient.Subscriber, n)
 	for i := range subs {
-		subs[i] = NewSubscriber(SubscriberConfig{URL: tr.wsURL(), MinBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, Buffer: 4096})
+		subs[i] = relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: tr.wsURL(), MinBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, Buffer: 4096})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
-		go func(s *Subscriber) { defer close(done); _ = s.Run(ctx) }(subs[i])
-		go func(s *Subscriber) {
+		go func(s *relayclient.Subscriber) { defer close(done); _ = s.Run(ctx) }(subs[i])
+		go func(s *relayclient.Subscriber) {
 			for e := range s.Events() {
 				if onEvent != nil {
 					onEvent(e)

@@ -44,12 +44,11 @@ type Fake struct {
 }
 
 type fakeWaiter struct {
-	at      time.Time
-	seq     int
-	fn      func()
-	ch      chan time.Time
-	stopped bool
-	fake    *Fake
+	at   time.Time
+	seq  int
+	fn   func()
+	ch   chan time.Time
+	fake *Fake
 }
 
 func (w *fakeWaiter) Stop() bool {

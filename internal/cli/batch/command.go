@@ -15,7 +15,7 @@ import (
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/cli/headless"
 	"github.com/paydash/paydash/internal/payguard"
-	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // CommandOptions are the flags of `paydash payout batch`.
@@ -220,7 +220,7 @@ func (s *Summary) Payable() bool {
 // reached, so the batch does not wait for webhooks that will never come.
 // (Connection states are not shown here; the subscriber never blocks on
 // them.)
-func follow(ctx context.Context, s *cmdutil.Streams, relayURL, token string, replay bool) (<-chan webhookrelay.Event, bool) {
+func follow(ctx context.Context, s *cmdutil.Streams, relayURL, token string, replay bool) (<-chan relayclient.Event, bool) {
 	h, err := headless.RelayHealth(ctx, relayURL)
 	if err != nil {
 		fmt.Fprintf(s.Err, "note: %v; the summary shows what the service accepted, not final states (check later with paydash transactions)\n", err)
@@ -230,7 +230,7 @@ func follow(ctx context.Context, s *cmdutil.Streams, relayURL, token string, rep
 	if replay {
 		since = 0
 	}
-	sub := webhookrelay.NewSubscriber(webhookrelay.SubscriberConfig{URL: relayURL, Token: token, Since: since})
+	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: relayURL, Token: token, Since: since})
 	go func() { _ = sub.Run(ctx) }()
 	return sub.Events(), true
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/clock"
 	"github.com/paydash/paydash/internal/payguard"
-	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // Sender creates payouts; *api.Client is one.
@@ -33,7 +33,7 @@ type Options struct {
 	Rate float64
 	// Events, when set, carries webhooks (from a relay subscriber); the
 	// payout states they report are recorded and summarised.
-	Events <-chan webhookrelay.Event
+	Events <-chan relayclient.Event
 	// Wait is how long to wait after sending for every accepted payout to
 	// reach a final state, when Events is set.
 	Wait time.Duration

@@ -7,7 +7,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/clock"
-	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // watcher records the payout states webhooks report for the batch's rows.
@@ -48,7 +48,7 @@ func stateRank(state string) int {
 
 func isFinal(state string) bool { return stateRank(state) == 3 }
 
-func (w *watcher) watch(ctx context.Context, events <-chan webhookrelay.Event) {
+func (w *watcher) watch(ctx context.Context, events <-chan relayclient.Event) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -62,7 +62,7 @@ func (w *watcher) watch(ctx context.Context, events <-chan webhookrelay.Event) {
 	}
 }
 
-func (w *watcher) handle(ev webhookrelay.Event) {
+func (w *watcher) handle(ev relayclient.Event) {
 	if !w.ids[ev.PayoutID] || stateRank(ev.State) == 0 {
 		return
 	}

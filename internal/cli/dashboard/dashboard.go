@@ -11,7 +11,7 @@ import (
 
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/ui"
-	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // ErrNoTerminal is returned when the dashboard is asked for without a
@@ -36,7 +36,7 @@ func Show(ctx context.Context, s *cmdutil.Streams, p Params) error {
 	defer cancel()
 	var wg sync.WaitGroup
 	if p.RelayURL != "" {
-		sub := webhookrelay.NewSubscriber(webhookrelay.SubscriberConfig{URL: p.RelayURL, Token: p.RelayToken, MaxBackoff: 10 * time.Second})
+		sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: p.RelayURL, Token: p.RelayToken, MaxBackoff: 10 * time.Second})
 		p.UI.Events, p.UI.States = sub.Events(), sub.States()
 		wg.Add(1)
 		go func() {

@@ -8,7 +8,7 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/payguard"
-	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // payoutFollower follows one payout to its final state: from the relay
@@ -18,7 +18,7 @@ import (
 type payoutFollower struct {
 	id     string
 	report payguard.ReportReader
-	events <-chan webhookrelay.Event
+	events <-chan relayclient.Event
 	cancel context.CancelFunc
 	note   string
 }
@@ -44,7 +44,7 @@ func startFollow(ctx context.Context, s *cmdutil.Streams, t Target, r payguard.R
 		fmt.Fprintf(s.Err, "note: relay unreachable; following the payout in the transaction report instead\n")
 		return f
 	}
-	sub := webhookrelay.NewSubscriber(webhookrelay.SubscriberConfig{URL: t.RelayURL, Token: t.RelayToken, Since: h.LastSeq})
+	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: t.RelayURL, Token: t.RelayToken, Since: h.LastSeq})
 	go func() { _ = sub.Run(ctx) }()
 	f.events = sub.Events()
 	f.note = "neither the relay nor the report showed one"
