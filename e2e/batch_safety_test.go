@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -246,7 +247,8 @@ func TestBatchThroughAPipeNeedsYes(t *testing.T) {
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !regexp.MustCompile(`pass --yes`).MatchString(errb.String()) {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !regexp.MustCompile(`pass --yes`).MatchString(errb.String()) {
 		t.Fatalf("echo n | paydash payout batch: %v, want exit 2 asking for --yes\n%s", err, errb.String())
 	}
 	if got := svc.payoutsByReference(t, "E2E-PIPE"); len(got) != 0 {

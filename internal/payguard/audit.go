@@ -138,7 +138,7 @@ func (l *Log) Entries() ([]Entry, error) {
 }
 
 func (l *Log) read() ([]Entry, error) {
-	f, err := os.Open(l.path)
+	f, err := os.Open(l.path) //nolint:gosec // the profile's own audit record
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -162,7 +162,7 @@ func (l *Log) read() ([]Entry, error) {
 		}
 		var e Entry
 		if err := json.Unmarshal(line, &e); err != nil {
-			return nil, fmt.Errorf("audit record %s line %d is damaged (%v); paydash will not send payouts it cannot check for duplicates: move the file aside to start a new record (the service's report is still checked)", l.path, i+1, err)
+			return nil, fmt.Errorf("audit record %s line %d is damaged (%w); paydash will not send payouts it cannot check for duplicates: move the file aside to start a new record (the service's report is still checked)", l.path, i+1, err)
 		}
 		out = append(out, e)
 	}
@@ -186,7 +186,7 @@ func (l *Log) append(entries ...Entry) error {
 		b.Write(j)
 		b.WriteByte('\n')
 	}
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600) //nolint:gosec // the profile's own audit record
 	if err != nil {
 		return fmt.Errorf("write audit record: %w", err)
 	}
@@ -225,7 +225,7 @@ func (l *Log) Reserve(ctx context.Context, e Entry, window time.Duration, allowD
 	if err != nil {
 		return nil, fmt.Errorf("audit record: %w", err)
 	}
-	defer lk.Unlock()
+	defer func() { _ = lk.Unlock() }()
 	entries, err := l.read()
 	if err != nil {
 		return nil, err

@@ -50,8 +50,8 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 	var bad *InvalidFileError
 	if err == nil && !o.AllowDuplicate {
 		if dups := f.DuplicateRows(); len(dups) > 0 {
-			err = &duplicateRowsError{InvalidFileError{Path: f.Path, Problems: dups}}
-			bad = &err.(*duplicateRowsError).InvalidFileError
+			de := &duplicateRowsError{InvalidFileError{Path: f.Path, Problems: dups}}
+			err, bad = de, &de.InvalidFileError
 		}
 	}
 	if bad != nil || errors.As(err, &bad) {

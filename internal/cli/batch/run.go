@@ -200,7 +200,7 @@ func Prepare(ctx context.Context, f *File, opt Options) (*Prepared, error) {
 		if err != nil {
 			var le *payguard.LockedError
 			if errors.As(err, &le) {
-				return p, fmt.Errorf("%w: %v. Another paydash run is sending this batch; wait for it to finish (or stop it), then run the same command again: rows it sent are not sent again", ErrJournalLocked, le)
+				return p, fmt.Errorf("%w: %w. Another paydash run is sending this batch; wait for it to finish (or stop it), then run the same command again: rows it sent are not sent again", ErrJournalLocked, le)
 			}
 			return p, err
 		}
@@ -370,7 +370,7 @@ func (p *Prepared) Close() {
 		p.j.Close()
 	}
 	if p.lock != nil {
-		p.lock.Unlock()
+		_ = p.lock.Unlock()
 		p.lock = nil
 	}
 }
@@ -444,13 +444,13 @@ func (p *Prepared) send(ctx context.Context, s Sender) error {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("%w at line %d: %v; run the same command again to resume", ErrInterrupted, row.Line, err)
+			return fmt.Errorf("%w at line %d: %w; run the same command again to resume", ErrInterrupted, row.Line, err)
 		}
 		if interval > 0 && !last.IsZero() {
 			if wait := interval - clk.Now().Sub(last); wait > 0 {
 				select {
 				case <-ctx.Done():
-					return fmt.Errorf("%w at line %d: %v; run the same command again to resume", ErrInterrupted, row.Line, ctx.Err())
+					return fmt.Errorf("%w at line %d: %w; run the same command again to resume", ErrInterrupted, row.Line, ctx.Err())
 				case <-clk.After(wait):
 				}
 			}
@@ -467,7 +467,7 @@ func (p *Prepared) send(ctx context.Context, s Sender) error {
 				Name: req.BeneficiaryName, IBAN: req.BeneficiaryIBAN, Reference: req.BeneficiaryReference,
 				AmountInMinor: req.AmountInMinor, Currency: req.Currency, BatchFile: p.f.Path, Line: row.Line}, g.Window, g.AllowDuplicate)
 			if err != nil {
-				return fmt.Errorf("%w at line %d: %v; nothing was sent for this row. Run the same command again to resume", ErrInterrupted, row.Line, err)
+				return fmt.Errorf("%w at line %d: %w; nothing was sent for this row. Run the same command again to resume", ErrInterrupted, row.Line, err)
 			}
 			if len(m) > 0 && !g.AllowDuplicate {
 				p.dups[row.Line] = &m[0]
@@ -478,18 +478,18 @@ func (p *Prepared) send(ctx context.Context, s Sender) error {
 		sendErr := s.CreatePayout(ctx, &req)
 		rec := classify(sendErr, clk.Now())
 		if err := j.RecordSent(row.Line, rec); err != nil {
-			return fmt.Errorf("%w: %v (line %d was %s; run again to resume, nothing is paid twice)", ErrInterrupted, err, row.Line, rec.Outcome)
+			return fmt.Errorf("%w: %w (line %d was %s; run again to resume, nothing is paid twice)", ErrInterrupted, err, row.Line, rec.Outcome)
 		}
 		if g := opt.Guard; g != nil && g.Log != nil {
 			if err := g.Log.Outcome(req.TransactionID, rec.Outcome, rec.Detail); err != nil {
-				return fmt.Errorf("%w: %v (line %d was %s; run again to resume, nothing is paid twice)", ErrInterrupted, err, row.Line, rec.Outcome)
+				return fmt.Errorf("%w: %w (line %d was %s; run again to resume, nothing is paid twice)", ErrInterrupted, err, row.Line, rec.Outcome)
 			}
 		}
 		progress(opt, i+1, total)
 		if rec.Outcome == OutcomeUnknown {
 			// No answer: the service is unreachable or failing. Going on
 			// would only pile up unknowns; stop and let a re-run resume.
-			return fmt.Errorf("%w at line %d: %v; run the same command again to resume (the same transaction_id is re-sent, so nothing is paid twice)", ErrInterrupted, row.Line, sendErr)
+			return fmt.Errorf("%w at line %d: %w; run the same command again to resume (the same transaction_id is re-sent, so nothing is paid twice)", ErrInterrupted, row.Line, sendErr)
 		}
 	}
 	return nil
