@@ -171,15 +171,16 @@ func (p *payoutForm) overdraw(c *viewContext, minor int64) string {
 func (p *payoutForm) summary(c *viewContext, fv *formView, w int) string {
 	req, _ := p.request(fv.key)
 	var b strings.Builder
-	row := func(k, v string) { b.WriteString("  " + c.st.muted.Render(fit(k, 16)) + fit(v, w-18) + "\n") }
+	row := func(k, v string) { b.WriteString(wrapRow(c, k, v, w)) }
 	from := req.Currency + " account"
 	if src := p.source(c); src != nil {
 		from = req.Currency + " · " + src.IBAN + " (available " + api.FormatAmount(src.AvailableBalanceInMinor, src.Currency) + ")"
 	}
 	row("from", from)
-	row("to", req.BeneficiaryName+" · "+req.BeneficiaryIBAN)
+	row("to", req.BeneficiaryName)
+	row("IBAN", req.BeneficiaryIBAN)
 	row("reference", req.BeneficiaryReference)
-	row("amount", c.st.bold.Render(api.FormatAmount(req.AmountInMinor, req.Currency)))
+	row("amount", c.st.bold.Render(api.FormatAmount(req.AmountInMinor, req.Currency))+" ("+req.Currency+")")
 	row("context code", req.ContextCode)
 	row("transaction id", req.TransactionID+" (fixed: a retry cannot pay twice)")
 	if s := p.overdraw(c, req.AmountInMinor); s != "" {
@@ -234,10 +235,12 @@ func (p *payoutForm) result(c *viewContext, fv *formView, w int) string {
 	default:
 		b.WriteString(c.st.good.Render("✓ Payout accepted (202): the outcome arrives by webhook") + "\n\n")
 	}
-	row := func(k, v string) { b.WriteString("  " + c.st.muted.Render(fit(k, 16)) + fit(v, w-18) + "\n") }
+	row := func(k, v string) { b.WriteString(wrapRow(c, k, v, w)) }
 	row("transaction id", req.TransactionID)
-	row("amount", api.FormatAmount(req.AmountInMinor, req.Currency))
-	row("to", req.BeneficiaryName+" · "+req.BeneficiaryIBAN)
+	row("amount", api.FormatAmount(req.AmountInMinor, req.Currency)+" ("+req.Currency+")")
+	row("to", req.BeneficiaryName)
+	row("IBAN", req.BeneficiaryIBAN)
+	row("reference", req.BeneficiaryReference)
 	if t != nil {
 		st := t.state
 		if t.reason != "" {
