@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"maps"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -20,6 +21,9 @@ type payoutForm struct {
 	reference   string
 	amountText  string
 	contextCode string
+	// acked holds earlier payouts the operator confirmed, a second time,
+	// to pay again (the duplicate check's second confirmation).
+	acked map[string]bool
 	// progress is the tracker's view of the payout this form sent, handed
 	// over by the root as webhooks arrive.
 	progress *trackedPayout
@@ -194,11 +198,12 @@ func (p *payoutForm) summary(c *viewContext, fv *formView, w int) string {
 
 func (p *payoutForm) send(c *viewContext, key string) tea.Cmd {
 	req, _ := p.request(key)
-	be, ctx := c.opts.Backend, c.ctx
+	be, ctx, g := c.opts.Backend, c.ctx, c.opts.Guard
+	acked := maps.Clone(p.acked)
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, sendTimeout)
 		defer cancel()
-		err := be.CreatePayout(ctx, req)
+		err := guardedSend(ctx, g, be, req, acked)
 		return sentMsg{tab: tabPayout, key: key, resp: req, err: err}
 	}
 }
