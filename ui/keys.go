@@ -74,10 +74,12 @@ type keyMap struct {
 	LeaveForm key.Binding
 	ClearForm key.Binding
 	Retry     key.Binding
-	Edit      key.Binding
-	NewForm   key.Binding
-	CopyResID key.Binding
-	CopyToken key.Binding
+	// SendAnyway is the second confirmation of a possible duplicate.
+	SendAnyway key.Binding
+	Edit       key.Binding
+	NewForm    key.Binding
+	CopyResID  key.Binding
+	CopyToken  key.Binding
 }
 
 func newKeyMap() *keyMap {
@@ -132,15 +134,16 @@ func newKeyMap() *keyMap {
 		OpenEvent: kb("enter", "open event", "enter"),
 		CopyBody:  kb("y", "copy body", "y"),
 
-		Next:      kb("enter/tab", "next field", "enter", "tab"),
-		Prev:      kb("shift+tab", "previous field", "shift+tab"),
-		LeaveForm: kb("esc", "leave (input kept)", "esc"),
-		ClearForm: kb("ctrl+n", "clear form (asks)", "ctrl+n"),
-		Retry:     kb("enter", "retry (same key: cannot pay twice)", "enter"),
-		Edit:      kb("e", "edit", "e"),
-		NewForm:   kb("n", "new form", "n", "ctrl+n"),
-		CopyResID: kb("y", "copy id", "y"),
-		CopyToken: kb("t", "copy resource token", "t"),
+		Next:       kb("enter/tab", "next field", "enter", "tab"),
+		Prev:       kb("shift+tab", "previous field", "shift+tab"),
+		LeaveForm:  kb("esc", "leave (input kept)", "esc"),
+		ClearForm:  kb("ctrl+n", "clear form (asks)", "ctrl+n"),
+		Retry:      kb("enter", "retry (same key: cannot pay twice)", "enter"),
+		Edit:       kb("e", "edit", "e"),
+		SendAnyway: kb("a", "send anyway (a second payment)", "a"),
+		NewForm:    kb("n", "new form", "n", "ctrl+n"),
+		CopyResID:  kb("y", "copy id", "y"),
+		CopyToken:  kb("t", "copy resource token", "t"),
 	}
 }
 

@@ -28,6 +28,7 @@ import (
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/cli/dashboard"
 	"github.com/paydash/paydash/internal/cli/serve"
+	"github.com/paydash/paydash/internal/payguard"
 	"github.com/paydash/paydash/ui"
 	"github.com/paydash/paydash/webhookrelay"
 )
@@ -100,6 +101,11 @@ func Start(ctx context.Context, getenv func(string) string, o *Options) (*Env, e
 	dir := filepath.Join(config.StateDir(getenv), "demo")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create the demo directory %s: %w", dir, err)
+	}
+	// The demo's sandbox is new each run, so is its audit record: payouts
+	// of an earlier demo are not duplicates of anything in this one.
+	if err := os.Remove(payguard.DefaultPath(config.StateDir(getenv), ProfileName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("reset the demo's audit record: %w", err)
 	}
 	key, _, err := serve.LoadOrCreateKey(filepath.Join(dir, SigningKeyFile))
 	if err != nil {
@@ -271,9 +277,13 @@ func Run(ctx context.Context, s *cmdutil.Streams, o *Options) error {
 		wg.Wait()
 		return env.Close()
 	}
+	audit, err := payguard.Open(payguard.DefaultPath(config.StateDir(s.Getenv), ProfileName), ProfileName, nil)
+	if err != nil {
+		return err
+	}
 	err = dashboard.Show(ctx, s, dashboard.Params{
 		UI: ui.Options{
-			Profile: ProfileName, Backend: env.Client, BalanceRefresh: 5 * time.Second, ReportRefresh: 30 * time.Second,
+			Profile: ProfileName, Backend: env.Client, Guard: &payguard.Guard{Log: audit, Report: env.Client, Source: payguard.SourceForm}, BalanceRefresh: 5 * time.Second, ReportRefresh: 30 * time.Second,
 			LowBalance: map[string]int64{"GBP": 100_000, "EUR": 100_000}, ExportDir: ".",
 		},
 		RelayURL: env.RelayURL,
