@@ -86,6 +86,11 @@ type Options struct {
 	// Timeouts bound the connections of a server started by Listen; zero
 	// fields take the defaults of DefaultTimeouts.
 	Timeouts Timeouts
+	// AllowedHosts are host names accepted in the Host header besides
+	// loopback names and the listen address (say, the machine's name when
+	// listening on 0.0.0.0); any other name is refused with 421, which is
+	// what stops DNS rebinding.
+	AllowedHosts []string
 }
 
 // Timeouts bound a client's connection to a Listen server, so a client
@@ -103,7 +108,7 @@ type Timeouts struct {
 }
 
 // DefaultTimeouts are the Timeouts Listen uses for zero fields.
-var DefaultTimeouts = Timeouts{ReadHeader: 5 * time.Second, Read: 30 * time.Second, Write: 30 * time.Second, Idle: 2 * time.Minute}
+var DefaultTimeouts = Timeouts{ReadHeader: 10 * time.Second, Read: 30 * time.Second, Write: 30 * time.Second, Idle: 2 * time.Minute}
 
 func (t Timeouts) withDefaults() Timeouts {
 	pick := func(v, def time.Duration) time.Duration {
@@ -200,7 +205,7 @@ func New(opts Options) (*Sandbox, error) {
 		s.hooks.close()
 		return nil, err
 	}
-	g, err := httpguard.New(httpguard.Options{})
+	g, err := httpguard.New(httpguard.Options{AllowedHosts: o.AllowedHosts})
 	if err != nil {
 		s.hooks.close()
 		return nil, err
