@@ -300,14 +300,14 @@ func TestPayoutResultFollowsWebhooks(t *testing.T) {
 		state, reason string
 		want          string
 	}{
-		{"", "", "✓ Payout accepted (202): the outcome arrives by webhook"},
+		{"", "", "✓ Payout accepted (202): the outcome arrives by webhook (relay live)"},
 		{api.StateRejected, api.FailureInsufficientFunds, "✗ Payout accepted (202), then rejected: insufficient_funds"},
 		{api.StateSettled, "", "✓ Payout accepted (202) and settled"},
 	}
 	for _, c := range cases {
 		t.Run(c.state, func(t *testing.T) {
 			fb := newFake(10)
-			h := newHarness(t, Options{Backend: fb}, 120, 40)
+			h := newHarness(t, Options{Backend: fb, States: liveState()}, 120, 40)
 			fillPayout(h, "Ada", "GB33BUKB20201555555555", "R", "10")
 			h.key("y")
 			if c.state != "" {

@@ -234,12 +234,21 @@ func (p *payoutForm) result(c *viewContext, fv *formView, w int) string {
 		if t.reason != "" {
 			head += ": " + t.reason
 		}
-		b.WriteString(c.st.bad.Render(clean(head)) + "\n\n")
+		b.WriteString(c.st.bad.Render(clean(head)) + "\n")
 	case t != nil && (t.state == api.StateSettled || t.state == api.StateExecuted):
-		b.WriteString(c.st.good.Render("✓ Payout accepted (202) and "+t.state) + "\n\n")
+		b.WriteString(c.st.good.Render("✓ Payout accepted (202) and "+t.state) + "\n")
+	case c.relayLive:
+		b.WriteString(c.st.good.Render("✓ Payout accepted (202): the outcome arrives by webhook (relay live)") + "\n")
 	default:
-		b.WriteString(c.st.good.Render("✓ Payout accepted (202): the outcome arrives by webhook") + "\n\n")
+		b.WriteString(c.st.good.Render(wrapText("✓ Payout accepted (202): the relay is not live, so paydash polls the transaction report for the outcome", w)) + "\n")
 	}
+	if t != nil && t.stateSource() != "" {
+		b.WriteString(c.st.muted.Render("  state "+t.stateSource()) + "\n")
+	}
+	if t != nil && t.note != "" {
+		b.WriteString(c.st.warn.Render(wrapText("  "+t.note, w)) + "\n")
+	}
+	b.WriteString("\n")
 	row := func(k, v string) { b.WriteString(wrapRow(c, k, v, w)) }
 	row("transaction id", req.TransactionID)
 	row("amount", api.FormatAmount(req.AmountInMinor, req.Currency)+" ("+req.Currency+")")

@@ -155,6 +155,7 @@ func (m *model) Init() tea.Cmd {
 		m.tx.load(m.viewContext),
 		m.listenEvents(),
 		m.listenStates(),
+		after(m.clock, pollEvery, trackerPollMsg{}),
 	}
 	return tea.Batch(cmds...)
 }
@@ -202,6 +203,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onEvents(msg)
 	case relayStateMsg:
 		return m, m.onState(msg)
+	case trackerPollMsg:
+		return m, m.notePollTick()
+	case polledMsg:
+		m.tracker.applyPolled(c, msg)
+		m.followPayout()
+		return m, nil
 	case txLoadedMsg:
 		cmd := m.tx.loaded(c, msg)
 		m.refreshed(refreshReport)
@@ -234,6 +241,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// The payout form's send was accepted: the tracker follows it.
 		m.tracker.addSent(c, msg.req)
 		m.followPayout()
+		if m.relayLive = m.relayIsLive(); !m.relayLive {
+			return m, m.tracker.poll(c) // no webhooks coming: ask the report now
+		}
 		return m, nil
 	case leaveFormMsg:
 		return m, m.switchTab(m.prevTab)
@@ -583,6 +593,7 @@ func (m *model) onState(msg relayStateMsg) tea.Cmd {
 		return nil
 	}
 	m.relay, m.relayAt, m.relayKnown = msg.state, m.now(), true
+	m.relayLive = m.relayIsLive()
 	return m.listenStates()
 }
 
