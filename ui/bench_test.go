@@ -19,8 +19,8 @@ func loadedHarness(b *testing.B) *harness {
 	b.Helper()
 	h := newHarness(b, Options{Backend: newFake(million)}, 120, 40)
 	h.key("2")
-	if h.m.tx.store.len() != million {
-		b.Fatalf("loaded %d rows", h.m.tx.store.len())
+	if h.m.tx.store.Len() != million {
+		b.Fatalf("loaded %d rows", h.m.tx.store.Len())
 	}
 	return h
 }
@@ -39,7 +39,7 @@ func BenchmarkFilterKeystroke(b *testing.B) {
 // to the order they are stored in.
 func BenchmarkFilterKeystrokeSortedByAmount(b *testing.B) {
 	h := loadedHarness(b)
-	for h.m.tx.sort.col != colAmount {
+	for h.m.tx.sort.Col != colAmount {
 		h.key("s")
 	}
 	benchFilterKeystroke(b, h)
@@ -95,8 +95,8 @@ func BenchmarkLoad1M(b *testing.B) {
 		b.StopTimer()
 		runtime.GC()
 		runtime.ReadMemStats(&after)
-		if msg.err != nil || msg.store.len() != million {
-			b.Fatalf("loaded %d rows: %v", msg.store.len(), msg.err)
+		if msg.err != nil || msg.store.Len() != million {
+			b.Fatalf("loaded %d rows: %v", msg.store.Len(), msg.err)
 		}
 		heapMB = float64(after.HeapAlloc-before.HeapAlloc) / (1 << 20)
 		runtime.KeepAlive(msg)

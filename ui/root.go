@@ -185,10 +185,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(m.bal.fetch(m), m.after(m.opts.BalanceRefresh, balanceTickMsg{}))
 	case reportTickMsg:
 		next := m.after(m.opts.ReportRefresh, reportTickMsg{})
-		if m.tx.loading {
-			return m, next // a load is already running: never start a second
-		}
-		return m, tea.Batch(m.tx.load(m), next)
+		// Only what is new since the last load; refresh starts nothing
+		// while a load or refresh is running.
+		return m, tea.Batch(m.tx.refresh(m), next)
 	case balancesMsg:
 		return m, m.bal.apply(m, msg)
 	case relayEventsMsg:
@@ -304,7 +303,7 @@ func (m *model) refresh() tea.Cmd {
 	// are known only by id: the new report has their amount and
 	// beneficiary (one report call, not one per payout).
 	if m.tab == tabTransactions || (m.tab == tabPayouts && m.tracker.unknown() > 0) {
-		cmds = append(cmds, m.tx.load(m))
+		cmds = append(cmds, m.tx.refresh(m))
 	}
 	m.setFlash("refreshing…", false)
 	return tea.Batch(cmds...)

@@ -7,40 +7,47 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/export"
+	"github.com/paydash/paydash/report"
 )
 
-var defaultSort = sortKey{col: colTime, desc: true}
+var defaultSort = report.SortKey{Col: report.ColTime, Desc: true}
 
-// txView is the transaction report. The rows live in a txStore; the view
-// holds index slices into it. Filtering and sorting run in commands with
-// a generation number: a result whose generation is not the newest is
-// dropped, and the worker itself stops early once superseded.
+// txView is the transaction report. The rows live in a report.Store; the
+// view holds index slices into it. Filtering and sorting run in commands
+// with a generation number: a result whose generation is not the newest
+// is dropped, and the worker itself stops early once superseded.
+//
+// After the first load, the report refreshes incrementally (only what is
+// new since the newest row, merged by transaction id), keeping filter,
+// sort and selection; R reloads it whole.
 type txView struct {
-	store      *txStore
-	loading    bool
+	store      *report.Store
+	loading    bool // a full load is running
+	refreshing bool // an incremental refresh is running
 	loadErr    error
 	loadCount  *atomic.Int64
 	loadGen    uint64
 	loadCancel context.CancelFunc
 
 	order     []int32 // every row, sorted by orderSort
-	orderSort sortKey
+	orderSort report.SortKey
 
 	idx         []int32 // the rows on screen (filtered, sorted)
-	applied     txFilter
-	appliedSort sortKey
+	applied     report.Query
+	appliedSort report.SortKey
+	// totals are the per-currency totals of the rows on screen.
+	totals []report.Total
 
-	sort     sortKey
+	sort     report.SortKey
 	gen      *atomic.Uint64
 	busy     bool
 	problems []string
@@ -54,19 +61,25 @@ type txView struct {
 
 type txLoadedMsg struct {
 	gen   uint64
-	store *txStore
+	store *report.Store
 	order []int32
-	sort  sortKey
+	sort  report.SortKey
 	err   error
+	// refresh is set for an incremental refresh (stats says what changed).
+	refresh bool
+	stats   report.MergeStats
 }
 
 type txResultMsg struct {
 	gen       uint64
 	idx       []int32
-	f         txFilter
-	sort      sortKey
+	q         report.Query
+	sort      report.SortKey
 	order     []int32
-	orderSort sortKey
+	orderSort report.SortKey
+	totals    []report.Total
+	problems  []string
+	keepSel   bool
 	err       error
 }
 
@@ -77,24 +90,22 @@ type exportedMsg struct {
 }
 
 func newTxView() txView {
-	return txView{filter: newFilterBar("text, or date:today|7d|30d from:2025-01-01 to:2025-01-31 type: cur: status:"), sort: defaultSort, gen: new(atomic.Uint64), appliedSort: defaultSort,
-		applied: txFilter{typ: anyValue, cur: anyValue, status: anyValue}}
+	return txView{filter: newFilterBar("text, 54.89, amount:>100, date:today|7d|30d from:2025-01-01 to:2025-01-31 type: cur: status:"),
+		sort: defaultSort, gen: new(atomic.Uint64), appliedSort: defaultSort}
 }
 
+// Totals are the per-currency totals (credits, debits, net, count) of the
+// rows on screen, for the view to show.
+func (v *txView) Totals() []report.Total { return v.totals }
+
 // load streams the whole report into a fresh store, off the Update path.
-// A reload cancels a load still running.
+// A reload cancels a load or refresh still running.
 func (v *txView) load(m *model) tea.Cmd {
 	be := m.opts.Backend
 	if be == nil {
 		return nil
 	}
-	if v.loadCancel != nil {
-		v.loadCancel()
-	}
-	ctx, cancel := context.WithCancel(m.ctx)
-	v.loadCancel = cancel
-	v.loadGen++
-	gen := v.loadGen
+	ctx, gen := v.startLoad(m)
 	counter := new(atomic.Int64)
 	v.loadCount = counter
 	v.loading = true
@@ -105,106 +116,159 @@ func (v *txView) load(m *model) tea.Cmd {
 	}
 }
 
-func loadStore(ctx context.Context, be Backend, gen uint64, want sortKey, counter *atomic.Int64) txLoadedMsg {
-	st := &txStore{}
-	err := be.StreamTransactions(ctx, api.TransactionQuery{}, func(t api.Transaction) error {
-		if err := st.add(&t); err != nil {
-			return err
+func (v *txView) startLoad(m *model) (context.Context, uint64) {
+	if v.loadCancel != nil {
+		v.loadCancel()
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	v.loadCancel = cancel
+	v.loadGen++
+	return ctx, v.loadGen
+}
+
+// refresh asks only for what is new since the last load; with nothing
+// loaded yet it loads. A refresh never starts while a load or another
+// refresh runs.
+func (v *txView) refresh(m *model) tea.Cmd {
+	if v.store == nil || v.loadErr != nil {
+		if v.loading {
+			return nil
 		}
-		counter.Add(1)
+		return v.load(m)
+	}
+	be := m.opts.Backend
+	if be == nil || v.loading || v.refreshing {
 		return nil
-	})
-	st.compact()
-	return txLoadedMsg{gen: gen, store: st, order: st.sorted(st.all(), want), sort: want, err: err}
+	}
+	ctx, gen := v.startLoad(m)
+	v.refreshing = true
+	st, want, order, orderSort := v.store, v.sort, v.order, v.orderSort
+	return func() tea.Msg {
+		next, ms, err := st.Refresh(ctx, be)
+		msg := txLoadedMsg{gen: gen, store: next, sort: want, err: err, refresh: true, stats: ms}
+		if ms.Added == 0 && ms.Updated == 0 && orderSort == want {
+			msg.order = order // nothing changed: the order stands
+		} else {
+			msg.order = next.Sorted(next.All(), want)
+		}
+		return msg
+	}
+}
+
+func loadStore(ctx context.Context, be Backend, gen uint64, want report.SortKey, counter *atomic.Int64) txLoadedMsg {
+	st, err := report.Load(ctx, be, 0, counter)
+	return txLoadedMsg{gen: gen, store: st, order: st.Sorted(st.All(), want), sort: want, err: err}
 }
 
 func (v *txView) loaded(m *model, msg txLoadedMsg) tea.Cmd {
 	if msg.gen != v.loadGen {
 		return nil // a newer load replaced this one
 	}
-	v.loading = false
+	v.loading, v.refreshing = false, false
 	if v.loadCancel != nil {
 		v.loadCancel()
 		v.loadCancel = nil
 	}
+	v.loadErr = nil
 	if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
-		v.loadErr = msg.err
-		m.setFlash("transactions: "+msg.err.Error()+" (showing the "+itoa(msg.store.len())+" rows received; r to retry)", true)
+		if msg.refresh {
+			m.setFlash("transactions: refresh: "+msg.err.Error()+" (r to retry, R to reload the whole report)", true)
+		} else {
+			v.loadErr = msg.err
+			m.setFlash("transactions: "+msg.err.Error()+" (showing the "+itoa(msg.store.Len())+" rows received; r to retry)", true)
+		}
 	}
 	v.store = msg.store
 	v.order, v.orderSort = msg.order, msg.sort
-	v.idx = msg.order
-	v.applied = txFilter{typ: anyValue, cur: anyValue, status: anyValue}
-	v.appliedSort = msg.sort
 	v.gen.Add(1) // results computed on the old store are now stale
-	v.busy = false
-	f, _ := v.parse(m)
-	if !f.empty() || v.sort != msg.sort {
-		return v.recompute(m)
+	if msg.refresh {
+		// Row numbers mean the same transactions in the new store: keep
+		// the filter, the sort and the selected row.
+		return v.recompute(m, true)
 	}
+	v.idx = msg.order
+	v.applied = report.Query{}
+	v.appliedSort = msg.sort
+	v.busy = false
+	q := v.parse(m)
+	if !q.Empty() || v.sort != msg.sort {
+		return v.recompute(m, false)
+	}
+	v.totals = v.store.Totals(v.idx)
+	v.problems = nil
 	v.nav.clamp(len(v.idx), v.pageH)
 	return nil
 }
 
-func (v *txView) parse(m *model) (txFilter, []string) {
-	return parseFilter(v.filter.value(), v.store, m.now())
+func (v *txView) parse(m *model) report.Query {
+	return report.Parse(v.filter.value(), m.now())
 }
 
 // recompute asks for the rows matching the filter bar in the wanted sort.
-func (v *txView) recompute(m *model) tea.Cmd {
+// keepSel keeps the selected transaction selected (after a refresh).
+func (v *txView) recompute(m *model, keepSel bool) tea.Cmd {
 	if v.store == nil {
 		return nil
 	}
-	f, probs := v.parse(m)
-	v.problems = probs
+	q := v.parse(m)
 	gen := v.gen.Add(1)
 	v.busy = true
 	req := computeReq{
-		store: v.store, gen: gen, cur: v.gen, f: f, sort: v.sort,
-		base: v.idx, baseF: v.applied, baseSort: v.appliedSort,
-		order: v.order, orderSort: v.orderSort,
+		store: v.store, gen: gen, cur: v.gen, q: q, sort: v.sort,
+		base: v.idx, baseQ: v.applied, baseSort: v.appliedSort,
+		order: v.order, orderSort: v.orderSort, keepSel: keepSel,
+	}
+	if keepSel {
+		req.base = nil // the store changed: nothing to narrow from
 	}
 	return func() tea.Msg { return req.run() }
 }
 
 type computeReq struct {
-	store     *txStore
+	store     *report.Store
 	gen       uint64
 	cur       *atomic.Uint64
-	f         txFilter
-	sort      sortKey
+	q         report.Query
+	sort      report.SortKey
 	base      []int32
-	baseF     txFilter
-	baseSort  sortKey
+	baseQ     report.Query
+	baseSort  report.SortKey
 	order     []int32
-	orderSort sortKey
+	orderSort report.SortKey
+	keepSel   bool
 }
 
-// run computes the rows for a filter and sort. When the new filter only
-// narrows the one on screen (same structured filters, text extended), it
-// scans the rows on screen instead of the whole report.
+// run computes the rows for a filter and sort, and their totals. When the
+// new filter only narrows the one on screen (same structured filters,
+// text extended), it scans the rows on screen instead of the whole
+// report.
 func (r computeReq) run() txResultMsg {
-	stale := staleFunc(r.cur, r.gen)
-	res := txResultMsg{gen: r.gen, f: r.f, sort: r.sort, order: r.order, orderSort: r.orderSort}
+	stale := func() bool { return r.cur.Load() != r.gen }
+	res := txResultMsg{gen: r.gen, q: r.q, sort: r.sort, order: r.order, orderSort: r.orderSort, keepSel: r.keepSel}
+	f := r.store.Resolve(r.q)
+	res.problems = f.Problems
 	switch {
-	case r.f == r.baseF && r.sort == r.baseSort:
+	case r.base != nil && r.q.Equal(&r.baseQ) && r.sort == r.baseSort:
 		res.idx = r.base
-	case r.f.narrows(r.baseF):
-		res.idx, res.err = r.store.filter(r.base, r.f, stale)
+	case r.base != nil && r.q.Narrows(&r.baseQ):
+		res.idx, res.err = r.store.Select(r.base, f, stale)
 		if res.err == nil && r.sort != r.baseSort {
-			res.idx = r.store.sorted(res.idx, r.sort)
+			res.idx = r.store.Sorted(res.idx, r.sort)
 		}
-	case r.f == r.baseF:
-		res.idx = r.store.sorted(r.base, r.sort)
+	case r.base != nil && r.q.Equal(&r.baseQ):
+		res.idx = r.store.Sorted(r.base, r.sort)
 	default:
 		if r.orderSort != r.sort || r.order == nil {
-			res.order, res.orderSort = r.store.sorted(r.store.all(), r.sort), r.sort
+			res.order, res.orderSort = r.store.Sorted(r.store.All(), r.sort), r.sort
 		}
 		if stale() {
-			res.err = errStale
+			res.err = report.ErrStale
 			return res
 		}
-		res.idx, res.err = r.store.filter(res.order, r.f, stale)
+		res.idx, res.err = r.store.Select(res.order, f, stale)
+	}
+	if res.err == nil {
+		res.totals = r.store.Totals(res.idx)
 	}
 	return res
 }
@@ -218,118 +282,34 @@ func (v *txView) result(m *model, msg txResultMsg) {
 		selected = v.idx[v.nav.cursor]
 	}
 	sortChanged := msg.sort != v.appliedSort
-	v.idx, v.applied, v.appliedSort = msg.idx, msg.f, msg.sort
+	v.idx, v.applied, v.appliedSort = msg.idx, msg.q, msg.sort
 	v.order, v.orderSort = msg.order, msg.orderSort
+	v.totals, v.problems = msg.totals, msg.problems
 	v.busy = false
-	// A re-sort keeps the same transaction selected; a new filter starts
-	// at the top, where the best matches are.
-	if sortChanged && selected >= 0 {
-		v.nav.cursor = 0
+	// A re-sort or a refresh keeps the same transaction selected, at the
+	// same place on screen; a new filter starts at the top, where the best
+	// matches are.
+	if (sortChanged || msg.keepSel) && selected >= 0 {
+		offset := v.nav.cursor - v.nav.top
+		v.nav.cursor, v.nav.top = 0, 0
 		for i, x := range v.idx {
 			if x == selected {
 				v.nav.cursor = i
-				v.nav.top = i - v.pageH/2
+				v.nav.top = i - offset
+				if sortChanged {
+					v.nav.top = i - v.pageH/2
+				}
 				break
 			}
 		}
-	} else {
+		v.nav.top = max(v.nav.top, 0)
+	} else if !msg.keepSel {
 		v.nav.cursor, v.nav.top = 0, 0
 	}
 	v.nav.clamp(len(v.idx), v.pageH)
 }
 
 // ---- filter bar ----
-
-// parseFilter reads the filter bar: key:value tokens (date:today|7d|30d|all,
-// from:/to: dates, type:, cur:, status:) and free text over beneficiary
-// name, IBAN, reference and id. Unknown or partial tokens are text.
-func parseFilter(text string, st *txStore, now time.Time) (txFilter, []string) {
-	f := txFilter{typ: anyValue, cur: anyValue, status: anyValue}
-	var words, probs []string
-	// Relative ranges start at a whole minute so that the filter, and with
-	// it narrowing, stays the same from one keystroke to the next.
-	base := now.Truncate(time.Minute)
-	for _, tok := range strings.Fields(text) {
-		k, val, ok := strings.Cut(tok, ":")
-		if !ok {
-			words = append(words, tok)
-			continue
-		}
-		switch strings.ToLower(k) {
-		case "date":
-			switch strings.ToLower(val) {
-			case "", "all":
-			case "today":
-				y, mo, d := now.Date()
-				f.from = time.Date(y, mo, d, 0, 0, 0, 0, now.Location()).UnixNano()
-			case "7d":
-				f.from = base.Add(-7 * 24 * time.Hour).UnixNano()
-			case "30d":
-				f.from = base.Add(-30 * 24 * time.Hour).UnixNano()
-			default:
-				probs = append(probs, "date:"+val+" — use today, 7d, 30d or all")
-			}
-		case "from", "to":
-			if val == "" {
-				continue
-			}
-			t, dateOnly, err := parseDate(val, now.Location())
-			if err != nil {
-				probs = append(probs, k+": "+err.Error())
-				continue
-			}
-			if strings.EqualFold(k, "from") {
-				f.from = t.UnixNano()
-			} else {
-				if dateOnly {
-					t = t.AddDate(0, 0, 1) // to: a day includes that whole day
-				}
-				f.to = t.UnixNano()
-			}
-		case "type":
-			f.typ = enumFilter(&probs, "type", val, st.enumOrNil(0))
-		case "cur", "currency":
-			f.cur = enumFilter(&probs, "currency", val, st.enumOrNil(1))
-		case "status", "state":
-			f.status = enumFilter(&probs, "status", val, st.enumOrNil(2))
-		default:
-			words = append(words, tok)
-		}
-	}
-	f.text = strings.ToLower(strings.Join(words, " "))
-	return f, probs
-}
-
-func (s *txStore) enumOrNil(which int) *enumTable {
-	if s == nil {
-		return nil
-	}
-	return [...]*enumTable{&s.types, &s.currencies, &s.statuses}[which]
-}
-
-func enumFilter(probs *[]string, what, val string, e *enumTable) int {
-	if val == "" {
-		return anyValue
-	}
-	if e == nil {
-		return noValue
-	}
-	if i, ok := e.lookup(val); ok {
-		return int(i)
-	}
-	*probs = append(*probs, "no "+what+" "+val+" in the report (have: "+strings.Join(e.sorted(), ", ")+")")
-	return noValue
-}
-
-func parseDate(s string, loc *time.Location) (t time.Time, dateOnly bool, err error) {
-	if t, err := time.ParseInLocation("2006-01-02", s, loc); err == nil {
-		return t, true, nil
-	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, false, nil
-	}
-	return time.Time{}, false, fmt.Errorf("%q is not a date like 2025-01-31 or 2025-01-31T09:30:00Z", s)
-}
 
 // setToken replaces the key:value token of key in the filter text (value
 // "" removes it), keeping the free text as typed.
@@ -353,9 +333,7 @@ func setToken(text, key, value string, alsoRemove ...string) string {
 	return strings.Join(append(toks, words...), " ")
 }
 
-func isFilterKey(k string) bool {
-	return containsFold([]string{"date", "from", "to", "type", "cur", "currency", "status", "state"}, k)
-}
+func isFilterKey(k string) bool { return report.IsKey(k) }
 
 func containsFold(list []string, s string) bool {
 	for _, x := range list {
@@ -389,7 +367,7 @@ func cycle(values []string, cur string) string {
 // ---- keys ----
 
 var txKeys = struct {
-	sort, reverse, date, typ, cur, status, detail, export, copyRow, copyID key.Binding
+	sort, reverse, date, typ, cur, status, detail, export, copyRow, copyID, reload key.Binding
 }{
 	sort:    kb("s", "s", "sort by next column"),
 	reverse: kb("S", "S", "reverse sort"),
@@ -401,6 +379,7 @@ var txKeys = struct {
 	export:  kb("ctrl+s", "ctrl+s", "export shown rows (csv/json)"),
 	copyRow: kb("y", "y", "copy row (JSON)"),
 	copyID:  kb("Y", "Y", "copy id"),
+	reload:  kb("R", "R", "reload the whole report"),
 }
 
 func (v *txView) capturing() bool { return v.filter.active || v.exportAsk }
@@ -421,7 +400,7 @@ func (v *txView) keys() helpMap {
 		full: [][]key.Binding{
 			{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom},
 			{g.Filter, k.date, k.typ, k.cur, k.status},
-			{k.sort, k.reverse, k.detail, g.Refresh},
+			{k.sort, k.reverse, k.detail, g.Refresh, k.reload},
 			{k.export, k.copyRow, k.copyID},
 		},
 	}
@@ -442,7 +421,7 @@ func (v *txView) update(m *model, k tea.KeyMsg) tea.Cmd {
 	if v.filter.active {
 		cmd, changed := v.filter.update(k)
 		if changed {
-			return tea.Batch(cmd, v.recompute(m))
+			return tea.Batch(cmd, v.recompute(m, false))
 		}
 		return cmd
 	}
@@ -451,35 +430,39 @@ func (v *txView) update(m *model, k tea.KeyMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(k, txKeys.sort):
-		v.sort = sortKey{col: (v.sort.col + 1) % numColumns, desc: v.sort.desc}
-		return v.recompute(m)
+		v.sort = report.SortKey{Col: (v.sort.Col + 1) % report.NumColumns, Desc: v.sort.Desc}
+		return v.recompute(m, false)
 	case key.Matches(k, txKeys.reverse):
-		v.sort.desc = !v.sort.desc
-		return v.recompute(m)
+		v.sort.Desc = !v.sort.Desc
+		return v.recompute(m, false)
 	case key.Matches(k, txKeys.date):
 		next := cycle([]string{"today", "7d", "30d"}, tokenValue(v.filter.value(), "date"))
 		v.filter.set(setToken(v.filter.value(), "date", next, "from", "to"))
-		return v.recompute(m)
+		return v.recompute(m, false)
 	case key.Matches(k, txKeys.typ, txKeys.cur, txKeys.status):
 		if v.store == nil {
 			return nil
 		}
-		name, tbl := "type", &v.store.types
+		name, which := "type", report.EnumType
 		switch {
 		case key.Matches(k, txKeys.cur):
-			name, tbl = "cur", &v.store.currencies
+			name, which = "cur", report.EnumCurrency
 		case key.Matches(k, txKeys.status):
-			name, tbl = "status", &v.store.statuses
+			name, which = "status", report.EnumStatus
 		}
+		values := slices.Sorted(slices.Values(v.store.EnumValues(which)))
 		cur := tokenValue(v.filter.value(), name)
 		if name == "cur" && cur == "" {
 			cur = tokenValue(v.filter.value(), "currency")
 		}
-		v.filter.set(setToken(v.filter.value(), name, cycle(tbl.sorted(), cur), "currency", "state"))
-		return v.recompute(m)
+		v.filter.set(setToken(v.filter.value(), name, cycle(values, cur), "currency", "state"))
+		return v.recompute(m, false)
 	case key.Matches(k, txKeys.detail):
 		v.detail = !v.detail
 		return nil
+	case key.Matches(k, txKeys.reload):
+		m.setFlash("reloading the whole report…", false)
+		return v.load(m)
 	case s == "esc":
 		if v.detail {
 			v.detail = false
@@ -487,7 +470,7 @@ func (v *txView) update(m *model, k tea.KeyMsg) tea.Cmd {
 		}
 		if v.filter.value() != "" {
 			v.filter.set("")
-			return v.recompute(m)
+			return v.recompute(m, false)
 		}
 		return nil
 	case key.Matches(k, txKeys.export):
@@ -501,7 +484,7 @@ func (v *txView) update(m *model, k tea.KeyMsg) tea.Cmd {
 		if v.nav.cursor >= len(v.idx) {
 			return nil
 		}
-		t := v.store.tx(v.idx[v.nav.cursor])
+		t := v.store.Tx(v.idx[v.nav.cursor])
 		if key.Matches(k, txKeys.copyID) {
 			return m.copyText(t.TransactionID, "transaction id "+t.TransactionID)
 		}
@@ -526,7 +509,7 @@ func (v *txView) export(m *model, format string) tea.Cmd {
 	}
 }
 
-func writeExport(dir, name, format string, st *txStore, idx []int32) (string, int, error) {
+func writeExport(dir, name, format string, st *report.Store, idx []int32) (string, int, error) {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
@@ -548,13 +531,8 @@ func writeExport(dir, name, format string, st *txStore, idx []int32) (string, in
 			return "", 0, fmt.Errorf("create %s (set a writable export directory in the config): %w", path, err)
 		}
 	}
-	row := func(i int) api.Transaction { return st.tx(idx[i]) }
-	var err error
-	if format == "json" {
-		err = export.JSONFunc(f, len(idx), row)
-	} else {
-		err = export.CSVFunc(f, len(idx), row)
-	}
+	fm, _ := report.ParseFormat(format)
+	_, err := st.Export(f, fm, idx)
 	if cerr := f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("close %s: %w", path, cerr)
 	}
@@ -614,7 +592,7 @@ func (v *txView) view(m *model, w, h int) string {
 	// Line 2: counts and state.
 	total := 0
 	if v.store != nil {
-		total = v.store.len()
+		total = v.store.Len()
 	}
 	var info string
 	switch {
@@ -628,15 +606,18 @@ func (v *txView) view(m *model, w, h int) string {
 		info = "No report loaded"
 	default:
 		dir := "↑"
-		if v.sort.desc {
+		if v.sort.Desc {
 			dir = "↓"
 		}
-		info = itoa(len(v.idx)) + " of " + itoa(total) + " transactions · sorted by " + columnNames[v.sort.col] + " " + dir
+		info = itoa(len(v.idx)) + " of " + itoa(total) + " transactions · sorted by " + report.ColumnNames[v.sort.Col] + " " + dir
 		if v.busy {
 			info += " · " + m.st.warn.Render("filtering…")
 		}
 		if v.loading {
 			info += " · " + m.st.warn.Render("reloading… "+itoa(int(v.loadCount.Load())))
+		}
+		if v.refreshing {
+			info += " · " + m.st.muted.Render("refreshing…")
 		}
 		if len(v.problems) > 0 {
 			info += " · " + m.st.warn.Render(strings.Join(v.problems, "; "))
@@ -647,10 +628,10 @@ func (v *txView) view(m *model, w, h int) string {
 	// Table.
 	specs := txCols
 	arrow := " ↑"
-	if v.sort.desc {
+	if v.sort.Desc {
 		arrow = " ↓"
 	}
-	specs[v.sort.col].title += arrow
+	specs[v.sort.Col].title += arrow
 	ws := layoutCols(specs[:], w-1)
 	b.WriteString(m.st.header.Render(" " + headerCells(specs[:], ws)))
 	b.WriteByte('\n')
@@ -668,17 +649,16 @@ func (v *txView) view(m *model, w, h int) string {
 	end := min(v.nav.top+rowsH, len(v.idx))
 	for p := v.nav.top; p < end; p++ {
 		i := v.idx[p]
-		r := &v.store.rows[i]
 		st := v.store
-		cells[colTime] = stamp(time.Unix(0, r.at()), loc)
-		cells[colType] = st.types.name(r.typ)
-		cells[colStatus] = st.statuses.name(r.status)
-		cells[colCurrency] = st.currencies.name(r.currency)
-		cells[colAmount] = api.FormatAmount(r.amount, cells[colCurrency])
-		cells[colName] = string(st.nameBytes(i))
-		cells[colIBAN] = string(st.ibanBytes(i))
-		cells[colReference] = string(st.refBytes(i))
-		cells[colID] = string(st.idBytes(i))
+		cells[colTime] = stamp(st.Time(i), loc)
+		cells[colType] = st.Type(i)
+		cells[colStatus] = st.Status(i)
+		cells[colCurrency] = st.Currency(i)
+		cells[colAmount] = api.FormatAmount(st.Amount(i), cells[colCurrency])
+		cells[colName] = st.Name(i)
+		cells[colIBAN] = st.IBAN(i)
+		cells[colReference] = string(st.Reference(i))
+		cells[colID] = string(st.ID(i))
 		line.Reset()
 		line.WriteString(gutter(p == v.nav.cursor, false))
 		if p == v.nav.cursor {
@@ -707,7 +687,7 @@ func (v *txView) detailView(m *model, w int) string {
 	if v.nav.cursor >= len(v.idx) {
 		return b.String() + m.st.muted.Render("No row selected.")
 	}
-	t := v.store.tx(v.idx[v.nav.cursor])
+	t := v.store.Tx(v.idx[v.nav.cursor])
 	loc := m.now().Location()
 	ts := func(rt api.ReportTime) string {
 		if rt.IsZero() {
@@ -735,3 +715,17 @@ func (v *txView) detailView(m *model, w int) string {
 	b.WriteString(strings.Join(lines, "\n"))
 	return b.String()
 }
+
+// The report's columns, by their short names in this view.
+const (
+	colTime      = report.ColTime
+	colType      = report.ColType
+	colStatus    = report.ColStatus
+	colCurrency  = report.ColCurrency
+	colAmount    = report.ColAmount
+	colName      = report.ColName
+	colIBAN      = report.ColIBAN
+	colReference = report.ColReference
+	colID        = report.ColID
+	numColumns   = report.NumColumns
+)
