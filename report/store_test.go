@@ -66,14 +66,14 @@ func TestMatchTxAgreesWithStore(t *testing.T) {
 				t.Errorf("status:nope: problems %v", f.Problems)
 			}
 		}
-		got, err := st.Select(st.All(), f, func() bool { return false })
+		got, _, err := st.Select(st.All(), f, func() bool { return false })
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
 			t.Fatalf("%q: store kept %d rows, MatchTx %d", text, len(got), len(want))
 		}
-		gotSorted, _ := st.Select(byAmount, f, func() bool { return false })
+		gotSorted, _, _ := st.Select(byAmount, f, func() bool { return false })
 		slices.Sort(gotSorted)
 		if !slices.Equal(gotSorted, want) && !(len(gotSorted) == 0 && len(want) == 0) {
 			t.Fatalf("%q sorted by amount: store kept %d rows, MatchTx %d", text, len(gotSorted), len(want))
@@ -185,7 +185,7 @@ func TestSortedEveryColumn(t *testing.T) {
 	rows := genTxs(chunkRows + 2000)
 	st := load(t, rows)
 	f := st.Resolve(Parse("a", time.Now()))
-	subset, _ := st.Select(st.Sorted(st.All(), SortKey{Col: ColReference, Desc: true}), f, func() bool { return false })
+	subset, _, _ := st.Select(st.Sorted(st.All(), SortKey{Col: ColReference, Desc: true}), f, func() bool { return false })
 	for col := range NumColumns {
 		for _, desc := range []bool{false, true} {
 			got := st.Sorted(subset, SortKey{Col: col, Desc: desc})
@@ -211,11 +211,16 @@ func TestSortedEveryColumn(t *testing.T) {
 // TestTotals: per-currency credits, debits (failed payouts excluded), net
 // and counts of the filtered rows, on both summing paths.
 func TestTotals(t *testing.T) {
-	rows := genTxs(5000)
+	rows := genTxs(chunkRows + 3000)
 	st := load(t, rows)
-	for _, text := range []string{"", "ada", "status:failed", "cur:JPY"} {
+	byAmount := st.Sorted(st.All(), SortKey{Col: ColAmount})
+	for _, c := range []struct {
+		text  string
+		cands []int32
+	}{{"", byAmount}, {"ada", byAmount}, {"status:failed", st.All()}, {"cur:JPY", byAmount}, {"cur:JPY", byAmount[:500]}, {"inv-1", st.All()[:40000]}} {
+		text := c.text
 		f := st.Resolve(Parse(text, time.Now()))
-		sel, _ := st.Select(st.Sorted(st.All(), SortKey{Col: ColAmount}), f, func() bool { return false })
+		sel, selTotals, _ := st.Select(c.cands, f, func() bool { return false })
 		want := map[string]*Total{}
 		for _, i := range sel {
 			r := &rows[i]
@@ -235,13 +240,14 @@ func TestTotals(t *testing.T) {
 			}
 			w.Net = w.Credits - w.Debits
 		}
-		got := st.Totals(sel)
-		if len(got) != len(want) {
-			t.Fatalf("%q: %d currencies, want %d", text, len(got), len(want))
-		}
-		for _, g := range got {
-			if w := want[g.Currency]; w == nil || *w != g {
-				t.Errorf("%q: %+v, want %+v", text, g, w)
+		for _, got := range [][]Total{st.Totals(sel), selTotals} {
+			if len(got) != len(want) {
+				t.Fatalf("%q: %d currencies, want %d", text, len(got), len(want))
+			}
+			for _, g := range got {
+				if w := want[g.Currency]; w == nil || *w != g {
+					t.Errorf("%q: %+v, want %+v", text, g, w)
+				}
 			}
 		}
 	}
@@ -309,7 +315,7 @@ func TestRefreshMerges(t *testing.T) {
 	if got := st3.Tx(int32(len(rows))); got.Status != api.StateSettled || st2.Tx(int32(len(rows))).Status != api.StateAuthorised {
 		t.Fatalf("settlement: %s (before %s)", got.Status, st2.Tx(int32(len(rows))).Status)
 	}
-	if sel, _ := st3.Select(st3.All(), st3.Resolve(Parse("zed", time.Now())), func() bool { return false }); len(sel) != 1 || sel[0] != int32(len(rows)) {
+	if sel, _, _ := st3.Select(st3.All(), st3.Resolve(Parse("zed", time.Now())), func() bool { return false }); len(sel) != 1 || sel[0] != int32(len(rows)) {
 		t.Fatalf("filter finds the new row at %v", sel)
 	}
 	if n := fmt.Sprint(st3.Totals([]int32{int32(len(rows))})[0].Debits); n != "4200" {

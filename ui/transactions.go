@@ -250,13 +250,15 @@ func (r computeReq) run() txResultMsg {
 	switch {
 	case r.base != nil && r.q.Equal(&r.baseQ) && r.sort == r.baseSort:
 		res.idx = r.base
+		res.totals = r.store.Totals(res.idx)
 	case r.base != nil && r.q.Narrows(&r.baseQ):
-		res.idx, res.err = r.store.Select(r.base, f, stale)
+		res.idx, res.totals, res.err = r.store.Select(r.base, f, stale)
 		if res.err == nil && r.sort != r.baseSort {
 			res.idx = r.store.Sorted(res.idx, r.sort)
 		}
 	case r.base != nil && r.q.Equal(&r.baseQ):
 		res.idx = r.store.Sorted(r.base, r.sort)
+		res.totals = r.store.Totals(res.idx)
 	default:
 		if r.orderSort != r.sort || r.order == nil {
 			res.order, res.orderSort = r.store.Sorted(r.store.All(), r.sort), r.sort
@@ -265,10 +267,7 @@ func (r computeReq) run() txResultMsg {
 			res.err = report.ErrStale
 			return res
 		}
-		res.idx, res.err = r.store.Select(res.order, f, stale)
-	}
-	if res.err == nil {
-		res.totals = r.store.Totals(res.idx)
+		res.idx, res.totals, res.err = r.store.Select(res.order, f, stale)
 	}
 	return res
 }
