@@ -37,7 +37,7 @@ func TestStoreHoldsEveryRow(t *testing.T) {
 }
 
 var testQueries = []string{
-	"", "ada", "ADA LOVE", "gb33", "GB33 BUKB", "inv-1", "tx-1", "édith", "ÉDITH", "özlem", "quotes",
+	"", "ada", "ADA LOVE", "gb33", "GB33 BUKB", "inv-1", "tx-1", "4000-8", "e", "édith", "ÉDITH", "özlem", "quotes",
 	"type:funding", "cur:jpy", "status:failed", "status:settled ada", "128.95", "1234", "12",
 	"amount:>1000", "amount:<=20", "amount:50..100", "amount:1000..", "amount:0.005", "cur:GBP amount:>=4000.5",
 	"from:2025-03-02 to:2025-03-03", "date:7d", "status:nope", "type:payout inv-9 amount:<3000",
@@ -47,7 +47,17 @@ var testQueries = []string{
 // filter of the CLI keep the same rows, for every query, in any candidate
 // order (storage order, and sorted by amount, which takes the bitmap path).
 func TestMatchTxAgreesWithStore(t *testing.T) {
-	rows := genTxs(chunkRows + 3000)
+	t.Run("ids any text", func(t *testing.T) { testMatchTxAgrees(t, genTxs(chunkRows+3000)) })
+	t.Run("ids UUIDs", func(t *testing.T) {
+		rows := genTxs(chunkRows + 3000)
+		for i := range rows {
+			rows[i].TransactionID = fmt.Sprintf("%08x-0000-4000-8000-%012x", uint32(i*2654435761), i)
+		}
+		testMatchTxAgrees(t, rows)
+	})
+}
+
+func testMatchTxAgrees(t *testing.T, rows []api.Transaction) {
 	st := load(t, rows)
 	now := time.Date(2025, 3, 20, 12, 0, 0, 0, time.UTC)
 	byAmount := st.Sorted(st.All(), SortKey{Col: ColAmount})
@@ -78,7 +88,7 @@ func TestMatchTxAgreesWithStore(t *testing.T) {
 		if !slices.Equal(gotSorted, want) && !(len(gotSorted) == 0 && len(want) == 0) {
 			t.Fatalf("%q sorted by amount: store kept %d rows, MatchTx %d", text, len(gotSorted), len(want))
 		}
-		if text != "" && text != "status:nope" && text != "amount:0.005" && (len(want) == 0 || len(want) == len(rows)) {
+		if text != "" && text != "status:nope" && text != "amount:0.005" && text != "4000-8" && text != "e" && text != "tx-1" && (len(want) == 0 || len(want) == len(rows)) {
 			t.Errorf("%q keeps %d of %d rows: not a useful test query", text, len(want), len(rows))
 		}
 	}
