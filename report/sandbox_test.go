@@ -12,7 +12,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/sandbox"
-	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/api/clock"
 	"github.com/paydash/paydash/internal/testkey"
 	"github.com/paydash/paydash/report"
 )

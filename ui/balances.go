@@ -48,8 +48,8 @@ func newBalancesView() balancesView {
 // fetch asks for balances unless a request is already out; then one more
 // runs as soon as it returns, so a refresh asked for during a fetch is
 // never lost (the webhook that triggered it may postdate that fetch).
-func (v *balancesView) fetch(m *model) tea.Cmd {
-	if m.opts.Backend == nil {
+func (v *balancesView) fetch(c *viewContext) tea.Cmd {
+	if c.opts.Backend == nil {
 		return nil
 	}
 	if v.inFlight {
@@ -57,7 +57,7 @@ func (v *balancesView) fetch(m *model) tea.Cmd {
 		return nil
 	}
 	v.inFlight = true
-	be, ctx, now := m.opts.Backend, m.ctx, m.now
+	be, ctx, now := c.opts.Backend, c.ctx, c.now
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		defer cancel()
@@ -66,11 +66,11 @@ func (v *balancesView) fetch(m *model) tea.Cmd {
 	}
 }
 
-func (v *balancesView) apply(m *model, msg balancesMsg) tea.Cmd {
+func (v *balancesView) apply(c *viewContext, msg balancesMsg) tea.Cmd {
 	v.inFlight = false
 	if msg.err != nil {
 		v.err = msg.err
-		m.setFlash("balances: "+msg.err.Error()+" (retrying on the next refresh; r to retry now)", true)
+		c.setFlash("balances: "+msg.err.Error()+" (retrying on the next refresh; r to retry now)", true)
 	} else {
 		v.err = nil
 		v.lastAt = msg.at
@@ -94,7 +94,7 @@ func (v *balancesView) apply(m *model, msg balancesMsg) tea.Cmd {
 	}
 	if v.pending {
 		v.pending = false
-		return v.fetch(m)
+		return v.fetch(c)
 	}
 	return nil
 }
@@ -108,16 +108,16 @@ func (v *balancesView) find(cur, iban string) *balanceRow {
 	return nil
 }
 
-func (v *balancesView) low(m *model, r *balanceRow) bool {
-	th, ok := m.opts.LowBalance[r.b.Currency]
+func (v *balancesView) low(c *viewContext, r *balanceRow) bool {
+	th, ok := c.opts.LowBalance[r.b.Currency]
 	return ok && r.b.AvailableBalanceInMinor < th
 }
 
 // lowAlerts lists the accounts below their threshold, for the header.
-func (v *balancesView) lowAlerts(m *model) string {
+func (v *balancesView) lowAlerts(c *viewContext) string {
 	var out []string
 	for _, r := range v.rows {
-		if v.low(m, r) {
+		if v.low(c, r) {
 			out = append(out, r.b.Currency+" "+api.FormatAmount(r.b.AvailableBalanceInMinor, r.b.Currency))
 		}
 	}
@@ -142,10 +142,10 @@ func (v *balancesView) capturing() bool { return v.filter.active }
 
 func (v *balancesView) startFilter() (tea.Cmd, bool) { return v.filter.start(), true }
 
-func (v *balancesView) keys() helpMap {
-	g := newGlobalKeys()
+func (v *balancesView) keys(c *viewContext) helpMap {
+	g := c.keys
 	if v.filter.active {
-		return filterBarKeys
+		return filterBarKeys(c.keys)
 	}
 	return helpMap{
 		short: []key.Binding{g.Up, g.Down, g.Filter, g.Refresh},
@@ -153,17 +153,17 @@ func (v *balancesView) keys() helpMap {
 	}
 }
 
-func (v *balancesView) update(m *model, k tea.KeyMsg) tea.Cmd {
+func (v *balancesView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 	if v.filter.active {
-		cmd, _ := v.filter.update(k)
+		cmd, _ := v.filter.update(c.keys, k)
 		v.nav.clamp(len(v.visible()), 0)
 		return cmd
 	}
-	if k.String() == "esc" {
+	if key.Matches(k, c.keys.Back) {
 		v.filter.set("")
 		return nil
 	}
-	v.nav.move(k, &m.keys, len(v.visible()), 0)
+	v.nav.move(k, c.keys, len(v.visible()), 0)
 	return nil
 }
 
@@ -186,18 +186,18 @@ func signed(minor int64, cur string) string {
 	return api.FormatAmount(minor, cur)
 }
 
-func (v *balancesView) view(m *model, w, h int) string {
+func (v *balancesView) view(c *viewContext, w, h int) string {
 	var b strings.Builder
 	rows := v.visible()
 	switch {
 	case v.filter.shown():
 		b.WriteString(v.filter.view())
 	case v.err != nil && len(v.rows) == 0:
-		b.WriteString(m.st.bad.Render(fit("Could not load balances: "+v.err.Error(), w)))
+		b.WriteString(c.st.bad.Render(fit("Could not load balances: "+v.err.Error(), w)))
 	case v.lastAt.IsZero():
-		b.WriteString(m.st.muted.Render("Loading balances…"))
+		b.WriteString(c.st.muted.Render("Loading balances…"))
 	default:
-		b.WriteString(m.st.muted.Render(itoa(len(v.rows)) + " payout accounts · refresh every " + m.opts.BalanceRefresh.String() + " and after every payout event"))
+		b.WriteString(c.st.muted.Render(itoa(len(v.rows)) + " payout accounts · refresh every " + c.opts.BalanceRefresh.String() + " and after every payout event"))
 	}
 	b.WriteByte('\n')
 	// Amount columns grow to the widest amount on screen: a balance of
@@ -210,7 +210,7 @@ func (v *balancesView) view(m *model, w, h int) string {
 		}
 	}
 	ws := layoutCols(specs, w-1)
-	b.WriteString(m.st.header.Render(" " + headerCells(specs, ws)))
+	b.WriteString(c.st.header.Render(" " + headerCells(specs, ws)))
 	b.WriteByte('\n')
 	v.nav.clamp(len(rows), len(rows))
 	for i, r := range rows {
@@ -225,18 +225,18 @@ func (v *balancesView) view(m *model, w, h int) string {
 		}
 		var line strings.Builder
 		line.WriteString(gutter(i == v.nav.cursor, false))
-		low := v.low(m, r)
+		low := v.low(c, r)
 		switch {
 		case i == v.nav.cursor:
 			renderCells(&line, specs, ws, cells)
-			b.WriteString(m.st.selected.Render(fit(line.String(), w)))
+			b.WriteString(c.st.selected.Render(fit(line.String(), w)))
 		case low:
 			renderCells(&line, specs, ws, cells)
-			b.WriteString(m.st.warnRow.Render(line.String()))
+			b.WriteString(c.st.warnRow.Render(line.String()))
 		default:
 			var stStatus *lipgloss.Style
 			if r.b.Status != api.AccountEnabled {
-				stStatus = &m.st.bad
+				stStatus = &c.st.bad
 			}
 			renderCells(&line, specs, ws, cells, nil, nil, nil, stStatus)
 			b.WriteString(line.String())
@@ -244,21 +244,21 @@ func (v *balancesView) view(m *model, w, h int) string {
 		b.WriteByte('\n')
 	}
 	if len(rows) == 0 && !v.lastAt.IsZero() {
-		b.WriteString(m.st.muted.Render("No payout accounts match.") + "\n")
+		b.WriteString(c.st.muted.Render("No payout accounts match.") + "\n")
 	}
 	if v.nav.cursor < len(rows) {
 		b.WriteByte('\n')
-		b.WriteString(v.detail(m, rows[v.nav.cursor], w))
+		b.WriteString(v.detail(c, rows[v.nav.cursor], w))
 	}
 	return b.String()
 }
 
 // detail is the selected account in full, with a wide sparkline: at 80
 // columns the table drops rail, IBAN and trend, and this shows them.
-func (v *balancesView) detail(m *model, r *balanceRow, w int) string {
+func (v *balancesView) detail(c *viewContext, r *balanceRow, w int) string {
 	cur := r.b.Currency
 	var b strings.Builder
-	b.WriteString(m.st.bold.Render(clean(cur)+" · "+rail(cur)) + " · " + clean(r.b.IBAN) + " · " + clean(r.b.Status) + "\n")
+	b.WriteString(c.st.bold.Render(clean(cur)+" · "+rail(cur)) + " · " + clean(r.b.IBAN) + " · " + clean(r.b.Status) + "\n")
 	b.WriteString(fit("current "+api.FormatAmount(r.b.CurrentBalanceInMinor, cur)+
 		" · available "+api.FormatAmount(r.b.AvailableBalanceInMinor, cur)+
 		" · reserved "+api.FormatAmount(r.b.CurrentBalanceInMinor-r.b.AvailableBalanceInMinor, cur), w) + "\n")
@@ -270,13 +270,22 @@ func (v *balancesView) detail(m *model, r *balanceRow, w int) string {
 		" · session low "+api.FormatAmount(lo, cur)+" · high "+api.FormatAmount(hi, cur)+" · "+itoa(len(r.hist))+" samples", w) + "\n")
 	label := "available this session "
 	b.WriteString(label + sparkline(r.hist, max(w-len(label)-1, 1)))
-	if th, ok := m.opts.LowBalance[cur]; ok {
+	if th, ok := c.opts.LowBalance[cur]; ok {
 		b.WriteByte('\n')
-		if v.low(m, r) {
-			b.WriteString(m.st.alert.Render("⚠ below the low-balance threshold of " + api.FormatAmount(th, cur)))
+		if v.low(c, r) {
+			b.WriteString(c.st.alert.Render("⚠ below the low-balance threshold of " + api.FormatAmount(th, cur)))
 		} else {
-			b.WriteString(m.st.muted.Render("low-balance threshold " + api.FormatAmount(th, cur)))
+			b.WriteString(c.st.muted.Render("low-balance threshold " + api.FormatAmount(th, cur)))
 		}
 	}
 	return b.String()
+}
+
+// accounts is the balances as the service last listed them.
+func (v *balancesView) accounts() []api.Balance {
+	out := make([]api.Balance, len(v.rows))
+	for i, r := range v.rows {
+		out[i] = r.b
+	}
+	return out
 }

@@ -10,8 +10,8 @@ import (
 
 // copyText puts text on the user's clipboard with OSC 52, which works over
 // SSH and needs no clipboard tool; tmux and screen need it wrapped.
-func (m *model) copyText(text, what string) tea.Cmd {
-	w := m.clip
+func (c *viewContext) copyText(text, what string) tea.Cmd {
+	w := c.clip
 	tmux := os.Getenv("TMUX") != ""
 	screen := strings.HasPrefix(os.Getenv("TERM"), "screen")
 	return func() tea.Msg {

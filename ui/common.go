@@ -26,7 +26,7 @@ type listNav struct {
 }
 
 // move handles the navigation keys; it reports whether k was one.
-func (l *listNav) move(k tea.KeyMsg, g *globalKeys, n, h int) bool {
+func (l *listNav) move(k tea.KeyMsg, g *keyMap, n, h int) bool {
 	switch {
 	case key.Matches(k, g.Up):
 		l.cursor--

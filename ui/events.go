@@ -10,14 +10,14 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // maxEvents bounds the events kept in memory; the relay keeps them all.
 const maxEvents = 20000
 
 type eventsView struct {
-	all     []webhookrelay.Event
+	all     []relayclient.Event
 	shown   []int // indexes into all that pass the filters
 	follow  bool
 	unseen  int // events arrived while paused
@@ -35,7 +35,7 @@ func newEventsView() eventsView {
 }
 
 // add appends a batch from the subscriber (backlog first, then live).
-func (v *eventsView) add(evs []webhookrelay.Event) {
+func (v *eventsView) add(evs []relayclient.Event) {
 	v.all = append(v.all, evs...)
 	dropped := 0
 	if over := len(v.all) - maxEvents; over > 0 {
@@ -102,7 +102,7 @@ func (v *eventsView) types() []string {
 
 // eventSummary is the relay's one-line summary plus, when the relay
 // forwards events, how forwarding went.
-func eventSummary(ev *webhookrelay.Event) string {
+func eventSummary(ev *relayclient.Event) string {
 	s := ev.Summary()
 	if f := ev.Forward; f != nil {
 		switch {
@@ -115,15 +115,6 @@ func eventSummary(ev *webhookrelay.Event) string {
 	return s
 }
 
-var evKeys = struct {
-	follow, typ, open, copyBody key.Binding
-}{
-	follow:   kb("f", "f", "follow / pause"),
-	typ:      kb("t", "t", "filter by type"),
-	open:     kb("enter", "enter", "open event"),
-	copyBody: kb("y", "y", "copy body"),
-}
-
 func (v *eventsView) capturing() bool { return v.filter.active }
 
 func (v *eventsView) startFilter() (tea.Cmd, bool) {
@@ -133,26 +124,26 @@ func (v *eventsView) startFilter() (tea.Cmd, bool) {
 	return v.filter.start(), true
 }
 
-func (v *eventsView) keys() helpMap {
-	g := newGlobalKeys()
+func (v *eventsView) keys(c *viewContext) helpMap {
+	g := c.keys
 	switch {
 	case v.filter.active:
-		return filterBarKeys
+		return filterBarKeys(c.keys)
 	case v.open:
 		return helpMap{
-			short: []key.Binding{g.Up, g.Down, evKeys.copyBody, g.Back},
-			full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown}, {evKeys.copyBody, g.Back}},
+			short: []key.Binding{g.Up, g.Down, c.keys.CopyBody, g.Back},
+			full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown}, {c.keys.CopyBody, g.Back}},
 		}
 	}
 	return helpMap{
-		short: []key.Binding{evKeys.follow, evKeys.typ, g.Filter, evKeys.open},
-		full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom}, {evKeys.follow, evKeys.typ, g.Filter}, {evKeys.open, evKeys.copyBody}},
+		short: []key.Binding{c.keys.Follow, c.keys.EventType, g.Filter, c.keys.OpenEvent},
+		full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom}, {c.keys.Follow, c.keys.EventType, g.Filter}, {c.keys.OpenEvent, c.keys.CopyBody}},
 	}
 }
 
-func (v *eventsView) update(m *model, k tea.KeyMsg) tea.Cmd {
+func (v *eventsView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 	if v.filter.active {
-		cmd, changed := v.filter.update(k)
+		cmd, changed := v.filter.update(c.keys, k)
 		if changed {
 			v.refilter()
 			v.nav.clamp(len(v.shown), v.pageH)
@@ -161,10 +152,10 @@ func (v *eventsView) update(m *model, k tea.KeyMsg) tea.Cmd {
 	}
 	if v.open {
 		switch {
-		case k.String() == "esc" || k.String() == "enter":
+		case key.Matches(k, c.keys.Back, c.keys.Enter):
 			v.open = false
-		case key.Matches(k, evKeys.copyBody):
-			return m.copyText(string(v.all[v.openIdx].Body), "event body")
+		case key.Matches(k, c.keys.CopyBody):
+			return c.copyText(string(v.all[v.openIdx].Body), "event body")
 		default:
 			var cmd tea.Cmd
 			v.vp, cmd = v.vp.Update(k)
@@ -172,7 +163,7 @@ func (v *eventsView) update(m *model, k tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	}
-	if v.nav.move(k, &m.keys, len(v.shown), v.pageH) {
+	if v.nav.move(k, c.keys, len(v.shown), v.pageH) {
 		// Moving off the newest event pauses following, as in a log pager;
 		// going back to the end resumes it.
 		v.follow = v.nav.cursor == len(v.shown)-1
@@ -182,24 +173,24 @@ func (v *eventsView) update(m *model, k tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	switch {
-	case key.Matches(k, evKeys.follow):
+	case key.Matches(k, c.keys.Follow):
 		v.follow = !v.follow
 		if v.follow {
 			v.unseen = 0
 			v.nav.cursor = len(v.shown) - 1
 		}
-	case key.Matches(k, evKeys.typ):
+	case key.Matches(k, c.keys.EventType):
 		v.typ = cycle(v.types(), v.typ)
 		v.refilter()
 		v.nav.cursor = len(v.shown) - 1
-	case key.Matches(k, evKeys.open) && v.nav.cursor < len(v.shown) && len(v.shown) > 0:
+	case key.Matches(k, c.keys.OpenEvent) && v.nav.cursor < len(v.shown) && len(v.shown) > 0:
 		v.open = true
 		v.openIdx = v.shown[v.nav.cursor]
-		v.vp.SetContent(v.detail(m, &v.all[v.openIdx]))
+		v.vp.SetContent(v.detail(c, &v.all[v.openIdx]))
 		v.vp.GotoTop()
-	case key.Matches(k, evKeys.copyBody) && v.nav.cursor < len(v.shown) && len(v.shown) > 0:
-		return m.copyText(string(v.all[v.shown[v.nav.cursor]].Body), "event body")
-	case k.String() == "esc":
+	case key.Matches(k, c.keys.CopyBody) && v.nav.cursor < len(v.shown) && len(v.shown) > 0:
+		return c.copyText(string(v.all[v.shown[v.nav.cursor]].Body), "event body")
+	case key.Matches(k, c.keys.Back):
 		v.typ = ""
 		v.filter.set("")
 		v.refilter()
@@ -216,35 +207,35 @@ var eventCols = []colSpec{
 	{title: "Summary", w: 20, flex: 3},
 }
 
-func (v *eventsView) view(m *model, w, h int) string {
+func (v *eventsView) view(c *viewContext, w, h int) string {
 	if v.open {
-		return v.openView(m, w, h)
+		return v.openView(c, w, h)
 	}
 	var b strings.Builder
 	switch {
 	case v.filter.shown():
 		b.WriteString(v.filter.view())
 	default:
-		b.WriteString(m.st.muted.Render(fit("/ filter · t type · f follow/pause · enter open · y copy body", w)))
+		b.WriteString(c.st.muted.Render(fit("/ filter · t type · f follow/pause · enter open · y copy body", w)))
 	}
 	b.WriteByte('\n')
-	state := m.st.good.Render("following")
+	state := c.st.good.Render("following")
 	if !v.follow {
-		state = m.st.warn.Render("paused")
+		state = c.st.warn.Render("paused")
 		if v.unseen > 0 {
-			state += m.st.warn.Render(" · " + itoa(v.unseen) + " new (f to follow)")
+			state += c.st.warn.Render(" · " + itoa(v.unseen) + " new (f to follow)")
 		}
 	}
 	info := itoa(len(v.shown)) + " of " + itoa(len(v.all)) + " events · " + state
 	if v.typ != "" {
 		info += " · type " + v.typ
 	}
-	if m.opts.Events == nil {
-		info = m.st.muted.Render("no relay configured: events and live payout updates need paydash relay")
+	if c.opts.Events == nil {
+		info = c.st.muted.Render("no relay configured: events and live payout updates need paydash relay")
 	}
 	b.WriteString(fit(info, w) + "\n")
 	ws := layoutCols(eventCols, w-1)
-	b.WriteString(m.st.header.Render(" "+headerCells(eventCols, ws)) + "\n")
+	b.WriteString(c.st.header.Render(" "+headerCells(eventCols, ws)) + "\n")
 	listH := max(h-3, 1)
 	v.pageH = listH
 	v.nav.clamp(len(v.shown), listH)
@@ -252,7 +243,7 @@ func (v *eventsView) view(m *model, w, h int) string {
 		v.nav.cursor = len(v.shown) - 1
 		v.nav.clamp(len(v.shown), listH)
 	}
-	loc := m.now().Location()
+	loc := c.now().Location()
 	cells := make([]string, len(eventCols))
 	for i := v.nav.top; i < min(v.nav.top+listH, len(v.shown)); i++ {
 		ev := &v.all[v.shown[i]]
@@ -266,7 +257,7 @@ func (v *eventsView) view(m *model, w, h int) string {
 		line.WriteString(gutter(i == v.nav.cursor, false))
 		renderCells(&line, eventCols, ws, cells)
 		if i == v.nav.cursor {
-			b.WriteString(m.st.selected.Render(fit(line.String(), w)))
+			b.WriteString(c.st.selected.Render(fit(line.String(), w)))
 		} else {
 			b.WriteString(line.String())
 		}
@@ -275,19 +266,19 @@ func (v *eventsView) view(m *model, w, h int) string {
 	return b.String()
 }
 
-func (v *eventsView) openView(m *model, w, h int) string {
+func (v *eventsView) openView(c *viewContext, w, h int) string {
 	ev := &v.all[v.openIdx]
-	title := m.st.title.Render("Event #"+itoa(int(ev.Seq))+" "+clean(ev.Type)) + m.st.muted.Render("  esc back · y copy body · ↑/↓ scroll")
+	title := c.st.title.Render("Event #"+itoa(int(ev.Seq))+" "+clean(ev.Type)) + c.st.muted.Render("  esc back · y copy body · ↑/↓ scroll")
 	v.vp.Width, v.vp.Height = w, max(h-2, 1)
 	return fit(title, w) + "\n\n" + v.vp.View()
 }
 
-func (v *eventsView) detail(m *model, ev *webhookrelay.Event) string {
-	loc := m.now().Location()
+func (v *eventsView) detail(c *viewContext, ev *relayclient.Event) string {
+	loc := c.now().Location()
 	var b strings.Builder
 	kv := func(k, val string) {
 		if val != "" {
-			b.WriteString(m.st.muted.Render(fit(k, 13)) + clean(val) + "\n")
+			b.WriteString(c.st.muted.Render(fit(k, 13)) + clean(val) + "\n")
 		}
 	}
 	kv("event id", ev.EventID)
@@ -307,23 +298,23 @@ func (v *eventsView) detail(m *model, ev *webhookrelay.Event) string {
 		}
 		kv("forwarded", f.URL+" → "+res+" after "+itoa(f.Attempts)+" attempt(s)")
 	}
-	b.WriteString("\n" + m.st.bold.Render("Headers") + "\n")
+	b.WriteString("\n" + c.st.bold.Render("Headers") + "\n")
 	names := make([]string, 0, len(ev.Headers))
 	for k := range ev.Headers {
 		names = append(names, k)
 	}
 	slices.Sort(names)
 	for _, k := range names {
-		b.WriteString("  " + m.st.jsonKey.Render(clean(k)) + ": " + clean(ev.Headers[k]) + "\n")
+		b.WriteString("  " + c.st.jsonKey.Render(clean(k)) + ": " + clean(ev.Headers[k]) + "\n")
 	}
-	b.WriteString("\n" + m.st.bold.Render("Body") + "\n")
-	b.WriteString(prettyJSON(m, ev.Body))
+	b.WriteString("\n" + c.st.bold.Render("Body") + "\n")
+	b.WriteString(prettyJSON(c, ev.Body))
 	return b.String()
 }
 
 // prettyJSON indents and colours a JSON document; anything that is not
 // JSON is shown as received.
-func prettyJSON(m *model, raw []byte) string {
+func prettyJSON(c *viewContext, raw []byte) string {
 	var buf bytes.Buffer
 	if err := json.Indent(&buf, raw, "", "  "); err != nil {
 		return cleanLines(string(raw))
@@ -331,9 +322,9 @@ func prettyJSON(m *model, raw []byte) string {
 	src := []byte(cleanLines(buf.String()))
 	var b strings.Builder
 	for i := 0; i < len(src); {
-		c := src[i]
+		ch := src[i]
 		switch {
-		case c == '"':
+		case ch == '"':
 			j := i + 1
 			for j < len(src) && src[j] != '"' {
 				if src[j] == '\\' {
@@ -348,27 +339,27 @@ func prettyJSON(m *model, raw []byte) string {
 				k++
 			}
 			if k < len(src) && src[k] == ':' {
-				b.WriteString(m.st.jsonKey.Render(tok))
+				b.WriteString(c.st.jsonKey.Render(tok))
 			} else {
-				b.WriteString(m.st.jsonString.Render(tok))
+				b.WriteString(c.st.jsonString.Render(tok))
 			}
 			i = j
-		case c == '-' || (c >= '0' && c <= '9'):
+		case ch == '-' || (ch >= '0' && ch <= '9'):
 			j := i
 			for j < len(src) && strings.IndexByte("-+.eE0123456789", src[j]) >= 0 {
 				j++
 			}
-			b.WriteString(m.st.jsonNumber.Render(string(src[i:j])))
+			b.WriteString(c.st.jsonNumber.Render(string(src[i:j])))
 			i = j
-		case c == 't' || c == 'f' || c == 'n':
+		case ch == 't' || ch == 'f' || ch == 'n':
 			j := i
 			for j < len(src) && src[j] >= 'a' && src[j] <= 'z' {
 				j++
 			}
-			b.WriteString(m.st.jsonLit.Render(string(src[i:j])))
+			b.WriteString(c.st.jsonLit.Render(string(src[i:j])))
 			i = j
 		default:
-			b.WriteByte(c)
+			b.WriteByte(ch)
 			i++
 		}
 	}

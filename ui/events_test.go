@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // An event from the subscriber moves the payout in the tracker and makes
@@ -22,7 +22,7 @@ func TestEventUpdatesTrackerAndRefreshesBalances(t *testing.T) {
 	fb.balances[1].AvailableBalanceInMinor -= 1000
 
 	at := fixedNow.Add(time.Second)
-	h.send(relayEventsMsg{events: []webhookrelay.Event{
+	h.send(relayEventsMsg{events: []relayclient.Event{
 		{Seq: 10, EventID: "e10", Type: api.EventPayoutAuthorised, PayoutID: id, State: api.StateAuthorised, OccurredAt: at, ReceivedAt: at},
 	}})
 	p := h.m.tracker.byID[id]
@@ -40,7 +40,7 @@ func TestEventUpdatesTrackerAndRefreshesBalances(t *testing.T) {
 
 	// Out of order and replayed events never move it backwards; the
 	// timeline keeps every step with its time.
-	h.send(relayEventsMsg{events: []webhookrelay.Event{
+	h.send(relayEventsMsg{events: []relayclient.Event{
 		{Seq: 12, EventID: "e12", Type: api.EventPayoutSettled, PayoutID: id, State: api.StateSettled, OccurredAt: at.Add(9 * time.Second)},
 		{Seq: 11, EventID: "e11", Type: api.EventPayoutSubmitted, PayoutID: id, State: api.StateSubmitted, OccurredAt: at.Add(2 * time.Second)},
 		{Seq: 10, EventID: "e10", Type: api.EventPayoutAuthorised, PayoutID: id, State: api.StateAuthorised, OccurredAt: at},
@@ -79,16 +79,16 @@ func TestChangedRowsHighlightBriefly(t *testing.T) {
 	if now := h.m.now(); now.Sub(p.changedAt) >= highlightFor {
 		t.Fatalf("a payout that just moved is not highlighted (changed %v, now %v)", p.changedAt, now)
 	}
-	h.m.now = func() time.Time { return fixedNow.Add(highlightFor) }
+	h.advance(highlightFor)
 	if h.m.now().Sub(p.changedAt) < highlightFor {
 		t.Fatal("the highlight outlasts its two seconds")
 	}
 }
 
 func TestDrainEventsBatches(t *testing.T) {
-	ch := make(chan webhookrelay.Event, 1200)
+	ch := make(chan relayclient.Event, 1200)
 	for i := range 1200 {
-		ch <- webhookrelay.Event{Seq: uint64(i + 1)}
+		ch <- relayclient.Event{Seq: uint64(i + 1)}
 	}
 	close(ch)
 	var sizes []int
@@ -114,7 +114,7 @@ func TestEventsView(t *testing.T) {
 	}
 	// Moving up pauses; new events then count as unseen.
 	h.key("up")
-	h.send(relayEventsMsg{events: []webhookrelay.Event{{Seq: 6, EventID: "ev-6", Type: api.EventPayoutSubmitted, PayoutID: "x", State: api.StateSubmitted}}})
+	h.send(relayEventsMsg{events: []relayclient.Event{{Seq: 6, EventID: "ev-6", Type: api.EventPayoutSubmitted, PayoutID: "x", State: api.StateSubmitted}}})
 	mustContain(t, h.view(), "paused", "1 new")
 	if v.nav.cursor != 3 {
 		t.Errorf("paused view moved the cursor to %d", v.nav.cursor)
@@ -151,12 +151,12 @@ func TestEventsView(t *testing.T) {
 
 func TestPrettyJSONColoursWithoutChangingText(t *testing.T) {
 	h := newHarness(t, Options{Backend: newFake(1)}, 120, 40)
-	got := prettyJSON(h.m, []byte(`{"a":1,"b":[true,null,"x\"y"],"c":{"d":-2.5e3}}`))
+	got := prettyJSON(h.m.c(), []byte(`{"a":1,"b":[true,null,"x\"y"],"c":{"d":-2.5e3}}`))
 	want := "{\n  \"a\": 1,\n  \"b\": [\n    true,\n    null,\n    \"x\\\"y\"\n  ],\n  \"c\": {\n    \"d\": -2.5e3\n  }\n}"
 	if got != want {
 		t.Errorf("pretty JSON:\n%s\nwant:\n%s", got, want)
 	}
-	if got := prettyJSON(h.m, []byte("not json \x1b[31m")); got != "not json \uFFFD[31m" {
+	if got := prettyJSON(h.m.c(), []byte("not json \x1b[31m")); got != "not json \uFFFD[31m" {
 		t.Errorf("non-JSON body = %q", got)
 	}
 }
@@ -164,17 +164,17 @@ func TestPrettyJSONColoursWithoutChangingText(t *testing.T) {
 func TestRelayStateInHeader(t *testing.T) {
 	// A closed, empty channel: the state then comes only from the
 	// messages below.
-	states := make(chan webhookrelay.ConnState)
+	states := make(chan relayclient.ConnState)
 	close(states)
 	h := newHarness(t, Options{Backend: newFake(1), States: states}, 120, 40)
 	mustContain(t, h.view(), "relay: connecting")
-	h.send(relayStateMsg{state: webhookrelay.ConnState{Status: webhookrelay.StateReconnecting, RetryIn: 5 * time.Second}})
+	h.send(relayStateMsg{state: relayclient.ConnState{Status: relayclient.StateReconnecting, RetryIn: 5 * time.Second}})
 	mustContain(t, h.view(), "relay: reconnecting in 5s")
-	h.m.now = func() time.Time { return fixedNow.Add(2 * time.Second) }
+	h.advance(2 * time.Second)
 	mustContain(t, h.view(), "relay: reconnecting in 3s")
-	h.send(relayStateMsg{state: webhookrelay.ConnState{Status: webhookrelay.StateLive}})
+	h.send(relayStateMsg{state: relayclient.ConnState{Status: relayclient.StateLive}})
 	mustContain(t, h.view(), "relay: live")
-	h.send(relayStateMsg{state: webhookrelay.ConnState{Status: webhookrelay.StateOffline}})
+	h.send(relayStateMsg{state: relayclient.ConnState{Status: relayclient.StateOffline}})
 	mustContain(t, h.view(), "relay: offline")
 }
 
@@ -205,8 +205,8 @@ func TestBalanceFetchCoalesces(t *testing.T) {
 	fb := newFake(1)
 	h := newHarness(t, Options{Backend: fb}, 120, 40)
 	start := fb.balanceCalls
-	c1 := h.m.bal.fetch(h.m)
-	if c2 := h.m.bal.fetch(h.m); c2 != nil {
+	c1 := h.m.bal.fetch(h.m.c())
+	if c2 := h.m.bal.fetch(h.m.c()); c2 != nil {
 		t.Fatal("a second fetch started while one was in flight")
 	}
 	h.run(c1)
@@ -219,13 +219,13 @@ func TestBalanceFetchCoalesces(t *testing.T) {
 // add a second step, while events without an id are never merged.
 func TestTrackerDedupesByEventID(t *testing.T) {
 	h := newHarness(t, Options{Backend: newFake(1)}, 120, 40)
-	ev := webhookrelay.Event{EventID: "e1", PayoutID: "p1", State: api.StateAuthorised, OccurredAt: fixedNow}
-	h.send(relayEventsMsg{events: []webhookrelay.Event{ev, ev}})
+	ev := relayclient.Event{EventID: "e1", PayoutID: "p1", State: api.StateAuthorised, OccurredAt: fixedNow}
+	h.send(relayEventsMsg{events: []relayclient.Event{ev, ev}})
 	if n := len(h.m.tracker.byID["p1"].steps); n != 1 {
 		t.Errorf("a replayed event added %d steps, want 1", n)
 	}
-	noID := webhookrelay.Event{PayoutID: "p2", State: api.StateAuthorised, OccurredAt: fixedNow}
-	h.send(relayEventsMsg{events: []webhookrelay.Event{noID, {PayoutID: "p3", State: api.StateSubmitted}}})
+	noID := relayclient.Event{PayoutID: "p2", State: api.StateAuthorised, OccurredAt: fixedNow}
+	h.send(relayEventsMsg{events: []relayclient.Event{noID, {PayoutID: "p3", State: api.StateSubmitted}}})
 	if h.m.tracker.byID["p2"] == nil || h.m.tracker.byID["p3"] == nil {
 		t.Error("events without an id were dropped")
 	}
@@ -250,7 +250,7 @@ func TestRelayOnlyPayoutFilledFromReport(t *testing.T) {
 	}
 	h := newHarness(t, Options{Backend: fb}, 120, 40)
 	known, later := fb.txs(7), fb.txs(50)
-	h.send(relayEventsMsg{events: []webhookrelay.Event{
+	h.send(relayEventsMsg{events: []relayclient.Event{
 		{Seq: 1, EventID: "e1", Type: api.EventPayoutSettled, PayoutID: known.TransactionID, State: api.StateSettled, OccurredAt: at},
 		{Seq: 2, EventID: "e2", Type: api.EventPayoutAuthorised, PayoutID: later.TransactionID, State: api.StateAuthorised, OccurredAt: at},
 	}})
@@ -321,7 +321,7 @@ func TestPayoutResultFollowsWebhooks(t *testing.T) {
 			fillPayout(h, "Ada", "GB33BUKB20201555555555", "R", "10")
 			h.key("y")
 			if c.state != "" {
-				h.send(relayEventsMsg{events: []webhookrelay.Event{{Seq: 1, EventID: "e1", PayoutID: fb.payouts[0].TransactionID,
+				h.send(relayEventsMsg{events: []relayclient.Event{{Seq: 1, EventID: "e1", PayoutID: fb.payouts[0].TransactionID,
 					State: c.state, Reason: c.reason, OccurredAt: fixedNow}}})
 			}
 			mustContain(t, h.view(), c.want)

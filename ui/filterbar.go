@@ -31,13 +31,13 @@ func (f *filterBar) start() tea.Cmd {
 
 // update handles a key while the bar is active; changed reports that the
 // filter text is different afterwards.
-func (f *filterBar) update(k tea.KeyMsg) (cmd tea.Cmd, changed bool) {
-	switch k.String() {
-	case "enter":
+func (f *filterBar) update(keys *keyMap, k tea.KeyMsg) (cmd tea.Cmd, changed bool) {
+	switch {
+	case key.Matches(k, keys.Accept):
 		f.active = false
 		f.ti.Blur()
 		return nil, false
-	case "esc":
+	case key.Matches(k, keys.Clear):
 		f.active = false
 		f.ti.Blur()
 		changed = f.ti.Value() != ""
@@ -61,4 +61,7 @@ func (f *filterBar) shown() bool { return f.active || f.ti.Value() != "" }
 
 func (f *filterBar) view() string { return f.ti.View() }
 
-var filterBarKeys = helpMap{short: []key.Binding{kb("enter", "enter", "keep filter"), kb("esc", "esc", "clear filter")}}
+// filterBarKeys is the help while a filter bar has the keys.
+func filterBarKeys(keys *keyMap) helpMap {
+	return helpMap{short: []key.Binding{keys.Accept, keys.Clear}}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -40,20 +41,21 @@ type formSpec interface {
 	title() string
 	noun() string // "payout", "payment", "mandate"
 	keyName() string
-	reset(m *model)
+	reset(c *viewContext)
 	pristine() bool
-	build(m *model, fv *formView) []*huh.Group
+	build(c *viewContext, fv *formView) []*huh.Group
 	// problems validates the whole request (including what the form
 	// itself parses, such as amounts) with the api rules.
-	problems(m *model, key string) api.Problems
+	problems(c *viewContext, key string) api.Problems
 	// paths lists the request paths the form has fields for; a problem
 	// shows at the field whose path is its longest prefix.
 	paths() []string
-	hint(m *model, fieldKey string) string
-	summary(m *model, fv *formView, w int) string
-	send(m *model, key string) tea.Cmd
-	onSent(m *model, fv *formView, msg sentMsg)
-	result(m *model, fv *formView, w int) string
+	hint(c *viewContext, fieldKey string) string
+	summary(c *viewContext, fv *formView, w int) string
+	send(c *viewContext, key string) tea.Cmd
+	// onSent records an accepted request; its command tells other views.
+	onSent(c *viewContext, fv *formView, msg sentMsg) tea.Cmd
+	result(c *viewContext, fv *formView, w int) string
 }
 
 // sentMsg is the outcome of one send attempt.
@@ -87,6 +89,13 @@ type formView struct {
 	// unchanged size is not sent again.
 	sized     [2]int
 	sizedForm *huh.Form
+	// clearAsk is set while ctrl+n waits for y to discard a filled form.
+	clearAsk bool
+	// labels names each request path by its field's title, so messages
+	// say "Beneficiary name", not beneficiary_name.
+	labels map[string]string
+	// fieldKeys is the huh field key of each request path.
+	fieldKeys map[string]string
 }
 
 func newFormView(t tab, spec formSpec) *formView {
@@ -100,13 +109,13 @@ const (
 
 // focus prepares the form when its tab opens. An untouched form is rebuilt
 // so choices that come from live data (payout source accounts) are fresh.
-func (fv *formView) focus(m *model) tea.Cmd {
+func (fv *formView) focus(c *viewContext) tea.Cmd {
 	if !fv.built || (fv.phase == phaseEdit && fv.spec.pristine() && !fv.progressed()) {
 		if !fv.built {
-			fv.spec.reset(m)
-			fv.key = m.newID()
+			fv.spec.reset(c)
+			fv.key = c.newID()
 		}
-		return fv.rebuild(m)
+		return fv.rebuild(c)
 	}
 	return nil
 }
@@ -120,8 +129,8 @@ func (fv *formView) progressed() bool {
 	return f != nil && f.GetKey() != fv.firstKey
 }
 
-func (fv *formView) rebuild(m *model) tea.Cmd {
-	groups := fv.spec.build(m, fv)
+func (fv *formView) rebuild(c *viewContext) tea.Cmd {
+	groups := fv.spec.build(c, fv)
 	confirm := huh.NewConfirm().Key(confirmKey).
 		Title("Send this " + fv.spec.noun() + "?").
 		Description("y sends · n goes back to edit (or ←/→ and enter)").
@@ -131,18 +140,18 @@ func (fv *formView) rebuild(m *model) tea.Cmd {
 			if !ok {
 				return nil
 			}
-			if ps := fv.spec.problems(m, fv.key); len(ps) > 0 {
+			if ps := fv.spec.problems(c, fv.key); len(ps) > 0 {
 				return errors.New("cannot send yet: " + ps.Error())
 			}
 			return nil
 		})
 	last := []huh.Field{}
-	if m.opts.Production {
+	if c.opts.Production {
 		fv.retype = ""
 		last = append(last, huh.NewInput().Key(retypeKey).
 			Title("PRODUCTION: re-type the amount to confirm").
 			Value(&fv.retype).
-			Validate(func(s string) error { return fv.checkRetype(m, s) }))
+			Validate(func(s string) error { return fv.checkRetype(c, s) }))
 	}
 	last = append(last, confirm)
 	groups = append(groups, huh.NewGroup(last...).Title(fv.spec.title()+" · confirm"))
@@ -157,12 +166,12 @@ func (fv *formView) rebuild(m *model) tea.Cmd {
 	}
 	fv.built = true
 	fv.phase = phaseEdit
-	return tea.Batch(tagCmd(fv.tab, fv.form.Init()), fv.resize(m))
+	return tea.Batch(tagCmd(fv.tab, fv.form.Init()), fv.resize(c))
 }
 
 // checkRetype makes a production operator type the amount a second time.
-func (fv *formView) checkRetype(m *model, s string) error {
-	want, cur, ok := fv.amount(m)
+func (fv *formView) checkRetype(c *viewContext, s string) error {
+	want, cur, ok := fv.amount(c)
 	if !ok {
 		return errors.New("fix the amount first")
 	}
@@ -174,11 +183,11 @@ func (fv *formView) checkRetype(m *model, s string) error {
 }
 
 // amount is the form's parsed amount, for the production re-type check.
-func (fv *formView) amount(m *model) (int64, string, bool) {
+func (fv *formView) amount(c *viewContext) (int64, string, bool) {
 	if a, ok := fv.spec.(interface {
-		amount(m *model) (int64, string, bool)
+		amount(c *viewContext) (int64, string, bool)
 	}); ok {
-		return a.amount(m)
+		return a.amount(c)
 	}
 	return 0, "", false
 }
@@ -188,9 +197,9 @@ func formTheme() *huh.Theme {
 	return t
 }
 
-func (fv *formView) size(m *model) (int, int) {
-	w := min(m.width, 100)
-	h := m.height - 8
+func (fv *formView) size(c *viewContext) (int, int) {
+	w := min(c.width, 100)
+	h := c.height - 8
 	if fv.summaryVisible() {
 		h -= 12
 	}
@@ -201,11 +210,11 @@ func (fv *formView) size(m *model) (int, int) {
 // every key (the summary above the confirmation takes room), and a huh
 // resize lays out every group again: most of a keystroke's cost, which
 // let typed keys queue up behind an enter still moving to the next field.
-func (fv *formView) resize(m *model) tea.Cmd {
-	if fv.form == nil || m.width == 0 {
+func (fv *formView) resize(c *viewContext) tea.Cmd {
+	if fv.form == nil || c.width == 0 {
 		return nil
 	}
-	w, h := fv.size(m)
+	w, h := fv.size(c)
 	if fv.sizedForm == fv.form && fv.sized == [2]int{w, h} {
 		return nil
 	}
@@ -215,48 +224,48 @@ func (fv *formView) resize(m *model) tea.Cmd {
 }
 
 // route delivers one of the form's own messages (from tagCmd).
-func (fv *formView) route(m *model, msg tea.Msg) tea.Cmd {
+func (fv *formView) route(c *viewContext, msg tea.Msg) tea.Cmd {
 	if fv.form == nil || fv.phase != phaseEdit {
 		return nil
 	}
 	_, cmd := fv.form.Update(msg)
-	return tea.Batch(tagCmd(fv.tab, cmd), fv.checkDone(m))
+	return tea.Batch(tagCmd(fv.tab, cmd), fv.checkDone(c))
 }
 
 // checkDone acts once huh reports the form complete: send if confirmed,
 // otherwise back to editing with every value kept.
-func (fv *formView) checkDone(m *model) tea.Cmd {
+func (fv *formView) checkDone(c *viewContext) tea.Cmd {
 	if fv.phase != phaseEdit || fv.form == nil || fv.form.State == huh.StateNormal {
 		return nil
 	}
 	if fv.form.State == huh.StateCompleted && fv.confirm {
-		return fv.startSend(m)
+		return fv.startSend(c)
 	}
-	m.setFlash(fv.spec.noun()+" not sent: edit it and confirm again", false)
-	return fv.rebuild(m)
+	c.setFlash(fv.spec.noun()+" not sent: edit it and confirm again", false)
+	return fv.rebuild(c)
 }
 
 // startSend sends exactly one request; while one is in flight, nothing
 // can start another (a double enter is a no-op).
-func (fv *formView) startSend(m *model) tea.Cmd {
+func (fv *formView) startSend(c *viewContext) tea.Cmd {
 	if fv.phase == phaseSending || fv.phase == phaseDone {
 		return nil
 	}
-	if ps := fv.spec.problems(m, fv.key); len(ps) > 0 {
+	if ps := fv.spec.problems(c, fv.key); len(ps) > 0 {
 		fv.phase, fv.err, fv.definite = phaseFailed, ps, true
 		return nil
 	}
-	if m.opts.Backend == nil {
+	if c.opts.Backend == nil {
 		fv.phase, fv.err = phaseFailed, errors.New("no backend configured")
 		return nil
 	}
 	fv.phase = phaseSending
 	fv.attempts++
-	fv.sentAt = m.now()
-	return fv.spec.send(m, fv.key)
+	fv.sentAt = c.now()
+	return fv.spec.send(c, fv.key)
 }
 
-func (fv *formView) sent(m *model, msg sentMsg) tea.Cmd {
+func (fv *formView) sent(c *viewContext, msg sentMsg) tea.Cmd {
 	if msg.key != fv.key || fv.phase != phaseSending {
 		return nil // an answer for a form since discarded
 	}
@@ -266,15 +275,17 @@ func (fv *formView) sent(m *model, msg sentMsg) tea.Cmd {
 		return nil
 	}
 	fv.phase, fv.err, fv.resp = phaseDone, nil, msg.resp
-	fv.sentAt = m.now()
-	fv.spec.onSent(m, fv, msg)
-	return nil
+	fv.sentAt = c.now()
+	return fv.spec.onSent(c, fv, msg)
 }
 
 // definiteRejection reports an error after which the service certainly
 // created nothing: it answered with a 4xx other than timeout, conflict or
 // rate limit.
 func definiteRejection(err error) bool {
+	if asDuplicate(err) != nil {
+		return true // stopped before sending
+	}
 	var ae *api.Error
 	if !errors.As(err, &ae) {
 		return false
@@ -287,11 +298,11 @@ func definiteRejection(err error) bool {
 }
 
 // startOver discards the form for a new one with a new key.
-func (fv *formView) startOver(m *model) tea.Cmd {
-	fv.spec.reset(m)
-	fv.key = m.newID()
+func (fv *formView) startOver(c *viewContext) tea.Cmd {
+	fv.spec.reset(c)
+	fv.key = c.newID()
 	fv.err, fv.resp, fv.attempts = nil, nil, 0
-	return fv.rebuild(m)
+	return fv.rebuild(c)
 }
 
 func (fv *formView) unsent() bool {
@@ -306,9 +317,9 @@ func (fv *formView) unsent() bool {
 
 func (fv *formView) capturing() bool { return fv.phase == phaseEdit }
 
-// digitsFree reports that the focused field takes no digits: a choice
+// choiceFocused reports that the focused field takes no text: a choice
 // list that is not being filtered, or the confirmation.
-func (fv *formView) digitsFree() bool {
+func (fv *formView) choiceFocused() bool {
 	if fv.phase != phaseEdit || fv.form == nil {
 		return false
 	}
@@ -323,75 +334,98 @@ func (fv *formView) digitsFree() bool {
 
 func (fv *formView) startFilter() (tea.Cmd, bool) { return nil, false }
 
-var formKeys = struct {
-	next, prev, retry, edit, newForm, copyID, copyToken key.Binding
-}{
-	next:      kb("enter", "enter/tab", "next field"),
-	prev:      kb("shift+tab", "shift+tab", "previous field"),
-	retry:     kb("enter", "enter", "retry (same key: cannot pay twice)"),
-	edit:      kb("e", "e", "edit"),
-	newForm:   kb("n", "n", "new form"),
-	copyID:    kb("y", "y", "copy id"),
-	copyToken: kb("t", "t", "copy resource token"),
-}
-
-func (fv *formView) keys() helpMap {
-	switch fv.phase {
-	case phaseEdit:
+func (fv *formView) keys(c *viewContext) helpMap {
+	k := c.keys
+	switch {
+	case fv.clearAsk:
+		return helpMap{short: []key.Binding{k.Yes, k.No}}
+	case fv.phase == phaseEdit:
 		return helpMap{
-			short: []key.Binding{formKeys.next, formKeys.prev, kb("ctrl+n", "ctrl+n", "clear form")},
-			full:  [][]key.Binding{{formKeys.next, formKeys.prev, kb("ctrl+n", "ctrl+n", "clear form (new key)")}, {kb("alt+1-7", "alt+1-7", "switch view, keeping input")}},
+			short: []key.Binding{k.Next, k.Prev, k.LeaveForm, k.ClearForm},
+			full:  [][]key.Binding{{k.Next, k.Prev, k.ClearForm}, {k.LeaveForm, k.AltTabs}},
 		}
-	case phaseFailed:
-		return helpMap{short: []key.Binding{formKeys.retry, formKeys.edit, formKeys.newForm}, full: [][]key.Binding{{formKeys.retry, formKeys.edit, formKeys.newForm}}}
-	case phaseDone:
-		b := []key.Binding{formKeys.newForm, formKeys.copyID}
+	case fv.phase == phaseFailed && asDuplicate(fv.err) != nil:
+		return helpMap{short: []key.Binding{k.SendAnyway, k.Edit, k.NewForm}, full: [][]key.Binding{{k.SendAnyway, k.Edit, k.NewForm}}}
+	case fv.phase == phaseFailed:
+		return helpMap{short: []key.Binding{k.Retry, k.Edit, k.NewForm}, full: [][]key.Binding{{k.Retry, k.Edit, k.NewForm}}}
+	case fv.phase == phaseDone:
+		b := []key.Binding{k.NewForm, k.CopyResID}
 		if fv.tab != tabPayout {
-			b = append(b, formKeys.copyToken)
+			b = append(b, k.CopyToken)
 		}
 		return helpMap{short: b, full: [][]key.Binding{b}}
 	}
 	return helpMap{}
 }
 
-func (fv *formView) update(m *model, k tea.KeyMsg) tea.Cmd {
+// leaveFormMsg asks the root to go back to the view the user came from;
+// the form keeps its input.
+type leaveFormMsg struct{}
+
+func (fv *formView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
+	keys := c.keys
+	if fv.clearAsk {
+		// ctrl+n on a filled form asks first: it discards the input and
+		// the transaction id / idempotency key.
+		fv.clearAsk = false
+		if key.Matches(k, keys.Yes) {
+			return fv.startOver(c)
+		}
+		return nil
+	}
 	switch fv.phase {
 	case phaseEdit:
 		if fv.form == nil {
-			return fv.focus(m)
+			return fv.focus(c)
 		}
-		if k.String() == "ctrl+n" {
-			return fv.startOver(m)
+		switch {
+		case key.Matches(k, keys.ClearForm):
+			if fv.spec.pristine() {
+				return fv.startOver(c)
+			}
+			fv.clearAsk = true
+			return nil
+		case key.Matches(k, keys.LeaveForm) && fv.choiceFocused():
+			// esc on a choice or the confirmation leaves the form (its
+			// input stays); in a select being filtered esc ends the filter.
+			return func() tea.Msg { return leaveFormMsg{} }
 		}
 		_, cmd := fv.form.Update(k)
-		return tea.Batch(tagCmd(fv.tab, cmd), fv.checkDone(m), fv.resize(m))
+		return tea.Batch(tagCmd(fv.tab, cmd), fv.checkDone(c), fv.resize(c))
 	case phaseSending:
 		return nil // one request at a time
 	case phaseFailed:
-		switch k.String() {
-		case "enter":
-			return fv.startSend(m)
-		case "e":
+		switch {
+		case key.Matches(k, keys.SendAnyway) && asDuplicate(fv.err) != nil:
+			// The second confirmation of a possible duplicate.
+			if p, ok := fv.spec.(*payoutForm); ok {
+				p.allowDuplicates(asDuplicate(fv.err))
+				return fv.startSend(c)
+			}
+		case key.Matches(k, keys.Retry):
+			return fv.startSend(c)
+		case key.Matches(k, keys.Edit):
 			if fv.definite {
 				// Nothing was created, so the edited request is a new one.
-				fv.key = m.newID()
+				fv.key = c.newID()
 			}
+			target := fv.errorField()
 			fv.err = nil
-			return fv.rebuild(m)
-		case "n", "ctrl+n":
-			return fv.startOver(m)
+			return tea.Batch(fv.rebuild(c), fv.advanceTo(c, target))
+		case key.Matches(k, keys.NewForm):
+			return fv.startOver(c)
 		}
 	case phaseDone:
-		switch k.String() {
-		case "n", "ctrl+n":
-			return fv.startOver(m)
-		case "y":
+		switch {
+		case key.Matches(k, keys.NewForm):
+			return fv.startOver(c)
+		case key.Matches(k, keys.CopyResID):
 			if id := fv.resultID(); id != "" {
-				return m.copyText(id, fv.spec.noun()+" id "+id)
+				return c.copyText(id, fv.spec.noun()+" id "+id)
 			}
-		case "t":
+		case key.Matches(k, keys.CopyToken) && fv.tab != tabPayout:
 			if tok := fv.resultToken(); tok != "" {
-				return m.copyText(tok, "resource token")
+				return c.copyText(tok, "resource token")
 			}
 		}
 	}
@@ -428,21 +462,25 @@ func (fv *formView) summaryVisible() bool {
 	return f != nil && (f.GetKey() == confirmKey || f.GetKey() == retypeKey)
 }
 
-func (fv *formView) view(m *model, w, h int) string {
+func (fv *formView) view(c *viewContext, w, h int) string {
 	if !fv.built {
-		return m.st.muted.Render("Opening the form…")
+		return c.st.muted.Render("Opening the form…")
 	}
 	var b strings.Builder
-	b.WriteString(m.st.title.Render(fv.spec.title()) + m.st.muted.Render(" · "+fv.spec.keyName()+" "+fv.key) + "\n")
+	b.WriteString(c.st.title.Render(fv.spec.title()) + c.st.muted.Render(" · "+fv.spec.keyName()+" "+fv.key) + "\n")
+	if fv.clearAsk {
+		b.WriteString("\n" + c.st.warn.Render(wrapText("Clear this "+fv.spec.noun()+"? Everything typed goes and it gets a new "+fv.spec.keyName()+".  y = clear   any other key = keep", w)) + "\n")
+		return b.String()
+	}
 	switch fv.phase {
 	case phaseEdit:
 		if fv.summaryVisible() {
-			b.WriteString(fv.spec.summary(m, fv, w) + "\n")
+			b.WriteString(fv.spec.summary(c, fv, w) + "\n")
 		}
 		b.WriteString(fv.form.View())
 		hint := ""
 		if f := fv.form.GetFocusedField(); f != nil {
-			if hint = fv.spec.hint(m, f.GetKey()); hint != "" {
+			if hint = fv.spec.hint(c, f.GetKey()); hint != "" {
 				b.WriteString("\n" + hint)
 			}
 		}
@@ -450,43 +488,46 @@ func (fv *formView) view(m *model, w, h int) string {
 		// that already says it is enough.
 		for _, err := range fv.form.Errors() {
 			if msg := err.Error(); !strings.Contains(ansi.Strip(hint), msg) {
-				b.WriteString("\n" + m.st.bad.Render(wrapText("✗ "+clean(msg), w)))
+				b.WriteString("\n" + c.st.bad.Render(wrapText("✗ "+clean(msg), w)))
 			}
 		}
 	case phaseSending:
-		b.WriteString(fv.spec.summary(m, fv, w) + "\n")
-		b.WriteString(m.st.warn.Render("Sending… attempt " + itoa(fv.attempts) + "; enter does nothing while the request is in flight"))
+		b.WriteString(fv.spec.summary(c, fv, w) + "\n")
+		b.WriteString(c.st.warn.Render("Sending… attempt " + itoa(fv.attempts) + "; enter does nothing while the request is in flight"))
 	case phaseFailed:
-		b.WriteString(fv.failureView(m, w))
+		b.WriteString(fv.failureView(c, w))
 	case phaseDone:
-		b.WriteString(fv.spec.result(m, fv, w))
+		b.WriteString(fv.spec.result(c, fv, w))
 	}
 	return b.String()
 }
 
-func (fv *formView) failureView(m *model, w int) string {
+func (fv *formView) failureView(c *viewContext, w int) string {
+	if d := asDuplicate(fv.err); d != nil {
+		return fv.duplicateView(c, d, w)
+	}
 	var b strings.Builder
-	b.WriteString(m.st.bad.Render("✗ "+strings.ToUpper(fv.spec.noun()[:1])+fv.spec.noun()[1:]+" not created") + "\n\n")
-	b.WriteString(errorDetails(m, fv.err, w))
+	b.WriteString(c.st.bad.Render("✗ "+strings.ToUpper(fv.spec.noun()[:1])+fv.spec.noun()[1:]+" not created") + "\n\n")
+	b.WriteString(errorDetails(c, fv.err, w))
 	b.WriteString("\n")
 	if fv.definite {
-		b.WriteString(m.st.muted.Render(wrapText("The service refused it, so nothing was created. e edits (a fresh "+fv.spec.keyName()+"), enter retries as is, n starts over.", w)) + "\n")
+		b.WriteString(c.st.muted.Render(wrapText("The service refused it, so nothing was created. e edits (a fresh "+fv.spec.keyName()+"), enter retries as is, n starts over.", w)) + "\n")
 	} else {
-		b.WriteString(m.st.warn.Render(wrapText("The request may or may not have reached the service. enter retries with the same "+fv.spec.keyName()+", so it can never be created twice.", w)) + "\n")
-		b.WriteString(m.st.muted.Render(wrapText("e edits (same key), n discards and starts over.", w)) + "\n")
+		b.WriteString(c.st.warn.Render(wrapText("The request may or may not have reached the service. enter retries with the same "+fv.spec.keyName()+", so it can never be created twice.", w)) + "\n")
+		b.WriteString(c.st.muted.Render(wrapText("e edits (same key), n discards and starts over.", w)) + "\n")
 	}
 	return b.String()
 }
 
 // errorDetails renders a service error (problem details, field errors,
 // trace id) or any other error.
-func errorDetails(m *model, err error, w int) string {
+func errorDetails(c *viewContext, err error, w int) string {
 	var b strings.Builder
 	var ae *api.Error
 	var ps api.Problems
 	switch {
 	case errors.As(err, &ps):
-		b.WriteString(m.st.bold.Render("Fix these first:") + "\n")
+		b.WriteString(c.st.bold.Render("Fix these first:") + "\n")
 		for _, p := range ps {
 			b.WriteString("  " + fit(p.Field+": "+p.Message, w-2) + "\n")
 		}
@@ -498,7 +539,7 @@ func errorDetails(m *model, err error, w int) string {
 			}
 			detail = cleanLines(p.Detail)
 		}
-		b.WriteString(m.st.bold.Render(title) + "\n")
+		b.WriteString(c.st.bold.Render(title) + "\n")
 		if detail != "" {
 			b.WriteString(wrapText(detail, w) + "\n")
 		}
@@ -508,7 +549,7 @@ func errorDetails(m *model, err error, w int) string {
 				fields = append(fields, f)
 			}
 			slices.Sort(fields)
-			b.WriteString("\n" + m.st.bold.Render("Field errors") + "\n")
+			b.WriteString("\n" + c.st.bold.Render("Field errors") + "\n")
 			for _, f := range fields {
 				b.WriteString("  " + fit(clean(f+": "+strings.Join(p.Errors[f], "; ")), w-2) + "\n")
 			}
@@ -525,10 +566,10 @@ func errorDetails(m *model, err error, w int) string {
 			trace = ae.Problem.TraceID
 		}
 		if trace != "" {
-			b.WriteString(m.st.muted.Render("trace id "+clean(trace)) + "\n")
+			b.WriteString(c.st.muted.Render("trace id "+clean(trace)) + "\n")
 		}
 		if ae.Method != "" {
-			b.WriteString(m.st.muted.Render(ae.Method+" "+ae.URL) + "\n")
+			b.WriteString(c.st.muted.Render(ae.Method+" "+ae.URL) + "\n")
 		}
 	default:
 		msg := cleanLines(err.Error())
@@ -568,9 +609,9 @@ func wrapText(s string, w int) string {
 
 // check returns a huh validator showing, at the field with this path, the
 // api's problems that belong to it.
-func (fv *formView) check(m *model, path string) func(string) error {
+func (fv *formView) check(c *viewContext, path string) func(string) error {
 	return func(string) error {
-		return problemsAt(fv.spec.problems(m, fv.key), path, fv.spec.paths())
+		return problemsAt(fv.spec.problems(c, fv.key), path, fv.spec.paths())
 	}
 }
 
@@ -611,14 +652,31 @@ func unowned(ps api.Problems, paths []string) []string {
 	return out
 }
 
-func (fv *formView) input(m *model, key, title, path string, val *string, placeholder string) *huh.Input {
-	return huh.NewInput().Key(key).Title(title).Placeholder(placeholder).Value(val).Inline(true).
-		Validate(fv.check(m, path))
+// field records a field's title and key for its request path.
+func (fv *formView) field(key, title, path string) {
+	if fv.labels == nil {
+		fv.labels, fv.fieldKeys = map[string]string{}, map[string]string{}
+	}
+	fv.labels[path] = strings.TrimSpace(title)
+	fv.fieldKeys[path] = key
 }
 
-func (fv *formView) choice(m *model, key, title, path string, val *string, opts ...huh.Option[string]) *huh.Select[string] {
+// fieldSelect is a select recorded as the field for path.
+func (fv *formView) fieldSelect(key, title, path string) *huh.Select[string] {
+	fv.field(key, title, path)
+	return huh.NewSelect[string]().Key(key).Title(title)
+}
+
+func (fv *formView) input(c *viewContext, key, title, path string, val *string, placeholder string) *huh.Input {
+	fv.field(key, title, path)
+	return huh.NewInput().Key(key).Title(title).Placeholder(placeholder).Value(val).Inline(true).
+		Validate(fv.check(c, path))
+}
+
+func (fv *formView) choice(c *viewContext, key, title, path string, val *string, opts ...huh.Option[string]) *huh.Select[string] {
+	fv.field(key, title, path)
 	return huh.NewSelect[string]().Key(key).Title(title).Options(opts...).Value(val).Inline(true).
-		Validate(func(string) error { return problemsAt(fv.spec.problems(m, fv.key), path, fv.spec.paths()) })
+		Validate(func(string) error { return problemsAt(fv.spec.problems(c, fv.key), path, fv.spec.paths()) })
 }
 
 // splitList reads "GB, IE ,FR" as [GB IE FR].
@@ -653,4 +711,86 @@ func parseMetadata(s string, path string) (map[string]string, api.Problems) {
 		md[k] = strings.TrimSpace(v)
 	}
 	return md, ps
+}
+
+// errorField is the huh key of the field the last failure names (the
+// first problem, or the service's first field error); the confirmation
+// when it names none.
+func (fv *formView) errorField() string {
+	var fields []string
+	var ps api.Problems
+	var ae *api.Error
+	switch {
+	case errors.As(fv.err, &ps):
+		for _, p := range ps {
+			fields = append(fields, p.Field)
+		}
+	case errors.As(fv.err, &ae) && ae.Problem != nil:
+		for f := range ae.Problem.Errors {
+			fields = append(fields, f)
+		}
+		slices.Sort(fields)
+	}
+	for _, f := range fields {
+		if k, ok := fv.fieldKeys[owner(f, fv.spec.paths())]; ok {
+			return k
+		}
+	}
+	return confirmKey
+}
+
+// advanceTo moves the rebuilt form forward to the field with this key,
+// so e after a failure lands on the field to fix rather than on page 1
+// of 6. It stops early at a field whose value does not validate, which
+// is then the one to fix.
+func (fv *formView) advanceTo(c *viewContext, fieldKey string) tea.Cmd {
+	if fv.form == nil {
+		return nil
+	}
+	var rest []tea.Cmd
+	for range 200 {
+		f := fv.form.GetFocusedField()
+		if f == nil || f.GetKey() == fieldKey || fv.form.State != huh.StateNormal {
+			break
+		}
+		before := f
+		rest = append(rest, runFormCmd(fv.form, fv.form.NextField())...)
+		if fv.form.GetFocusedField() == before {
+			break // held by validation
+		}
+	}
+	tagged := make([]tea.Cmd, len(rest))
+	for i, cmd := range rest {
+		tagged[i] = tagCmd(fv.tab, cmd)
+	}
+	return tea.Batch(append(tagged, fv.resize(c))...)
+}
+
+// runFormCmd runs a huh command synchronously and feeds its messages to
+// the form, returning the commands it cannot run here (timers).
+func runFormCmd(f *huh.Form, cmd tea.Cmd) []tea.Cmd {
+	if cmd == nil || isCursorBlink(cmd) {
+		return nil
+	}
+	msg := cmd()
+	switch msg := msg.(type) {
+	case nil:
+		return nil
+	case tea.BatchMsg:
+		var out []tea.Cmd
+		for _, c := range msg {
+			out = append(out, runFormCmd(f, c)...)
+		}
+		return out
+	}
+	if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().Elem() == cmdType {
+		var out []tea.Cmd
+		for i := range v.Len() {
+			c, _ := v.Index(i).Interface().(tea.Cmd)
+			out = append(out, runFormCmd(f, c)...)
+		}
+		return out
+	}
+	_, next := f.Update(msg)
+	return runFormCmd(f, next)
 }

@@ -49,8 +49,8 @@ func defaultMandate() mandateForm {
 	return d
 }
 
-func (f *mandateForm) reset(*model)   { *f = defaultMandate() }
-func (f *mandateForm) pristine() bool { return *f == defaultMandate() }
+func (f *mandateForm) reset(*viewContext) { *f = defaultMandate() }
+func (f *mandateForm) pristine() bool     { return *f == defaultMandate() }
 
 func (f *mandateForm) paths() []string {
 	out := []string{"mandate.type", "currency", "mandate.reference",
@@ -64,23 +64,23 @@ func (f *mandateForm) paths() []string {
 	return append(out, f.extra.paths()...)
 }
 
-func (f *mandateForm) build(m *model, fv *formView) []*huh.Group {
+func (f *mandateForm) build(c *viewContext, fv *formView) []*huh.Group {
 	first := []huh.Field{
-		fv.choice(m, "mandate_type", "Mandate type ", "mandate.type", &f.typ, opts(api.MandateSweeping, api.MandateCommercial)...),
-		fv.choice(m, "currency", "Currency ", "currency", &f.currency, opts("GBP", "EUR")...),
+		fv.choice(c, "mandate_type", "Mandate type ", "mandate.type", &f.typ, opts(api.MandateSweeping, api.MandateCommercial)...),
+		fv.choice(c, "currency", "Currency ", "currency", &f.currency, opts("GBP", "EUR")...),
 	}
-	if m.opts.Regulated {
-		first = append(first, fv.input(m, "mandate_ref", "Reference        ", "mandate.reference", &f.reference, "regulated customers only"))
+	if c.opts.Regulated {
+		first = append(first, fv.input(c, "mandate_ref", "Reference        ", "mandate.reference", &f.reference, "regulated customers only"))
 	}
 	groups := []*huh.Group{huh.NewGroup(first...).Title("New mandate · kind").
 		Description("The access token's scope follows the type: recurring_payments:<type>.")}
-	groups = append(groups, f.ben.groups(m, fv, "New mandate", mandatePrefix, []string{api.AccountIdentifierSortCode, api.AccountIdentifierIBAN}, false)...)
-	groups = append(groups, f.prov.groups(m, fv, "New mandate", mandatePrefix, false)...)
-	groups = append(groups, f.user.group(m, fv, "New mandate", false))
+	groups = append(groups, f.ben.groups(c, fv, "New mandate", mandatePrefix, []string{api.AccountIdentifierSortCode, api.AccountIdentifierIBAN}, false)...)
+	groups = append(groups, f.prov.groups(c, fv, "New mandate", mandatePrefix, false)...)
+	groups = append(groups, f.user.group(c, fv, "New mandate", false))
 	groups = append(groups, huh.NewGroup(
-		fv.input(m, "valid_from", "Valid from       ", "constraints.valid_from", &f.validFrom, "e.g. 2025-01-31T09:30:00.000Z or 2025-01-31"),
-		fv.input(m, "valid_to", "Valid to         ", "constraints.valid_to", &f.validTo, "e.g. 2026-01-31"),
-		fv.input(m, "max_individual", "Max per payment  ", "constraints.maximum_individual_amount", &f.maxIndividual, "e.g. 100.00 (major units)"),
+		fv.input(c, "valid_from", "Valid from       ", "constraints.valid_from", &f.validFrom, "e.g. 2025-01-31T09:30:00.000Z or 2025-01-31"),
+		fv.input(c, "valid_to", "Valid to         ", "constraints.valid_to", &f.validTo, "e.g. 2026-01-31"),
+		fv.input(c, "max_individual", "Max per payment  ", "constraints.maximum_individual_amount", &f.maxIndividual, "e.g. 100.00 (major units)"),
 	).Title("New mandate · constraints").Description("Fixed at creation: a mandate cannot be edited later."))
 	// Two periods per page so each page fits a 24-line terminal.
 	for page := 0; page < 3; page++ {
@@ -89,14 +89,14 @@ func (f *mandateForm) build(m *model, fv *formView) []*huh.Group {
 			n := periodNames[i]
 			path := "constraints.periodic_limits." + n
 			fields = append(fields,
-				fv.input(m, "limit_"+n, fit(strings.ReplaceAll(n, "_", " ")+" limit", 17), path, &f.limits[i].amount, "blank: no "+n+" limit"),
-				fv.choice(m, "align_"+n, "  alignment ", path+".period_alignment", &f.limits[i].alignment, opts(api.AlignmentConsent, api.AlignmentCalendar)...),
+				fv.input(c, "limit_"+n, fit(strings.ReplaceAll(n, "_", " ")+" limit", 17), path, &f.limits[i].amount, "blank: no "+n+" limit"),
+				fv.choice(c, "align_"+n, "  alignment ", path+".period_alignment", &f.limits[i].alignment, opts(api.AlignmentConsent, api.AlignmentCalendar)...),
 			)
 		}
 		groups = append(groups, huh.NewGroup(fields...).Title("New mandate · periodic limits "+itoa(page+1)+"/3").
 			Description("Each limit is at least the per-payment maximum; all given limits apply."))
 	}
-	groups = append(groups, f.extra.group(m, fv, "New mandate"))
+	groups = append(groups, f.extra.group(c, fv, "New mandate"))
 	return groups
 }
 
@@ -155,15 +155,15 @@ func (f *mandateForm) request() (*api.MandateRequest, api.Problems) {
 	return req, ps
 }
 
-func (f *mandateForm) problems(m *model, _ string) api.Problems {
+func (f *mandateForm) problems(c *viewContext, _ string) api.Problems {
 	req, ps := f.request()
-	return mergeProblems(ps, api.ValidateMandate(req, api.ValidateOptions{Regulated: m.opts.Regulated, Now: m.now}))
+	return mergeProblems(ps, api.ValidateMandate(req, api.ValidateOptions{Regulated: c.opts.Regulated, Clock: c.clock}))
 }
 
-func (f *mandateForm) hint(m *model, key string) string {
+func (f *mandateForm) hint(c *viewContext, key string) string {
 	switch {
 	case key == "ben_iban":
-		return ibanHint(m, f.ben.iban)
+		return ibanHint(c, f.ben.iban)
 	case key == "max_individual" || strings.HasPrefix(key, "limit_"):
 		text := f.maxIndividual
 		for i, n := range periodNames {
@@ -172,40 +172,40 @@ func (f *mandateForm) hint(m *model, key string) string {
 			}
 		}
 		if strings.TrimSpace(text) == "" && key != "max_individual" {
-			return m.st.muted.Render("blank: no limit for this period")
+			return c.st.muted.Render("blank: no limit for this period")
 		}
-		return amountHint(m, text, f.currency)
+		return amountHint(c, text, f.currency)
 	case key == "valid_from" || key == "valid_to":
 		v := f.validFrom
 		if key == "valid_to" {
 			v = f.validTo
 		}
 		if strings.TrimSpace(v) == "" {
-			return m.st.muted.Render("now is " + api.FormatMandateTime(m.now()))
+			return c.st.muted.Render("now is " + api.FormatMandateTime(c.now()))
 		}
 		if s, ps := normalizeMandateTime(v, key); len(ps) > 0 {
-			return m.st.bad.Render("✗ " + ps[0].Message)
+			return c.st.bad.Render("✗ " + ps[0].Message)
 		} else {
-			return m.st.good.Render("= " + s)
+			return c.st.good.Render("= " + s)
 		}
 	}
 	return ""
 }
 
-func (f *mandateForm) summary(m *model, fv *formView, w int) string {
+func (f *mandateForm) summary(c *viewContext, fv *formView, w int) string {
 	req, _ := f.request()
 	var b strings.Builder
-	row := func(k, v string) { b.WriteString("  " + m.st.muted.Render(fit(k, 14)) + fit(v, w-16) + "\n") }
+	row := func(k, v string) { b.WriteString("  " + c.st.muted.Render(fit(k, 14)) + fit(v, w-16) + "\n") }
 	row("mandate", req.Mandate.Type+" · "+req.Currency+" · provider "+req.Mandate.ProviderSelection.Type)
 	row("to", f.ben.describe())
 	if u := req.User; u != nil {
 		row("user", strings.Join(nonEmpty(u.Name, u.Email, u.Phone, u.ID), " · "))
 	}
-	c := req.Constraints
-	row("valid", strings.Join(nonEmpty(c.ValidFrom, "→", c.ValidTo), " "))
-	row("max payment", api.FormatAmount(c.MaximumIndividualAmount, req.Currency))
+	cons := req.Constraints
+	row("valid", strings.Join(nonEmpty(cons.ValidFrom, "→", cons.ValidTo), " "))
+	row("max payment", api.FormatAmount(cons.MaximumIndividualAmount, req.Currency))
 	var lim []string
-	for _, nl := range c.PeriodicLimits.Periods() {
+	for _, nl := range cons.PeriodicLimits.Periods() {
 		if nl.Limit != nil {
 			lim = append(lim, nl.Name+" "+api.FormatAmount(nl.Limit.MaximumAmount, req.Currency)+" ("+nl.Limit.PeriodAlignment+")")
 		}
@@ -213,15 +213,15 @@ func (f *mandateForm) summary(m *model, fv *formView, w int) string {
 	if len(lim) > 0 {
 		row("limits", strings.Join(lim, ", "))
 	}
-	for _, u := range unowned(f.problems(m, fv.key), f.paths()) {
-		b.WriteString("  " + m.st.bad.Render("✗ "+u) + "\n")
+	for _, u := range unowned(f.problems(c, fv.key), f.paths()) {
+		b.WriteString("  " + c.st.bad.Render("✗ "+u) + "\n")
 	}
 	return b.String()
 }
 
-func (f *mandateForm) send(m *model, key string) tea.Cmd {
+func (f *mandateForm) send(c *viewContext, key string) tea.Cmd {
 	req, _ := f.request()
-	be, ctx := m.opts.Backend, m.ctx
+	be, ctx := c.opts.Backend, c.ctx
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, sendTimeout)
 		defer cancel()
@@ -230,16 +230,17 @@ func (f *mandateForm) send(m *model, key string) tea.Cmd {
 	}
 }
 
-func (f *mandateForm) onSent(m *model, _ *formView, msg sentMsg) {
+func (f *mandateForm) onSent(c *viewContext, _ *formView, msg sentMsg) tea.Cmd {
 	if r, ok := msg.resp.(*api.MandateResponse); ok && r != nil {
-		m.setFlash("mandate "+r.ID+" created: the resource token is valid for 15 minutes", false)
+		c.setFlash("mandate "+r.ID+" created: the resource token is valid for 15 minutes", false)
 	}
+	return nil
 }
 
-func (f *mandateForm) result(m *model, fv *formView, w int) string {
+func (f *mandateForm) result(c *viewContext, fv *formView, w int) string {
 	r, _ := fv.resp.(*api.MandateResponse)
 	if r == nil {
-		return m.st.good.Render("✓ Mandate created")
+		return c.st.good.Render("✓ Mandate created")
 	}
-	return tokenResult(m, fv, w, "Mandate", r.ID, r.User.ID, r.Status, r.ResourceToken)
+	return tokenResult(c, fv, w, "Mandate", r.ID, r.User.ID, r.Status, r.ResourceToken)
 }

@@ -42,14 +42,14 @@ func (b *benFields) paths(prefix string, withReference bool) []string {
 	return out
 }
 
-func (b *benFields) groups(m *model, fv *formView, title, prefix string, idTypes []string, withReference bool) []*huh.Group {
+func (b *benFields) groups(c *viewContext, fv *formView, title, prefix string, idTypes []string, withReference bool) []*huh.Group {
 	p := prefix + ".beneficiary"
 	first := []huh.Field{
-		fv.choice(m, "ben_type", "Beneficiary type ", p, &b.typ, opts(api.BeneficiaryMerchantAccount, api.BeneficiaryExternalAccount)...),
-		fv.input(m, "ben_name", "Account holder   ", p+".account_holder_name", &b.holderName, "required for external_account"),
+		fv.choice(c, "ben_type", "Beneficiary type ", p, &b.typ, opts(api.BeneficiaryMerchantAccount, api.BeneficiaryExternalAccount)...),
+		fv.input(c, "ben_name", "Account holder   ", p+".account_holder_name", &b.holderName, "required for external_account"),
 	}
 	if withReference {
-		first = append(first, fv.input(m, "ben_ref", "Reference        ", p+".reference", &b.reference, "shown on the payer's statement"))
+		first = append(first, fv.input(c, "ben_ref", "Reference        ", p+".reference", &b.reference, "shown on the payer's statement"))
 	}
 	external := func() bool { return b.typ != api.BeneficiaryExternalAccount }
 	idIs := func(t string) func() bool {
@@ -58,27 +58,27 @@ func (b *benFields) groups(m *model, fv *formView, title, prefix string, idTypes
 	groups := []*huh.Group{
 		huh.NewGroup(first...).Title(title + " · beneficiary"),
 		huh.NewGroup(
-			fv.input(m, "ben_merchant", "Merchant account ", p+".merchant_account_id", &b.merchantAccountID, "merchant account id"),
+			fv.input(c, "ben_merchant", "Merchant account ", p+".merchant_account_id", &b.merchantAccountID, "merchant account id"),
 		).Title(title + " · beneficiary (merchant account)").WithHideFunc(func() bool { return b.typ != api.BeneficiaryMerchantAccount }),
 		huh.NewGroup(
-			fv.choice(m, "ben_id_type", "Account identifier ", p+".account_identifier", &b.idType, opts(idTypes...)...),
+			fv.choice(c, "ben_id_type", "Account identifier ", p+".account_identifier", &b.idType, opts(idTypes...)...),
 		).Title(title + " · beneficiary (external account)").WithHideFunc(external),
 		huh.NewGroup(
-			fv.input(m, "ben_sort_code", "Sort code        ", p+".account_identifier.sort_code", &b.sortCode, "e.g. 040004"),
-			fv.input(m, "ben_account_number", "Account number   ", p+".account_identifier.account_number", &b.accountNumber, "e.g. 12345678"),
+			fv.input(c, "ben_sort_code", "Sort code        ", p+".account_identifier.sort_code", &b.sortCode, "e.g. 040004"),
+			fv.input(c, "ben_account_number", "Account number   ", p+".account_identifier.account_number", &b.accountNumber, "e.g. 12345678"),
 		).Title(title + " · sort code and account number").WithHideFunc(idIs(api.AccountIdentifierSortCode)),
 		huh.NewGroup(
-			fv.input(m, "ben_iban", "IBAN             ", p+".account_identifier.iban", &b.iban, "e.g. GB33 BUKB 2020 1555 5555 55"),
+			fv.input(c, "ben_iban", "IBAN             ", p+".account_identifier.iban", &b.iban, "e.g. GB33 BUKB 2020 1555 5555 55"),
 		).Title(title + " · IBAN").WithHideFunc(idIs(api.AccountIdentifierIBAN)),
 	}
 	if slicesContains(idTypes, api.AccountIdentifierBBAN) {
 		groups = append(groups, huh.NewGroup(
-			fv.input(m, "ben_bban", "BBAN             ", p+".account_identifier.bban", &b.bban, "basic bank account number"),
+			fv.input(c, "ben_bban", "BBAN             ", p+".account_identifier.bban", &b.bban, "basic bank account number"),
 		).Title(title+" · BBAN").WithHideFunc(idIs(api.AccountIdentifierBBAN)))
 	}
 	if slicesContains(idTypes, api.AccountIdentifierNRB) {
 		groups = append(groups, huh.NewGroup(
-			fv.input(m, "ben_nrb", "NRB              ", p+".account_identifier.nrb", &b.nrb, "Polish NRB"),
+			fv.input(c, "ben_nrb", "NRB              ", p+".account_identifier.nrb", &b.nrb, "Polish NRB"),
 		).Title(title+" · NRB").WithHideFunc(idIs(api.AccountIdentifierNRB)))
 	}
 	return groups
@@ -150,28 +150,28 @@ func (p *provFields) paths(prefix string, withScheme bool) []string {
 	return out
 }
 
-func (p *provFields) groups(m *model, fv *formView, title, prefix string, withScheme bool) []*huh.Group {
+func (p *provFields) groups(c *viewContext, fv *formView, title, prefix string, withScheme bool) []*huh.Group {
 	s := prefix + ".provider_selection"
 	first := []huh.Field{
-		fv.choice(m, "prov_type", "Provider selection ", s, &p.typ, opts(api.ProviderUserSelected, api.ProviderPreselected)...),
+		fv.choice(c, "prov_type", "Provider selection ", s, &p.typ, opts(api.ProviderUserSelected, api.ProviderPreselected)...),
 	}
 	if withScheme {
 		first = append(first,
-			fv.choice(m, "scheme_type", "Scheme selection ", s+".scheme_selection", &p.schemeType, opts("", "instant_only")...),
-			fv.choice(m, "scheme_fee", "Allow remitter fee ", s+".scheme_selection.allow_remitter_fee", &p.remitterFee, []huh.Option[string]{
+			fv.choice(c, "scheme_type", "Scheme selection ", s+".scheme_selection", &p.schemeType, opts("", "instant_only")...),
+			fv.choice(c, "scheme_fee", "Allow remitter fee ", s+".scheme_selection.allow_remitter_fee", &p.remitterFee, []huh.Option[string]{
 				huh.NewOption("(unset)", ""), huh.NewOption("yes", "true"), huh.NewOption("no", "false")}...),
 		)
 	}
 	return []*huh.Group{
 		huh.NewGroup(first...).Title(title + " · provider"),
 		huh.NewGroup(
-			fv.input(m, "prov_countries", "Countries        ", s+".filter.countries", &p.countries, "e.g. GB, IE (blank: any)"),
-			fv.choice(m, "prov_release", "Release channel ", s+".filter.release_channel", &p.releaseChannel, opts("", "general_availability", "private_beta")...),
-			fv.input(m, "prov_segments", "Customer segments ", s+".filter.customer_segments", &p.segments, "e.g. retail (comma separated)"),
+			fv.input(c, "prov_countries", "Countries        ", s+".filter.countries", &p.countries, "e.g. GB, IE (blank: any)"),
+			fv.choice(c, "prov_release", "Release channel ", s+".filter.release_channel", &p.releaseChannel, opts("", "general_availability", "private_beta")...),
+			fv.input(c, "prov_segments", "Customer segments ", s+".filter.customer_segments", &p.segments, "e.g. retail (comma separated)"),
 		).Title(title + " · provider filter (user selected)").WithHideFunc(func() bool { return p.typ != api.ProviderUserSelected }),
 		huh.NewGroup(
-			fv.input(m, "prov_id", "Provider id      ", s+".provider_id", &p.providerID, "e.g. ob-natwest"),
-			fv.input(m, "prov_remitter", "Remitter (JSON)  ", s+".remitter", &p.remitter, `optional, e.g. {"account_holder_name":"Ada"}`),
+			fv.input(c, "prov_id", "Provider id      ", s+".provider_id", &p.providerID, "e.g. ob-natwest"),
+			fv.input(c, "prov_remitter", "Remitter (JSON)  ", s+".remitter", &p.remitter, `optional, e.g. {"account_holder_name":"Ada"}`),
 		).Title(title + " · preselected provider").WithHideFunc(func() bool { return p.typ != api.ProviderPreselected }),
 	}
 }
@@ -225,18 +225,18 @@ func (u *userFields) paths(withDOB bool) []string {
 	return out
 }
 
-func (u *userFields) group(m *model, fv *formView, title string, withDOB bool) *huh.Group {
+func (u *userFields) group(c *viewContext, fv *formView, title string, withDOB bool) *huh.Group {
 	fields := []huh.Field{
-		fv.input(m, "user_name", "Name             ", "user.name", &u.name, "full name"),
-		fv.input(m, "user_email", "Email            ", "user.email", &u.email, "e.g. ada@example.com"),
-		fv.input(m, "user_phone", "Phone            ", "user.phone", &u.phone, "e.g. +447700900123"),
+		fv.input(c, "user_name", "Name             ", "user.name", &u.name, "full name"),
+		fv.input(c, "user_email", "Email            ", "user.email", &u.email, "e.g. ada@example.com"),
+		fv.input(c, "user_phone", "Phone            ", "user.phone", &u.phone, "e.g. +447700900123"),
 	}
 	if withDOB {
-		fields = append(fields, fv.input(m, "user_dob", "Date of birth    ", "user.date_of_birth", &u.dob, "e.g. 1990-01-31"))
+		fields = append(fields, fv.input(c, "user_dob", "Date of birth    ", "user.date_of_birth", &u.dob, "e.g. 1990-01-31"))
 	}
-	fields = append(fields, fv.input(m, "user_id", "User id          ", "user.id", &u.id, "UUID (blank: the service makes one)"))
+	fields = append(fields, fv.input(c, "user_id", "User id          ", "user.id", &u.id, "UUID (blank: the service makes one)"))
 	desc := "A customer who is not regulated must give the name and an email or a phone."
-	if m.opts.Regulated {
+	if c.opts.Regulated {
 		desc = "Regulated: personal details are optional."
 	}
 	return huh.NewGroup(fields...).Title(title + " · user").Description(desc)
@@ -252,11 +252,11 @@ type extraFields struct {
 
 func (e *extraFields) paths() []string { return []string{"metadata", "related_products"} }
 
-func (e *extraFields) group(m *model, fv *formView, title string) *huh.Group {
+func (e *extraFields) group(c *viewContext, fv *formView, title string) *huh.Group {
 	return huh.NewGroup(
 		huh.NewText().Key("metadata").Title("Metadata (key=value, one per line; up to 10)").Lines(4).Value(&e.metadata).
-			Validate(fv.check(m, "metadata")),
-		fv.input(m, "related", "Related products (JSON object) ", "related_products", &e.related, "optional"),
+			Validate(fv.check(c, "metadata")),
+		fv.input(c, "related", "Related products (JSON object) ", "related_products", &e.related, "optional"),
 	).Title(title + " · extras")
 }
 
@@ -273,26 +273,26 @@ func (e *extraFields) value() (map[string]string, map[string]json.RawMessage, ap
 
 // tokenResult shows a created payment or mandate and its resource token
 // with the time left to use it.
-func tokenResult(m *model, fv *formView, w int, what, id, userID, status, token string) string {
+func tokenResult(c *viewContext, fv *formView, w int, what, id, userID, status, token string) string {
 	var b strings.Builder
-	b.WriteString(m.st.good.Render("✓ "+what+" created") + "\n\n")
-	row := func(k, v string) { b.WriteString("  " + m.st.muted.Render(fit(k, 16)) + v + "\n") }
+	b.WriteString(c.st.good.Render("✓ "+what+" created") + "\n\n")
+	row := func(k, v string) { b.WriteString("  " + c.st.muted.Render(fit(k, 16)) + v + "\n") }
 	row("id", clean(id))
 	row("user id", clean(userID))
 	if status != "" {
 		row("status", clean(status))
 	}
-	left := fv.sentAt.Add(tokenLifetime).Sub(m.now())
+	left := fv.sentAt.Add(tokenLifetime).Sub(c.now())
 	if left > 0 {
-		row("token expires", m.st.warn.Render("in "+mmss(left))+m.st.muted.Render(" (at "+clockTime(fv.sentAt.Add(tokenLifetime), m.now().Location())+")"))
+		row("token expires", c.st.warn.Render("in "+mmss(left))+c.st.muted.Render(" (at "+clockTime(fv.sentAt.Add(tokenLifetime), c.now().Location())+")"))
 	} else {
-		row("token expires", m.st.bad.Render("expired: the user flow can no longer start with this token"))
+		row("token expires", c.st.bad.Render("expired: the user flow can no longer start with this token"))
 	}
 	row("resource token", "")
 	for _, line := range strings.Split(wrapChars(clean(token), max(w-4, 20)), "\n") {
 		b.WriteString("    " + line + "\n")
 	}
-	b.WriteString("\n" + m.st.muted.Render("t copy the token · y copy the id · n new "+fv.spec.noun()))
+	b.WriteString("\n" + c.st.muted.Render("t copy the token · y copy the id · n new "+fv.spec.noun()))
 	return b.String()
 }
 

@@ -35,8 +35,8 @@ func defaultPayment() paymentForm {
 	}
 }
 
-func (p *paymentForm) reset(*model)   { *p = defaultPayment() }
-func (p *paymentForm) pristine() bool { return *p == defaultPayment() }
+func (p *paymentForm) reset(*viewContext) { *p = defaultPayment() }
+func (p *paymentForm) pristine() bool     { return *p == defaultPayment() }
 
 func (p *paymentForm) paths() []string {
 	out := []string{"amount_in_minor", "currency", "payment_method.type"}
@@ -46,21 +46,21 @@ func (p *paymentForm) paths() []string {
 	return append(out, p.extra.paths()...)
 }
 
-func (p *paymentForm) build(m *model, fv *formView) []*huh.Group {
+func (p *paymentForm) build(c *viewContext, fv *formView) []*huh.Group {
 	groups := []*huh.Group{
 		huh.NewGroup(
-			fv.input(m, "amount", "Amount           ", "amount_in_minor", &p.amountText, "e.g. 12.34 (major units)"),
-			fv.choice(m, "currency", "Currency ", "currency", &p.currency, opts("GBP", "EUR")...),
+			fv.input(c, "amount", "Amount           ", "amount_in_minor", &p.amountText, "e.g. 12.34 (major units)"),
+			fv.choice(c, "currency", "Currency ", "currency", &p.currency, opts("GBP", "EUR")...),
 		).Title("New payment · amount").Description("A GBP payment cannot go to an EUR account, nor the reverse."),
 	}
-	groups = append(groups, p.ben.groups(m, fv, "New payment", paymentPrefix, []string{
+	groups = append(groups, p.ben.groups(c, fv, "New payment", paymentPrefix, []string{
 		api.AccountIdentifierSortCode, api.AccountIdentifierIBAN, api.AccountIdentifierBBAN, api.AccountIdentifierNRB}, true)...)
-	groups = append(groups, p.prov.groups(m, fv, "New payment", paymentPrefix, true)...)
-	groups = append(groups, p.user.group(m, fv, "New payment", true), p.extra.group(m, fv, "New payment"))
+	groups = append(groups, p.prov.groups(c, fv, "New payment", paymentPrefix, true)...)
+	groups = append(groups, p.user.group(c, fv, "New payment", true), p.extra.group(c, fv, "New payment"))
 	return groups
 }
 
-func (p *paymentForm) amount(*model) (int64, string, bool) {
+func (p *paymentForm) amount(*viewContext) (int64, string, bool) {
 	minor, err := api.ParseAmount(p.amountText, p.currency, false)
 	return minor, p.currency, err == nil
 }
@@ -88,47 +88,47 @@ func (p *paymentForm) request() (*api.PaymentRequest, api.Problems) {
 	}, ps
 }
 
-func (p *paymentForm) problems(m *model, _ string) api.Problems {
+func (p *paymentForm) problems(c *viewContext, _ string) api.Problems {
 	req, ps := p.request()
-	return mergeProblems(ps, api.ValidatePayment(req, api.ValidateOptions{Regulated: m.opts.Regulated, Now: m.now}))
+	return mergeProblems(ps, api.ValidatePayment(req, api.ValidateOptions{Regulated: c.opts.Regulated, Clock: c.clock}))
 }
 
-func (p *paymentForm) hint(m *model, key string) string {
+func (p *paymentForm) hint(c *viewContext, key string) string {
 	switch key {
 	case "amount":
-		return amountHint(m, p.amountText, p.currency)
+		return amountHint(c, p.amountText, p.currency)
 	case "ben_iban":
-		return ibanHint(m, p.ben.iban)
+		return ibanHint(c, p.ben.iban)
 	}
 	return ""
 }
 
-func amountHint(m *model, text, cur string) string {
+func amountHint(c *viewContext, text, cur string) string {
 	if strings.TrimSpace(text) == "" {
-		return m.st.muted.Render("major units, e.g. 1,234.56")
+		return c.st.muted.Render("major units, e.g. 1,234.56")
 	}
 	minor, err := api.ParseAmount(text, cur, false)
 	if err != nil {
-		return m.st.bad.Render("✗ " + err.Error())
+		return c.st.bad.Render("✗ " + err.Error())
 	}
-	return m.st.good.Render("= " + api.FormatAmount(minor, cur))
+	return c.st.good.Render("= " + api.FormatAmount(minor, cur))
 }
 
-func ibanHint(m *model, iban string) string {
+func ibanHint(c *viewContext, iban string) string {
 	if strings.TrimSpace(iban) == "" {
-		return m.st.muted.Render("IBAN is checked as you type")
+		return c.st.muted.Render("IBAN is checked as you type")
 	}
 	if err := api.ValidateIBAN(api.NormalizeIBAN(iban)); err != nil {
-		return m.st.bad.Render("✗ " + err.Error())
+		return c.st.bad.Render("✗ " + err.Error())
 	}
-	return m.st.good.Render("✓ valid IBAN " + api.NormalizeIBAN(iban))
+	return c.st.good.Render("✓ valid IBAN " + api.NormalizeIBAN(iban))
 }
 
-func (p *paymentForm) summary(m *model, fv *formView, w int) string {
+func (p *paymentForm) summary(c *viewContext, fv *formView, w int) string {
 	req, _ := p.request()
 	var b strings.Builder
-	row := func(k, v string) { b.WriteString("  " + m.st.muted.Render(fit(k, 14)) + fit(v, w-16) + "\n") }
-	row("amount", m.st.bold.Render(api.FormatAmount(req.AmountInMinor, req.Currency)))
+	row := func(k, v string) { b.WriteString("  " + c.st.muted.Render(fit(k, 14)) + fit(v, w-16) + "\n") }
+	row("amount", c.st.bold.Render(api.FormatAmount(req.AmountInMinor, req.Currency)))
 	row("to", p.ben.describe())
 	row("reference", req.PaymentMethod.Beneficiary.Reference)
 	prov := req.PaymentMethod.ProviderSelection
@@ -146,8 +146,8 @@ func (p *paymentForm) summary(m *model, fv *formView, w int) string {
 	if len(req.Metadata) > 0 {
 		row("metadata", itoa(len(req.Metadata))+" pairs")
 	}
-	for _, u := range unowned(p.problems(m, fv.key), p.paths()) {
-		b.WriteString("  " + m.st.bad.Render("✗ "+u) + "\n")
+	for _, u := range unowned(p.problems(c, fv.key), p.paths()) {
+		b.WriteString("  " + c.st.bad.Render("✗ "+u) + "\n")
 	}
 	return b.String()
 }
@@ -162,9 +162,9 @@ func nonEmpty(s ...string) []string {
 	return out
 }
 
-func (p *paymentForm) send(m *model, key string) tea.Cmd {
+func (p *paymentForm) send(c *viewContext, key string) tea.Cmd {
 	req, _ := p.request()
-	be, ctx := m.opts.Backend, m.ctx
+	be, ctx := c.opts.Backend, c.ctx
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, sendTimeout)
 		defer cancel()
@@ -173,16 +173,17 @@ func (p *paymentForm) send(m *model, key string) tea.Cmd {
 	}
 }
 
-func (p *paymentForm) onSent(m *model, _ *formView, msg sentMsg) {
+func (p *paymentForm) onSent(c *viewContext, _ *formView, msg sentMsg) tea.Cmd {
 	if r, ok := msg.resp.(*api.PaymentResponse); ok && r != nil {
-		m.setFlash("payment "+r.ID+" created: the resource token is valid for 15 minutes", false)
+		c.setFlash("payment "+r.ID+" created: the resource token is valid for 15 minutes", false)
 	}
+	return nil
 }
 
-func (p *paymentForm) result(m *model, fv *formView, w int) string {
+func (p *paymentForm) result(c *viewContext, fv *formView, w int) string {
 	r, _ := fv.resp.(*api.PaymentResponse)
 	if r == nil {
-		return m.st.good.Render("✓ Payment created")
+		return c.st.good.Render("✓ Payment created")
 	}
-	return tokenResult(m, fv, w, "Payment", r.ID, r.User.ID, r.Status, r.ResourceToken)
+	return tokenResult(c, fv, w, "Payment", r.ID, r.User.ID, r.Status, r.ResourceToken)
 }

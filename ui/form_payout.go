@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"maps"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -20,13 +21,19 @@ type payoutForm struct {
 	reference   string
 	amountText  string
 	contextCode string
+	// acked holds earlier payouts the operator confirmed, a second time,
+	// to pay again (the duplicate check's second confirmation).
+	acked map[string]bool
+	// progress is the tracker's view of the payout this form sent, handed
+	// over by the root as webhooks arrive.
+	progress *trackedPayout
 }
 
 func (p *payoutForm) title() string   { return "New payout" }
 func (p *payoutForm) noun() string    { return "payout" }
 func (p *payoutForm) keyName() string { return "transaction_id" }
 
-func (p *payoutForm) reset(*model) {
+func (p *payoutForm) reset(*viewContext) {
 	*p = payoutForm{contextCode: api.ContextCodeWithdrawal}
 }
 
@@ -45,18 +52,14 @@ func (p *payoutForm) currency() string {
 }
 
 // source is the chosen account's balance, if balances are loaded.
-func (p *payoutForm) source(m *model) *api.Balance {
+func (p *payoutForm) source(c *viewContext) *api.Balance {
 	cur, iban, _ := strings.Cut(p.account, "|")
-	if r := m.bal.find(cur, iban); r != nil {
-		return &r.b
-	}
-	return nil
+	return c.account(cur, iban)
 }
 
-func (p *payoutForm) build(m *model, fv *formView) []*huh.Group {
+func (p *payoutForm) build(c *viewContext, fv *formView) []*huh.Group {
 	var opts []huh.Option[string]
-	for _, r := range m.bal.rows {
-		b := r.b
+	for _, b := range c.accounts {
 		label := b.Currency + " · " + rail(b.Currency) + " · " + b.IBAN + " · available " + api.FormatAmount(b.AvailableBalanceInMinor, b.Currency)
 		if b.Status != api.AccountEnabled {
 			label += " · " + b.Status
@@ -74,20 +77,20 @@ func (p *payoutForm) build(m *model, fv *formView) []*huh.Group {
 	}
 	return []*huh.Group{
 		huh.NewGroup(
-			huh.NewSelect[string]().Key("source").Title("Source account").Options(opts...).Value(&p.account).
-				Validate(func(string) error { return problemsAt(p.problems(m, fv.key), "currency", p.paths()) }),
-			fv.input(m, "name", "Beneficiary name ", "beneficiary_name", &p.name, "e.g. Ada Lovelace"),
-			fv.input(m, "iban", "Beneficiary IBAN ", "beneficiary_iban", &p.iban, "e.g. GB33 BUKB 2020 1555 5555 55"),
+			fv.fieldSelect("source", "Source account", "currency").Title("Source account").Options(opts...).Value(&p.account).
+				Validate(func(string) error { return problemsAt(p.problems(c, fv.key), "currency", p.paths()) }),
+			fv.input(c, "name", "Beneficiary name ", "beneficiary_name", &p.name, "e.g. Ada Lovelace"),
+			fv.input(c, "iban", "Beneficiary IBAN ", "beneficiary_iban", &p.iban, "e.g. GB33 BUKB 2020 1555 5555 55"),
 		).Title("New payout · 1/2 · from and to"),
 		huh.NewGroup(
-			fv.input(m, "reference", "Reference        ", "beneficiary_reference", &p.reference, "e.g. INV-2025-001"),
-			fv.input(m, "amount", "Amount           ", "amount_in_minor", &p.amountText, "e.g. 1,234.56 (major units)"),
-			fv.input(m, "context", "Context code     ", "context_code", &p.contextCode, "e.g. "+api.ContextCodeWithdrawal),
+			fv.input(c, "reference", "Reference        ", "beneficiary_reference", &p.reference, "e.g. INV-2025-001"),
+			fv.input(c, "amount", "Amount           ", "amount_in_minor", &p.amountText, "e.g. 1,234.56 (major units)"),
+			fv.input(c, "context", "Context code     ", "context_code", &p.contextCode, "e.g. "+api.ContextCodeWithdrawal),
 		).Title("New payout · 2/2 · what"),
 	}
 }
 
-func (p *payoutForm) amount(*model) (int64, string, bool) {
+func (p *payoutForm) amount(*viewContext) (int64, string, bool) {
 	minor, err := api.ParseAmount(p.amountText, p.currency(), false)
 	return minor, p.currency(), err == nil
 }
@@ -110,7 +113,7 @@ func (p *payoutForm) request(key string) (*api.PayoutRequest, api.Problems) {
 	}, ps
 }
 
-func (p *payoutForm) problems(_ *model, key string) api.Problems {
+func (p *payoutForm) problems(_ *viewContext, key string) api.Problems {
 	req, ps := p.request(key)
 	return mergeProblems(ps, api.ValidatePayout(req))
 }
@@ -132,90 +135,97 @@ func mergeProblems(own, validated api.Problems) api.Problems {
 	return out
 }
 
-func (p *payoutForm) hint(m *model, key string) string {
+func (p *payoutForm) hint(c *viewContext, key string) string {
 	switch key {
 	case "iban":
 		if strings.TrimSpace(p.iban) == "" {
-			return m.st.muted.Render("IBAN is checked as you type (country, length, checksum)")
+			return c.st.muted.Render("IBAN is checked as you type (country, length, checksum)")
 		}
 		if err := api.ValidateIBAN(api.NormalizeIBAN(p.iban)); err != nil {
-			return m.st.bad.Render("✗ " + err.Error())
+			return c.st.bad.Render("✗ " + err.Error())
 		}
-		return m.st.good.Render("✓ valid IBAN " + api.NormalizeIBAN(p.iban))
+		return c.st.good.Render("✓ valid IBAN " + api.NormalizeIBAN(p.iban))
 	case "amount":
 		if strings.TrimSpace(p.amountText) == "" {
-			return m.st.muted.Render("in " + p.currency() + " major units, e.g. 1,234.56")
+			return c.st.muted.Render("in " + p.currency() + " major units, e.g. 1,234.56")
 		}
-		minor, cur, ok := p.amount(m)
+		minor, cur, ok := p.amount(c)
 		if !ok {
 			_, err := api.ParseAmount(p.amountText, cur, false)
-			return m.st.bad.Render("✗ " + err.Error())
+			return c.st.bad.Render("✗ " + err.Error())
 		}
-		s := m.st.good.Render("= " + api.FormatAmount(minor, cur))
-		if w := p.overdraw(m, minor); w != "" {
-			s += "  " + m.st.warn.Render(w)
+		s := c.st.good.Render("= " + api.FormatAmount(minor, cur))
+		if w := p.overdraw(c, minor); w != "" {
+			s += "  " + c.st.warn.Render(w)
 		}
 		return s
 	case "source":
-		return m.st.muted.Render("the payout's currency is the account's")
+		return c.st.muted.Render("the payout's currency is the account's")
 	}
 	return ""
 }
 
-func (p *payoutForm) overdraw(m *model, minor int64) string {
-	if b := p.source(m); b != nil && minor > b.AvailableBalanceInMinor {
+func (p *payoutForm) overdraw(c *viewContext, minor int64) string {
+	if b := p.source(c); b != nil && minor > b.AvailableBalanceInMinor {
 		return "⚠ more than the available " + api.FormatAmount(b.AvailableBalanceInMinor, b.Currency) + ": the service will reject it"
 	}
 	return ""
 }
 
-func (p *payoutForm) summary(m *model, fv *formView, w int) string {
+func (p *payoutForm) summary(c *viewContext, fv *formView, w int) string {
 	req, _ := p.request(fv.key)
 	var b strings.Builder
-	row := func(k, v string) { b.WriteString("  " + m.st.muted.Render(fit(k, 16)) + fit(v, w-18) + "\n") }
+	row := func(k, v string) { b.WriteString(wrapRow(c, k, v, w)) }
 	from := req.Currency + " account"
-	if src := p.source(m); src != nil {
+	if src := p.source(c); src != nil {
 		from = req.Currency + " · " + src.IBAN + " (available " + api.FormatAmount(src.AvailableBalanceInMinor, src.Currency) + ")"
 	}
 	row("from", from)
-	row("to", req.BeneficiaryName+" · "+req.BeneficiaryIBAN)
+	row("to", req.BeneficiaryName)
+	row("IBAN", req.BeneficiaryIBAN)
 	row("reference", req.BeneficiaryReference)
-	row("amount", m.st.bold.Render(api.FormatAmount(req.AmountInMinor, req.Currency)))
+	row("amount", c.st.bold.Render(api.FormatAmount(req.AmountInMinor, req.Currency))+" ("+req.Currency+")")
 	row("context code", req.ContextCode)
 	row("transaction id", req.TransactionID+" (fixed: a retry cannot pay twice)")
-	if s := p.overdraw(m, req.AmountInMinor); s != "" {
-		b.WriteString("  " + m.st.warn.Render(s) + "\n")
+	if s := p.overdraw(c, req.AmountInMinor); s != "" {
+		b.WriteString("  " + c.st.warn.Render(s) + "\n")
 	}
-	for _, u := range unowned(p.problems(m, fv.key), p.paths()) {
-		b.WriteString("  " + m.st.bad.Render("✗ "+u) + "\n")
+	for _, u := range unowned(p.problems(c, fv.key), p.paths()) {
+		b.WriteString("  " + c.st.bad.Render("✗ "+u) + "\n")
 	}
 	return b.String()
 }
 
-func (p *payoutForm) send(m *model, key string) tea.Cmd {
+func (p *payoutForm) send(c *viewContext, key string) tea.Cmd {
 	req, _ := p.request(key)
-	be, ctx := m.opts.Backend, m.ctx
+	be, ctx, g := c.opts.Backend, c.ctx, c.opts.Guard
+	acked := maps.Clone(p.acked)
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, sendTimeout)
 		defer cancel()
-		err := be.CreatePayout(ctx, req)
+		err := guardedSend(ctx, g, be, req, acked)
 		return sentMsg{tab: tabPayout, key: key, resp: req, err: err}
 	}
 }
 
-func (p *payoutForm) onSent(m *model, _ *formView, msg sentMsg) {
+// payoutAcceptedMsg tells the root that the service accepted a payout;
+// it routes it to the tracker.
+type payoutAcceptedMsg struct{ req *api.PayoutRequest }
+
+func (p *payoutForm) onSent(c *viewContext, _ *formView, msg sentMsg) tea.Cmd {
 	req := msg.resp.(*api.PayoutRequest)
-	m.tracker.addSent(m, req)
-	m.setFlash("payout "+req.TransactionID+" accepted: follow it in 3 Payouts", false)
+	p.progress = nil
+	c.setFlash("payout "+req.TransactionID+" accepted: follow it in 3 Payouts", false)
+	return func() tea.Msg { return payoutAcceptedMsg{req: req} }
 }
 
-func (p *payoutForm) result(m *model, fv *formView, w int) string {
+func (p *payoutForm) result(c *viewContext, fv *formView, w int) string {
 	req, _ := fv.resp.(*api.PayoutRequest)
 	if req == nil {
 		return ""
 	}
 	var b strings.Builder
-	t := m.tracker.byID[req.TransactionID]
+	t := p.progress
 	// The headline follows the webhooks: an accepted payout can still be
 	// rejected or fail, and a green tick above "rejected" would mislead.
 	switch {
@@ -224,24 +234,26 @@ func (p *payoutForm) result(m *model, fv *formView, w int) string {
 		if t.reason != "" {
 			head += ": " + t.reason
 		}
-		b.WriteString(m.st.bad.Render(clean(head)) + "\n\n")
+		b.WriteString(c.st.bad.Render(clean(head)) + "\n\n")
 	case t != nil && (t.state == api.StateSettled || t.state == api.StateExecuted):
-		b.WriteString(m.st.good.Render("✓ Payout accepted (202) and "+t.state) + "\n\n")
+		b.WriteString(c.st.good.Render("✓ Payout accepted (202) and "+t.state) + "\n\n")
 	default:
-		b.WriteString(m.st.good.Render("✓ Payout accepted (202): the outcome arrives by webhook") + "\n\n")
+		b.WriteString(c.st.good.Render("✓ Payout accepted (202): the outcome arrives by webhook") + "\n\n")
 	}
-	row := func(k, v string) { b.WriteString("  " + m.st.muted.Render(fit(k, 16)) + fit(v, w-18) + "\n") }
+	row := func(k, v string) { b.WriteString(wrapRow(c, k, v, w)) }
 	row("transaction id", req.TransactionID)
-	row("amount", api.FormatAmount(req.AmountInMinor, req.Currency))
-	row("to", req.BeneficiaryName+" · "+req.BeneficiaryIBAN)
+	row("amount", api.FormatAmount(req.AmountInMinor, req.Currency)+" ("+req.Currency+")")
+	row("to", req.BeneficiaryName)
+	row("IBAN", req.BeneficiaryIBAN)
+	row("reference", req.BeneficiaryReference)
 	if t != nil {
 		st := t.state
 		if t.reason != "" {
 			st += " (" + t.reason + ")"
 		}
-		row("state now", m.stateStyle(t.state).Render(clean(st)))
-		row("timeline", timeline(t, m.now().Location()))
+		row("state now", c.stateStyle(t.state).Render(clean(st)))
+		row("timeline", timeline(t, c.now().Location()))
 	}
-	b.WriteString("\n" + m.st.muted.Render("3 opens the tracker · n new payout · y copy id"))
+	b.WriteString("\n" + c.st.muted.Render("3 opens the tracker · n new payout · y copy id"))
 	return b.String()
 }

@@ -287,9 +287,9 @@ func TestPaymentForm(t *testing.T) {
 	}
 	mustContain(t, h.view(), "Payment created", "pay_1", "authorization_required", "rt_xxxx", "in 15:00")
 	// The resource token counts down on the clock.
-	h.m.now = func() time.Time { return fixedNow.Add(14*time.Minute + 30*time.Second) }
+	h.advance(14*time.Minute + 30*time.Second)
 	mustContain(t, h.view(), "in 0:30")
-	h.m.now = func() time.Time { return fixedNow.Add(16 * time.Minute) }
+	h.advance(90 * time.Second)
 	mustContain(t, h.view(), "expired")
 }
 
@@ -337,14 +337,14 @@ func TestMandateForm(t *testing.T) {
 	f.user = userFields{name: "Ada", email: "ada@example.com"}
 	f.validFrom, f.validTo, f.maxIndividual = "2025-04-01", "2026-04-01", "100"
 	f.limits[3] = limitFields{amount: "50", alignment: api.AlignmentCalendar} // month below the per-payment maximum
-	ps := f.problems(h.m, "")
+	ps := f.problems(h.m.c(), "")
 	err := problemsAt(ps, "constraints.periodic_limits.month", f.paths())
 	if err == nil || !strings.Contains(err.Error(), "at least") {
 		t.Fatalf("month limit below the maximum: field error %v (all: %v)", err, ps)
 	}
 	f.limits[3].amount = "500"
 	f.limits[5] = limitFields{amount: "5,000", alignment: api.AlignmentConsent}
-	if ps := f.problems(h.m, ""); len(ps) != 0 {
+	if ps := f.problems(h.m.c(), ""); len(ps) != 0 {
 		t.Fatalf("valid mandate has problems: %v", ps)
 	}
 	req, _ := f.request()
@@ -353,7 +353,7 @@ func TestMandateForm(t *testing.T) {
 		pl.Month.MaximumAmount != 50000 || pl.Month.PeriodAlignment != api.AlignmentCalendar || pl.Year.MaximumAmount != 500000 || pl.Day != nil {
 		t.Errorf("request %+v limits %+v", req.Constraints, pl)
 	}
-	h.run(h.m.mandate.startSend(h.m))
+	h.run(h.m.mandate.startSend(h.m.c()))
 	if len(fb.mandates) != 1 || fb.mandates[0] != h.m.mandate.key {
 		t.Fatalf("mandates sent %v, want one with the form's key", fb.mandates)
 	}
@@ -414,18 +414,22 @@ func TestMultiRuneKeyMessageIsSplit(t *testing.T) {
 	}
 }
 
-// Digits switch views from a form's choice list (nothing to type there),
-// but are text in a text field and go to a choice list's filter.
+// In a form every key is the form's: digits never switch views, not even
+// from a choice list or the confirmation (a UUID typed into a select used
+// to jump between views). esc on a choice goes back to where the user came
+// from, keeping the input; alt+1-7 switches from anywhere.
 func TestDigitsInForms(t *testing.T) {
 	cases := []struct {
 		name string
 		keys []string
 		want tab
 	}{
-		{"choice list", []string{"5", "1"}, tabBalances},
+		{"choice list", []string{"2", "5", "1"}, tabPayout},
 		{"text field", []string{"5", "enter", "1"}, tabPayout},
 		{"filtering a choice list", []string{"5", "/", "1"}, tabPayout},
-		{"confirmation", nil, tabTransactions},
+		{"confirmation", nil, tabPayout},
+		{"esc on a choice", []string{"2", "5", "esc"}, tabTransactions},
+		{"alt+digit", []string{"5", "enter", "alt+4"}, tabEvents},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

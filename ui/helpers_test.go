@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,7 +18,8 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 func TestMain(m *testing.M) {
@@ -27,10 +29,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// fixedNow is the clock of every test screen.
+// fixedNow is where the fake clock of every test screen starts.
 var fixedNow = time.Date(2025, 3, 14, 9, 30, 0, 0, time.UTC)
-
-func fixedClock() time.Time { return fixedNow }
 
 // fakeBackend records calls; a test sets what it answers.
 type fakeBackend struct {
@@ -202,26 +202,32 @@ func newFake(n int) *fakeBackend {
 
 // harness drives the root model the way Bubble Tea would, synchronously:
 // every command runs in order and its message goes back through Update.
-// Timers (m.after) are disabled, so nothing depends on wall time.
+// Time is a fake clock: a command that waits on it (a tick) is parked
+// until the test advances the clock, so nothing depends on wall time.
 type harness struct {
 	t        testing.TB
 	m        *model
 	be       *fakeBackend
 	clip     *bytes.Buffer
+	clock    *clock.Fake
+	parked   []chan tea.Msg
 	held     []tea.Msg
 	holdSent bool
-	ticks    []tea.Msg
 }
 
 func newHarness(t testing.TB, opts Options, w, h int) *harness {
 	t.Helper()
-	if opts.Now == nil {
-		opts.Now = fixedClock
+	fc := clock.NewFake(fixedNow)
+	if opts.Clock == nil {
+		opts.Clock = fc
+	}
+	if opts.Location == nil {
+		opts.Location = time.UTC
 	}
 	if opts.Profile == "" {
 		opts.Profile = "demo"
 	}
-	hs := &harness{t: t, clip: &bytes.Buffer{}}
+	hs := &harness{t: t, clip: &bytes.Buffer{}, clock: fc}
 	if fb, ok := opts.Backend.(*fakeBackend); ok {
 		hs.be = fb
 	}
@@ -231,10 +237,6 @@ func newHarness(t testing.TB, opts Options, w, h int) *harness {
 	hs.m.newID = func() string {
 		ids++
 		return testUUID(900000 + ids)
-	}
-	hs.m.after = func(_ time.Duration, msg tea.Msg) tea.Cmd {
-		hs.ticks = append(hs.ticks, msg)
-		return nil
 	}
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	hs.run(hs.m.Init())
@@ -260,7 +262,10 @@ func (h *harness) run(cmd tea.Cmd) {
 		if c == nil {
 			continue
 		}
-		msg := c()
+		msg, ok := h.exec(c)
+		if !ok {
+			continue // waiting on the clock
+		}
 		switch msg := msg.(type) {
 		case nil:
 			continue
@@ -285,6 +290,51 @@ func (h *harness) run(cmd tea.Cmd) {
 		}
 		_, next := h.m.Update(msg)
 		queue = append(queue, next)
+	}
+}
+
+// exec runs one command. One that waits on the fake clock instead of
+// answering is parked, and answers when advance moves the clock past it.
+func (h *harness) exec(c tea.Cmd) (tea.Msg, bool) {
+	before := h.clock.Pending()
+	done := make(chan tea.Msg, 1)
+	go func() { done <- c() }()
+	for {
+		select {
+		case msg := <-done:
+			return msg, true
+		default:
+		}
+		if h.clock.Pending() > before {
+			h.parked = append(h.parked, done)
+			return nil, false
+		}
+		runtime.Gosched()
+	}
+}
+
+// advance moves the fake clock on by d and delivers what the timers that
+// fell due produce (the one-second redraw, balance and report polls).
+func (h *harness) advance(d time.Duration) {
+	h.t.Helper()
+	before := h.clock.Pending()
+	h.clock.Advance(d)
+	fired := before - h.clock.Pending()
+	var msgs []tea.Msg
+	for len(msgs) < fired {
+		for i := 0; i < len(h.parked); i++ {
+			select {
+			case msg := <-h.parked[i]:
+				msgs = append(msgs, msg)
+				h.parked = append(h.parked[:i], h.parked[i+1:]...)
+				i--
+			default:
+			}
+		}
+		runtime.Gosched()
+	}
+	for _, msg := range msgs {
+		h.send(msg)
 	}
 }
 
@@ -368,37 +418,37 @@ func mustContain(t testing.TB, s string, wants ...string) {
 
 // testEvents is a small relay stream: one payout that settles, one that is
 // rejected, and an unrelated event.
-func testEvents() []webhookrelay.Event {
+func testEvents() []relayclient.Event {
 	at := func(s int) time.Time { return fixedNow.Add(time.Duration(s) * time.Second) }
 	body := func(typ, id, extra string) []byte {
 		return []byte(`{"event_type":"` + typ + `","event_id":"e-` + id + `","event_body":{"transaction_id":"` + id + `"` + extra + `}}`)
 	}
 	a, b := "11111111-2222-4333-8444-555555555555", "99999999-8888-4777-8666-555555555555"
-	ev := func(seq uint64, typ, id, state, reason string, s int) webhookrelay.Event {
-		return webhookrelay.Event{Seq: seq, EventID: "ev-" + strconv.Itoa(int(seq)), Family: webhookrelay.FamilyPayout, Type: typ,
+	ev := func(seq uint64, typ, id, state, reason string, s int) relayclient.Event {
+		return relayclient.Event{Seq: seq, EventID: "ev-" + strconv.Itoa(int(seq)), Family: relayclient.FamilyPayout, Type: typ,
 			PayoutID: id, State: state, Reason: reason, OccurredAt: at(s), ReceivedAt: at(s),
 			Headers: map[string]string{"X-Svc-Webhook-Timestamp": at(s).Format(api.WebhookTimeLayout), "Content-Type": "application/json"},
 			Body:    body(typ, id, `,"`+state+`_at":"`+at(s).Format(api.WebhookTimeLayout)+`"`)}
 	}
-	return []webhookrelay.Event{
+	return []relayclient.Event{
 		ev(1, api.EventPayoutAuthorised, a, api.StateAuthorised, "", -60),
 		ev(2, api.EventPayoutSubmitted, a, api.StateSubmitted, "", -55),
 		ev(3, api.EventPayoutRejected, b, api.StateRejected, api.FailureInsufficientFunds, -50),
 		ev(4, api.EventPayoutSettled, a, api.StateSettled, "", -40),
-		{Seq: 5, EventID: "ev-5", Family: webhookrelay.FamilyPayments, Type: api.EventExternalPaymentReceived, ReceivedAt: at(-30),
+		{Seq: 5, EventID: "ev-5", Family: relayclient.FamilyPayments, Type: api.EventExternalPaymentReceived, ReceivedAt: at(-30),
 			Body: []byte(`{"type":"external_payment_received","event_id":"ev-5","event_version":1,"amount_in_minor":50000,"ok":true,"n":null}`)},
 	}
 }
 
-func liveState() <-chan webhookrelay.ConnState {
-	ch := make(chan webhookrelay.ConnState, 1)
-	ch <- webhookrelay.ConnState{Status: webhookrelay.StateLive, LastSeq: 5}
+func liveState() <-chan relayclient.ConnState {
+	ch := make(chan relayclient.ConnState, 1)
+	ch <- relayclient.ConnState{Status: relayclient.StateLive, LastSeq: 5}
 	close(ch)
 	return ch
 }
 
-func closedEvents(evs []webhookrelay.Event) <-chan webhookrelay.Event {
-	ch := make(chan webhookrelay.Event, len(evs))
+func closedEvents(evs []relayclient.Event) <-chan relayclient.Event {
+	ch := make(chan relayclient.Event, len(evs))
 	for _, e := range evs {
 		ch <- e
 	}

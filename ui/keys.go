@@ -1,44 +1,161 @@
 package ui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"strings"
 
-// globalKeys are the frame's bindings; views add their own for help.
-type globalKeys struct {
-	Tabs    key.Binding
-	AltTabs key.Binding
-	Command key.Binding
-	Filter  key.Binding
-	Help    key.Binding
-	Refresh key.Binding
-	Quit    key.Binding
-	Up      key.Binding
-	Down    key.Binding
-	PgUp    key.Binding
-	PgDown  key.Binding
-	Top     key.Binding
-	Bottom  key.Binding
-	Enter   key.Binding
-	Back    key.Binding
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// keyMap is every binding of the dashboard, built once. Dispatch matches
+// against it (key.Matches) and help is drawn from it, so what help says is
+// what the keys do.
+type keyMap struct {
+	// The frame.
+	Tabs      key.Binding
+	AltTabs   key.Binding
+	Command   key.Binding
+	Filter    key.Binding
+	Help      key.Binding
+	Refresh   key.Binding
+	Quit      key.Binding
+	ForceQuit key.Binding
+	Yes       key.Binding
+	No        key.Binding
+	Complete  key.Binding
+
+	// Lists.
+	Up     key.Binding
+	Down   key.Binding
+	PgUp   key.Binding
+	PgDown key.Binding
+	Top    key.Binding
+	Bottom key.Binding
+	Enter  key.Binding
+	Back   key.Binding
+
+	// Filter bar and command line.
+	Accept key.Binding
+	Clear  key.Binding
+
+	// Balances.
+	OpenAccount key.Binding
+	CopyIBAN    key.Binding
+	Range       key.Binding
+
+	// Transactions.
+	Reload   key.Binding // the whole report again (r refreshes only what is new)
+	Sort     key.Binding
+	Reverse  key.Binding
+	Date     key.Binding
+	Type     key.Binding
+	Currency key.Binding
+	Status   key.Binding
+	Detail   key.Binding
+	Export   key.Binding
+	CopyRow  key.Binding
+	CopyID   key.Binding
+	CSV      key.Binding
+	JSON     key.Binding
+	Track    key.Binding
+
+	// Tracker.
+	CopyPayout key.Binding
+	CopyReason key.Binding
+
+	// Events.
+	Follow    key.Binding
+	EventType key.Binding
+	OpenEvent key.Binding
+	CopyBody  key.Binding
+
+	// Forms.
+	Next      key.Binding
+	Prev      key.Binding
+	LeaveForm key.Binding
+	ClearForm key.Binding
+	Retry     key.Binding
+	// SendAnyway is the second confirmation of a possible duplicate.
+	SendAnyway key.Binding
+	Edit       key.Binding
+	NewForm    key.Binding
+	CopyResID  key.Binding
+	CopyToken  key.Binding
 }
 
-func newGlobalKeys() globalKeys {
-	return globalKeys{
-		Tabs:    key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7"), key.WithHelp("1-7", "switch view")),
-		AltTabs: key.NewBinding(key.WithKeys("alt+1", "alt+2", "alt+3", "alt+4", "alt+5", "alt+6", "alt+7"), key.WithHelp("alt+1-7", "switch view (even in a form)")),
-		Command: key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command (:balances :payout …)")),
-		Filter:  key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Refresh: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
-		Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-		Up:      key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:    key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		PgUp:    key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
-		PgDown:  key.NewBinding(key.WithKeys("pgdown", "ctrl+f", " "), key.WithHelp("pgdn", "page down")),
-		Top:     key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
-		Bottom:  key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
-		Enter:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "details")),
-		Back:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+func newKeyMap() *keyMap {
+	return &keyMap{
+		Tabs:      kb("1-7", "views", "1", "2", "3", "4", "5", "6", "7"),
+		AltTabs:   kb("alt+1-7", "views (forms too)", "alt+1", "alt+2", "alt+3", "alt+4", "alt+5", "alt+6", "alt+7"),
+		Command:   kb(":", "command", ":"),
+		Filter:    kb("/", "filter", "/"),
+		Help:      kb("?", "help", "?"),
+		Refresh:   kb("r", "refresh", "r"),
+		Quit:      kb("q", "quit", "q", "ctrl+c"),
+		ForceQuit: kb("ctrl+c", "quit", "ctrl+c"),
+		Yes:       kb("y", "yes", "y", "Y"),
+		No:        kb("n/esc", "no", "n", "N", "esc"),
+		Complete:  kb("tab", "complete", "tab"),
+
+		Up:     kb("↑/k", "up", "up", "k"),
+		Down:   kb("↓/j", "down", "down", "j"),
+		PgUp:   kb("pgup", "page up", "pgup", "ctrl+b"),
+		PgDown: kb("pgdn", "page down", "pgdown", "ctrl+f", " "),
+		Top:    kb("g", "top", "home", "g"),
+		Bottom: kb("G", "bottom", "end", "G"),
+		Enter:  kb("enter", "details", "enter"),
+		Back:   kb("esc", "back", "esc"),
+
+		Accept: kb("enter", "keep", "enter"),
+		Clear:  kb("esc", "clear", "esc"),
+
+		OpenAccount: kb("enter", "account detail", "enter"),
+		CopyIBAN:    kb("y", "copy IBAN", "y"),
+		Range:       kb("h", "history 30/90 days", "h"),
+
+		Sort:     kb("s", "sort by next column", "s"),
+		Reverse:  kb("S", "reverse sort", "S"),
+		Reload:   kb("R", "reload the whole report", "R"),
+		Date:     kb("d", "date: today/7d/30d/all", "d"),
+		Type:     kb("t", "type filter", "t"),
+		Currency: kb("c", "currency filter", "c"),
+		Status:   kb("u", "status filter", "u"),
+		Detail:   kb("enter", "detail pane", "enter"),
+		Export:   kb("ctrl+s", "export shown rows (csv/json)", "ctrl+s"),
+		CopyRow:  kb("y", "copy row (JSON)", "y"),
+		CopyID:   kb("Y", "copy id", "Y"),
+		CSV:      kb("c", "CSV", "c", "C"),
+		JSON:     kb("j", "JSON", "j", "J"),
+		Track:    kb("p", "follow payout in 3", "p"),
+
+		CopyPayout: kb("y", "copy payout id", "y"),
+		CopyReason: kb("Y", "copy reason", "Y"),
+
+		Follow:    kb("f", "follow / pause", "f"),
+		EventType: kb("t", "filter by type", "t"),
+		OpenEvent: kb("enter", "open event", "enter"),
+		CopyBody:  kb("y", "copy body", "y"),
+
+		Next:       kb("enter/tab", "next field", "enter", "tab"),
+		Prev:       kb("shift+tab", "previous field", "shift+tab"),
+		LeaveForm:  kb("esc", "leave (input kept)", "esc"),
+		ClearForm:  kb("ctrl+n", "clear form (asks)", "ctrl+n"),
+		Retry:      kb("enter", "retry (same key: cannot pay twice)", "enter"),
+		Edit:       kb("e", "edit", "e"),
+		SendAnyway: kb("a", "send anyway (a second payment)", "a"),
+		NewForm:    kb("n", "new form", "n", "ctrl+n"),
+		CopyResID:  kb("y", "copy id", "y"),
+		CopyToken:  kb("t", "copy resource token", "t"),
 	}
+}
+
+// tabKey is the view a tab key (1-7 or alt+1-7) names.
+func tabKey(k tea.KeyMsg) tab {
+	s := strings.TrimPrefix(k.String(), "alt+")
+	if len(s) != 1 || s[0] < '1' || s[0] > '7' {
+		return -1
+	}
+	return tab(s[0] - '1')
 }
 
 // helpMap adapts a view's bindings to bubbles/help.
@@ -50,6 +167,6 @@ type helpMap struct {
 func (h helpMap) ShortHelp() []key.Binding  { return h.short }
 func (h helpMap) FullHelp() [][]key.Binding { return h.full }
 
-func kb(keys, help, desc string, more ...string) key.Binding {
-	return key.NewBinding(key.WithKeys(append([]string{keys}, more...)...), key.WithHelp(help, desc))
+func kb(help, desc string, keys ...string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 }

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -14,7 +13,8 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/google/uuid"
 
-	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // Minimum usable window; below it the dashboard says so instead of
@@ -37,7 +37,11 @@ const (
 	numTabs
 )
 
+// tabNames are the views' titles (help, quit question).
 var tabNames = [numTabs]string{"Balances", "Transactions", "Payouts", "Events", "New payout", "New payment", "New mandate"}
+
+// tabShort are the tab bar's labels: one set at every width (they fit 80
+// columns), so a view is always called the same.
 var tabShort = [numTabs]string{"Balances", "Report", "Payouts", "Events", "Payout+", "Payment+", "Mandate+"}
 
 // commands maps ':' commands to tabs.
@@ -52,39 +56,33 @@ var commands = map[string]tab{
 // view is one tab's model. The root routes keys to the active view and
 // gives it the area below the header to draw in.
 type view interface {
-	update(m *model, msg tea.KeyMsg) tea.Cmd
-	view(m *model, w, h int) string
+	update(c *viewContext, msg tea.KeyMsg) tea.Cmd
+	view(c *viewContext, w, h int) string
 	// capturing reports that the view is taking text input, so the
 	// frame's single-key shortcuts must not fire.
 	capturing() bool
 	// startFilter handles '/'; it returns false when the view has none.
 	startFilter() (tea.Cmd, bool)
-	keys() helpMap
+	keys(c *viewContext) helpMap
 }
 
+// model is the root: it owns the frame and the views, and routes
+// messages between them. The views see only the shared viewContext.
 type model struct {
-	ctx   context.Context
-	opts  Options
-	now   func() time.Time
-	st    styles
-	keys  globalKeys
-	help  help.Model
-	after func(d time.Duration, msg tea.Msg) tea.Cmd
-	clip  io.Writer
-	newID func() string // transaction ids and idempotency keys
+	*viewContext
+	help help.Model
 
-	width, height int
-	tab           tab
-	showHelp      bool
-	quitAsk       bool
-	cmdActive     bool
-	cmdline       textinput.Model
+	tab       tab
+	prevTab   tab
+	showHelp  bool
+	quitAsk   bool
+	cmdActive bool
+	cmdline   textinput.Model
+	// refreshing holds the refresh kinds r asked for that have not
+	// answered yet.
+	refreshing int
 
-	flash      string
-	flashErr   bool
-	flashUntil time.Time
-
-	relay      webhookrelay.ConnState
+	relay      relayclient.ConnState
 	relayAt    time.Time
 	relayKnown bool
 
@@ -107,27 +105,32 @@ func newModel(ctx context.Context, opts Options) *model {
 	if opts.ExportDir == "" {
 		opts.ExportDir = "."
 	}
-	now := opts.Now
-	if now == nil {
-		now = time.Now
+	clk := opts.Clock
+	if clk == nil {
+		clk = clock.Real()
+	}
+	loc := opts.Location
+	if loc == nil {
+		loc = time.Local
 	}
 	ci := textinput.New()
 	ci.Prompt = ":"
 	ci.Placeholder = "balances, transactions, payouts, events, payout, payment, mandate, quit"
 	staticCursor(&ci)
 	m := &model{
-		ctx:     ctx,
-		opts:    opts,
-		now:     now,
-		st:      newStyles(),
-		keys:    newGlobalKeys(),
-		help:    help.New(),
-		clip:    os.Stdout,
-		cmdline: ci,
-		newID:   uuid.NewString,
-		after: func(d time.Duration, msg tea.Msg) tea.Cmd {
-			return tea.Tick(d, func(time.Time) tea.Msg { return msg })
+		viewContext: &viewContext{
+			ctx:     ctx,
+			opts:    opts,
+			clock:   clk,
+			loc:     loc,
+			backend: opts.Backend,
+			st:      newStyles(),
+			keys:    newKeyMap(),
+			clip:    os.Stdout,
+			newID:   uuid.NewString,
 		},
+		help:    help.New(),
+		cmdline: ci,
 	}
 	m.bal = newBalancesView()
 	m.tx = newTxView()
@@ -145,11 +148,11 @@ type reportTickMsg struct{}
 
 func (m *model) Init() tea.Cmd {
 	cmds := []tea.Cmd{
-		m.after(time.Second, secondMsg{}),
-		m.after(m.opts.BalanceRefresh, balanceTickMsg{}),
-		m.after(m.opts.ReportRefresh, reportTickMsg{}),
-		m.bal.fetch(m),
-		m.tx.load(m),
+		after(m.clock, time.Second, secondMsg{}),
+		after(m.clock, m.opts.BalanceRefresh, balanceTickMsg{}),
+		after(m.clock, m.opts.ReportRefresh, reportTickMsg{}),
+		m.bal.fetch(m.viewContext),
+		m.tx.load(m.viewContext),
 		m.listenEvents(),
 		m.listenStates(),
 	}
@@ -162,12 +165,11 @@ func (m *model) views() [numTabs]view {
 
 func (m *model) current() view { return m.views()[m.tab] }
 
-// setFlash shows a one-line message in the status bar for a while.
-func (m *model) setFlash(msg string, isErr bool) {
-	m.flash, m.flashErr, m.flashUntil = msg, isErr, m.now().Add(8*time.Second)
-}
+// c is the context the views are given.
+func (m *model) c() *viewContext { return m.viewContext }
 
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	c := m.c()
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -175,39 +177,46 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.resizeForms()
 	case secondMsg:
 		// The header clock, the relay retry countdown, the token countdowns
-		// and the tracker's change highlight all read m.now() in View; this
-		// tick just redraws them.
-		if !m.flashUntil.IsZero() && m.now().After(m.flashUntil) {
-			m.flash = ""
+		// and the tracker's change highlight all read the clock in View;
+		// this tick just redraws them.
+		if !m.flash.until.IsZero() && m.now().After(m.flash.until) {
+			m.flash = flash{owner: m.tab}
 		}
-		return m, m.after(time.Second, secondMsg{})
+		return m, after(m.clock, time.Second, secondMsg{})
 	case balanceTickMsg:
-		return m, tea.Batch(m.bal.fetch(m), m.after(m.opts.BalanceRefresh, balanceTickMsg{}))
+		return m, tea.Batch(m.bal.fetch(c), after(m.clock, m.opts.BalanceRefresh, balanceTickMsg{}))
 	case reportTickMsg:
-		next := m.after(m.opts.ReportRefresh, reportTickMsg{})
+		next := after(m.clock, m.opts.ReportRefresh, reportTickMsg{})
 		// Only what is new since the last load; refresh starts nothing
 		// while a load or refresh is running.
-		return m, tea.Batch(m.tx.refresh(m), next)
+		return m, tea.Batch(m.tx.refresh(c), next)
 	case balancesMsg:
-		return m, m.bal.apply(m, msg)
+		cmd := m.bal.apply(c, msg)
+		if msg.err == nil {
+			m.accounts = m.bal.accounts()
+			m.refreshed(refreshBalances)
+		}
+		return m, cmd
 	case relayEventsMsg:
 		return m, m.onEvents(msg)
 	case relayStateMsg:
 		return m, m.onState(msg)
 	case txLoadedMsg:
-		cmd := m.tx.loaded(m, msg)
+		cmd := m.tx.loaded(c, msg)
+		m.refreshed(refreshReport)
 		return m, tea.Batch(cmd, m.tracker.lookup(m.tx.store))
 	case payoutRowsMsg:
-		m.tracker.applyRows(m, msg)
+		m.tracker.applyRows(c, msg)
+		m.followPayout()
 		return m, nil
 	case txResultMsg:
-		m.tx.result(m, msg)
+		m.tx.result(c, msg)
 		return m, nil
 	case exportedMsg:
 		if msg.err != nil {
 			m.setFlash("export failed: "+msg.err.Error(), true)
 		} else {
-			m.setFlash("exported "+thousands(msg.n)+" rows to "+msg.path, false)
+			m.setFlash("exported "+thousands(msg.n)+" rows to "+msg.path+" (times in UTC)", false)
 		}
 		return m, nil
 	case flashMsg:
@@ -217,14 +226,51 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.routeFormMsg(msg)
 	case sentMsg:
 		if f := m.formFor(msg.tab); f != nil {
-			return m, f.sent(m, msg)
+			return m, f.sent(c, msg)
 		}
 		return m, nil
+	case payoutAcceptedMsg:
+		// The payout form's send was accepted: the tracker follows it.
+		m.tracker.addSent(c, msg.req)
+		m.followPayout()
+		return m, nil
+	case leaveFormMsg:
+		return m, m.switchTab(m.prevTab)
 	case tea.KeyMsg:
 		return m, m.handleKey(msg)
 	}
 	return m, nil
 }
+
+// followPayout hands the payout form the tracker's view of the payout it
+// sent, so its result follows the webhooks without reading the tracker.
+func (m *model) followPayout() {
+	if p, ok := m.payout.spec.(*payoutForm); ok && m.payout.phase == phaseDone {
+		if id := m.payout.resultID(); id != "" {
+			p.progress = m.tracker.snapshot(id)
+		}
+	}
+}
+
+// refresh kinds: r asks for some; the "refreshing…" message goes once
+// all have answered.
+const (
+	refreshBalances = 1 << iota
+	refreshReport
+)
+
+// refreshed notes that one kind of refresh answered.
+func (m *model) refreshed(kind int) {
+	if m.refreshing&kind == 0 {
+		return
+	}
+	m.refreshing &^= kind
+	if m.refreshing == 0 && m.flash.text == refreshingText {
+		m.flash = flash{owner: m.tab}
+	}
+}
+
+const refreshingText = "refreshing…"
 
 func (m *model) handleKey(k tea.KeyMsg) tea.Cmd {
 	// Keys typed faster than the program reads them (or sent by a script)
@@ -237,75 +283,82 @@ func (m *model) handleKey(k tea.KeyMsg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	}
-	s := k.String()
+	keys := m.keys
 	if m.quitAsk {
-		switch s {
-		case "y", "Y", "ctrl+c":
+		switch {
+		case key.Matches(k, keys.Yes, keys.ForceQuit):
 			return tea.Quit
-		case "n", "N", "esc":
+		case key.Matches(k, keys.No):
 			m.quitAsk = false
 		}
 		return nil
 	}
-	if s == "ctrl+c" {
+	if key.Matches(k, keys.ForceQuit) {
 		return m.requestQuit()
 	}
-	if strings.HasPrefix(s, "alt+") && len(s) == 5 && s[4] >= '1' && s[4] <= '7' {
-		return m.switchTab(tab(s[4] - '1'))
+	if key.Matches(k, keys.AltTabs) {
+		return m.switchTab(tabKey(k))
 	}
 	if m.cmdActive {
 		return m.updateCmdline(k)
 	}
 	if m.showHelp {
-		switch s {
-		case "?", "esc", "q", "enter":
+		if key.Matches(k, keys.Help, keys.Back, keys.Quit, keys.Enter) {
 			m.showHelp = false
 		}
 		return nil
 	}
 	v := m.current()
-	// A form that has just opened sits on a choice (source account, type)
-	// where digits mean nothing: 1-7 still switch views there, so
-	// pressing 5 and then 1 does not leave the operator stuck.
-	if f := m.formFor(m.tab); f != nil && f.digitsFree() && key.Matches(k, m.keys.Tabs) {
-		return m.switchTab(tab(s[0] - '1'))
+	// In a form every key is the form's, even on a choice field: a UUID
+	// typed there must never switch views or act on another view. ? on a
+	// choice or the confirmation (which take no text) opens help.
+	if f := m.formFor(m.tab); f != nil && f.capturing() {
+		if key.Matches(k, keys.Help) && f.choiceFocused() {
+			m.showHelp = true
+			return nil
+		}
+		return f.update(m.c(), k)
 	}
 	if v.capturing() {
-		return v.update(m, k)
+		return v.update(m.c(), k)
 	}
 	switch {
-	case key.Matches(k, m.keys.Quit):
+	case key.Matches(k, keys.Quit):
 		return m.requestQuit()
-	case key.Matches(k, m.keys.Help):
+	case key.Matches(k, keys.Help):
 		m.showHelp = true
 		return nil
-	case key.Matches(k, m.keys.Command):
+	case key.Matches(k, keys.Command):
 		m.cmdActive = true
 		m.cmdline.SetValue("")
 		return m.cmdline.Focus()
-	case key.Matches(k, m.keys.Tabs):
-		return m.switchTab(tab(s[0] - '1'))
-	case key.Matches(k, m.keys.Refresh):
+	case key.Matches(k, keys.Tabs):
+		return m.switchTab(tabKey(k))
+	case key.Matches(k, keys.Refresh):
 		return m.refresh()
-	case key.Matches(k, m.keys.Filter):
+	case key.Matches(k, keys.Filter):
 		if cmd, ok := v.startFilter(); ok {
 			return cmd
 		}
 		m.setFlash("this view has nothing to filter", false)
 		return nil
 	}
-	return v.update(m, k)
+	return v.update(m.c(), k)
 }
 
 func (m *model) refresh() tea.Cmd {
-	cmds := []tea.Cmd{m.bal.fetch(m)}
+	cmds := []tea.Cmd{m.bal.fetch(m.c())}
+	m.refreshing |= refreshBalances
 	// On the tracker, a refresh also reloads the report when some payouts
 	// are known only by id: the new report has their amount and
 	// beneficiary (one report call, not one per payout).
 	if m.tab == tabTransactions || (m.tab == tabPayouts && m.tracker.unknown() > 0) {
-		cmds = append(cmds, m.tx.refresh(m))
+		if cmd := m.tx.refresh(m.c()); cmd != nil {
+			cmds = append(cmds, cmd)
+			m.refreshing |= refreshReport
+		}
 	}
-	m.setFlash("refreshing…", false)
+	m.setFlash(refreshingText, false)
 	return tea.Batch(cmds...)
 }
 
@@ -313,26 +366,54 @@ func (m *model) switchTab(t tab) tea.Cmd {
 	if t < 0 || t >= numTabs {
 		return nil
 	}
-	m.tab = t
+	if t != m.tab {
+		m.prevTab, m.tab = m.tab, t
+		// A message belongs to the view it was said on.
+		if m.flash.owner != t {
+			m.flash = flash{}
+		}
+	}
+	m.flash.owner = t
 	m.showHelp = false
 	switch t {
 	case tabPayout:
-		return m.payout.focus(m)
+		return m.payout.focus(m.c())
 	case tabPayment:
-		return m.payment.focus(m)
+		return m.payment.focus(m.c())
 	case tabMandate:
-		return m.mandate.focus(m)
+		return m.mandate.focus(m.c())
 	}
 	return nil
 }
 
+// commandNames are the ':' commands, in the order completion offers them.
+var commandNames = []string{"balances", "transactions", "payouts", "events", "payout", "payment", "mandate", "help", "quit"}
+
+// complete extends a typed command to the first command it begins.
+func complete(prefix string) string {
+	p := strings.ToLower(strings.TrimSpace(prefix))
+	if p == "" {
+		return prefix
+	}
+	for _, c := range commandNames {
+		if strings.HasPrefix(c, p) {
+			return c
+		}
+	}
+	return prefix
+}
+
 func (m *model) updateCmdline(k tea.KeyMsg) tea.Cmd {
-	switch k.String() {
-	case "esc":
+	switch {
+	case key.Matches(k, m.keys.Back):
 		m.cmdActive = false
 		m.cmdline.Blur()
 		return nil
-	case "enter":
+	case key.Matches(k, m.keys.Complete):
+		m.cmdline.SetValue(complete(m.cmdline.Value()))
+		m.cmdline.CursorEnd()
+		return nil
+	case key.Matches(k, m.keys.Enter):
 		m.cmdActive = false
 		m.cmdline.Blur()
 		c := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(m.cmdline.Value(), ":")))
@@ -346,9 +427,11 @@ func (m *model) updateCmdline(k tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		if t, ok := commands[c]; ok {
+			// A command that worked replaces whatever the last one said.
+			m.flash = flash{owner: m.tab}
 			return m.switchTab(t)
 		}
-		m.setFlash("unknown command :"+c+" — try :balances :transactions :payouts :events :payout :payment :mandate :quit", true)
+		m.setFlash("unknown command :"+c+" — try :balances :transactions :payouts :events :payout :payment :mandate :quit (tab completes)", true)
 		return nil
 	}
 	var cmd tea.Cmd
@@ -390,7 +473,7 @@ func (m *model) formFor(t tab) *formView {
 
 func (m *model) routeFormMsg(msg formMsg) tea.Cmd {
 	if f := m.formFor(msg.tab); f != nil {
-		return f.route(m, msg.msg)
+		return f.route(m.c(), msg.msg)
 	}
 	return nil
 }
@@ -398,7 +481,7 @@ func (m *model) routeFormMsg(msg formMsg) tea.Cmd {
 func (m *model) resizeForms() tea.Cmd {
 	var cmds []tea.Cmd
 	for _, f := range []*formView{m.payout, m.payment, m.mandate} {
-		cmds = append(cmds, f.resize(m))
+		cmds = append(cmds, f.resize(m.c()))
 	}
 	return tea.Batch(cmds...)
 }
@@ -406,12 +489,12 @@ func (m *model) resizeForms() tea.Cmd {
 // ---- relay ----
 
 type relayEventsMsg struct {
-	events []webhookrelay.Event
+	events []relayclient.Event
 	closed bool
 }
 
 type relayStateMsg struct {
-	state  webhookrelay.ConnState
+	state  relayclient.ConnState
 	closed bool
 }
 
@@ -420,12 +503,12 @@ const maxEventBatch = 512
 
 // drainEvents blocks for one event, then takes whatever else is already
 // queued (up to max) without waiting, so a burst costs one redraw.
-func drainEvents(ch <-chan webhookrelay.Event, max int) relayEventsMsg {
+func drainEvents(ch <-chan relayclient.Event, max int) relayEventsMsg {
 	ev, ok := <-ch
 	if !ok {
 		return relayEventsMsg{closed: true}
 	}
-	batch := []webhookrelay.Event{ev}
+	batch := []relayclient.Event{ev}
 	for len(batch) < max {
 		select {
 		case ev, ok := <-ch:
@@ -477,19 +560,20 @@ func (m *model) onEvents(msg relayEventsMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	if len(msg.events) > 0 {
 		m.events.add(msg.events)
-		if m.tracker.apply(m, msg.events) {
+		if m.tracker.apply(m.c(), msg.events) {
 			// Any payout movement changes balances: refresh now rather than
 			// waiting for the next poll.
-			cmds = append(cmds, m.bal.fetch(m))
+			cmds = append(cmds, m.bal.fetch(m.c()))
 		}
 		// Payouts from other operators arrive by id only: their amount and
 		// beneficiary come from the report already loaded, if it has them.
 		cmds = append(cmds, m.tracker.lookup(m.tx.store))
+		m.followPayout()
 	}
 	if !msg.closed {
 		cmds = append(cmds, m.listenEvents())
-	} else if !m.relayKnown || m.relay.Status != webhookrelay.StateOffline {
-		m.relay = webhookrelay.ConnState{Status: webhookrelay.StateOffline}
+	} else if !m.relayKnown || m.relay.Status != relayclient.StateOffline {
+		m.relay = relayclient.ConnState{Status: relayclient.StateOffline}
 		m.relayKnown, m.relayAt = true, m.now()
 	}
 	return tea.Batch(cmds...)
@@ -512,16 +596,16 @@ func (m *model) relayText() (string, lipgloss.Style) {
 		return "relay: connecting", m.st.warn
 	}
 	switch m.relay.Status {
-	case webhookrelay.StateLive:
+	case relayclient.StateLive:
 		return "relay: live", m.st.good
-	case webhookrelay.StateReconnecting:
+	case relayclient.StateReconnecting:
 		left := m.relay.RetryIn - m.now().Sub(m.relayAt)
 		secs := int((left + time.Second - 1) / time.Second)
 		if secs < 0 {
 			secs = 0
 		}
 		return "relay: reconnecting in " + itoa(secs) + "s", m.st.warn
-	case webhookrelay.StateOffline:
+	case relayclient.StateOffline:
 		return "relay: offline", m.st.bad
 	}
 	return "relay: " + m.relay.Status, m.st.warn
@@ -564,7 +648,7 @@ func (m *model) View() string {
 	case m.showHelp:
 		body = m.helpView()
 	default:
-		body = m.current().view(m, m.width, bodyH)
+		body = m.current().view(m.c(), m.width, bodyH)
 	}
 	// Views size themselves to the width; clipping here is the guarantee
 	// that no line ever wraps and scrolls the frame.
@@ -584,7 +668,7 @@ func (m *model) headerLine() string {
 	}
 	rt, rs := m.relayText()
 	parts := []string{rs.Render(rt), "refreshed " + clockTime(m.bal.lastAt, loc)}
-	if low := m.bal.lowAlerts(m); low != "" {
+	if low := m.bal.lowAlerts(m.c()); low != "" {
 		parts = append(parts, m.st.alert.Render("⚠ low balance: "+low))
 	}
 	right := strings.Join(parts, " · ")
@@ -610,60 +694,99 @@ func (m *model) tabsLine() string {
 		}
 		return strings.Join(parts, "")
 	}
-	line := render(tabNames)
-	if lipgloss.Width(line) > m.width {
-		line = render(tabShort)
-	}
-	return fit(line, m.width)
+	return fit(render(tabShort), m.width)
 }
 
 func (m *model) statusLine() string {
 	if m.cmdActive {
 		return m.cmdline.View()
 	}
-	if m.flash != "" {
+	if m.flash.text != "" {
 		st := m.st.good
-		if m.flashErr {
+		if m.flash.err {
 			st = m.st.bad
 		}
-		return st.Render(fit(m.flash, m.width))
+		return st.Render(fit(m.flash.text, m.width))
 	}
 	return ""
 }
 
 func (m *model) helpLine() string {
-	h := m.current().keys()
-	short := append([]key.Binding{}, h.short...)
+	c := m.c()
+	h := m.current().keys(c)
+	var tail []key.Binding
 	if m.current().capturing() {
-		short = append(short, m.keys.AltTabs, kb("ctrl+c", "ctrl+c", "quit"))
+		tail = []key.Binding{m.keys.AltTabs, m.keys.ForceQuit}
 	} else {
-		short = append(short, m.keys.Tabs, m.keys.Command, m.keys.Help, m.keys.Quit)
+		tail = []key.Binding{m.keys.Tabs, m.keys.Command, m.keys.Help, m.keys.Quit}
 	}
-	// bubbles/help can overrun a narrow line; the frame must not wrap.
-	return fit(m.help.ShortHelpView(short), m.width)
+	// The frame's keys (help above all) always show: the view's own go
+	// from the end until the line fits.
+	short := h.short
+	hm := m.help
+	hm.Width = 0 // measured here; bubbles/help would cut with …
+	for {
+		line := hm.ShortHelpView(append(append([]key.Binding{}, short...), tail...))
+		if lipgloss.Width(line) <= m.width || (len(short) == 0 && len(tail) <= 1) {
+			return fit(line, m.width)
+		}
+		if len(short) > 0 {
+			short = short[:len(short)-1]
+		} else {
+			tail = tail[1:]
+		}
+	}
 }
 
 func (m *model) helpView() string {
 	g := m.keys
 	frame := [][]key.Binding{
 		{g.Tabs, g.AltTabs, g.Command, g.Filter},
-		{g.Help, g.Refresh, g.Quit, kb("ctrl+c", "ctrl+c", "quit (asks if unsent)")},
+		{g.Help, g.Refresh, g.Quit, g.ForceQuit},
 	}
 	var b strings.Builder
 	b.WriteString(m.st.title.Render("Help — "+tabNames[m.tab]) + "\n\n")
 	b.WriteString(m.st.bold.Render("This view") + "\n")
-	full := m.current().keys().full
-	hm := m.help
-	hm.ShowAll = true
-	b.WriteString(hm.FullHelpView(full) + "\n\n")
+	b.WriteString(m.helpColumns(m.current().keys(m.c()).full) + "\n\n")
 	b.WriteString(m.st.bold.Render("Everywhere") + "\n")
-	b.WriteString(hm.FullHelpView(frame) + "\n\n")
-	b.WriteString(m.st.muted.Render("Commands: :balances :transactions :payouts :events :payout :payment :mandate :quit — press ? or esc to close"))
+	b.WriteString(m.helpColumns(frame) + "\n\n")
+	b.WriteString(m.st.muted.Render(wrapText("Commands: :balances :transactions :payouts :events :payout :payment :mandate :quit (tab completes) — press ? or esc to close", m.width)))
 	lines := strings.Split(b.String(), "\n")
 	for i, l := range lines {
 		lines[i] = fit(l, m.width)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// helpColumns lays the help's columns side by side while they fit and
+// starts a new row of columns when the next would not: no binding is ever
+// cut off a narrow screen.
+func (m *model) helpColumns(cols [][]key.Binding) string {
+	hm := m.help
+	hm.ShowAll = true
+	hm.Width = 0
+	var rows []string
+	var row []string
+	roww := 0
+	const gap = "    "
+	for _, col := range cols {
+		block := hm.FullHelpView([][]key.Binding{col})
+		bw := lipgloss.Width(block)
+		if len(row) > 0 && roww+len(gap)+bw > m.width {
+			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+			row, roww = nil, 0
+		}
+		if len(row) > 0 {
+			row = append(row, gap)
+			roww += len(gap)
+		}
+		row = append(row, block)
+		roww += bw
+	}
+	if len(row) > 0 {
+		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+	}
+	return strings.Join(rows, "\n")
 }
 
 func (m *model) quitView(h int) string {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/paydash/paydash/internal/clock"
 )
 
 // Run returns cleanly (nil) when its context ends, the way `paydash demo`
@@ -14,7 +15,7 @@ func TestRunStopsWhenContextDone(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Options{Backend: newFake(100), Now: fixedClock}, tea.WithInput(nil), tea.WithOutput(io.Discard))
+		done <- Run(ctx, Options{Backend: newFake(100), Clock: clock.NewFake(fixedNow)}, tea.WithInput(nil), tea.WithOutput(io.Discard))
 	}()
 	cancel()
 	if err := <-done; err != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/report"
-	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // highlightFor is how long a payout row stays highlighted after it moved.
@@ -122,7 +122,7 @@ func (v *trackerView) lookup(st *report.Store) tea.Cmd {
 	return func() tea.Msg { return payoutRowsMsg{rows: st.FindIDs(want)} }
 }
 
-func (v *trackerView) applyRows(m *model, msg payoutRowsMsg) {
+func (v *trackerView) applyRows(c *viewContext, msg payoutRowsMsg) {
 	for id, t := range msg.rows {
 		if p := v.byID[id]; p != nil && p.req == nil && p.row == nil {
 			t := t
@@ -142,10 +142,10 @@ func (v *trackerView) unknown() int {
 	return n
 }
 
-func (v *trackerView) get(m *model, id string) *trackedPayout {
+func (v *trackerView) get(c *viewContext, id string) *trackedPayout {
 	p := v.byID[id]
 	if p == nil {
-		p = &trackedPayout{id: id, firstSeen: m.now()}
+		p = &trackedPayout{id: id, firstSeen: c.now()}
 		v.byID[id] = p
 		v.list = slices.Insert(v.list, 0, p)
 	}
@@ -153,19 +153,19 @@ func (v *trackerView) get(m *model, id string) *trackedPayout {
 }
 
 // addSent records a payout this session sent and the service accepted.
-func (v *trackerView) addSent(m *model, req *api.PayoutRequest) {
-	p := v.get(m, req.TransactionID)
+func (v *trackerView) addSent(c *viewContext, req *api.PayoutRequest) {
+	p := v.get(c, req.TransactionID)
 	p.mine, p.req = true, req
 	if p.state == "" {
 		p.state = stateSent
 	}
-	p.steps = append(p.steps, payoutStep{state: stateSent, at: m.now()})
-	p.changedAt = m.now()
+	p.steps = append(p.steps, payoutStep{state: stateSent, at: c.now()})
+	p.changedAt = c.now()
 }
 
 // apply feeds relay events into the tracker. It reports whether any was
 // about a payout, which is the cue to refresh balances.
-func (v *trackerView) apply(m *model, evs []webhookrelay.Event) bool {
+func (v *trackerView) apply(c *viewContext, evs []relayclient.Event) bool {
 	touched := false
 	for _, ev := range evs {
 		if ev.PayoutID == "" || ev.State == "" {
@@ -181,7 +181,7 @@ func (v *trackerView) apply(m *model, evs []webhookrelay.Event) bool {
 			}
 			v.events[ev.EventID] = true
 		}
-		p := v.get(m, ev.PayoutID)
+		p := v.get(c, ev.PayoutID)
 		at := ev.OccurredAt
 		if at.IsZero() {
 			at = ev.ReceivedAt
@@ -199,7 +199,7 @@ func (v *trackerView) apply(m *model, evs []webhookrelay.Event) bool {
 				p.reason = ev.Reason
 			}
 		}
-		p.changedAt = m.now()
+		p.changedAt = c.now()
 	}
 	return touched
 }
@@ -226,34 +226,32 @@ func (v *trackerView) capturing() bool { return v.filter.active }
 
 func (v *trackerView) startFilter() (tea.Cmd, bool) { return v.filter.start(), true }
 
-var trackerCopy = kb("y", "y", "copy payout id")
-
-func (v *trackerView) keys() helpMap {
-	g := newGlobalKeys()
+func (v *trackerView) keys(c *viewContext) helpMap {
+	g := c.keys
 	if v.filter.active {
-		return filterBarKeys
+		return filterBarKeys(c.keys)
 	}
 	return helpMap{
-		short: []key.Binding{g.Up, g.Down, g.Filter, trackerCopy},
-		full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom}, {g.Filter, trackerCopy}},
+		short: []key.Binding{g.Up, g.Down, g.Filter, c.keys.CopyPayout},
+		full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom}, {g.Filter, c.keys.CopyPayout}},
 	}
 }
 
-func (v *trackerView) update(m *model, k tea.KeyMsg) tea.Cmd {
+func (v *trackerView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 	if v.filter.active {
-		cmd, _ := v.filter.update(k)
+		cmd, _ := v.filter.update(c.keys, k)
 		return cmd
 	}
 	rows := v.visible()
-	if v.nav.move(k, &m.keys, len(rows), v.pageH) {
+	if v.nav.move(k, c.keys, len(rows), v.pageH) {
 		return nil
 	}
 	switch {
-	case k.String() == "esc":
+	case key.Matches(k, c.keys.Back):
 		v.filter.set("")
-	case key.Matches(k, trackerCopy) && v.nav.cursor < len(rows):
+	case key.Matches(k, c.keys.CopyPayout) && v.nav.cursor < len(rows):
 		id := rows[v.nav.cursor].id
-		return m.copyText(id, "payout id "+id)
+		return c.copyText(id, "payout id "+id)
 	}
 	return nil
 }
@@ -278,20 +276,20 @@ func timeline(p *trackedPayout, loc *time.Location) string {
 	return strings.Join(parts, " → ")
 }
 
-func (v *trackerView) view(m *model, w, h int) string {
+func (v *trackerView) view(c *viewContext, w, h int) string {
 	var b strings.Builder
 	rows := v.visible()
 	switch {
 	case v.filter.shown():
 		b.WriteString(v.filter.view())
 	case len(v.list) == 0:
-		b.WriteString(m.st.muted.Render(fit("No payouts yet: send one from 5 New payout, or wait for the relay's events.", w)))
+		b.WriteString(c.st.muted.Render(fit("No payouts yet: send one from 5 New payout, or wait for the relay's events.", w)))
 	default:
 		info := plural(len(v.list), "payout", "payouts") + " this session"
 		if n := v.unknown(); n > 0 {
 			info += " · " + itoa(n) + " not in the loaded report (r reloads it)"
 		}
-		b.WriteString(m.st.muted.Render(fit(info+" · authorised → submitted → settled, or rejected/failed · changes highlight for 2s", w)))
+		b.WriteString(c.st.muted.Render(fit(info+" · authorised → submitted → settled, or rejected/failed · changes highlight for 2s", w)))
 	}
 	b.WriteByte('\n')
 	// The amount column grows to the widest amount on screen, as on the
@@ -303,7 +301,7 @@ func (v *trackerView) view(m *model, w, h int) string {
 		}
 	}
 	ws := layoutCols(specs, w-1)
-	b.WriteString(m.st.header.Render(" " + headerCells(specs, ws)))
+	b.WriteString(c.st.header.Render(" " + headerCells(specs, ws)))
 	b.WriteByte('\n')
 	detailH := 0
 	if len(rows) > 0 {
@@ -312,8 +310,8 @@ func (v *trackerView) view(m *model, w, h int) string {
 	listH := max(h-2-detailH, 1)
 	v.pageH = listH
 	v.nav.clamp(len(rows), listH)
-	loc := m.now().Location()
-	now := m.now()
+	loc := c.now().Location()
+	now := c.now()
 	cells := make([]string, len(trackerCols))
 	for i := v.nav.top; i < min(v.nav.top+listH, len(rows)); i++ {
 		p := rows[i]
@@ -330,30 +328,30 @@ func (v *trackerView) view(m *model, w, h int) string {
 		switch {
 		case i == v.nav.cursor:
 			renderCells(&line, specs, ws, cells)
-			b.WriteString(m.st.selected.Render(fit(line.String(), w)))
+			b.WriteString(c.st.selected.Render(fit(line.String(), w)))
 		case now.Sub(p.changedAt) < highlightFor:
 			renderCells(&line, specs, ws, cells)
-			b.WriteString(m.st.highlight.Render(fit(line.String(), w)))
+			b.WriteString(c.st.highlight.Render(fit(line.String(), w)))
 		default:
-			renderCells(&line, specs, ws, cells, nil, nil, nil, m.stateStyle(p.state))
+			renderCells(&line, specs, ws, cells, nil, nil, nil, c.stateStyle(p.state))
 			b.WriteString(line.String())
 		}
 		b.WriteByte('\n')
 	}
 	if detailH > 0 && v.nav.cursor < len(rows) {
 		out := padLines(strings.TrimSuffix(b.String(), "\n"), h-detailH)
-		return out + "\n" + v.detail(m, rows[v.nav.cursor], w)
+		return out + "\n" + v.detail(c, rows[v.nav.cursor], w)
 	}
 	return b.String()
 }
 
-func (v *trackerView) detail(m *model, p *trackedPayout, w int) string {
-	loc := m.now().Location()
+func (v *trackerView) detail(c *viewContext, p *trackedPayout, w int) string {
+	loc := c.now().Location()
 	var b strings.Builder
-	b.WriteString(m.st.muted.Render(strings.Repeat("─", w)) + "\n")
-	head := "payout " + clean(p.id) + " · " + m.stateStyle(p.state).Render(clean(p.state))
+	b.WriteString(c.st.muted.Render(strings.Repeat("─", w)) + "\n")
+	head := "payout " + clean(p.id) + " · " + c.stateStyle(p.state).Render(clean(p.state))
 	if p.reason != "" {
-		head += " · reason " + m.st.bad.Render(clean(p.reason))
+		head += " · reason " + c.st.bad.Render(clean(p.reason))
 	}
 	if p.mine {
 		head += " · sent from this dashboard"
@@ -366,7 +364,7 @@ func (v *trackerView) detail(m *model, p *trackedPayout, w int) string {
 		}
 		b.WriteString(fit(clean(line), w) + "\n")
 	} else {
-		b.WriteString(m.st.muted.Render(fit("amount and beneficiary: not in the loaded transaction report yet; r reloads it", w)) + "\n")
+		b.WriteString(c.st.muted.Render(fit("amount and beneficiary: not in the loaded transaction report yet; r reloads it", w)) + "\n")
 	}
 	for i, s := range p.steps {
 		if i >= 5 {
@@ -377,9 +375,21 @@ func (v *trackerView) detail(m *model, p *trackedPayout, w int) string {
 			line += "  " + clean(s.reason)
 		}
 		if s.eventID != "" {
-			line += m.st.muted.Render("  event " + clean(s.eventID))
+			line += c.st.muted.Render("  event " + clean(s.eventID))
 		}
 		b.WriteString(fit(line, w) + "\n")
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// snapshot is a copy of what the tracker knows of one payout, for the
+// payout form's result (nil when it is not tracked).
+func (v *trackerView) snapshot(id string) *trackedPayout {
+	p := v.byID[id]
+	if p == nil {
+		return nil
+	}
+	cp := *p
+	cp.steps = slices.Clone(p.steps)
+	return &cp
 }

@@ -100,12 +100,12 @@ func (v *txView) Totals() []report.Total { return v.totals }
 
 // load streams the whole report into a fresh store, off the Update path.
 // A reload cancels a load or refresh still running.
-func (v *txView) load(m *model) tea.Cmd {
-	be := m.opts.Backend
+func (v *txView) load(c *viewContext) tea.Cmd {
+	be := c.backend
 	if be == nil {
 		return nil
 	}
-	ctx, gen := v.startLoad(m)
+	ctx, gen := v.startLoad(c)
 	counter := new(atomic.Int64)
 	v.loadCount = counter
 	v.loading = true
@@ -116,11 +116,11 @@ func (v *txView) load(m *model) tea.Cmd {
 	}
 }
 
-func (v *txView) startLoad(m *model) (context.Context, uint64) {
+func (v *txView) startLoad(c *viewContext) (context.Context, uint64) {
 	if v.loadCancel != nil {
 		v.loadCancel()
 	}
-	ctx, cancel := context.WithCancel(m.ctx)
+	ctx, cancel := context.WithCancel(c.ctx)
 	v.loadCancel = cancel
 	v.loadGen++
 	return ctx, v.loadGen
@@ -129,18 +129,18 @@ func (v *txView) startLoad(m *model) (context.Context, uint64) {
 // refresh asks only for what is new since the last load; with nothing
 // loaded yet it loads. A refresh never starts while a load or another
 // refresh runs.
-func (v *txView) refresh(m *model) tea.Cmd {
+func (v *txView) refresh(c *viewContext) tea.Cmd {
 	if v.store == nil || v.loadErr != nil {
 		if v.loading {
 			return nil
 		}
-		return v.load(m)
+		return v.load(c)
 	}
-	be := m.opts.Backend
+	be := c.backend
 	if be == nil || v.loading || v.refreshing {
 		return nil
 	}
-	ctx, gen := v.startLoad(m)
+	ctx, gen := v.startLoad(c)
 	v.refreshing = true
 	st, want, order, orderSort := v.store, v.sort, v.order, v.orderSort
 	return func() tea.Msg {
@@ -160,7 +160,7 @@ func loadStore(ctx context.Context, be Backend, gen uint64, want report.SortKey,
 	return txLoadedMsg{gen: gen, store: st, order: st.Sorted(st.All(), want), sort: want, err: err}
 }
 
-func (v *txView) loaded(m *model, msg txLoadedMsg) tea.Cmd {
+func (v *txView) loaded(c *viewContext, msg txLoadedMsg) tea.Cmd {
 	if msg.gen != v.loadGen {
 		return nil // a newer load replaced this one
 	}
@@ -172,10 +172,10 @@ func (v *txView) loaded(m *model, msg txLoadedMsg) tea.Cmd {
 	v.loadErr = nil
 	if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
 		if msg.refresh {
-			m.setFlash("transactions: refresh: "+msg.err.Error()+" (r to retry, R to reload the whole report)", true)
+			c.setFlash("transactions: refresh: "+msg.err.Error()+" (r to retry, R to reload the whole report)", true)
 		} else {
 			v.loadErr = msg.err
-			m.setFlash("transactions: "+msg.err.Error()+" (showing the "+itoa(msg.store.Len())+" rows received; r to retry)", true)
+			c.setFlash("transactions: "+msg.err.Error()+" (showing the "+itoa(msg.store.Len())+" rows received; r to retry)", true)
 		}
 	}
 	v.store = msg.store
@@ -184,15 +184,15 @@ func (v *txView) loaded(m *model, msg txLoadedMsg) tea.Cmd {
 	if msg.refresh {
 		// Row numbers mean the same transactions in the new store: keep
 		// the filter, the sort and the selected row.
-		return v.recompute(m, true)
+		return v.recompute(c, true)
 	}
 	v.idx = msg.order
 	v.applied = report.Query{}
 	v.appliedSort = msg.sort
 	v.busy = false
-	q := v.parse(m)
+	q := v.parse(c)
 	if !q.Empty() || v.sort != msg.sort {
-		return v.recompute(m, false)
+		return v.recompute(c, false)
 	}
 	v.totals = v.store.Totals(v.idx)
 	v.problems = nil
@@ -200,17 +200,17 @@ func (v *txView) loaded(m *model, msg txLoadedMsg) tea.Cmd {
 	return nil
 }
 
-func (v *txView) parse(m *model) report.Query {
-	return report.Parse(v.filter.value(), m.now())
+func (v *txView) parse(c *viewContext) report.Query {
+	return report.Parse(v.filter.value(), c.now())
 }
 
 // recompute asks for the rows matching the filter bar in the wanted sort.
 // keepSel keeps the selected transaction selected (after a refresh).
-func (v *txView) recompute(m *model, keepSel bool) tea.Cmd {
+func (v *txView) recompute(c *viewContext, keepSel bool) tea.Cmd {
 	if v.store == nil {
 		return nil
 	}
-	q := v.parse(m)
+	q := v.parse(c)
 	gen := v.gen.Add(1)
 	v.busy = true
 	req := computeReq{
@@ -272,7 +272,7 @@ func (r computeReq) run() txResultMsg {
 	return res
 }
 
-func (v *txView) result(m *model, msg txResultMsg) {
+func (v *txView) result(c *viewContext, msg txResultMsg) {
 	if msg.gen != v.gen.Load() || msg.err != nil {
 		return // superseded
 	}
@@ -365,88 +365,71 @@ func cycle(values []string, cur string) string {
 
 // ---- keys ----
 
-var txKeys = struct {
-	sort, reverse, date, typ, cur, status, detail, export, copyRow, copyID, reload key.Binding
-}{
-	sort:    kb("s", "s", "sort by next column"),
-	reverse: kb("S", "S", "reverse sort"),
-	date:    kb("d", "d", "date: today/7d/30d/all"),
-	typ:     kb("t", "t", "type filter"),
-	cur:     kb("c", "c", "currency filter"),
-	status:  kb("u", "u", "status filter"),
-	detail:  kb("enter", "enter", "detail pane"),
-	export:  kb("ctrl+s", "ctrl+s", "export shown rows (csv/json)"),
-	copyRow: kb("y", "y", "copy row (JSON)"),
-	copyID:  kb("Y", "Y", "copy id"),
-	reload:  kb("R", "R", "reload the whole report"),
-}
-
 func (v *txView) capturing() bool { return v.filter.active || v.exportAsk }
 
 func (v *txView) startFilter() (tea.Cmd, bool) { return v.filter.start(), true }
 
-func (v *txView) keys() helpMap {
-	g := newGlobalKeys()
-	k := txKeys
+func (v *txView) keys(c *viewContext) helpMap {
+	g := c.keys
+	k := c.keys
 	if v.filter.active {
-		return filterBarKeys
+		return filterBarKeys(c.keys)
 	}
 	if v.exportAsk {
-		return helpMap{short: []key.Binding{kb("c", "c", "CSV"), kb("j", "j", "JSON"), kb("esc", "esc", "cancel")}}
+		return helpMap{short: []key.Binding{c.keys.CSV, c.keys.JSON, c.keys.Back}}
 	}
 	return helpMap{
-		short: []key.Binding{g.Filter, k.sort, k.date, k.detail, k.export, k.copyID},
+		short: []key.Binding{g.Filter, k.Sort, k.Date, k.Detail, k.Export, k.CopyID},
 		full: [][]key.Binding{
 			{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom},
-			{g.Filter, k.date, k.typ, k.cur, k.status},
-			{k.sort, k.reverse, k.detail, g.Refresh, k.reload},
-			{k.export, k.copyRow, k.copyID},
+			{g.Filter, k.Date, k.Type, k.Currency, k.Status},
+			{k.Sort, k.Reverse, k.Detail, g.Refresh, k.Reload},
+			{k.Export, k.CopyRow, k.CopyID},
 		},
 	}
 }
 
-func (v *txView) update(m *model, k tea.KeyMsg) tea.Cmd {
-	s := k.String()
+func (v *txView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 	if v.exportAsk {
 		v.exportAsk = false
-		switch s {
-		case "c", "C":
-			return v.export(m, "csv")
-		case "j", "J":
-			return v.export(m, "json")
+		switch {
+		case key.Matches(k, c.keys.CSV):
+			return v.export(c, "csv")
+		case key.Matches(k, c.keys.JSON):
+			return v.export(c, "json")
 		}
 		return nil
 	}
 	if v.filter.active {
-		cmd, changed := v.filter.update(k)
+		cmd, changed := v.filter.update(c.keys, k)
 		if changed {
-			return tea.Batch(cmd, v.recompute(m, false))
+			return tea.Batch(cmd, v.recompute(c, false))
 		}
 		return cmd
 	}
-	if v.nav.move(k, &m.keys, len(v.idx), v.pageH) {
+	if v.nav.move(k, c.keys, len(v.idx), v.pageH) {
 		return nil
 	}
 	switch {
-	case key.Matches(k, txKeys.sort):
+	case key.Matches(k, c.keys.Sort):
 		v.sort = report.SortKey{Col: (v.sort.Col + 1) % report.NumColumns, Desc: v.sort.Desc}
-		return v.recompute(m, false)
-	case key.Matches(k, txKeys.reverse):
+		return v.recompute(c, false)
+	case key.Matches(k, c.keys.Reverse):
 		v.sort.Desc = !v.sort.Desc
-		return v.recompute(m, false)
-	case key.Matches(k, txKeys.date):
+		return v.recompute(c, false)
+	case key.Matches(k, c.keys.Date):
 		next := cycle([]string{"today", "7d", "30d"}, tokenValue(v.filter.value(), "date"))
 		v.filter.set(setToken(v.filter.value(), "date", next, "from", "to"))
-		return v.recompute(m, false)
-	case key.Matches(k, txKeys.typ, txKeys.cur, txKeys.status):
+		return v.recompute(c, false)
+	case key.Matches(k, c.keys.Type, c.keys.Currency, c.keys.Status):
 		if v.store == nil {
 			return nil
 		}
 		name, which := "type", report.EnumType
 		switch {
-		case key.Matches(k, txKeys.cur):
+		case key.Matches(k, c.keys.Currency):
 			name, which = "cur", report.EnumCurrency
-		case key.Matches(k, txKeys.status):
+		case key.Matches(k, c.keys.Status):
 			name, which = "status", report.EnumStatus
 		}
 		values := slices.Sorted(slices.Values(v.store.EnumValues(which)))
@@ -455,53 +438,53 @@ func (v *txView) update(m *model, k tea.KeyMsg) tea.Cmd {
 			cur = tokenValue(v.filter.value(), "currency")
 		}
 		v.filter.set(setToken(v.filter.value(), name, cycle(values, cur), "currency", "state"))
-		return v.recompute(m, false)
-	case key.Matches(k, txKeys.detail):
+		return v.recompute(c, false)
+	case key.Matches(k, c.keys.Detail):
 		v.detail = !v.detail
 		return nil
-	case key.Matches(k, txKeys.reload):
-		m.setFlash("reloading the whole report…", false)
-		return v.load(m)
-	case s == "esc":
+	case key.Matches(k, c.keys.Reload):
+		c.setFlash("reloading the whole report…", false)
+		return v.load(c)
+	case key.Matches(k, c.keys.Back):
 		if v.detail {
 			v.detail = false
 			return nil
 		}
 		if v.filter.value() != "" {
 			v.filter.set("")
-			return v.recompute(m, false)
+			return v.recompute(c, false)
 		}
 		return nil
-	case key.Matches(k, txKeys.export):
+	case key.Matches(k, c.keys.Export):
 		if v.store == nil || v.busy {
-			m.setFlash("wait for the report to finish loading or filtering, then export", true)
+			c.setFlash("wait for the report to finish loading or filtering, then export", true)
 			return nil
 		}
 		v.exportAsk = true
 		return nil
-	case key.Matches(k, txKeys.copyID, txKeys.copyRow):
+	case key.Matches(k, c.keys.CopyID, c.keys.CopyRow):
 		if v.nav.cursor >= len(v.idx) {
 			return nil
 		}
 		t := v.store.Tx(v.idx[v.nav.cursor])
-		if key.Matches(k, txKeys.copyID) {
-			return m.copyText(t.TransactionID, "transaction id "+t.TransactionID)
+		if key.Matches(k, c.keys.CopyID) {
+			return c.copyText(t.TransactionID, "transaction id "+t.TransactionID)
 		}
 		b, err := json.Marshal(t)
 		if err != nil {
-			m.setFlash("copy: "+err.Error(), true)
+			c.setFlash("copy: "+err.Error(), true)
 			return nil
 		}
-		return m.copyText(string(b), "the row as JSON")
+		return c.copyText(string(b), "the row as JSON")
 	}
 	return nil
 }
 
 // export writes the rows on screen to a new file in the export directory.
-func (v *txView) export(m *model, format string) tea.Cmd {
+func (v *txView) export(c *viewContext, format string) tea.Cmd {
 	st, idx := v.store, v.idx
-	dir := m.opts.ExportDir
-	name := "paydash-transactions-" + m.now().Format("20060102-150405")
+	dir := c.opts.ExportDir
+	name := "paydash-transactions-" + c.now().Format("20060102-150405")
 	return func() tea.Msg {
 		path, n, err := writeExport(dir, name, format, st, idx)
 		return exportedMsg{path: path, n: n, err: err}
@@ -564,19 +547,7 @@ func detailHeight(w int) int {
 	return 6
 }
 
-// stateStyle colours a payout or transaction state: done green, failed
-// red, anything in between amber.
-func (m *model) stateStyle(status string) *lipgloss.Style {
-	switch status {
-	case api.StateSettled, api.StateExecuted:
-		return &m.st.good
-	case api.StateFailed, api.StateRejected:
-		return &m.st.bad
-	}
-	return &m.st.warn
-}
-
-func (v *txView) view(m *model, w, h int) string {
+func (v *txView) view(c *viewContext, w, h int) string {
 	var b strings.Builder
 	// Line 1: the filter bar.
 	switch {
@@ -585,7 +556,7 @@ func (v *txView) view(m *model, w, h int) string {
 	case v.filter.value() != "":
 		b.WriteString(fit("/"+v.filter.value(), w))
 	default:
-		b.WriteString(m.st.muted.Render(fit("/ filter · d date · t type · c currency · u status · s sort · ctrl+s export", w)))
+		b.WriteString(c.st.muted.Render(fit("/ filter · d date · t type · c currency · u status · s sort · ctrl+s export", w)))
 	}
 	b.WriteByte('\n')
 	// Line 2: counts and state.
@@ -596,11 +567,11 @@ func (v *txView) view(m *model, w, h int) string {
 	var info string
 	switch {
 	case v.exportAsk:
-		info = m.st.warn.Render("Export " + itoa(len(v.idx)) + " rows as [c]sv or [j]son?  (esc cancels)")
+		info = c.st.warn.Render("Export " + itoa(len(v.idx)) + " rows as [c]sv or [j]son?  (esc cancels)")
 	case v.store == nil && v.loading:
 		info = "Loading transactions… " + itoa(int(v.loadCount.Load())) + " rows"
-	case v.store == nil && m.opts.Backend == nil:
-		info = m.st.bad.Render("no backend configured")
+	case v.store == nil && c.opts.Backend == nil:
+		info = c.st.bad.Render("no backend configured")
 	case v.store == nil:
 		info = "No report loaded"
 	default:
@@ -610,16 +581,16 @@ func (v *txView) view(m *model, w, h int) string {
 		}
 		info = itoa(len(v.idx)) + " of " + itoa(total) + " transactions · sorted by " + report.ColumnNames[v.sort.Col] + " " + dir
 		if v.busy {
-			info += " · " + m.st.warn.Render("filtering…")
+			info += " · " + c.st.warn.Render("filtering…")
 		}
 		if v.loading {
-			info += " · " + m.st.warn.Render("reloading… "+itoa(int(v.loadCount.Load())))
+			info += " · " + c.st.warn.Render("reloading… "+itoa(int(v.loadCount.Load())))
 		}
 		if v.refreshing {
-			info += " · " + m.st.muted.Render("refreshing…")
+			info += " · " + c.st.muted.Render("refreshing…")
 		}
 		if len(v.problems) > 0 {
-			info += " · " + m.st.warn.Render(strings.Join(v.problems, "; "))
+			info += " · " + c.st.warn.Render(strings.Join(v.problems, "; "))
 		}
 	}
 	b.WriteString(fit(info, w))
@@ -632,7 +603,7 @@ func (v *txView) view(m *model, w, h int) string {
 	}
 	specs[v.sort.Col].title += arrow
 	ws := layoutCols(specs[:], w-1)
-	b.WriteString(m.st.header.Render(" " + headerCells(specs[:], ws)))
+	b.WriteString(c.st.header.Render(" " + headerCells(specs[:], ws)))
 	b.WriteByte('\n')
 	rowsH := h - 3
 	if v.detail {
@@ -641,7 +612,7 @@ func (v *txView) view(m *model, w, h int) string {
 	rowsH = max(rowsH, 1)
 	v.pageH = rowsH
 	v.nav.clamp(len(v.idx), rowsH)
-	loc := m.now().Location()
+	loc := c.now().Location()
 	cells := make([]string, numColumns)
 	cellStyles := make([]*lipgloss.Style, numColumns)
 	var line strings.Builder
@@ -662,32 +633,32 @@ func (v *txView) view(m *model, w, h int) string {
 		line.WriteString(gutter(p == v.nav.cursor, false))
 		if p == v.nav.cursor {
 			renderCells(&line, specs[:], ws, cells)
-			b.WriteString(m.st.selected.Render(fit(line.String(), w)))
+			b.WriteString(c.st.selected.Render(fit(line.String(), w)))
 		} else {
-			cellStyles[colStatus] = m.stateStyle(cells[colStatus])
+			cellStyles[colStatus] = c.stateStyle(cells[colStatus])
 			renderCells(&line, specs[:], ws, cells, cellStyles...)
 			b.WriteString(line.String())
 		}
 		b.WriteByte('\n')
 	}
 	if v.store != nil && len(v.idx) == 0 {
-		b.WriteString(m.st.muted.Render("No transactions match the filter. esc clears it.") + "\n")
+		b.WriteString(c.st.muted.Render("No transactions match the filter. esc clears it.") + "\n")
 	}
 	if v.detail {
 		out := padLines(strings.TrimSuffix(b.String(), "\n"), h-detailHeight(w))
-		return out + "\n" + v.detailView(m, w)
+		return out + "\n" + v.detailView(c, w)
 	}
 	return b.String()
 }
 
-func (v *txView) detailView(m *model, w int) string {
+func (v *txView) detailView(c *viewContext, w int) string {
 	var b strings.Builder
-	b.WriteString(m.st.muted.Render(strings.Repeat("─", w)) + "\n")
+	b.WriteString(c.st.muted.Render(strings.Repeat("─", w)) + "\n")
 	if v.nav.cursor >= len(v.idx) {
-		return b.String() + m.st.muted.Render("No row selected.")
+		return b.String() + c.st.muted.Render("No row selected.")
 	}
 	t := v.store.Tx(v.idx[v.nav.cursor])
-	loc := m.now().Location()
+	loc := c.now().Location()
 	ts := func(rt api.ReportTime) string {
 		if rt.IsZero() {
 			return "—"
@@ -696,7 +667,7 @@ func (v *txView) detailView(m *model, w int) string {
 	}
 	half := w / 2
 	field := func(k, val string, fw int) string {
-		return m.st.muted.Render(fit(k, 12)) + fit(clean(val), fw-12)
+		return c.st.muted.Render(fit(k, 12)) + fit(clean(val), fw-12)
 	}
 	pair := func(k1, v1, k2, v2 string) string {
 		if w < 100 {

@@ -133,9 +133,9 @@ func TestStaleFilterResultIsDiscarded(t *testing.T) {
 	h.key("2")
 	v := &h.m.tx
 	v.filter.set("grace")
-	older := v.recompute(h.m, false) // not run yet
+	older := v.recompute(h.m.c(), false) // not run yet
 	v.filter.set("alan")
-	h.run(v.recompute(h.m, false))
+	h.run(v.recompute(h.m.c(), false))
 	alan := len(v.idx)
 	h.run(older) // arrives late
 	if len(v.idx) != alan {
@@ -412,7 +412,7 @@ func TestReportRefreshesIncrementallyKeepingFilterAndSelection(t *testing.T) {
 
 	fb.setRows(60)
 	settled = true
-	h.send(reportTickMsg{})
+	h.advance(time.Minute) // the report's refresh interval
 	if got := fb.reportCalls() - before; got != 1 {
 		t.Fatalf("report calls after the tick: %d, want 1", got)
 	}
@@ -442,14 +442,10 @@ func TestReportRefreshesIncrementallyKeepingFilterAndSelection(t *testing.T) {
 	if st := h.m.tx.store.Tx(findRow(h, base(3).TransactionID)).Status; st != api.StateSettled {
 		t.Fatalf("row in flight is %s after the refresh, want settled", st)
 	}
-	found := false
-	for _, msg := range h.ticks {
-		if _, ok := msg.(reportTickMsg); ok {
-			found = true
-		}
-	}
-	if !found {
-		t.Fatal("no report tick scheduled")
+	// The next reload is scheduled too.
+	h.advance(time.Minute)
+	if got := fb.reportCalls() - before; got != 2 {
+		t.Fatalf("report loads after two intervals: %d, want 2", got)
 	}
 
 	// R: the whole report again.

@@ -18,7 +18,8 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // Backend is what the dashboard needs from the service; *api.Client
@@ -39,11 +40,14 @@ type Options struct {
 	// mandate.reference (passed to api.ValidateOptions).
 	Regulated bool
 	Backend   Backend
+	// Guard, when set, checks every payout from the form for duplicates
+	// and records it in the profile's audit record.
+	Guard PayoutGuard
 	// Events is the relay subscriber's stream (backlog first, then live);
 	// nil when no relay is configured.
-	Events <-chan webhookrelay.Event
+	Events <-chan relayclient.Event
 	// States is the subscriber's connection state; nil when no relay.
-	States <-chan webhookrelay.ConnState
+	States <-chan relayclient.ConnState
 	// BalanceRefresh is the balance polling interval (default 10s).
 	BalanceRefresh time.Duration
 	// ReportRefresh is how often the transaction report is reloaded in the
@@ -54,8 +58,12 @@ type Options struct {
 	LowBalance map[string]int64
 	// ExportDir is where ctrl+s writes report exports (default ".").
 	ExportDir string
-	// Now is the clock (nil = time.Now); goldens use a fixed one.
-	Now func() time.Time
+	// Clock is the time source of the header clock, countdowns, ticks and
+	// relative dates (nil = the system clock); tests use a fake.
+	Clock clock.Clock
+	// Location is the time zone every time on screen is shown in and
+	// date:today means (nil = the local zone); the header names it.
+	Location *time.Location
 }
 
 // New returns the root model. Calls to the backend use

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // The crash test re-executes this test binary as a relay child process
@@ -25,6 +26,9 @@ const childEnv = "WEBHOOKRELAY_TEST_RELAY_STORE"
 func TestMain(m *testing.M) {
 	if store := os.Getenv(childEnv); store != "" {
 		os.Exit(runRelayChild(store))
+	}
+	if dir := os.Getenv(natsChildEnv); dir != "" {
+		os.Exit(runNATSChild(dir))
 	}
 	os.Exit(m.Run())
 }
@@ -161,7 +165,7 @@ func TestCrashMidStreamLosesNoAcknowledgedEventAndStoresEachOnce(t *testing.T) {
 	}
 	checkExactlyOnce(t, history(t, base2, ""), ids)
 
-	sub := NewSubscriber(SubscriberConfig{URL: "ws" + strings.TrimPrefix(base2, "http") + "/ws"})
+	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: "ws" + strings.TrimPrefix(base2, "http") + "/ws"})
 	runSubscriber(t, sub)
 	checkExactlyOnce(t, receive(t, sub, total), ids)
 	t.Logf("%d acknowledged before SIGKILL, %d deliveries retried after restart", ackedBeforeKill, len(failed))

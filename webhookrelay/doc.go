@@ -41,8 +41,11 @@
 // Each event's websocket frame is encoded once, straight from its stored
 // record (the fields as JSON with the raw body spliced in, so the body
 // arrives byte for byte), and shared by every client; a client's queued
-// frames go out in one write. The Subscriber decodes the relay's own
-// message shape on a fast path and anything else with encoding/json.
+// frames go out in one write. The Subscriber decodes with encoding/json: a
+// hand-written decoder saved ~6 µs of CPU per event and subscriber, about
+// 3% of what an event costs next to its ~1.8 ms signature check with ten
+// subscribers in the same process, and less than the run-to-run noise
+// (README, "Benchmarks").
 //
 // # Endpoints
 //

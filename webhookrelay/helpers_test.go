@@ -2,6 +2,7 @@ package webhookrelay
 
 import (
 	"github.com/paydash/paydash/internal/testkey"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 
 	"bytes"
 	"context"
@@ -149,8 +150,16 @@ func do(t testing.TB, client *http.Client, method, url string, h http.Header, bo
 	return response{resp.StatusCode, b}
 }
 
+// post sends a webhook, as application/json unless h says otherwise.
 func (tr *testRelay) post(t testing.TB, body []byte, h http.Header) response {
 	t.Helper()
+	if h.Get("Content-Type") == "" {
+		h = h.Clone()
+		if h == nil {
+			h = http.Header{}
+		}
+		h.Set("Content-Type", "application/json")
+	}
 	return do(t, http.DefaultClient, http.MethodPost, tr.base+DefaultPath, h, body)
 }
 
@@ -186,7 +195,7 @@ func history(t testing.TB, base, token string) []Event {
 }
 
 // receive reads n events from s, failing after a generous timeout.
-func receive(t testing.TB, s *Subscriber, n int) []Event {
+func receive(t testing.TB, s *relayclient.Subscriber, n int) []Event {
 	t.Helper()
 	var got []Event
 	timeout := time.After(20 * time.Second)
@@ -205,7 +214,7 @@ func receive(t testing.TB, s *Subscriber, n int) []Event {
 }
 
 // runSubscriber starts s and stops it at test end.
-func runSubscriber(t testing.TB, s *Subscriber) {
+func runSubscriber(t testing.TB, s *relayclient.Subscriber) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -252,4 +261,18 @@ func checkExactlyOnce(t testing.TB, events []Event, want []string) {
 	for id, n := range seen {
 		t.Errorf("unexpected event %s seen %d times", id, n)
 	}
+}
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+
+// doReq sends a prepared request.
+func doReq(t testing.TB, req *http.Request) response {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return response{resp.StatusCode, b}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 func postN(t testing.TB, tr *testRelay, prefix string, from, to int, bodySize int) []string {
@@ -35,7 +36,7 @@ func TestStreamSendsBacklogThenLiveWithoutGapOrRepeat(t *testing.T) {
 	tr := startRelay(t, Config{})
 	ids := postN(t, tr, "ev", 0, 5, 0)
 
-	sub := NewSubscriber(SubscriberConfig{URL: tr.wsURL(), Since: 2})
+	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: tr.wsURL(), Since: 2})
 	runSubscriber(t, sub)
 	// Live events race with the backlog on purpose.
 	done := make(chan []string)
@@ -60,7 +61,7 @@ func TestStreamTypeFilter(t *testing.T) {
 	if resp := tr.post(t, fail, http.Header{}); resp.status != http.StatusOK {
 		t.Fatal(resp.status)
 	}
-	sub := NewSubscriber(SubscriberConfig{URL: tr.wsURL(), Types: []string{api.EventPaymentsPayoutFailed}})
+	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: tr.wsURL(), Types: []string{api.EventPaymentsPayoutFailed}})
 	runSubscriber(t, sub)
 	got := receive(t, sub, 1)
 	if got[0].EventID != "fail-1" || got[0].Reason != "returned" {
@@ -111,9 +112,8 @@ func TestSlowClientIsClosedAndResumesWithNothingLost(t *testing.T) {
 	}
 	tr := serveRelay(t, r, smallBuffers{ln})
 
-	sub := NewSubscriber(SubscriberConfig{URL: tr.wsURL(), Buffer: 1, MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond})
-	sub.dialer.NetDialContext = (&net.Dialer{Control: smallReadBuffer}).DialContext
-	sub.dialer.ReadBufferSize = 1024
+	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: tr.wsURL(), Buffer: 1, MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond,
+		Dialer: &websocket.Dialer{NetDialContext: (&net.Dialer{Control: smallReadBuffer}).DialContext, ReadBufferSize: 1024, HandshakeTimeout: 10 * time.Second}})
 	runSubscriber(t, sub)
 	waitFor(t, "the subscriber to connect", func() bool { return tr.Metrics().Clients == 1 })
 
@@ -151,7 +151,7 @@ func TestSubscriberResumesAcrossRelayRestart(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "relay.db")
 	tr1 := startRelay(t, Config{StorePath: store})
 	addr := strings.TrimPrefix(tr1.base, "http://")
-	sub := NewSubscriber(SubscriberConfig{URL: tr1.wsURL(), MinBackoff: 20 * time.Millisecond, MaxBackoff: 100 * time.Millisecond})
+	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: tr1.wsURL(), MinBackoff: 20 * time.Millisecond, MaxBackoff: 100 * time.Millisecond})
 	runSubscriber(t, sub)
 	before := postN(t, tr1, "a", 0, 10, 0)
 	got := receive(t, sub, 10)
@@ -160,7 +160,7 @@ func TestSubscriberResumesAcrossRelayRestart(t *testing.T) {
 	waitFor(t, "the subscriber to notice", func() bool {
 		select {
 		case st := <-sub.States():
-			return st.Status == StateReconnecting
+			return st.Status == relayclient.StateReconnecting
 		default:
 			return false
 		}
@@ -238,7 +238,7 @@ func TestStreamSecurity(t *testing.T) {
 
 func TestWithoutTokenOnlyLoopbackHostNamesAreServed(t *testing.T) {
 	tr := startRelay(t, Config{})
-	for host, want := range map[string]int{"": http.StatusOK, "localhost:8787": http.StatusOK, "evil.example:8787": http.StatusForbidden} {
+	for host, want := range map[string]int{"": http.StatusOK, "localhost:8787": http.StatusOK, "evil.example:8787": http.StatusMisdirectedRequest} {
 		req, _ := http.NewRequest(http.MethodGet, tr.base+"/events", nil)
 		if host != "" {
 			req.Host = host
@@ -310,7 +310,7 @@ func TestOpenRefusesUnsafeConfig(t *testing.T) {
 
 func TestStreamCarriesBodiesByteForByte(t *testing.T) {
 	tr := startRelay(t, Config{})
-	sub := NewSubscriber(SubscriberConfig{URL: tr.wsURL()})
+	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: tr.wsURL()})
 	runSubscriber(t, sub)
 	var want [][]byte
 	// Sizes straddle the websocket frame-length encodings (125, 65535).
@@ -323,7 +323,7 @@ func TestStreamCarriesBodiesByteForByte(t *testing.T) {
 	}
 	live := receive(t, sub, len(want))
 	// A second subscriber gets the same from the store (the backlog path).
-	late := NewSubscriber(SubscriberConfig{URL: tr.wsURL()})
+	late := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: tr.wsURL()})
 	runSubscriber(t, late)
 	backlog := receive(t, late, len(want))
 	for i := range want {
@@ -337,11 +337,11 @@ func TestStreamCarriesBodiesByteForByte(t *testing.T) {
 
 func TestSubscriberReportsConnectionStates(t *testing.T) {
 	tr := startRelay(t, Config{})
-	sub := NewSubscriber(SubscriberConfig{URL: tr.wsURL(), MinBackoff: 50 * time.Millisecond, MaxBackoff: 100 * time.Millisecond})
+	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: tr.wsURL(), MinBackoff: 50 * time.Millisecond, MaxBackoff: 100 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- sub.Run(ctx) }()
-	next := func(want string) ConnState {
+	next := func(want string) relayclient.ConnState {
 		t.Helper()
 		timeout := time.After(10 * time.Second)
 		for {
@@ -355,11 +355,11 @@ func TestSubscriberReportsConnectionStates(t *testing.T) {
 			}
 		}
 	}
-	next(StateLive)
+	next(relayclient.StateLive)
 	postN(t, tr, "s", 0, 1, 0)
 	receive(t, sub, 1)
 	tr.stop()
-	st := next(StateReconnecting)
+	st := next(relayclient.StateReconnecting)
 	if st.RetryIn <= 0 || st.RetryIn > 100*time.Millisecond || st.Err == nil || st.LastSeq != 1 {
 		t.Errorf("reconnecting state %+v: want RetryIn in (0, 100ms], an error and LastSeq 1", st)
 	}
@@ -369,11 +369,11 @@ func TestSubscriberReportsConnectionStates(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("Run returned %v after cancel", err)
 	}
-	var last ConnState
+	var last relayclient.ConnState
 	for st := range sub.States() {
 		last = st
 	}
-	if last.Status != StateOffline {
+	if last.Status != relayclient.StateOffline {
 		t.Errorf("final state %q, want offline", last.Status)
 	}
 }
@@ -381,7 +381,7 @@ func TestSubscriberReportsConnectionStates(t *testing.T) {
 func TestSubscriberStartsOverWhenTheRelayStoreIsReplaced(t *testing.T) {
 	tr1 := startRelay(t, Config{})
 	addr := strings.TrimPrefix(tr1.base, "http://")
-	sub := NewSubscriber(SubscriberConfig{URL: tr1.wsURL(), MinBackoff: 20 * time.Millisecond, MaxBackoff: 50 * time.Millisecond})
+	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: tr1.wsURL(), MinBackoff: 20 * time.Millisecond, MaxBackoff: 50 * time.Millisecond})
 	runSubscriber(t, sub)
 	postN(t, tr1, "old", 0, 5, 0)
 	receive(t, sub, 5)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // Websocket timing: a client must answer pings within pongWait; every
@@ -66,28 +67,18 @@ func (r *Relay) checkOrigin(req *http.Request) bool {
 	return strings.EqualFold(u.Host, req.Host) && isLoopbackHost(u.Hostname())
 }
 
-// typeFilter returns a filter for a comma-separated type list, or nil.
-func typeFilter(list []string) func(*Event) bool {
-	set := map[string]bool{}
-	for _, item := range list {
-		for _, t := range strings.Split(item, ",") {
-			if t = strings.TrimSpace(t); t != "" {
-				set[t] = true
-			}
-		}
-	}
-	if len(set) == 0 {
-		return nil
-	}
-	return func(e *Event) bool { return set[e.Type] }
-}
-
 func (r *Relay) handleWS(w http.ResponseWriter, req *http.Request) {
 	q, since, ok := r.readQuery(w, req)
 	if !ok {
 		return
 	}
-	if last := r.writer.lastSeq.Load(); since > last {
+	last, _ := r.be.lastSeq(req.Context(), false)
+	if since > last {
+		// Another clustered instance may have stored more than this one
+		// has seen yet: ask the backend before calling the store replaced.
+		last, _ = r.be.lastSeq(req.Context(), true)
+	}
+	if since > last {
 		// The client saw seqs this store never assigned: the store was
 		// replaced or deleted. Say so, so it can start again from 0
 		// instead of silently skipping everything up to its old seq.
@@ -109,7 +100,7 @@ func (r *Relay) handleWS(w http.ResponseWriter, req *http.Request) {
 	}
 	defer conn.Close()
 	closing, _ := req.Context().Value(closingKey{}).(<-chan struct{})
-	c := &wsClient{relay: r, conn: conn, keep: typeFilter(q["type"]), closing: closing, lastPing: time.Now()}
+	c := &wsClient{relay: r, conn: conn, keep: relayclient.TypeFilter(q["type"]), closing: closing, lastPing: time.Now()}
 	c.serve(since)
 }
 
@@ -293,7 +284,7 @@ func (c *wsClient) sendBacklog() error {
 	for {
 		var frames net.Buffers
 		size := 0
-		lastSeen, err := c.relay.store.scanRaw(c.last, func(seq uint64, rec []byte) (bool, error) {
+		lastSeen, err := c.relay.be.scanRaw(c.last, func(seq uint64, rec []byte) (bool, error) {
 			if c.keep != nil {
 				meta, _, err := splitRecord(rec)
 				if err != nil {

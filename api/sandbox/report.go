@@ -110,7 +110,24 @@ const (
 	maxTime = 1<<63 - 1
 )
 
+// The report's times are nanoseconds since 1970 in an int64 (1677-09-21
+// to 2262-04-11); from and to must lie in whole years inside that span,
+// so a date far outside it is a 400 rather than an empty report.
+var (
+	queryTimeMin = time.Date(1678, 1, 1, 0, 0, 0, 0, time.UTC)
+	queryTimeMax = time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC) // exclusive
+)
+
 func parseQueryTime(v string) (t time.Time, dateOnly bool, err error) {
+	t, dateOnly, err = parseQueryTimeLayouts(v)
+	if err == nil && (t.Before(queryTimeMin) || !t.Before(queryTimeMax)) {
+		return time.Time{}, false, fmt.Errorf("%q is outside the dates the report covers; use a time from %s to %s",
+			v, queryTimeMin.Format(time.DateOnly), queryTimeMax.AddDate(0, 0, -1).Format(time.DateOnly))
+	}
+	return t, dateOnly, err
+}
+
+func parseQueryTimeLayouts(v string) (t time.Time, dateOnly bool, err error) {
 	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
 		return t.UTC(), false, nil
 	}

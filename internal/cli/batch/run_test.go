@@ -13,7 +13,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/clock"
-	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // fakeService behaves like the payout endpoint where it matters here:
@@ -207,20 +207,20 @@ func TestRunRefusedRowDoesNotStopTheBatch(t *testing.T) {
 func TestRunFollowsWebhooks(t *testing.T) {
 	f, _ := writeBatch(t, 3)
 	svc := newFakeService()
-	events := make(chan webhookrelay.Event, 16)
+	events := make(chan relayclient.Event, 16)
 	svc.hook = func(n int, req *api.PayoutRequest) error {
 		// The service's webhooks arrive while the batch is still sending,
 		// some out of order, plus one for a payout not in this batch.
 		switch n {
 		case 1:
-			events <- webhookrelay.Event{PayoutID: req.TransactionID, State: api.StateSettled}
-			events <- webhookrelay.Event{PayoutID: req.TransactionID, State: api.StateSubmitted}
+			events <- relayclient.Event{PayoutID: req.TransactionID, State: api.StateSettled}
+			events <- relayclient.Event{PayoutID: req.TransactionID, State: api.StateSubmitted}
 		case 2:
-			events <- webhookrelay.Event{PayoutID: req.TransactionID, State: api.StateRejected, Reason: "insufficient_funds"}
+			events <- relayclient.Event{PayoutID: req.TransactionID, State: api.StateRejected, Reason: "insufficient_funds"}
 		case 3:
-			events <- webhookrelay.Event{PayoutID: "someone-else", State: api.StateFailed}
-			events <- webhookrelay.Event{PayoutID: req.TransactionID, State: api.StateAuthorised}
-			events <- webhookrelay.Event{PayoutID: req.TransactionID, State: api.StateFailed, Reason: "scheme_error"}
+			events <- relayclient.Event{PayoutID: "someone-else", State: api.StateFailed}
+			events <- relayclient.Event{PayoutID: req.TransactionID, State: api.StateAuthorised}
+			events <- relayclient.Event{PayoutID: req.TransactionID, State: api.StateFailed, Reason: "scheme_error"}
 		}
 		return nil
 	}
@@ -250,7 +250,7 @@ func TestRunFollowsWebhooks(t *testing.T) {
 func TestRunWaitEndsAtDeadline(t *testing.T) {
 	f, _ := writeBatch(t, 2)
 	clk := clock.NewFake(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
-	events := make(chan webhookrelay.Event)
+	events := make(chan relayclient.Event)
 	done := make(chan *Summary)
 	go func() {
 		sum, err := Run(context.Background(), f, newFakeService(), Options{Events: events, Wait: 30 * time.Second, Clock: clk})

@@ -7,7 +7,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/clock"
-	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // watcher records the payout states webhooks report for the batch's rows.
@@ -16,6 +16,8 @@ type watcher struct {
 	clk     clock.Clock
 	ids     map[string]bool
 	changed chan struct{}
+	// onFinal, when set, hears each row's final state once.
+	onFinal func(id, state, reason string)
 
 	mu       sync.Mutex
 	firstErr error
@@ -46,7 +48,7 @@ func stateRank(state string) int {
 
 func isFinal(state string) bool { return stateRank(state) == 3 }
 
-func (w *watcher) watch(ctx context.Context, events <-chan webhookrelay.Event) {
+func (w *watcher) watch(ctx context.Context, events <-chan relayclient.Event) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -60,7 +62,7 @@ func (w *watcher) watch(ctx context.Context, events <-chan webhookrelay.Event) {
 	}
 }
 
-func (w *watcher) handle(ev webhookrelay.Event) {
+func (w *watcher) handle(ev relayclient.Event) {
 	if !w.ids[ev.PayoutID] || stateRank(ev.State) == 0 {
 		return
 	}
@@ -79,6 +81,9 @@ func (w *watcher) handle(ev webhookrelay.Event) {
 		}
 		w.mu.Unlock()
 		return
+	}
+	if isFinal(ev.State) && w.onFinal != nil {
+		w.onFinal(ev.PayoutID, ev.State, ev.Reason)
 	}
 	select {
 	case w.changed <- struct{}{}:

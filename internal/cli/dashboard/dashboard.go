@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/payguard"
 	"github.com/paydash/paydash/ui"
-	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // ErrNoTerminal is returned when the dashboard is asked for without a
@@ -36,7 +37,7 @@ func Show(ctx context.Context, s *cmdutil.Streams, p Params) error {
 	defer cancel()
 	var wg sync.WaitGroup
 	if p.RelayURL != "" {
-		sub := webhookrelay.NewSubscriber(webhookrelay.SubscriberConfig{URL: p.RelayURL, Token: p.RelayToken, MaxBackoff: 10 * time.Second})
+		sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: p.RelayURL, Token: p.RelayToken, MaxBackoff: 10 * time.Second})
 		p.UI.Events, p.UI.States = sub.Events(), sub.States()
 		wg.Add(1)
 		go func() {
@@ -58,10 +59,14 @@ func Run(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) error {
 	if err != nil {
 		return err
 	}
+	audit, err := cmdutil.AuditLog(s, prof)
+	if err != nil {
+		return err
+	}
 	return Show(ctx, s, Params{
 		UI: ui.Options{
 			Profile: prof.Name, Production: prof.Production, Regulated: prof.Regulated,
-			Backend: client, BalanceRefresh: prof.BalanceRefresh, ReportRefresh: prof.ReportRefresh, LowBalance: prof.LowBalance, ExportDir: ".",
+			Backend: client, Guard: &payguard.Guard{Log: audit, Report: client, Source: payguard.SourceForm}, BalanceRefresh: prof.BalanceRefresh, ReportRefresh: prof.ReportRefresh, LowBalance: prof.LowBalance, ExportDir: ".",
 		},
 		RelayURL: prof.RelayURL, RelayToken: prof.RelayToken.Reveal(),
 	})

@@ -12,7 +12,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
-	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // TestStartWiresEverythingAndCloseLeavesNothing: a payout through the
@@ -65,7 +65,7 @@ func TestStartWiresEverythingAndCloseLeavesNothing(t *testing.T) {
 		t.Fatalf("the written profile cannot read balances: %v", err)
 	}
 
-	sub := webhookrelay.NewSubscriber(webhookrelay.SubscriberConfig{URL: env.RelayURL})
+	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: env.RelayURL})
 	subCtx, stopSub := context.WithCancel(ctx)
 	subDone := make(chan struct{})
 	go func() { defer close(subDone); _ = sub.Run(subCtx) }()

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // TailOptions are the flags of `paydash events tail`.
@@ -52,7 +52,7 @@ func Tail(ctx context.Context, s *cmdutil.Streams, relayURL, token string, o *Ta
 		}
 		since = n
 	}
-	sub := webhookrelay.NewSubscriber(webhookrelay.SubscriberConfig{URL: relayURL, Token: token, Since: since, Types: o.Types})
+	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: relayURL, Token: token, Since: since, Types: o.Types})
 	runErr := make(chan error, 1)
 	go func() { runErr <- sub.Run(ctx) }()
 	enc := json.NewEncoder(s.Out)
@@ -70,7 +70,7 @@ func Tail(ctx context.Context, s *cmdutil.Streams, relayURL, token string, o *Ta
 			if o.JSON {
 				err = enc.Encode(ev)
 			} else {
-				_, err = fmt.Fprintln(s.Out, webhookrelay.TailLine(ev))
+				_, err = fmt.Fprintln(s.Out, relayclient.TailLine(ev))
 			}
 			if err != nil {
 				return fmt.Errorf("write event: %w", err)
@@ -89,17 +89,17 @@ func Tail(ctx context.Context, s *cmdutil.Streams, relayURL, token string, o *Ta
 	return <-runErr
 }
 
-func describeState(st webhookrelay.ConnState, url string) string {
+func describeState(st relayclient.ConnState, url string) string {
 	switch st.Status {
-	case webhookrelay.StateLive:
+	case relayclient.StateLive:
 		return "live: following " + url + " (ctrl+c to stop)"
-	case webhookrelay.StateReconnecting:
+	case relayclient.StateReconnecting:
 		msg := fmt.Sprintf("reconnecting in %s", st.RetryIn.Round(100_000_000))
 		if st.Err != nil {
 			msg += ": " + st.Err.Error()
 		}
 		return msg
-	case webhookrelay.StateConnecting:
+	case relayclient.StateConnecting:
 		return "connecting to " + url
 	}
 	if st.Err != nil {

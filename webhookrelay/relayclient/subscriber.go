@@ -1,8 +1,9 @@
-package webhookrelay
+package relayclient
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -28,7 +29,12 @@ const (
 	subscriberReadLimit = 4 << 20
 	// subscriberReadWait is how long a silent connection is trusted; the
 	// relay pings every pingPeriod, well inside it.
-	subscriberReadWait = pongWait + 15*time.Second
+	subscriberReadWait = relayPongWait + 15*time.Second
+	// relayPongWait mirrors the relay's ping schedule (it pings well inside
+	// 60 s); kept here so the client does not import the server.
+	relayPongWait = 60 * time.Second
+	// closeWriteWait bounds writing the close frame on the way out.
+	closeWriteWait = 10 * time.Second
 )
 
 // SubscriberConfig configures a Subscriber.
@@ -47,6 +53,9 @@ type SubscriberConfig struct {
 	Buffer int
 	// Types, when set, limits the stream to these event types.
 	Types []string
+	// Dialer, when set, replaces the default websocket dialer (for a
+	// proxy, TLS settings, or socket options).
+	Dialer *websocket.Dialer
 }
 
 // Subscriber follows a relay's event stream: it connects, resumes from the
@@ -58,7 +67,6 @@ type Subscriber struct {
 	events chan Event
 	states chan ConnState
 	last   atomic.Uint64
-	// dialer is replaceable by tests (for example to shrink socket buffers).
 	dialer *websocket.Dialer
 }
 
@@ -78,11 +86,14 @@ func NewSubscriber(cfg SubscriberConfig) *Subscriber {
 	}
 	s := &Subscriber{
 		cfg:    cfg,
-		keep:   typeFilter(cfg.Types),
+		keep:   TypeFilter(cfg.Types),
 		events: make(chan Event, cfg.Buffer),
 		states: make(chan ConnState, 1),
+		dialer: cfg.Dialer,
+	}
+	if s.dialer == nil {
 		// A large read buffer takes a whole batch of events per syscall.
-		dialer: &websocket.Dialer{HandshakeTimeout: 10 * time.Second, Proxy: http.ProxyFromEnvironment, ReadBufferSize: 64 << 10},
+		s.dialer = &websocket.Dialer{HandshakeTimeout: 10 * time.Second, Proxy: http.ProxyFromEnvironment, ReadBufferSize: 64 << 10}
 	}
 	s.last.Store(cfg.Since)
 	return s
@@ -215,17 +226,15 @@ func (s *Subscriber) session(ctx context.Context) (connected bool, err error) {
 	_ = conn.SetReadDeadline(time.Now().Add(subscriberReadWait))
 	conn.SetPingHandler(func(data string) error {
 		_ = conn.SetReadDeadline(time.Now().Add(subscriberReadWait))
-		err := conn.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(writeWait))
+		err := conn.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(closeWriteWait))
 		if errors.Is(err, websocket.ErrCloseSent) {
 			return nil
 		}
 		return err
 	})
-	// One buffer serves every message: decodeEvent copies what it keeps.
-	// Likewise one Event: it goes out on the channel by value.
+	// One buffer serves every message: json.Unmarshal copies what it keeps.
 	var (
 		buf        bytes.Buffer
-		e          Event
 		deadlineAt = time.Now()
 	)
 	for {
@@ -244,7 +253,10 @@ func (s *Subscriber) session(ctx context.Context) (connected bool, err error) {
 			deadlineAt = now
 			_ = conn.SetReadDeadline(now.Add(subscriberReadWait))
 		}
-		if err := decodeEvent(data, &e); err != nil {
+		// A fresh Event each time: Unmarshal would otherwise keep members
+		// of the previous event that this message lacks.
+		e := Event{}
+		if err := json.Unmarshal(data, &e); err != nil {
 			return true, fmt.Errorf("relay sent a message that is not an event: %w", err)
 		}
 		// Across reconnects the relay resends from since=last; anything at
@@ -286,4 +298,22 @@ func streamError(err error) error {
 		return fmt.Errorf("relay closed the stream (code %d)", ce.Code)
 	}
 	return fmt.Errorf("stream interrupted: %w", err)
+}
+
+// TypeFilter returns a filter for a comma-separated type list, or nil.
+// The relay applies it to ?type= and the subscriber to its Types, so both
+// read the list the same way.
+func TypeFilter(list []string) func(*Event) bool {
+	set := map[string]bool{}
+	for _, item := range list {
+		for _, t := range strings.Split(item, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				set[t] = true
+			}
+		}
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	return func(e *Event) bool { return set[e.Type] }
 }

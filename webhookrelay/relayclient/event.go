@@ -1,4 +1,4 @@
-package webhookrelay
+package relayclient
 
 import (
 	"encoding/json"

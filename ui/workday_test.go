@@ -1,0 +1,144 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/paydash/paydash/api"
+)
+
+// Item 1: a UUID and letters typed while a form's select has focus stay in
+// the form: no view switch, and d does not reach the report's date filter.
+func TestKeysInASelectStayInTheForm(t *testing.T) {
+	for _, tb := range []struct {
+		key string
+		tab tab
+	}{{"5", tabPayout}, {"6", tabPayment}, {"7", tabMandate}} {
+		h := newHarness(t, Options{Backend: newFake(10)}, 120, 40)
+		h.key(tb.key)
+		if tb.tab == tabPayment {
+			h.typeText("12")
+			h.key("enter") // the currency choice
+		}
+		if !h.m.formFor(tb.tab).choiceFocused() {
+			t.Fatalf("%s: first field is not a choice", tabNames[tb.tab])
+		}
+		for _, r := range "6f1d3c2a-2347-4a4a-9b9b-000000000001 dtq" {
+			h.typeText(string(r))
+			if h.m.tab != tb.tab {
+				t.Fatalf("%s: typing %q moved to %s", tabNames[tb.tab], r, tabNames[h.m.tab])
+			}
+		}
+		if h.m.tx.filter.value() != "" || h.quit() {
+			t.Fatalf("%s: keys reached other views (filter %q, quit %v)", tabNames[tb.tab], h.m.tx.filter.value(), h.quit())
+		}
+	}
+}
+
+// Item 8: a message belongs to the view it was said on, a command that
+// worked clears the last one's complaint, and refreshing… goes once the
+// refresh has answered.
+func TestMessagesDoNotGoStale(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10)}, 120, 40)
+	h.key(":")
+	h.typeText("bogus")
+	h.key("enter")
+	mustContain(t, h.view(), "unknown command :bogus")
+	h.key(":")
+	h.typeText("tx")
+	h.key("enter")
+	if h.m.tab != tabTransactions || strings.Contains(h.view(), "bogus") {
+		t.Fatalf("after :tx (tab %s) the old complaint stays:\n%s", tabNames[h.m.tab], h.view())
+	}
+
+	h.key("5")
+	h.key("enter")
+	h.typeText("Ada")
+	h.key("enter")
+	h.typeText("GB33BUKB20201555555555")
+	h.key("enter")
+	h.typeText("R")
+	h.key("enter")
+	h.typeText("1")
+	h.key("enter")
+	h.key("enter")
+	h.key("n") // back to edit: "payout not sent…"
+	mustContain(t, h.view(), "payout not sent")
+	h.key("alt+1")
+	if strings.Contains(h.view(), "payout not sent") {
+		t.Fatalf("the form's message followed the user to Balances:\n%s", h.view())
+	}
+
+	h.key("r")
+	if strings.Contains(h.view(), "refreshing") {
+		t.Fatalf("refreshing… still shown after the refresh answered:\n%s", h.view())
+	}
+}
+
+// Item 11: ctrl+n on a filled form asks before wiping it; ? opens help on
+// a choice field; : completes with tab.
+func TestClearAsksHelpOnChoiceAndCompletion(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10)}, 120, 40)
+	h.key("5")
+	h.key("?")
+	if !h.m.showHelp {
+		t.Fatal("? on the source account choice did not open help")
+	}
+	h.key("esc")
+	h.key("enter")
+	h.typeText("Ada")
+	key := h.m.payout.key
+	h.key("ctrl+n")
+	mustContain(t, h.view(), "Clear this payout")
+	h.key("n")
+	if p := h.m.payout.spec.(*payoutForm); p.name != "Ada" || h.m.payout.key != key {
+		t.Fatalf("answering n cleared the form (name %q)", p.name)
+	}
+	h.key("ctrl+n")
+	h.key("y")
+	if p := h.m.payout.spec.(*payoutForm); p.name != "" || h.m.payout.key == key {
+		t.Fatalf("y did not clear the form (name %q, same key %v)", p.name, h.m.payout.key == key)
+	}
+
+	h.key("alt+1")
+	h.key(":")
+	h.typeText("tra")
+	h.key("tab")
+	if got := h.m.cmdline.Value(); got != "transactions" {
+		t.Fatalf("tab completed %q to %q", "tra", got)
+	}
+	h.key("enter")
+	if h.m.tab != tabTransactions {
+		t.Fatalf("completed command went to %s", tabNames[h.m.tab])
+	}
+}
+
+// Item 4: e after a refusal lands on the field the service named, not on
+// page 1 of the form.
+func TestEditAfterFailureGoesToTheField(t *testing.T) {
+	fb := newFake(10)
+	fb.payoutErrs = []error{&api.Error{StatusCode: 422, Problem: &api.ProblemDetails{Title: "Invalid payout",
+		Errors: map[string][]string{"beneficiary_reference": {"is not allowed"}}}}}
+	h := newHarness(t, Options{Backend: fb}, 120, 40)
+	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+	h.key("y")
+	h.key("e")
+	if f := h.m.payout.form.GetFocusedField(); f == nil || f.GetKey() != "reference" {
+		t.Fatalf("e focused %v, want the reference field", f.GetKey())
+	}
+}
+
+// Item 6: one set of tab names at every width, and the footer keeps ? help.
+func TestTabNamesAndFooterAtEveryWidth(t *testing.T) {
+	for _, w := range []int{80, 120, 200} {
+		for _, tb := range []string{"1", "2", "3", "4", "5"} {
+			h := newHarness(t, Options{Backend: newFake(10)}, w, 24)
+			h.key(tb)
+			lines := strings.Split(h.view(), "\n")
+			mustContain(t, lines[1], "2 Report", "5 Payout+")
+			if foot := lines[len(lines)-1]; !strings.Contains(foot, "? help") && !strings.Contains(foot, "ctrl+c quit") {
+				t.Errorf("%dx24 view %s: footer lacks ? help: %q", w, tb, foot)
+			}
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package relayclient
+
+import (
+	"testing"
+	"time"
+)
+
+func TestSummaryAndTailLine(t *testing.T) {
+	received := time.Date(2026, 11, 21, 10, 15, 30, 999e6, time.UTC)
+	cases := []struct {
+		e           Event
+		wantSummary string
+		wantTail    string
+	}{
+		{Event{EventID: "ev1", Type: "payout_settled", Family: FamilyPayout, PayoutID: "3f2a9c1e-0000-4000-8000-000000000000", State: "settled", ReceivedAt: received},
+			"payout 3f2a9c1e… settled", "2026-11-21T10:15:30Z  payout_settled             ev1  3f2a9c1e-0000-4000-8000-000000000000  settled"},
+		{Event{EventID: "ev2", Type: "payout_rejected", PayoutID: "9c1e", State: "rejected", Reason: "insufficient_funds", ReceivedAt: received},
+			"payout 9c1e rejected: insufficient_funds", "2026-11-21T10:15:30Z  payout_rejected            ev2  9c1e  rejected: insufficient_funds"},
+		{Event{EventID: "ev3", Type: "external_payment_received", Family: FamilyPayments, ReceivedAt: received},
+			"external payment received", "2026-11-21T10:15:30Z  external_payment_received  ev3  -  -"},
+		{Event{EventID: "ev4", Type: "mandate_revoked", Family: FamilyUnknown, ReceivedAt: received},
+			"mandate revoked (unknown event)", "2026-11-21T10:15:30Z  mandate_revoked            ev4  -  -"},
+		{Event{EventID: "ev5\x1b[2J", Type: "x\x07", Family: FamilyUnknown, ReceivedAt: received.In(time.FixedZone("X", 3600))},
+			"x? (unknown event)", "2026-11-21T10:15:30Z  x?                         ev5?[2J  -  -"},
+	}
+	for _, tc := range cases {
+		if got := tc.e.Summary(); got != tc.wantSummary {
+			t.Errorf("Summary = %q, want %q", got, tc.wantSummary)
+		}
+		if got := TailLine(tc.e); got != tc.wantTail {
+			t.Errorf("TailLine = %q, want %q", got, tc.wantTail)
+		}
+	}
+}
+
+func TestBackoffGrowsWithJitterUpToTheCap(t *testing.T) {
+	s := NewSubscriber(SubscriberConfig{URL: "ws://127.0.0.1:1/ws", MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second})
+	for n, ceiling := range []time.Duration{100, 200, 400, 800, 1000, 1000, 1000} {
+		ceiling *= time.Millisecond
+		for i := 0; i < 50; i++ {
+			if d := s.backoff(n); d < ceiling/2 || d > ceiling {
+				t.Fatalf("attempt %d: %v outside [%v, %v]", n, d, ceiling/2, ceiling)
+			}
+		}
+	}
+}
