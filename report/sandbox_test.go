@@ -11,8 +11,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/api/sandbox"
 	"github.com/paydash/paydash/api/clock"
+	"github.com/paydash/paydash/api/sandbox"
 	"github.com/paydash/paydash/internal/testkey"
 	"github.com/paydash/paydash/report"
 )
