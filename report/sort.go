@@ -334,3 +334,81 @@ func parallel(n int, fn func(lo, hi int)) {
 	}
 	wg.Wait()
 }
+
+// Resort returns order (every row of an earlier Store, sorted by k) with
+// the rows changed since (MergeStats.Changed: updated and added ones) put
+// where k places them now, exactly as Sorted(All()) would: a refresh of a
+// few rows then costs a merge, not a sort of the whole report.
+func (s *Store) Resort(order []int32, k SortKey, changed []int32) []int32 {
+	moved := make([]uint64, (s.n+63)/64)
+	for _, i := range changed {
+		moved[i>>6] |= 1 << (uint(i) & 63)
+	}
+	d := s.Sorted(changed, k)
+	cmp := s.comparer(k)
+	out := make([]int32, 0, s.n)
+	j := 0
+	for _, i := range order {
+		if moved[i>>6]&(1<<(uint(i)&63)) != 0 {
+			continue
+		}
+		for j < len(d) && cmp(d[j], i) < 0 {
+			out = append(out, d[j])
+			j++
+		}
+		out = append(out, i)
+	}
+	return append(out, d[j:]...)
+}
+
+// comparer orders two rows as Sorted does: by k, ties by row number.
+func (s *Store) comparer(k SortKey) func(a, b int32) int {
+	var ranks []uint32
+	switch k.Col {
+	case ColType, ColStatus, ColCurrency:
+		which := map[Column]int{ColType: EnumType, ColStatus: EnumStatus, ColCurrency: EnumCurrency}[k.Col]
+		ranks = rankStrings(s.enums[which], strings.Compare)
+	case ColName:
+		ranks = s.names.ranks(true)
+	case ColIBAN:
+		ranks = s.ibans.ranks(false)
+	}
+	rank := func(v uint32) uint32 {
+		if int(v) < len(ranks) {
+			return ranks[v]
+		}
+		return v
+	}
+	return func(a, b int32) int {
+		ca, ja := s.at(a)
+		cb, jb := s.at(b)
+		var c int
+		switch k.Col {
+		case ColTime:
+			c = cmp.Compare(rowTime(ca.authorised[ja], ca.submitted[ja], ca.settled[ja]), rowTime(cb.authorised[jb], cb.submitted[jb], cb.settled[jb]))
+		case ColAmount:
+			c = cmp.Compare(ca.amount[ja], cb.amount[jb])
+		case ColType:
+			c = cmp.Compare(rank(uint32(ca.typ[ja])), rank(uint32(cb.typ[jb])))
+		case ColStatus:
+			c = cmp.Compare(rank(uint32(ca.status[ja])), rank(uint32(cb.status[jb])))
+		case ColCurrency:
+			c = cmp.Compare(rank(uint32(ca.cur[ja])), rank(uint32(cb.cur[jb])))
+		case ColName:
+			c = cmp.Compare(rank(ca.name[ja]), rank(cb.name[jb]))
+		case ColIBAN:
+			c = cmp.Compare(rank(ca.iban[ja]), rank(cb.iban[jb]))
+		case ColReference:
+			c = bytes.Compare(s.Reference(a), s.Reference(b))
+		case ColID:
+			c = bytes.Compare(s.ID(a), s.ID(b))
+		}
+		if k.Desc {
+			c = -c
+		}
+		if c == 0 {
+			c = cmp.Compare(a, b)
+		}
+		return c
+	}
+}

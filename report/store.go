@@ -532,8 +532,12 @@ func (x *idIndex) find(s *Store, id []byte) (int32, bool) {
 	}
 }
 
-// MergeStats says what a refresh changed.
-type MergeStats struct{ Added, Updated, Seen int }
+// MergeStats says what a refresh changed: counts, and the rows added or
+// changed (for Resort).
+type MergeStats struct {
+	Added, Updated, Seen int
+	Changed              []int32
+}
 
 // update rewrites row i with t when anything differs; it reports whether
 // it did.

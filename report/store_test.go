@@ -332,3 +332,45 @@ func TestRefreshMerges(t *testing.T) {
 		t.Fatalf("debits %s", n)
 	}
 }
+
+// TestResortEqualsSort: after a refresh, merging the changed rows into the
+// old order gives exactly a fresh sort, for every column and direction.
+func TestResortEqualsSort(t *testing.T) {
+	rows := genTxs(chunkRows + 500)
+	changed := slices.Clone(rows)
+	for i := range 40 { // new rows, some copying old values (ties)
+		n := genTx(len(rows) + i)
+		n.TransactionID = fmt.Sprintf("new-%d", i)
+		if i%3 == 0 {
+			old := rows[len(rows)-1-i*7]
+			n.AmountInMinor, n.BeneficiaryName, n.BeneficiaryReference = old.AmountInMinor, old.BeneficiaryName, old.BeneficiaryReference
+		}
+		changed = append(changed, n)
+	}
+	for _, i := range []int{len(rows) - 1, len(rows) - 3} { // changes in place
+		changed[i].Status, changed[i].AmountInMinor, changed[i].BeneficiaryName = api.StateFailed, 7, "Zz Changed"
+	}
+	for col := range NumColumns {
+		for _, desc := range []bool{false, true} {
+			k := SortKey{Col: col, Desc: desc}
+			src := &fakeSource{rows: rows}
+			st, err := Load(context.Background(), src, 0, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			order := st.Sorted(st.All(), k)
+			src.rows = changed
+			next, ms, err := st.Refresh(context.Background(), src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ms.Added != 40 || ms.Updated != 2 || len(ms.Changed) != 42 {
+				t.Fatalf("refresh %+v", ms)
+			}
+			got := next.Resort(order, k, ms.Changed)
+			if want := next.Sorted(next.All(), k); !slices.Equal(got, want) {
+				t.Fatalf("%s desc=%v: resort differs from a sort", ColumnNames[col], desc)
+			}
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -146,9 +147,14 @@ func (v *txView) refresh(c *viewContext) tea.Cmd {
 	return func() tea.Msg {
 		next, ms, err := st.Refresh(ctx, be)
 		msg := txLoadedMsg{gen: gen, store: next, sort: want, err: err, refresh: true, stats: ms}
-		if ms.Added == 0 && ms.Updated == 0 && orderSort == want {
+		switch {
+		case len(ms.Changed) == 0 && orderSort == want:
 			msg.order = order // nothing changed: the order stands
-		} else {
+		case orderSort == want && len(ms.Changed) < next.Len()/8:
+			// A few rows: merged into the order, not a sort of the whole
+			// report (less time, and no garbage the size of the report).
+			msg.order = next.Resort(order, want, ms.Changed)
+		default:
 			msg.order = next.Sorted(next.All(), want)
 		}
 		return msg
@@ -181,10 +187,11 @@ func (v *txView) loaded(c *viewContext, msg txLoadedMsg) tea.Cmd {
 	v.store = msg.store
 	v.order, v.orderSort = msg.order, msg.sort
 	v.gen.Add(1) // results computed on the old store are now stale
+	release := releaseMemory(v.store.Len())
 	if msg.refresh {
 		// Row numbers mean the same transactions in the new store: keep
 		// the filter, the sort and the selected row.
-		return v.recompute(c, true)
+		return tea.Batch(v.recompute(c, true), release)
 	}
 	v.idx = msg.order
 	v.applied = report.Query{}
@@ -192,12 +199,31 @@ func (v *txView) loaded(c *viewContext, msg txLoadedMsg) tea.Cmd {
 	v.busy = false
 	q := v.parse(c)
 	if !q.Empty() || v.sort != msg.sort {
-		return v.recompute(c, false)
+		return tea.Batch(v.recompute(c, false), release)
 	}
 	v.totals = v.store.Totals(v.idx)
 	v.problems = nil
 	v.nav.clamp(len(v.idx), v.pageH)
-	return nil
+	return release
+}
+
+// bigReport is the size from which a new report's building garbage is
+// handed back to the system at once.
+const bigReport = 100_000
+
+// releaseMemory returns, for a big report, a command that collects the
+// garbage of building it (decoded records, the previous store, sort
+// scratch) and returns those pages to the system: the dashboard's RSS
+// then follows the report it holds instead of the peak of building it,
+// and stays flat from one refresh to the next.
+func releaseMemory(rows int) tea.Cmd {
+	if rows < bigReport {
+		return nil
+	}
+	return func() tea.Msg {
+		debug.FreeOSMemory()
+		return nil
+	}
 }
 
 func (v *txView) parse(c *viewContext) report.Query {
