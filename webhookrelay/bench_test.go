@@ -196,6 +196,25 @@ func BenchmarkVerifyES512(b *testing.B) {
 	b.ReportMetric(rate*float64(runtime.GOMAXPROCS(0)), "limit-events/s")
 }
 
+// BenchmarkVerifyES512Parallel runs the same verify call on every P at
+// once: what this machine's cores verify together, which on shared or
+// SMT cores is less than GOMAXPROCS times the single-core rate.
+func BenchmarkVerifyES512Parallel(b *testing.B) {
+	ds := signDeliveries(b, "anchor", DefaultPath, 0, 1)
+	v := newVerifier(Config{VerifyKey: &testSigningKey(b).PublicKey})
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := api.Verify(v.static, ds[0].header.Get(api.HeaderPayoutSignature), http.MethodPost, DefaultPath, ds[0].header, ds[0].body, api.HeaderWebhookTimestamp); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "verifies/s")
+}
+
 // BenchmarkIngest measures durable, verified ingest (each 200 sent after
 // the signature check and the fsynced commit) with 10 subscribers, until
 // every subscriber has every event, and the anchor in the same run: the

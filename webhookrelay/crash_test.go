@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(natsChildEnv); dir != "" {
 		os.Exit(runNATSChild(dir))
 	}
+	if spec := os.Getenv(loadgenEnv); spec != "" {
+		os.Exit(runLoadgenChild(spec))
+	}
 	os.Exit(m.Run())
 }
 

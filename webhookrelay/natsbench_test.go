@@ -22,18 +22,10 @@ const natsChildEnv = "WEBHOOKRELAY_TEST_NATS_CLUSTER_DIR"
 // runNATSChild serves a three-node cluster under dir, prints "URLS
 // a,b,c", and stops when its standard input closes (the parent is gone).
 func runNATSChild(dir string) int {
-	ports, err := reservePorts(3)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
 	dirs := []string{filepath.Join(dir, "n1"), filepath.Join(dir, "n2"), filepath.Join(dir, "n3")}
-	c, err := launchNATSCluster(ports, dirs)
+	c, err := launchNATSClusterRetrying(dirs)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		if c != nil {
-			c.shutdown()
-		}
 		return 1
 	}
 	fmt.Printf("URLS %s\n", strings.Join(c.urls(), ","))

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -52,17 +53,38 @@ func startNATSCluster(t testing.TB, n int) *natsCluster {
 	for i := range dirs {
 		dirs[i] = t.TempDir()
 	}
-	c, err := launchNATSCluster(routePortsFor(t, n), dirs)
-	if c != nil {
-		t.Cleanup(c.shutdown)
-	}
+	c, err := launchNATSClusterRetrying(dirs)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(c.shutdown)
 	return c
 }
 
-func routePortsFor(t testing.TB, n int) []int { return freePorts(t, n) }
+// launchNATSClusterRetrying launches on fresh ports, up to three times: a
+// reserved route port can be taken by another process before a server
+// binds it.
+func launchNATSClusterRetrying(dirs []string) (*natsCluster, error) {
+	var err error
+	for attempt := range 3 {
+		var ports []int
+		if ports, err = reservePorts(len(dirs)); err != nil {
+			continue
+		}
+		fresh := make([]string, len(dirs))
+		for i, d := range dirs {
+			fresh[i] = filepath.Join(d, fmt.Sprintf("try%d", attempt))
+		}
+		var c *natsCluster
+		if c, err = launchNATSCluster(ports, fresh); err == nil {
+			return c, nil
+		}
+		if c != nil {
+			c.shutdown()
+		}
+	}
+	return nil, err
+}
 
 // launchNATSCluster starts one server per store directory, routed to each
 // other on routePorts, and waits for a JetStream meta leader.
@@ -92,7 +114,7 @@ func launchNATSCluster(routePorts []int, dirs []string) (*natsCluster, error) {
 		c.servers = append(c.servers, s)
 	}
 	for _, s := range c.servers {
-		if !s.ReadyForConnections(20 * time.Second) {
+		if !s.ReadyForConnections(60 * time.Second) {
 			return c, fmt.Errorf("NATS server %s not ready", s.Name())
 		}
 	}
