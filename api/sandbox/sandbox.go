@@ -73,6 +73,10 @@ type Options struct {
 	// is its kid; "" derives one from the key's thumbprint.
 	WebhookKey   *ecdsa.PrivateKey
 	WebhookKeyID string
+	// WebhookJKU is the URL of the JWKS named in each webhook signature's
+	// jku header, as the service does; Listen sets it to the server's own
+	// /.well-known/jwks when empty. Empty: no jku.
+	WebhookJKU string
 	// DeliveryLogSize caps the delivery log (oldest entries go first);
 	// default 10,000.
 	DeliveryLogSize int

@@ -83,6 +83,9 @@ func Listen(ctx context.Context, addr string, opts Options) (*Server, error) {
 		},
 		served: make(chan struct{}),
 	}
+	if opts.WebhookJKU == "" {
+		sb.hooks.setJKU(s.URL + "/.well-known/jwks")
+	}
 	go func() {
 		defer close(s.served)
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
