@@ -185,7 +185,7 @@ type Prepared struct {
 	// changed holds, for rows edited since an earlier run sent them, what
 	// that run sent for the line.
 	changed map[int]*payguard.Payment
-	ids      map[int]string // a dry run's ids when there is no journal
+	ids     map[int]string // a dry run's ids when there is no journal
 }
 
 // Prepare locks the journal (unless a dry run), opens or creates it,
@@ -201,7 +201,7 @@ func Prepare(ctx context.Context, f *File, opt Options) (*Prepared, error) {
 	}
 	p := &Prepared{f: f, opt: opt, clk: clk, previous: map[int]bool{}, dups: map[int]*payguard.Payment{}, ids: map[int]string{},
 		changed: map[int]*payguard.Payment{},
-		sum: &Summary{File: f.Path, Journal: jpath, DryRun: opt.DryRun, Totals: f.Totals(), ToSend: map[string]int64{}}}
+		sum:     &Summary{File: f.Path, Journal: jpath, DryRun: opt.DryRun, Totals: f.Totals(), ToSend: map[string]int64{}}}
 	if !opt.DryRun {
 		lk, err := payguard.TryLock(jpath+".lock", "payout batch "+f.Path)
 		if err != nil {
