@@ -98,6 +98,13 @@ func TestRecordSurvivesATornWriteButNotDamage(t *testing.T) {
 	if len(a) != 1 || a[0].Outcome != OutcomeAccepted || a[0].Profile != "p" {
 		t.Fatalf("attempts %+v", a)
 	}
+	// The next write cuts the torn line instead of gluing onto it.
+	if err := l.Outcome("id-1", OutcomeSettled, ""); err != nil {
+		t.Fatal(err)
+	}
+	if es, err := l.Entries(); err != nil || len(es) != 3 || es[2].Outcome != OutcomeSettled {
+		t.Fatalf("after writing past a torn line: %d entries, %v", len(es), err)
+	}
 	b, _ := os.ReadFile(path)
 	lines := strings.SplitAfter(string(b), "\n")
 	os.WriteFile(path, []byte(lines[0]+"{damaged\n"+lines[1]), 0o600)
