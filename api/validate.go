@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"github.com/paydash/paydash/api/clock"
 )
 
 // Problem is one thing wrong with a request: the dotted JSON path of the
@@ -61,14 +63,15 @@ type ValidateOptions struct {
 	// AccountCurrency, when set, tells the currency of a merchant account,
 	// so a GBP payment into an EUR merchant account is caught.
 	AccountCurrency func(merchantAccountID string) (currency string, ok bool)
-	// Now tells the current time, for "date_of_birth is in the past"; nil
-	// means time.Now. The sandbox passes its clock so tests are repeatable.
-	Now func() time.Time
+	// Clock tells the current time, for "date_of_birth is in the past";
+	// nil means the real clock. The sandbox passes its own so tests are
+	// repeatable.
+	Clock clock.Clock
 }
 
 func (o ValidateOptions) now() time.Time {
-	if o.Now != nil {
-		return o.Now()
+	if o.Clock != nil {
+		return o.Clock.Now()
 	}
 	return time.Now()
 }

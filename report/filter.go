@@ -24,6 +24,12 @@ type Filter struct {
 	ibanBits []uint64
 	numName  [][]uint64
 	numIBAN  [][]uint64
+	// refOnly: the text cannot be in an id (see Store.idsHex), so only
+	// references are searched.
+	refOnly    bool
+	numRefOnly []bool
+	// textOnly: free text is the only condition.
+	textOnly bool
 }
 
 const (
@@ -72,12 +78,16 @@ func (s *Store) Resolve(q Query) *Filter {
 		f.numText = append(f.numText, t)
 		f.numName = append(f.numName, s.names.match(t, nil))
 		f.numIBAN = append(f.numIBAN, s.ibans.match(t, nil))
+		f.numRefOnly = append(f.numRefOnly, s.idsHex && !hexOnly(string(t)))
 	}
 	if q.Text != "" {
 		f.text = []byte(q.Text)
 		f.nameBits = s.names.match(f.text, nil)
 		f.ibanBits = s.ibans.match(f.text, []byte(strings.ReplaceAll(q.Text, " ", "")))
+		f.refOnly = s.idsHex && !hexOnly(q.Text)
 	}
+	f.textOnly = f.typ == anyValue && f.cur == anyValue && f.status == anyValue && q.From == 0 && q.To == 0 &&
+		len(q.Amount) == 0 && len(q.Numbers) == 0
 	return f
 }
 
@@ -114,6 +124,9 @@ func bit(bits []uint64, i uint32) bool { return bits[i>>6]&(1<<(i&63)) != 0 }
 
 // matchRow tests row j of chunk c.
 func (s *Store) matchRow(f *Filter, c *chunk, j int) bool {
+	if f.textOnly {
+		return s.textMatch(c, j, f.text, f.nameBits, f.ibanBits, f.refOnly)
+	}
 	if f.typ >= 0 && int(c.typ[j]) != f.typ || f.cur >= 0 && int(c.cur[j]) != f.cur ||
 		f.status >= 0 && int(c.status[j]) != f.status {
 		return false
@@ -131,21 +144,25 @@ func (s *Store) matchRow(f *Filter, c *chunk, j int) bool {
 		}
 	}
 	for k, per := range f.nums {
-		if c.amount[j] != per[c.cur[j]] && !s.textMatch(c, j, f.numText[k], f.numName[k], f.numIBAN[k]) {
+		if c.amount[j] != per[c.cur[j]] && !s.textMatch(c, j, f.numText[k], f.numName[k], f.numIBAN[k], f.numRefOnly[k]) {
 			return false
 		}
 	}
-	return len(f.text) == 0 || s.textMatch(c, j, f.text, f.nameBits, f.ibanBits)
+	return len(f.text) == 0 || s.textMatch(c, j, f.text, f.nameBits, f.ibanBits, f.refOnly)
 }
 
-func (s *Store) textMatch(c *chunk, j int, p []byte, names, ibans []uint64) bool {
+func (s *Store) textMatch(c *chunk, j int, p []byte, names, ibans []uint64, refOnly bool) bool {
 	if bit(names, c.name[j]) || bit(ibans, c.iban[j]) {
 		return true
 	}
 	off := c.text[j]
 	blk := s.lower[off>>blockShift]
 	o := off & (blockSize - 1)
-	return bytes.Contains(blk[o:o+uint32(c.idLen[j])+1+uint32(c.refLen[j])], p)
+	end := o + uint32(c.idLen[j]) + 1 + uint32(c.refLen[j])
+	if refOnly {
+		o = end - uint32(c.refLen[j])
+	}
+	return bytes.Contains(blk[o:end], p)
 }
 
 // ErrStale reports that a newer request superseded this one.
@@ -160,33 +177,46 @@ func (s *Store) All() []int32 {
 	return out
 }
 
-// Select returns the candidates matching f, in candidate order. It splits
-// the work across the CPUs and gives up (ErrStale) once stale() says a
-// newer request exists, so fast typing never piles up work.
-func (s *Store) Select(cands []int32, f *Filter, stale func() bool) ([]int32, error) {
+// Select returns the candidates matching f, in candidate order, and
+// their totals. It splits the work across the CPUs and gives up
+// (ErrStale) once stale() says a newer request exists, so fast typing
+// never piles up work.
+func (s *Store) Select(cands []int32, f *Filter, stale func() bool) ([]int32, []Total, error) {
 	if f.none() {
-		return []int32{}, nil
+		return []int32{}, nil, nil
 	}
 	if f.Query.Empty() {
-		return cands, nil
+		return cands, s.Totals(cands), nil
 	}
 	if len(cands) < parallelMin || len(cands) < s.n/8 || !scattered(cands) {
-		return selectParallel(cands, func(i int32) bool {
+		out, u, err := selectParallel(cands, func(i int32, u *sums) bool {
 			c, j := s.at(i)
-			return s.matchRow(f, c, j)
-		}, stale)
+			if s.matchRow(f, c, j) {
+				u.add(c, j)
+				return true
+			}
+			return false
+		}, s.newSums, stale)
+		if err != nil {
+			return nil, nil, err
+		}
+		return out, s.totals(u), nil
 	}
 	// Much of the report in an order unrelated to storage (sorted by
 	// amount, say): testing the candidates in that order reads the
 	// columns at random, a cache miss each, about ten times slower than
 	// in storage order. Testing every row in storage order instead
-	// streams through memory; a bitmap then gives back the candidates
-	// that match, in their order.
-	bits, err := s.matchBits(f, stale)
+	// streams through memory (summing as it goes); a bitmap then gives
+	// back the candidates that match, in their order.
+	bits, u, err := s.matchBits(f, cands, stale)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return selectParallel(cands, func(i int32) bool { return bits[i>>6]&(1<<(uint(i)&63)) != 0 }, stale)
+	out, _, err := selectParallel(cands, func(i int32, _ *sums) bool { return bits[i>>6]&(1<<(uint(i)&63)) != 0 }, nil, stale)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, s.totals(u), nil
 }
 
 // scattered reports whether neighbouring candidates are mostly far apart
@@ -210,18 +240,29 @@ const parallelMin = 1 << 15
 // staleCheckEvery is how many rows a worker tests between stale checks.
 const staleCheckEvery = 1 << 14
 
-// matchBits tests every row in storage order, split across the CPUs in
-// whole bitmap words (a word never straddles a chunk), and returns bit i
-// set when row i matches.
-func (s *Store) matchBits(f *Filter, stale func() bool) ([]uint64, error) {
+// matchBits tests every candidate row in storage order, split across
+// the CPUs in whole bitmap words (a word never straddles a chunk), and
+// returns bit i set when row i matches, with the matches' sums. When the
+// candidates are not every row, only rows among them are tested.
+func (s *Store) matchBits(f *Filter, cands []int32, stale func() bool) ([]uint64, *sums, error) {
 	n := s.n
+	var among []uint64
+	if len(cands) != n {
+		among = make([]uint64, (n+63)/64)
+		for _, i := range cands {
+			among[i>>6] |= 1 << (uint(i) & 63)
+		}
+	}
 	bits := make([]uint64, (n+63)/64)
 	workers := runtime.GOMAXPROCS(0)
 	per := (len(bits) + workers - 1) / workers
+	us := make([]*sums, workers)
 	var failed atomic.Bool
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := min(w*per, len(bits)), min((w+1)*per, len(bits))
+		us[w] = s.newSums()
+		u := us[w]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -233,10 +274,15 @@ func (s *Store) matchBits(f *Filter, stale func() bool) ([]uint64, error) {
 				c := &s.chunks[(wi*64)>>chunkShift]
 				base := (wi * 64) & chunkMask
 				end := min(64, c.len()-base)
+				mask := ^uint64(0)
+				if among != nil {
+					mask = among[wi]
+				}
 				var word uint64
 				for b := 0; b < end; b++ {
-					if s.matchRow(f, c, base+b) {
+					if mask&(1<<uint(b)) != 0 && s.matchRow(f, c, base+b) {
 						word |= 1 << uint(b)
+						u.add(c, base+b)
 					}
 				}
 				bits[wi] = word
@@ -245,24 +291,28 @@ func (s *Store) matchBits(f *Filter, stale func() bool) ([]uint64, error) {
 	}
 	wg.Wait()
 	if failed.Load() {
-		return nil, ErrStale
+		return nil, nil, ErrStale
 	}
-	return bits, nil
+	for _, u := range us[1:] {
+		us[0].merge(u)
+	}
+	return bits, us[0], nil
 }
 
-// selectParallel returns the candidates keep accepts, in candidate order.
-func selectParallel(cands []int32, keep func(int32) bool, stale func() bool) ([]int32, error) {
+// selectParallel returns the candidates keep accepts, in candidate order,
+// with the sums keep gathered (when newSums is not nil).
+func selectParallel(cands []int32, keep func(int32, *sums) bool, newSums func() *sums, stale func() bool) ([]int32, *sums, error) {
 	// Each worker writes its matches into its own stretch of one buffer
 	// (no growth copying); the stretches are then closed up.
 	buf := make([]int32, len(cands))
-	run := func(lo, hi int) (int, bool) {
+	run := func(lo, hi int, u *sums) (int, bool) {
 		n := lo
 		for start := lo; start < hi; start += staleCheckEvery {
 			if stale() {
 				return 0, false
 			}
 			for _, i := range cands[start:min(start+staleCheckEvery, hi)] {
-				if keep(i) {
+				if keep(i, u) {
 					buf[n] = i
 					n++
 				}
@@ -276,24 +326,31 @@ func selectParallel(cands []int32, keep func(int32) bool, stale func() bool) ([]
 	}
 	counts := make([]int, workers)
 	oks := make([]bool, workers)
+	us := make([]*sums, workers)
 	size := (len(cands) + workers - 1) / workers
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := min(w*size, len(cands)), min((w+1)*size, len(cands))
+		if newSums != nil {
+			us[w] = newSums()
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			counts[w], oks[w] = run(lo, hi)
+			counts[w], oks[w] = run(lo, hi, us[w])
 		}()
 	}
 	wg.Wait()
 	n := 0
 	for w := range workers {
 		if !oks[w] {
-			return nil, ErrStale
+			return nil, nil, ErrStale
 		}
 		copy(buf[n:], buf[w*size:w*size+counts[w]])
 		n += counts[w]
+		if w > 0 && us[0] != nil {
+			us[0].merge(us[w])
+		}
 	}
 	out := buf[:n]
 	if n < len(buf)/4 {
@@ -304,5 +361,5 @@ func selectParallel(cands []int32, keep func(int32) bool, stale func() bool) ([]
 	if out == nil {
 		out = []int32{}
 	}
-	return out, nil
+	return out, us[0], nil
 }

@@ -104,3 +104,8 @@ func load(t interface{ Fatal(...any) }, rows []api.Transaction) *Store {
 }
 
 func lowerASCII(s string) string { return strings.ToLower(s) }
+
+type (
+	apiQuery = api.TransactionQuery
+	apiTx    = api.Transaction
+)

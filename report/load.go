@@ -39,6 +39,10 @@ func Load(ctx context.Context, src Source, sizeHint int, progress *atomic.Int64)
 		}
 		return nil
 	})
+	// The index refreshes merge by is built now, so a loaded report's
+	// memory is what it holds from then on.
+	b.ids.build(&b.cur)
+	b.idsBuilt = true
 	return b.publish(), err
 }
 
@@ -74,6 +78,7 @@ func (s *Store) Refresh(ctx context.Context, src Source) (*Store, MergeStats, er
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var ms MergeStats
+	first := int32(b.cur.n)
 	if !b.idsBuilt {
 		b.ids.build(&b.cur)
 		b.idsBuilt = true
@@ -85,6 +90,9 @@ func (s *Store) Refresh(ctx context.Context, src Source) (*Store, MergeStats, er
 		if i, ok := b.ids.find(&b.cur, []byte(clip(t.TransactionID, maxID))); ok {
 			if b.update(i, &t) {
 				ms.Updated++
+				if i < first {
+					ms.Changed = append(ms.Changed, i)
+				}
 			}
 			b.noteTime(&t)
 			return nil
@@ -94,6 +102,9 @@ func (s *Store) Refresh(ctx context.Context, src Source) (*Store, MergeStats, er
 	})
 	if hadPending && ms.Updated > 0 {
 		b.recomputePending()
+	}
+	for i := first; i < int32(b.cur.n); i++ {
+		ms.Changed = append(ms.Changed, i)
 	}
 	return b.publish(), ms, err
 }

@@ -51,15 +51,25 @@ func sortedCopy(s []string) []string {
 func (s *Store) Sorted(idx []int32, k SortKey) []int32 {
 	rows := s.inRowOrder(idx)
 	keys := make([]uint64, len(rows))
-	s.fillKeys(keys, rows, k.Col)
+	var keys2 []uint64 // bytes 8..16 of text columns
+	if k.Col == ColReference || k.Col == ColID {
+		keys2 = make([]uint64, len(rows))
+	}
+	s.fillKeys(keys, keys2, rows, k.Col)
 	if k.Desc {
 		for i := range keys {
 			keys[i] = ^keys[i]
 		}
+		for i := range keys2 {
+			keys2[i] = ^keys2[i]
+		}
 	}
-	radixSort(keys, rows)
-	if k.Col == ColReference || k.Col == ColID {
-		s.sortTies(keys, rows, k)
+	if keys2 != nil {
+		radixSort(keys2, rows, keys) // LSD: the less significant word first
+		radixSort(keys, rows, keys2)
+		s.sortTies(keys, keys2, rows, k)
+	} else {
+		radixSort(keys, rows, nil)
 	}
 	return rows
 }
@@ -97,7 +107,7 @@ func bitsTrailing(x uint64) int {
 }
 
 // fillKeys computes each row's key, split across the CPUs.
-func (s *Store) fillKeys(keys []uint64, rows []int32, col Column) {
+func (s *Store) fillKeys(keys, keys2 []uint64, rows []int32, col Column) {
 	var ranks []uint32
 	switch col {
 	case ColType, ColStatus, ColCurrency:
@@ -136,9 +146,10 @@ func (s *Store) fillKeys(keys []uint64, rows []int32, col Column) {
 				if col == ColReference {
 					t = ref
 				}
-				var b [8]byte
+				var b [16]byte
 				copy(b[:], t)
-				v = binary.BigEndian.Uint64(b[:])
+				v = binary.BigEndian.Uint64(b[:8])
+				keys2[p] = binary.BigEndian.Uint64(b[8:])
 			}
 			keys[p] = v
 		}
@@ -172,43 +183,68 @@ func rankStrings(vals []string, compare func(a, b string) int) []uint32 {
 	return ranks
 }
 
-// radixSort sorts keys ascending, carrying rows along, stably (LSD, 16
-// bits a pass; passes where every key has the same digit are skipped).
-func radixSort(keys []uint64, rows []int32) {
+// radixSort sorts keys ascending, carrying rows (and carry, when not nil)
+// along, stably: LSD, 11 bits a pass (buckets that fit the cache), all
+// digit counts taken in one read, passes where every key has the same
+// digit skipped.
+func radixSort(keys []uint64, rows []int32, carry []uint64) {
+	const bits, passes = 11, 6
+	const buckets = 1 << bits
 	n := len(keys)
 	if n < 2 {
 		return
 	}
+	origK, origR, origC := keys, rows, carry
+	var count [passes][buckets]int
+	for _, k := range keys {
+		for p := range passes {
+			count[p][(k>>(p*bits))&(buckets-1)]++
+		}
+	}
 	k2 := make([]uint64, n)
 	r2 := make([]int32, n)
-	var count [1 << 16]int
-	for shift := 0; shift < 64; shift += 16 {
-		clear(count[:])
-		for _, k := range keys {
-			count[(k>>shift)&0xffff]++
-		}
-		if count[(keys[0]>>shift)&0xffff] == n {
-			continue // one digit everywhere: already in order for this pass
+	var c2 []uint64
+	if carry != nil {
+		c2 = make([]uint64, n)
+	}
+	for p := range passes {
+		shift := p * bits
+		c := &count[p]
+		if c[(keys[0]>>shift)&(buckets-1)] == n {
+			continue // one digit everywhere: this pass changes nothing
 		}
 		sum := 0
-		for d := range count {
-			c := count[d]
-			count[d] = sum
-			sum += c
+		for d := range c {
+			v := c[d]
+			c[d] = sum
+			sum += v
 		}
 		for i, k := range keys {
-			d := (k >> shift) & 0xffff
-			k2[count[d]] = k
-			r2[count[d]] = rows[i]
-			count[d]++
+			d := (k >> shift) & (buckets - 1)
+			at := c[d]
+			k2[at] = k
+			r2[at] = rows[i]
+			if carry != nil {
+				c2[at] = carry[i]
+			}
+			c[d]++
 		}
-		copy(keys, k2)
-		copy(rows, r2)
+		keys, k2 = k2, keys
+		rows, r2 = r2, rows
+		carry, c2 = c2, carry
+	}
+	// After an odd number of passes the result is in the scratch arrays.
+	if &keys[0] != &origK[0] {
+		copy(origK, keys)
+		copy(origR, rows)
+		copy(origC, carry)
 	}
 }
 
-// sortTies orders runs of equal eight-byte prefixes by the whole text.
-func (s *Store) sortTies(keys []uint64, rows []int32, k SortKey) {
+// sortTies orders runs of equal sixteen-byte prefixes by the rest of the
+// text: long runs by radix-sorting the next sixteen bytes (and so on),
+// short ones by comparing.
+func (s *Store) sortTies(keys, keys2 []uint64, rows []int32, k SortKey) {
 	text := func(i int32) []byte {
 		id, ref := s.textOf(s.text, i)
 		if k.Col == ColReference {
@@ -216,13 +252,20 @@ func (s *Store) sortTies(keys []uint64, rows []int32, k SortKey) {
 		}
 		return id
 	}
+	s.sortRuns(keys, keys2, rows, k, text, 0)
+}
+
+func (s *Store) sortRuns(keys, keys2 []uint64, rows []int32, k SortKey, text func(int32) []byte, depth int) {
 	for lo := 0; lo < len(keys); {
 		hi := lo + 1
-		for hi < len(keys) && keys[hi] == keys[lo] {
+		for hi < len(keys) && keys[hi] == keys[lo] && keys2[hi] == keys2[lo] {
 			hi++
 		}
-		if hi-lo > 1 {
-			slices.SortFunc(rows[lo:hi], func(a, b int32) int {
+		run := rows[lo:hi]
+		switch {
+		case hi-lo == 1 || shortAndPlain(run, text, 16*(depth+1)):
+		case hi-lo < 256:
+			slices.SortFunc(run, func(a, b int32) int {
 				c := bytes.Compare(text(a), text(b))
 				if k.Desc {
 					c = -c
@@ -232,9 +275,45 @@ func (s *Store) sortTies(keys []uint64, rows []int32, k SortKey) {
 				}
 				return c
 			})
+		default:
+			// The next sixteen bytes, radix-sorted; the run is in row
+			// order, and radix sorting keeps it so among equal keys.
+			k1, k2 := make([]uint64, len(run)), make([]uint64, len(run))
+			off := 16 * (depth + 1)
+			for p, r := range run {
+				var b [16]byte
+				if t := text(r); len(t) > off {
+					copy(b[:], t[off:])
+				}
+				k1[p], k2[p] = binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])
+				if k.Desc {
+					k1[p], k2[p] = ^k1[p], ^k2[p]
+				}
+			}
+			radixSort(k2, run, k1)
+			radixSort(k1, run, k2)
+			s.sortRuns(k1, k2, run, k, text, depth+1)
 		}
 		lo = hi
 	}
+}
+
+// shortAndPlain reports whether every text of a run of equal keys fits
+// in the key and has no NUL byte (the key's padding): then the texts are
+// equal, and the run is already in row order.
+func shortAndPlain(rows []int32, text func(int32) []byte, n int) bool {
+	for _, r := range rows {
+		t := text(r)
+		if len(t) > n {
+			return false
+		}
+		for _, c := range t {
+			if c == 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // parallel runs fn over [0, n) split across the CPUs.
@@ -254,4 +333,82 @@ func parallel(n int, fn func(lo, hi int)) {
 		}()
 	}
 	wg.Wait()
+}
+
+// Resort returns order (every row of an earlier Store, sorted by k) with
+// the rows changed since (MergeStats.Changed: updated and added ones) put
+// where k places them now, exactly as Sorted(All()) would: a refresh of a
+// few rows then costs a merge, not a sort of the whole report.
+func (s *Store) Resort(order []int32, k SortKey, changed []int32) []int32 {
+	moved := make([]uint64, (s.n+63)/64)
+	for _, i := range changed {
+		moved[i>>6] |= 1 << (uint(i) & 63)
+	}
+	d := s.Sorted(changed, k)
+	cmp := s.comparer(k)
+	out := make([]int32, 0, s.n)
+	j := 0
+	for _, i := range order {
+		if moved[i>>6]&(1<<(uint(i)&63)) != 0 {
+			continue
+		}
+		for j < len(d) && cmp(d[j], i) < 0 {
+			out = append(out, d[j])
+			j++
+		}
+		out = append(out, i)
+	}
+	return append(out, d[j:]...)
+}
+
+// comparer orders two rows as Sorted does: by k, ties by row number.
+func (s *Store) comparer(k SortKey) func(a, b int32) int {
+	var ranks []uint32
+	switch k.Col {
+	case ColType, ColStatus, ColCurrency:
+		which := map[Column]int{ColType: EnumType, ColStatus: EnumStatus, ColCurrency: EnumCurrency}[k.Col]
+		ranks = rankStrings(s.enums[which], strings.Compare)
+	case ColName:
+		ranks = s.names.ranks(true)
+	case ColIBAN:
+		ranks = s.ibans.ranks(false)
+	}
+	rank := func(v uint32) uint32 {
+		if int(v) < len(ranks) {
+			return ranks[v]
+		}
+		return v
+	}
+	return func(a, b int32) int {
+		ca, ja := s.at(a)
+		cb, jb := s.at(b)
+		var c int
+		switch k.Col {
+		case ColTime:
+			c = cmp.Compare(rowTime(ca.authorised[ja], ca.submitted[ja], ca.settled[ja]), rowTime(cb.authorised[jb], cb.submitted[jb], cb.settled[jb]))
+		case ColAmount:
+			c = cmp.Compare(ca.amount[ja], cb.amount[jb])
+		case ColType:
+			c = cmp.Compare(rank(uint32(ca.typ[ja])), rank(uint32(cb.typ[jb])))
+		case ColStatus:
+			c = cmp.Compare(rank(uint32(ca.status[ja])), rank(uint32(cb.status[jb])))
+		case ColCurrency:
+			c = cmp.Compare(rank(uint32(ca.cur[ja])), rank(uint32(cb.cur[jb])))
+		case ColName:
+			c = cmp.Compare(rank(ca.name[ja]), rank(cb.name[jb]))
+		case ColIBAN:
+			c = cmp.Compare(rank(ca.iban[ja]), rank(cb.iban[jb]))
+		case ColReference:
+			c = bytes.Compare(s.Reference(a), s.Reference(b))
+		case ColID:
+			c = bytes.Compare(s.ID(a), s.ID(b))
+		}
+		if k.Desc {
+			c = -c
+		}
+		if c == 0 {
+			c = cmp.Compare(a, b)
+		}
+		return c
+	}
 }

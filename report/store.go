@@ -98,7 +98,17 @@ type Store struct {
 	ibans  dictView
 	enums  [numEnums][]string
 	newest int64 // latest report time of any row
+	// idsHex: every transaction id is hex digits and dashes (UUIDs), so a
+	// query with any other character need not look at ids.
+	idsHex bool
 	b      *builder
+	// allTotals caches the totals of every row.
+	allTotals *totalsCache
+}
+
+type totalsCache struct {
+	once sync.Once
+	t    []Total
 }
 
 // dictView is the published part of a dictionary: value and folded value
@@ -128,6 +138,7 @@ func New(sizeHint int) *Store {
 		b.enumIndex[i] = map[string]uint8{}
 	}
 	b.cur.b = b
+	b.cur.idsHex = true
 	b.firstChunk = sizeHint
 	return b.publish()
 }
@@ -156,6 +167,7 @@ func (s *Store) EnumValues(which int) []string { return s.enums[which] }
 // (owned is reset).
 func (b *builder) publish() *Store {
 	s := b.cur
+	s.allTotals = new(totalsCache)
 	s.chunks = slices.Clone(b.cur.chunks)
 	s.text = slices.Clone(b.cur.text)
 	s.lower = slices.Clone(b.cur.lower)
@@ -283,6 +295,9 @@ func (b *builder) add(t *api.Transaction) error {
 		return err
 	}
 	s := &b.cur
+	if s.idsHex && !hexOnly(id) {
+		s.idsHex = false
+	}
 	if s.n == len(s.chunks)*chunkRows {
 		capacity := chunkRows
 		if s.n == 0 && b.firstChunk > 0 {
@@ -443,6 +458,18 @@ func foldInto(b []byte, s string) []byte {
 	return b
 }
 
+// hexOnly reports whether s (folded or not) is only hex digits and
+// dashes.
+func hexOnly(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // Fold is the search form of a query: lowercased as the store folds.
 func Fold(s string) string { return string(foldInto(nil, s)) }
 
@@ -505,8 +532,12 @@ func (x *idIndex) find(s *Store, id []byte) (int32, bool) {
 	}
 }
 
-// MergeStats says what a refresh changed.
-type MergeStats struct{ Added, Updated, Seen int }
+// MergeStats says what a refresh changed: counts, and the rows added or
+// changed (for Resort).
+type MergeStats struct {
+	Added, Updated, Seen int
+	Changed              []int32
+}
 
 // update rewrites row i with t when anything differs; it reports whether
 // it did.

@@ -37,7 +37,7 @@ func TestStoreHoldsEveryRow(t *testing.T) {
 }
 
 var testQueries = []string{
-	"", "ada", "ADA LOVE", "gb33", "GB33 BUKB", "inv-1", "tx-1", "édith", "ÉDITH", "özlem", "quotes",
+	"", "ada", "ADA LOVE", "gb33", "GB33 BUKB", "inv-1", "tx-1", "4000-8", "e", "édith", "ÉDITH", "özlem", "quotes",
 	"type:funding", "cur:jpy", "status:failed", "status:settled ada", "128.95", "1234", "12",
 	"amount:>1000", "amount:<=20", "amount:50..100", "amount:1000..", "amount:0.005", "cur:GBP amount:>=4000.5",
 	"from:2025-03-02 to:2025-03-03", "date:7d", "status:nope", "type:payout inv-9 amount:<3000",
@@ -47,7 +47,17 @@ var testQueries = []string{
 // filter of the CLI keep the same rows, for every query, in any candidate
 // order (storage order, and sorted by amount, which takes the bitmap path).
 func TestMatchTxAgreesWithStore(t *testing.T) {
-	rows := genTxs(chunkRows + 3000)
+	t.Run("ids any text", func(t *testing.T) { testMatchTxAgrees(t, genTxs(chunkRows+3000)) })
+	t.Run("ids UUIDs", func(t *testing.T) {
+		rows := genTxs(chunkRows + 3000)
+		for i := range rows {
+			rows[i].TransactionID = fmt.Sprintf("%08x-0000-4000-8000-%012x", uint32(i*2654435761), i)
+		}
+		testMatchTxAgrees(t, rows)
+	})
+}
+
+func testMatchTxAgrees(t *testing.T, rows []api.Transaction) {
 	st := load(t, rows)
 	now := time.Date(2025, 3, 20, 12, 0, 0, 0, time.UTC)
 	byAmount := st.Sorted(st.All(), SortKey{Col: ColAmount})
@@ -66,19 +76,19 @@ func TestMatchTxAgreesWithStore(t *testing.T) {
 				t.Errorf("status:nope: problems %v", f.Problems)
 			}
 		}
-		got, err := st.Select(st.All(), f, func() bool { return false })
+		got, _, err := st.Select(st.All(), f, func() bool { return false })
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
 			t.Fatalf("%q: store kept %d rows, MatchTx %d", text, len(got), len(want))
 		}
-		gotSorted, _ := st.Select(byAmount, f, func() bool { return false })
+		gotSorted, _, _ := st.Select(byAmount, f, func() bool { return false })
 		slices.Sort(gotSorted)
 		if !slices.Equal(gotSorted, want) && !(len(gotSorted) == 0 && len(want) == 0) {
 			t.Fatalf("%q sorted by amount: store kept %d rows, MatchTx %d", text, len(gotSorted), len(want))
 		}
-		if text != "" && text != "status:nope" && text != "amount:0.005" && (len(want) == 0 || len(want) == len(rows)) {
+		if text != "" && text != "status:nope" && text != "amount:0.005" && text != "4000-8" && text != "e" && text != "tx-1" && (len(want) == 0 || len(want) == len(rows)) {
 			t.Errorf("%q keeps %d of %d rows: not a useful test query", text, len(want), len(rows))
 		}
 	}
@@ -185,7 +195,7 @@ func TestSortedEveryColumn(t *testing.T) {
 	rows := genTxs(chunkRows + 2000)
 	st := load(t, rows)
 	f := st.Resolve(Parse("a", time.Now()))
-	subset, _ := st.Select(st.Sorted(st.All(), SortKey{Col: ColReference, Desc: true}), f, func() bool { return false })
+	subset, _, _ := st.Select(st.Sorted(st.All(), SortKey{Col: ColReference, Desc: true}), f, func() bool { return false })
 	for col := range NumColumns {
 		for _, desc := range []bool{false, true} {
 			got := st.Sorted(subset, SortKey{Col: col, Desc: desc})
@@ -211,11 +221,16 @@ func TestSortedEveryColumn(t *testing.T) {
 // TestTotals: per-currency credits, debits (failed payouts excluded), net
 // and counts of the filtered rows, on both summing paths.
 func TestTotals(t *testing.T) {
-	rows := genTxs(5000)
+	rows := genTxs(chunkRows + 3000)
 	st := load(t, rows)
-	for _, text := range []string{"", "ada", "status:failed", "cur:JPY"} {
+	byAmount := st.Sorted(st.All(), SortKey{Col: ColAmount})
+	for _, c := range []struct {
+		text  string
+		cands []int32
+	}{{"", byAmount}, {"ada", byAmount}, {"status:failed", st.All()}, {"cur:JPY", byAmount}, {"cur:JPY", byAmount[:500]}, {"inv-1", st.All()[:40000]}} {
+		text := c.text
 		f := st.Resolve(Parse(text, time.Now()))
-		sel, _ := st.Select(st.Sorted(st.All(), SortKey{Col: ColAmount}), f, func() bool { return false })
+		sel, selTotals, _ := st.Select(c.cands, f, func() bool { return false })
 		want := map[string]*Total{}
 		for _, i := range sel {
 			r := &rows[i]
@@ -235,13 +250,14 @@ func TestTotals(t *testing.T) {
 			}
 			w.Net = w.Credits - w.Debits
 		}
-		got := st.Totals(sel)
-		if len(got) != len(want) {
-			t.Fatalf("%q: %d currencies, want %d", text, len(got), len(want))
-		}
-		for _, g := range got {
-			if w := want[g.Currency]; w == nil || *w != g {
-				t.Errorf("%q: %+v, want %+v", text, g, w)
+		for _, got := range [][]Total{st.Totals(sel), selTotals} {
+			if len(got) != len(want) {
+				t.Fatalf("%q: %d currencies, want %d", text, len(got), len(want))
+			}
+			for _, g := range got {
+				if w := want[g.Currency]; w == nil || *w != g {
+					t.Errorf("%q: %+v, want %+v", text, g, w)
+				}
 			}
 		}
 	}
@@ -309,10 +325,52 @@ func TestRefreshMerges(t *testing.T) {
 	if got := st3.Tx(int32(len(rows))); got.Status != api.StateSettled || st2.Tx(int32(len(rows))).Status != api.StateAuthorised {
 		t.Fatalf("settlement: %s (before %s)", got.Status, st2.Tx(int32(len(rows))).Status)
 	}
-	if sel, _ := st3.Select(st3.All(), st3.Resolve(Parse("zed", time.Now())), func() bool { return false }); len(sel) != 1 || sel[0] != int32(len(rows)) {
+	if sel, _, _ := st3.Select(st3.All(), st3.Resolve(Parse("zed", time.Now())), func() bool { return false }); len(sel) != 1 || sel[0] != int32(len(rows)) {
 		t.Fatalf("filter finds the new row at %v", sel)
 	}
 	if n := fmt.Sprint(st3.Totals([]int32{int32(len(rows))})[0].Debits); n != "4200" {
 		t.Fatalf("debits %s", n)
+	}
+}
+
+// TestResortEqualsSort: after a refresh, merging the changed rows into the
+// old order gives exactly a fresh sort, for every column and direction.
+func TestResortEqualsSort(t *testing.T) {
+	rows := genTxs(chunkRows + 500)
+	changed := slices.Clone(rows)
+	for i := range 40 { // new rows, some copying old values (ties)
+		n := genTx(len(rows) + i)
+		n.TransactionID = fmt.Sprintf("new-%d", i)
+		if i%3 == 0 {
+			old := rows[len(rows)-1-i*7]
+			n.AmountInMinor, n.BeneficiaryName, n.BeneficiaryReference = old.AmountInMinor, old.BeneficiaryName, old.BeneficiaryReference
+		}
+		changed = append(changed, n)
+	}
+	for _, i := range []int{len(rows) - 1, len(rows) - 3} { // changes in place
+		changed[i].Status, changed[i].AmountInMinor, changed[i].BeneficiaryName = api.StateFailed, 7, "Zz Changed"
+	}
+	for col := range NumColumns {
+		for _, desc := range []bool{false, true} {
+			k := SortKey{Col: col, Desc: desc}
+			src := &fakeSource{rows: rows}
+			st, err := Load(context.Background(), src, 0, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			order := st.Sorted(st.All(), k)
+			src.rows = changed
+			next, ms, err := st.Refresh(context.Background(), src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ms.Added != 40 || ms.Updated != 2 || len(ms.Changed) != 42 {
+				t.Fatalf("refresh %+v", ms)
+			}
+			got := next.Resort(order, k, ms.Changed)
+			if want := next.Sorted(next.All(), k); !slices.Equal(got, want) {
+				t.Fatalf("%s desc=%v: resort differs from a sort", ColumnNames[col], desc)
+			}
+		}
 	}
 }

@@ -237,9 +237,19 @@ func TestTrackerDedupesByEventID(t *testing.T) {
 // tracker.
 func TestRelayOnlyPayoutFilledFromReport(t *testing.T) {
 	fb := newFake(50)
-	h := newHarness(t, Options{Backend: fb}, 120, 40)
-	known, later := genTx(7), genTx(50) // row 50 is not in the loaded report
+	// Row 50 is not in the loaded report; it is the newest payout (the
+	// report refreshes from its newest row on).
 	at := fixedNow.Add(time.Second)
+	fb.txs = func(i int) api.Transaction {
+		t := genTx(i)
+		if i == 50 {
+			t.AuthorisedAt = api.NewReportTime(at)
+			t.SubmittedAt, t.SettledAt, t.Status = api.ReportTime{}, api.ReportTime{}, api.StateAuthorised
+		}
+		return t
+	}
+	h := newHarness(t, Options{Backend: fb}, 120, 40)
+	known, later := fb.txs(7), fb.txs(50)
 	h.send(relayEventsMsg{events: []relayclient.Event{
 		{Seq: 1, EventID: "e1", Type: api.EventPayoutSettled, PayoutID: known.TransactionID, State: api.StateSettled, OccurredAt: at},
 		{Seq: 2, EventID: "e2", Type: api.EventPayoutAuthorised, PayoutID: later.TransactionID, State: api.StateAuthorised, OccurredAt: at},

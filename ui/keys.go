@@ -44,6 +44,7 @@ type keyMap struct {
 	Range       key.Binding
 
 	// Transactions.
+	Reload   key.Binding // the whole report again (r refreshes only what is new)
 	Sort     key.Binding
 	Reverse  key.Binding
 	Date     key.Binding
@@ -114,6 +115,7 @@ func newKeyMap() *keyMap {
 
 		Sort:     kb("s", "sort by next column", "s"),
 		Reverse:  kb("S", "reverse sort", "S"),
+		Reload:   kb("R", "reload the whole report", "R"),
 		Date:     kb("d", "date: today/7d/30d/all", "d"),
 		Type:     kb("t", "type filter", "t"),
 		Currency: kb("c", "currency filter", "c"),

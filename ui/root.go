@@ -188,10 +188,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(m.bal.fetch(c), after(m.clock, m.opts.BalanceRefresh, balanceTickMsg{}))
 	case reportTickMsg:
 		next := after(m.clock, m.opts.ReportRefresh, reportTickMsg{})
-		if m.tx.loading {
-			return m, next // a load is already running: never start a second
-		}
-		return m, tea.Batch(m.tx.load(c), next)
+		// Only what is new since the last load; refresh starts nothing
+		// while a load or refresh is running.
+		return m, tea.Batch(m.tx.refresh(c), next)
 	case balancesMsg:
 		cmd := m.bal.apply(c, msg)
 		if msg.err == nil {
@@ -364,8 +363,10 @@ func (m *model) refresh() tea.Cmd {
 	// are known only by id: the new report has their amount and
 	// beneficiary (one report call, not one per payout).
 	if m.tab == tabTransactions || (m.tab == tabPayouts && m.tracker.unknown() > 0) {
-		cmds = append(cmds, m.tx.load(m.c()))
-		m.refreshing |= refreshReport
+		if cmd := m.tx.refresh(m.c()); cmd != nil {
+			cmds = append(cmds, cmd)
+			m.refreshing |= refreshReport
+		}
 	}
 	m.setFlash(refreshingText, false)
 	return tea.Batch(cmds...)

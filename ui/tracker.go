@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/report"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
@@ -71,7 +72,7 @@ type trackerView struct {
 	// lookedUp holds the ids already searched for in lookupStore, so each
 	// unknown payout costs one scan per loaded report, not one per event.
 	lookedUp    map[string]bool
-	lookupStore *txStore
+	lookupStore *report.Store
 	nav         listNav
 	filter      filterBar
 	pageH       int
@@ -105,8 +106,8 @@ type payoutRowsMsg struct {
 // lookup searches the loaded report, off the Update path, for payouts
 // the tracker has no details for. The report is immutable once loaded,
 // so the scan shares it safely; each id is searched once per report.
-func (v *trackerView) lookup(st *txStore) tea.Cmd {
-	if st == nil || st.len() == 0 {
+func (v *trackerView) lookup(st *report.Store) tea.Cmd {
+	if st == nil || st.Len() == 0 {
 		return nil
 	}
 	if st != v.lookupStore {
@@ -123,7 +124,7 @@ func (v *trackerView) lookup(st *txStore) tea.Cmd {
 	if len(want) == 0 {
 		return nil
 	}
-	return func() tea.Msg { return payoutRowsMsg{rows: st.findIDs(want)} }
+	return func() tea.Msg { return payoutRowsMsg{rows: st.FindIDs(want)} }
 }
 
 func (v *trackerView) applyRows(c *viewContext, msg payoutRowsMsg) {

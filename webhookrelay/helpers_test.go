@@ -262,3 +262,17 @@ func checkExactlyOnce(t testing.TB, events []Event, want []string) {
 		t.Errorf("unexpected event %s seen %d times", id, n)
 	}
 }
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+
+// doReq sends a prepared request.
+func doReq(t testing.TB, req *http.Request) response {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return response{resp.StatusCode, b}
+}

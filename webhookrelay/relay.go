@@ -295,7 +295,8 @@ func (r *Relay) handleWebhook(w http.ResponseWriter, req *http.Request) {
 	if err := requireJSON(req); err != nil {
 		// A browser sends text/plain or form bodies cross-origin without
 		// asking first; JSON never arrives that way.
-		r.rejectLogged(w, req, http.StatusUnsupportedMediaType, RejectNotJSONType, err.Error())
+		status, reason, detail := refusalReason(err)
+		r.rejectLogged(w, req, status, reason, detail)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, MaxBodyBytes))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"sync"
 	"time"
 
@@ -40,6 +41,11 @@ const maxJWKSBytes = 1 << 20
 // forged jku leads nowhere, and the static key decides). Each JWKS is
 // cached and refetched on an unknown kid at most every jwksMinRefetch.
 type verifier struct {
+	// slots admits at most GOMAXPROCS signature checks at once. Each is
+	// ~2 ms of CPU; with dozens running at once the scheduler time-slices
+	// and preempts them, which costs more CPU than it shares (the profile
+	// showed ~15% in asyncPreempt), and every webhook finishes later.
+	slots  chan struct{}
 	static *ecdsa.PublicKey
 	jwks   *keySet            // cfg.JWKSURL, or nil
 	jku    map[string]*keySet // allowed jku URL -> its key set
@@ -62,7 +68,7 @@ func newVerifier(cfg Config) *verifier {
 		return nil
 	}
 	client := &http.Client{Timeout: 5 * time.Second}
-	v := &verifier{static: cfg.VerifyKey, jku: map[string]*keySet{}}
+	v := &verifier{static: cfg.VerifyKey, jku: map[string]*keySet{}, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	if cfg.JWKSURL != "" {
 		v.jwks = &keySet{url: cfg.JWKSURL, client: client, clock: cfg.Clock}
 		// The configured JWKS URL is trusted as a jku too.
@@ -105,6 +111,12 @@ func (v *verifier) verify(ctx context.Context, path string, header http.Header, 
 			return fmt.Errorf("%w: the signature names no jku and the relay has no verification key or JWKS URL", api.ErrSignatureInvalid)
 		}
 	}
+	select {
+	case v.slots <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("%w: %v", errKeysUnavailable, ctx.Err())
+	}
+	defer func() { <-v.slots }()
 	return api.Verify(key, sig, http.MethodPost, path, header, body, api.HeaderWebhookTimestamp)
 }
 

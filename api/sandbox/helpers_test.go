@@ -21,7 +21,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/api/clock"
 )
 
 // testStart is the fake clock's start.

@@ -66,7 +66,7 @@ func TestControlEndpointsRefuseBrowserRequests(t *testing.T) {
 }
 
 func TestSandboxRefusesRebindingHost(t *testing.T) {
-	e := newEnv(t, nil)
+	e := newEnv(t, func(o *Options) { o.AllowedHosts = []string{"DevBox.lan"} })
 	for _, host := range []string{"rebind.attacker.example", "attacker.example:" + strings.Split(e.srv.URL, ":")[2]} {
 		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/sandbox/deliveries", nil)
 		req.Host = host
@@ -80,7 +80,7 @@ func TestSandboxRefusesRebindingHost(t *testing.T) {
 			t.Errorf("Host %s: status %d, body %s", host, resp.StatusCode, body)
 		}
 	}
-	for _, host := range []string{"localhost", strings.TrimPrefix(e.srv.URL, "http://")} {
+	for _, host := range []string{"localhost", strings.TrimPrefix(e.srv.URL, "http://"), "devbox.lan:8080"} {
 		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/sandbox/deliveries", nil)
 		req.Host = host
 		resp, err := http.DefaultClient.Do(req)

@@ -11,7 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/api/clock"
 )
 
 // The sandbox's payout accounts, one per currency and rail. Their ids are

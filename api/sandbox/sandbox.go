@@ -18,7 +18,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/api/clock"
 	"github.com/paydash/paydash/internal/httpguard"
 )
 
@@ -73,6 +73,10 @@ type Options struct {
 	// is its kid; "" derives one from the key's thumbprint.
 	WebhookKey   *ecdsa.PrivateKey
 	WebhookKeyID string
+	// WebhookJKU is the URL of the JWKS named in each webhook signature's
+	// jku header, as the service does; Listen sets it to the server's own
+	// /.well-known/jwks when empty. Empty: no jku.
+	WebhookJKU string
 	// DeliveryLogSize caps the delivery log (oldest entries go first);
 	// default 10,000.
 	DeliveryLogSize int
@@ -82,6 +86,11 @@ type Options struct {
 	// Timeouts bound the connections of a server started by Listen; zero
 	// fields take the defaults of DefaultTimeouts.
 	Timeouts Timeouts
+	// AllowedHosts are host names accepted in the Host header besides
+	// loopback names and the listen address (say, the machine's name when
+	// listening on 0.0.0.0); any other name is refused with 421, which is
+	// what stops DNS rebinding.
+	AllowedHosts []string
 }
 
 // Timeouts bound a client's connection to a Listen server, so a client
@@ -99,7 +108,7 @@ type Timeouts struct {
 }
 
 // DefaultTimeouts are the Timeouts Listen uses for zero fields.
-var DefaultTimeouts = Timeouts{ReadHeader: 5 * time.Second, Read: 30 * time.Second, Write: 30 * time.Second, Idle: 2 * time.Minute}
+var DefaultTimeouts = Timeouts{ReadHeader: 10 * time.Second, Read: 30 * time.Second, Write: 30 * time.Second, Idle: 2 * time.Minute}
 
 func (t Timeouts) withDefaults() Timeouts {
 	pick := func(v, def time.Duration) time.Duration {
@@ -196,7 +205,7 @@ func New(opts Options) (*Sandbox, error) {
 		s.hooks.close()
 		return nil, err
 	}
-	g, err := httpguard.New(httpguard.Options{})
+	g, err := httpguard.New(httpguard.Options{AllowedHosts: o.AllowedHosts})
 	if err != nil {
 		s.hooks.close()
 		return nil, err
@@ -346,7 +355,7 @@ func (s *Sandbox) validateOptions() api.ValidateOptions {
 	return api.ValidateOptions{
 		Regulated:       s.opts.Regulated,
 		AccountCurrency: s.ledger.accountCurrency,
-		Now:             s.clock.Now,
+		Clock:           s.clock,
 	}
 }
 

@@ -60,7 +60,7 @@ func Listen(ctx context.Context, addr string, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("sandbox: listen on %s: %w", addr, err)
 	}
 	// The Host check learns the address actually bound (":0" resolved).
-	g, err := httpguard.New(httpguard.Options{Listen: ln.Addr().String()})
+	g, err := httpguard.New(httpguard.Options{Listen: ln.Addr().String(), AllowedHosts: opts.AllowedHosts})
 	if err != nil {
 		ln.Close()
 		sb.Close()
@@ -82,6 +82,9 @@ func Listen(ctx context.Context, addr string, opts Options) (*Server, error) {
 			ErrorLog:          slog.NewLogLogger(sb.log.Handler(), slog.LevelWarn),
 		},
 		served: make(chan struct{}),
+	}
+	if opts.WebhookJKU == "" {
+		sb.hooks.setJKU(s.URL + "/.well-known/jwks")
 	}
 	go func() {
 		defer close(s.served)

@@ -177,7 +177,9 @@ func (e *Env) startRelay(ctx context.Context, listen, jwksURL string) error {
 		return fmt.Errorf("demo relay cannot listen on %s: %w", listen, err)
 	}
 	r, err := webhookrelay.Open(webhookrelay.Config{
-		Listen: ln.Addr().String(), StorePath: store, JWKSURL: jwksURL, RetainCount: 100_000,
+		// The sandbox names its JWKS in every signature's jku, as the
+		// service does; the demo relay trusts that one URL.
+		Listen: ln.Addr().String(), StorePath: store, JKUAllow: []string{jwksURL}, RetainCount: 100_000,
 		Logger: slog.New(slog.DiscardHandler),
 	})
 	if err != nil {

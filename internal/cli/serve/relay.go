@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -33,6 +34,13 @@ type RelayOptions struct {
 	RetainCount    int
 	RetainAge      time.Duration
 	AllowedOrigins []string
+	AllowedHosts   []string
+	DedupeWindow   time.Duration
+	JKUAllow       []string
+	NATSURLs       []string
+	NATSCreds      string
+	NATSStream     string
+	NATSReplicas   int
 	JSON           bool
 	Verbose        bool
 
@@ -55,9 +63,16 @@ func (o *RelayOptions) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ForwardURL, "forward-to", "", "re-post every new event to this URL (like stripe listen --forward-to)")
 	fs.IntVar(&o.RetainCount, "retain-count", 100000, "keep at most this many events (0 = unlimited)")
 	fs.DurationVar(&o.RetainAge, "retain-age", 30*24*time.Hour, "drop events older than this (0 = unlimited)")
-	fs.StringSliceVar(&o.AllowedOrigins, "allowed-origin", nil, "browser Origin allowed on /ws besides the relay's own host (repeatable)")
+	fs.StringSliceVar(&o.AllowedOrigins, "allowed-origin", nil, "browser Origin allowed besides the relay's own host (repeatable)")
+	fs.StringSliceVar(&o.AllowedHosts, "allowed-host", nil, "host name accepted in the Host header besides loopback names and the listen address, e.g. a tunnel's public name (repeatable)")
+	fs.DurationVar(&o.DedupeWindow, "dedupe-window", webhookrelay.DefaultDedupeWindow, "an event_id seen within this window is a duplicate, even after retention dropped its body")
+	fs.StringArrayVar(&o.JKUAllow, "jku-allow", nil, "JWKS URL a webhook signature's jku may name; keys are fetched from it and cached (repeatable)")
+	fs.StringSliceVar(&o.NATSURLs, "nats", nil, "clustered mode: NATS server URLs (nats://host:4222,...); relays given the same servers and stream share one JetStream stream instead of --store")
+	fs.StringVar(&o.NATSCreds, "nats-creds", "", "NATS credentials file (user JWT and NKey seed), if the servers require one")
+	fs.StringVar(&o.NATSStream, "nats-stream", webhookrelay.DefaultNATSStream, "JetStream stream the clustered relays share")
+	fs.IntVar(&o.NATSReplicas, "nats-replicas", 3, "replicas of the JetStream stream (1 for a single NATS server)")
 	fs.BoolVar(&o.JSON, "json", false, "print the addresses as one JSON object")
-	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "log every webhook on stderr")
+	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "log every webhook (accepted, duplicate, rejected with the reason) on stderr")
 }
 
 // RelayInfo is what `paydash relay --json` prints.
@@ -152,9 +167,17 @@ func Relay(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *RelayO
 	if store == "" {
 		store = filepath.Join(config.StateDir(s.Getenv), "relay", "events.db")
 	}
-	logger := slog.New(slog.DiscardHandler)
+	// Server errors (a failed commit, unreachable keys or NATS) always
+	// show; -v adds a line per webhook.
+	level := slog.LevelInfo
 	if o.Verbose {
-		logger = slog.New(slog.NewTextHandler(s.Err, nil))
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(s.Err, &slog.HandlerOptions{Level: level}))
+	var natsCfg *webhookrelay.NATSConfig
+	if len(o.NATSURLs) > 0 {
+		natsCfg = &webhookrelay.NATSConfig{URLs: o.NATSURLs, CredsFile: o.NATSCreds, Stream: o.NATSStream, Replicas: o.NATSReplicas}
+		store = ""
 	}
 	// Listen first, so ":0" works and the printed address is the real one.
 	var lc net.ListenConfig
@@ -165,7 +188,8 @@ func Relay(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *RelayO
 	r, err := webhookrelay.Open(webhookrelay.Config{
 		Listen: ln.Addr().String(), Path: o.Path, StorePath: store, Token: token, Tolerance: o.Tolerance,
 		VerifyKey: verify, JWKSURL: o.JWKSURL, ForwardURL: o.ForwardURL,
-		RetainCount: o.RetainCount, RetainAge: o.RetainAge, AllowedOrigins: o.AllowedOrigins, Logger: logger,
+		RetainCount: o.RetainCount, RetainAge: o.RetainAge, AllowedOrigins: o.AllowedOrigins, AllowedHosts: o.AllowedHosts,
+		DedupeWindow: o.DedupeWindow, JKUAllow: o.JKUAllow, NATS: natsCfg, Logger: logger,
 	})
 	if err != nil {
 		ln.Close()
@@ -173,6 +197,9 @@ func Relay(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *RelayO
 	}
 	defer r.Close()
 	addr := dialable(ln.Addr())
+	if natsCfg != nil {
+		store = fmt.Sprintf("JetStream stream %s on %s (clustered)", o.NATSStream, strings.Join(o.NATSURLs, ","))
+	}
 	info := RelayInfo{
 		Listen: ln.Addr().String(), WebhookURL: "http://" + addr + o.Path, StreamURL: "ws://" + addr + "/ws",
 		EventsURL: "http://" + addr + "/events", Store: store, Warnings: r.Warnings(),

@@ -37,6 +37,8 @@ type relayRun struct {
 	done chan struct{}
 	err  error
 	errb *bytes.Buffer
+	// stop ends the relay and waits for it; errb is then safe to read.
+	stop func()
 }
 
 // startRelay runs `paydash [global] relay [args]` in process and waits for
@@ -63,6 +65,7 @@ func startRelay(t *testing.T, g *cmdutil.Global, env map[string]string, args ...
 	run := &relayRun{done: make(chan struct{}), errb: &bytes.Buffer{}}
 	s := &cmdutil.Streams{In: strings.NewReader(""), Out: pw, Err: run.errb, Getenv: getenv}
 	ctx, cancel := context.WithCancel(context.Background())
+	run.stop = func() { cancel(); <-run.done }
 	go func() {
 		run.err = Relay(ctx, s, g, o)
 		pw.CloseWithError(errors.New("relay returned"))
@@ -171,5 +174,34 @@ func TestRelayRefusesWeakTokensAtStart(t *testing.T) {
 				t.Fatalf("err = %v (exit %d), want a usage error saying %q", err, cmdutil.ExitCode(err), tc.want)
 			}
 		})
+	}
+}
+
+// TestRelayVerboseLogsEachWebhook: -v logs every webhook with its outcome;
+// without it the relay logs no line per webhook (errors still show).
+func TestRelayVerboseLogsEachWebhook(t *testing.T) {
+	for _, verbose := range []bool{true, false} {
+		args := []string{"--listen", "127.0.0.1:0"}
+		if verbose {
+			args = append(args, "-v")
+		}
+		run, err := startRelay(t, &cmdutil.Global{}, nil, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, body := range []string{`{"type":"payout_executed","event_id":"v-1"}`, `{"type":"payout_executed","event_id":"v-1"}`, `{"no":"id"}`} {
+			resp, err := http.Post(run.info.WebhookURL, "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}
+		run.stop()
+		out := run.errb.String()
+		for _, want := range []string{"webhook accepted", "webhook duplicate", "webhook rejected", "reason=no_event_id"} {
+			if got := strings.Contains(out, want); got != verbose {
+				t.Errorf("verbose=%v: log contains %q = %v:\n%s", verbose, want, got, out)
+			}
+		}
 	}
 }
