@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/api/clock"
 	"github.com/paydash/paydash/internal/payguard"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
