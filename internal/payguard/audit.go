@@ -289,6 +289,13 @@ func (l *Log) repairTail() error {
 	if err != nil || st.Size() == 0 {
 		return err
 	}
+	last := []byte{0}
+	if _, err := f.ReadAt(last, st.Size()-1); err != nil {
+		return fmt.Errorf("audit record %s: %w", l.path, err)
+	}
+	if last[0] == '\n' {
+		return nil // the usual case: one byte read
+	}
 	n := min(st.Size(), 1<<20)
 	buf := make([]byte, n)
 	if _, err := f.ReadAt(buf, st.Size()-n); err != nil {
