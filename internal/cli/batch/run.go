@@ -318,9 +318,12 @@ func (p *Prepared) plan(known *payguard.Known) error {
 			pl.Action, pl.Why = ActionPrevious, "service report"
 		case known != nil && pl.TransactionID != "" && acceptedLocally(known, pl.TransactionID):
 			pl.Action, pl.Why = ActionPrevious, "audit record"
-		case known != nil && !p.opt.Guard.AllowDuplicate:
+		case known != nil:
 			if m := known.Matching(&req, now, p.opt.Guard.Window); len(m) > 0 {
-				pl.Action, pl.Match = ActionDuplicate, &m[0]
+				pl.Match = &m[0]
+				if !p.opt.Guard.AllowDuplicate {
+					pl.Action = ActionDuplicate
+				}
 			}
 		}
 		switch pl.Action {
@@ -480,7 +483,8 @@ func (p *Prepared) send(ctx context.Context, s Sender) error {
 			// leaves, so a crash right after sending leaves a trace.
 			m, err := g.Log.Reserve(ctx, payguard.Entry{Source: payguard.SourceBatch, TransactionID: req.TransactionID,
 				Name: req.BeneficiaryName, IBAN: req.BeneficiaryIBAN, Reference: req.BeneficiaryReference,
-				AmountInMinor: req.AmountInMinor, Currency: req.Currency, BatchFile: p.f.Path, Line: row.Line}, g.Window, g.AllowDuplicate)
+				AmountInMinor: req.AmountInMinor, Currency: req.Currency, BatchFile: p.f.Path, Line: row.Line,
+				AllowedDuplicate: pl.Match != nil}, g.Window, g.AllowDuplicate)
 			if err != nil {
 				return fmt.Errorf("%w at line %d: %w; nothing was sent for this row. Run the same command again to resume", ErrInterrupted, row.Line, err)
 			}

@@ -416,6 +416,22 @@ func TestExactDuplicateRowsAreRefusedUnlessAllowed(t *testing.T) {
 	if got := x.paid(t, ""); got["DUPROW-1 10.00 GBP"]+got["dupRow-1 10.00 GBP"] != 2 || got["DUPROW-2 20.00 GBP"] != 1 {
 		t.Errorf("with --allow-duplicate both rows are paid once each; report: %v", got)
 	}
+	// The audit record says the second was a duplicate the operator
+	// allowed.
+	log, _ := payguard.Open(payguard.DefaultPath(filepath.Join(x.env["XDG_STATE_HOME"], "paydash"), "default"), "default", nil)
+	entries, err := log.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := 0
+	for _, a := range payguard.Attempts(entries) {
+		if a.AllowedDuplicate {
+			allowed++
+		}
+	}
+	if allowed != 1 {
+		t.Errorf("%d attempts marked as allowed duplicates, want 1: %+v", allowed, entries)
+	}
 }
 
 func TestRowMatchingAnEarlierPayoutIsNotSent(t *testing.T) {
