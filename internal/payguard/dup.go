@@ -50,10 +50,11 @@ func (p Payment) String() string {
 }
 
 // paid reports whether the payment may have moved money: a definite
-// refusal or a rejection did not.
+// refusal, a rejection or a failure (the money came back) did not, so
+// sending it again is the usual fix, not a duplicate.
 func (p Payment) paid() bool {
 	switch p.Outcome {
-	case OutcomeRefused, OutcomeRejected, OutcomeExisting:
+	case OutcomeRefused, OutcomeRejected, OutcomeFailed, OutcomeExisting:
 		return false
 	}
 	return true

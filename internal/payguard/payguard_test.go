@@ -62,12 +62,13 @@ func TestMatchingRulesAndWindow(t *testing.T) {
 		{TransactionID: "a", At: now.Add(-time.Hour), IBAN: "GB33BUKB20201555555555", Reference: "INV-1", AmountInMinor: 1000, Currency: "GBP"},
 		{TransactionID: "old", At: now.Add(-8 * 24 * time.Hour), IBAN: "GB33BUKB20201555555555", Reference: "INV-1", AmountInMinor: 1000, Currency: "GBP"},
 		{TransactionID: "refused", At: now, IBAN: "GB33BUKB20201555555555", Reference: "INV-1", AmountInMinor: 1000, Currency: "GBP", Outcome: OutcomeRefused},
+		{TransactionID: "returned", At: now, IBAN: "GB33BUKB20201555555555", Reference: "INV-1", AmountInMinor: 1000, Currency: "GBP", Outcome: OutcomeFailed, Where: FromReport},
 		{TransactionID: "other-amount", At: now, IBAN: "GB33BUKB20201555555555", Reference: "INV-1", AmountInMinor: 1001, Currency: "GBP"},
 	}
 	req := &api.PayoutRequest{TransactionID: "new", BeneficiaryIBAN: "gb33 bukb 2020 1555 5555 55", BeneficiaryReference: " inv-1 ", AmountInMinor: 1000, Currency: "gbp"}
 	m := Matching(ps, req, now, DefaultWindow)
 	if len(m) != 1 || m[0].TransactionID != "a" {
-		t.Fatalf("matches %+v, want only a (old is outside the window, refused paid nothing, other-amount differs)", m)
+		t.Fatalf("matches %+v, want only a (old is outside the window, refused and returned paid nothing, other-amount differs)", m)
 	}
 	if m := Matching(ps, req, now, 30*24*time.Hour); len(m) != 2 {
 		t.Errorf("a 30-day window should find the 8-day-old payout too: %+v", m)
