@@ -502,3 +502,55 @@ func TestDryRunTellsTheTruth(t *testing.T) {
 		t.Errorf("dry run of a payable batch: exit %d\n%s", r.code, r.all())
 	}
 }
+
+func TestInterruptedRunAdviceIsSafeToFollow(t *testing.T) {
+	x := startSvc(t, nil)
+	file, keys := csvRows(t, t.TempDir(), "INT", 12, plainAmount)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go x.cancelAfter(t, ctx, cancel, "INT", 4)
+	o := yes()
+	o.Rate = 20
+	r := x.batch(t, ctx, file, "", o)
+	if !strings.Contains(r.all(), "run the same command again to resume") {
+		t.Fatalf("ctrl+c: exit %d, no advice to resume:\n%s", r.code, r.all())
+	}
+	o.Rate = 0
+	if r := x.batch(t, context.Background(), file, "", o); r.code != 0 {
+		t.Fatalf("the same command again: exit %d\n%s", r.code, r.all())
+	}
+	x.wantPaidOnce(t, "INT", keys)
+}
+
+func TestDamagedAuditRecordAdviceIsSafeToFollow(t *testing.T) {
+	x := startSvc(t, nil)
+	dir := t.TempDir()
+	file, keys := csvRows(t, dir, "AUD", 4, plainAmount)
+	if r := x.batch(t, context.Background(), file, "", yes()); r.code != 0 {
+		t.Fatalf("first run: exit %d\n%s", r.code, r.all())
+	}
+	// The journal is lost and the audit record damaged in the middle.
+	os.Remove(DefaultJournalPath(file))
+	rec := payguard.DefaultPath(filepath.Join(x.env["XDG_STATE_HOME"], "paydash"), "default")
+	b, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	lines[1] = "{garbage\n"
+	os.WriteFile(rec, []byte(strings.Join(lines, "")), 0o600)
+	r := x.batch(t, context.Background(), file, "", yes())
+	if r.code == 0 || !strings.Contains(r.all(), "move the file aside to start a new record") {
+		t.Fatalf("a damaged audit record was used: exit %d\n%s", r.code, r.all())
+	}
+	x.wantPaidOnce(t, "AUD", keys)
+	// Word for word: move it aside, run again.
+	if err := os.Rename(rec, rec+".damaged"); err != nil {
+		t.Fatal(err)
+	}
+	r = x.batch(t, context.Background(), file, "", yes())
+	if !strings.Contains(r.all(), "duplicate (not sent) 4") {
+		t.Errorf("the rows already paid are not refused from the report:\n%s", r.all())
+	}
+	x.wantPaidOnce(t, "AUD", keys)
+}
