@@ -232,11 +232,22 @@ optionally context_code and transaction_id (any order). amount is in major
 units (12.50). Every row is checked before anything is sent; if any row is
 bad, every bad line is listed and nothing is sent.
 
-A journal (FILE.csv.journal, 0600) fixes each row's transaction_id before
-the first payout is sent and records each outcome as it goes. If the run
-is interrupted (ctrl+c, a crash, a lost connection), run the same command
-again: accepted rows are skipped and the others are re-sent with the same
-transaction_id, which the service never pays twice.`,
+A journal (FILE.csv.journal, 0600, locked for the run, appended only)
+fixes each row's transaction_id before the first payout is sent and records
+each outcome as it goes. If the run is interrupted (ctrl+c, a crash, a lost
+connection), run the same command again: accepted rows are skipped and the
+others are re-sent with the same transaction_id, which the service never
+pays twice. A lost or damaged journal is rebuilt from the profile's audit
+record (paydash payouts log) and the service's report: rows already sent
+are not sent again.
+
+Before anything is sent, every row is checked against payouts already made
+(same IBAN, amount, currency and reference within --duplicate-window, in
+the audit record or the report); matches are listed and not sent unless
+--allow-duplicate is given, and so are rows repeated inside the file. The
+rows to send are listed before the confirmation; without a terminal --yes
+is required. --dry-run lists them too, with each currency's total against
+its available balance, and exits 3 if the batch could not be paid in full.`,
 		Example: `  paydash payout batch payroll.csv --dry-run
   paydash payout batch payroll.csv
   paydash payout batch payroll.csv --yes --json --wait 2m`,

@@ -50,10 +50,11 @@ func (p Payment) String() string {
 }
 
 // paid reports whether the payment may have moved money: a definite
-// refusal or a rejection did not.
+// refusal, a rejection or a failure (the money came back) did not, so
+// sending it again is the usual fix, not a duplicate.
 func (p Payment) paid() bool {
 	switch p.Outcome {
-	case OutcomeRefused, OutcomeRejected, OutcomeExisting:
+	case OutcomeRefused, OutcomeRejected, OutcomeFailed, OutcomeExisting:
 		return false
 	}
 	return true
@@ -62,25 +63,51 @@ func (p Payment) paid() bool {
 // FromRecord folds the record's lines into one Payment per attempted
 // transaction id, with its last outcome, oldest first.
 func FromRecord(entries []Entry) []Payment {
-	idx := map[string]int{}
-	var out []Payment
+	ix := newIndex()
 	for _, e := range entries {
-		switch e.Event {
-		case EventAttempt:
-			if i, ok := idx[e.TransactionID]; ok {
-				// A re-send of the same id (a resumed batch): same payout.
-				out[i].Outcome = ""
-				continue
-			}
-			idx[e.TransactionID] = len(out)
-			out = append(out, Payment{TransactionID: e.TransactionID, At: e.At, Name: e.Name, IBAN: api.NormalizeIBAN(e.IBAN),
-				Reference: e.Reference, AmountInMinor: e.AmountInMinor, Currency: e.Currency, Where: FromLocalRecord,
-				BatchFile: e.BatchFile, Line: e.Line})
-		case EventOutcome:
-			if i, ok := idx[e.TransactionID]; ok {
-				out[i].Outcome = e.Outcome
-			}
+		ix.apply(e)
+	}
+	return ix.list
+}
+
+// index folds record lines into payments as they are read, and finds
+// them by duplicate key.
+type index struct {
+	byID  map[string]int
+	byKey map[string][]int
+	list  []Payment
+}
+
+func newIndex() *index { return &index{byID: map[string]int{}, byKey: map[string][]int{}} }
+
+func (ix *index) apply(e Entry) {
+	switch e.Event {
+	case EventAttempt:
+		if i, ok := ix.byID[e.TransactionID]; ok {
+			// A re-send of the same id (a resumed batch): same payout.
+			ix.list[i].Outcome = ""
+			return
 		}
+		p := Payment{TransactionID: e.TransactionID, At: e.At, Name: e.Name, IBAN: api.NormalizeIBAN(e.IBAN),
+			Reference: e.Reference, AmountInMinor: e.AmountInMinor, Currency: e.Currency, Where: FromLocalRecord,
+			BatchFile: e.BatchFile, Line: e.Line}
+		ix.byID[e.TransactionID] = len(ix.list)
+		r := e.Request()
+		k := Key(&r)
+		ix.byKey[k] = append(ix.byKey[k], len(ix.list))
+		ix.list = append(ix.list, p)
+	case EventOutcome:
+		if i, ok := ix.byID[e.TransactionID]; ok {
+			ix.list[i].Outcome = e.Outcome
+		}
+	}
+}
+
+// withKey returns the payments with duplicate key k.
+func (ix *index) withKey(k string) []Payment {
+	out := make([]Payment, 0, len(ix.byKey[k]))
+	for _, i := range ix.byKey[k] {
+		out = append(out, ix.list[i])
 	}
 	return out
 }
