@@ -40,6 +40,7 @@ type fakeBackend struct {
 	txs          func(i int) api.Transaction
 	nTxs         int
 	streams      int
+	streamErr    error // the report and balances fail with it when set
 	payouts      []api.PayoutRequest
 	payoutErrs   []error // answer for call i; nil or missing = accepted
 	payments     []string
@@ -53,14 +54,20 @@ func (f *fakeBackend) Balances(context.Context) ([]api.Balance, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.balanceCalls++
+	if f.streamErr != nil {
+		return nil, f.streamErr
+	}
 	return append([]api.Balance(nil), f.balances...), nil
 }
 
 func (f *fakeBackend) StreamTransactions(ctx context.Context, _ api.TransactionQuery, fn func(api.Transaction) error) error {
 	f.mu.Lock()
 	f.streams++
-	n := f.nTxs
+	n, err := f.nTxs, f.streamErr
 	f.mu.Unlock()
+	if err != nil {
+		return err
+	}
 	for i := range n {
 		if err := fn(f.txs(i)); err != nil {
 			return err

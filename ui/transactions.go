@@ -45,6 +45,8 @@ type txView struct {
 	busy     bool
 	problems []string
 
+	// totals are the rows on screen added up per currency.
+	totals []curTotal
 	filter    filterBar
 	nav       listNav
 	detail    bool
@@ -53,11 +55,12 @@ type txView struct {
 }
 
 type txLoadedMsg struct {
-	gen   uint64
-	store *txStore
-	order []int32
-	sort  sortKey
-	err   error
+	gen    uint64
+	store  *txStore
+	order  []int32
+	sort   sortKey
+	totals []curTotal
+	err    error
 }
 
 type txResultMsg struct {
@@ -67,6 +70,7 @@ type txResultMsg struct {
 	sort      sortKey
 	order     []int32
 	orderSort sortKey
+	totals    []curTotal
 	err       error
 }
 
@@ -115,7 +119,8 @@ func loadStore(ctx context.Context, be Backend, gen uint64, want sortKey, counte
 		return nil
 	})
 	st.compact()
-	return txLoadedMsg{gen: gen, store: st, order: st.sorted(st.all(), want), sort: want, err: err}
+	order := st.sorted(st.all(), want)
+	return txLoadedMsg{gen: gen, store: st, order: order, sort: want, totals: st.totals(order), err: err}
 }
 
 func (v *txView) loaded(c *viewContext, msg txLoadedMsg) tea.Cmd {
@@ -132,6 +137,7 @@ func (v *txView) loaded(c *viewContext, msg txLoadedMsg) tea.Cmd {
 		c.setFlash("transactions: "+msg.err.Error()+" (showing the "+itoa(msg.store.len())+" rows received; r to retry)", true)
 	}
 	v.store = msg.store
+	v.totals = msg.totals
 	v.order, v.orderSort = msg.order, msg.sort
 	v.idx = msg.order
 	v.applied = txFilter{typ: anyValue, cur: anyValue, status: anyValue}
@@ -206,6 +212,9 @@ func (r computeReq) run() txResultMsg {
 		}
 		res.idx, res.err = r.store.filter(res.order, r.f, stale)
 	}
+	if res.err == nil {
+		res.totals = r.store.totals(res.idx)
+	}
 	return res
 }
 
@@ -213,28 +222,14 @@ func (v *txView) result(c *viewContext, msg txResultMsg) {
 	if msg.gen != v.gen.Load() || msg.err != nil {
 		return // superseded
 	}
-	var selected int32 = -1
-	if v.nav.cursor < len(v.idx) {
-		selected = v.idx[v.nav.cursor]
-	}
-	sortChanged := msg.sort != v.appliedSort
 	v.idx, v.applied, v.appliedSort = msg.idx, msg.f, msg.sort
 	v.order, v.orderSort = msg.order, msg.orderSort
+	v.totals = msg.totals
 	v.busy = false
-	// A re-sort keeps the same transaction selected; a new filter starts
-	// at the top, where the best matches are.
-	if sortChanged && selected >= 0 {
-		v.nav.cursor = 0
-		for i, x := range v.idx {
-			if x == selected {
-				v.nav.cursor = i
-				v.nav.top = i - v.pageH/2
-				break
-			}
-		}
-	} else {
-		v.nav.cursor, v.nav.top = 0, 0
-	}
+	// A new sort or filter starts at the top, where the rows it puts first
+	// are: keeping the cursor's row made "sorted by Amount ↓" open on
+	// some row in the middle.
+	v.nav.cursor, v.nav.top = 0, 0
 	v.nav.clamp(len(v.idx), v.pageH)
 }
 
@@ -435,7 +430,7 @@ func (v *txView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(k, c.keys.Sort):
-		v.sort = sortKey{col: (v.sort.col + 1) % numColumns, desc: v.sort.desc}
+		v.sort = sortKey{col: v.nextSortColumn(c), desc: v.sort.desc}
 		return v.recompute(c)
 	case key.Matches(k, c.keys.Reverse):
 		v.sort.desc = !v.sort.desc
@@ -499,6 +494,21 @@ func (v *txView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
+// nextSortColumn is the next column after the sorted one that is on
+// screen at this width: sorting by a column the user cannot see looks
+// broken.
+func (v *txView) nextSortColumn(c *viewContext) txColumn {
+	ws := layoutCols(txCols[:], c.width-1)
+	col := v.sort.col
+	for range numColumns {
+		col = (col + 1) % numColumns
+		if ws[col] > 0 {
+			return col
+		}
+	}
+	return col
+}
+
 // export writes the rows on screen to a new file in the export directory.
 func (v *txView) export(c *viewContext, format string) tea.Cmd {
 	st, idx := v.store, v.idx
@@ -552,12 +562,12 @@ func writeExport(dir, name, format string, st *txStore, idx []int32) (string, in
 
 var txCols = [numColumns]colSpec{
 	colTime:      {title: "Time", w: 19},
-	colType:      {title: "Type", w: 7, drop: 3},
+	colType:      {title: "Type", w: 7, drop: 2}, // kept at 80 columns; the amount's sign says it too
 	colStatus:    {title: "Status", w: 10},
 	colCurrency:  {title: "Cur", w: 3},
 	colAmount:    {title: "Amount", w: 14, right: true},
 	colName:      {title: "Beneficiary", w: 14, flex: 2, max: 32},
-	colIBAN:      {title: "IBAN", w: 27, drop: 2, flex: 1, max: 34},
+	colIBAN:      {title: "IBAN", w: 27, drop: 3, flex: 1, max: 34},
 	colReference: {title: "Reference", w: 12, drop: 4, flex: 2, max: 36},
 	colID:        {title: "ID", w: 36, drop: 5},
 }
@@ -598,6 +608,12 @@ func (v *txView) view(c *viewContext, w, h int) string {
 		info = c.st.bad.Render("no backend configured")
 	case v.store == nil:
 		info = "No report loaded"
+	case v.loadErr != nil && total == 0:
+		// A failed load is not an empty filter: say what failed, in full.
+		b.WriteString(c.st.bad.Render("Could not load the transaction report.") + "\n")
+		b.WriteString(c.st.bad.Render(wrapText(clean(v.loadErr.Error()), w)) + "\n")
+		b.WriteString(c.st.muted.Render(wrapText("r retries; the report reloads by itself every "+c.opts.ReportRefresh.String()+".", w)))
+		return b.String()
 	default:
 		dir := "↑"
 		if v.sort.desc {
@@ -610,23 +626,30 @@ func (v *txView) view(c *viewContext, w, h int) string {
 		if v.loading {
 			info += " · " + c.st.warn.Render("reloading… "+itoa(int(v.loadCount.Load())))
 		}
+		if v.loadErr != nil {
+			info += " · " + c.st.bad.Render("incomplete, the load failed: "+clean(v.loadErr.Error())+" (r retries)")
+		}
 		if len(v.problems) > 0 {
 			info += " · " + c.st.warn.Render(strings.Join(v.problems, "; "))
 		}
 	}
 	b.WriteString(fit(info, w))
 	b.WriteByte('\n')
-	// Table.
+	// Line 3: what the rows on screen add up to, always in view.
+	b.WriteString(v.totalsLine(c, w))
+	b.WriteByte('\n')
+	// Table. The sorted column is wide enough for its arrow.
 	specs := txCols
 	arrow := " ↑"
 	if v.sort.desc {
 		arrow = " ↓"
 	}
 	specs[v.sort.col].title += arrow
+	specs[v.sort.col].w = max(specs[v.sort.col].w, width(specs[v.sort.col].title))
 	ws := layoutCols(specs[:], w-1)
 	b.WriteString(c.st.header.Render(" " + headerCells(specs[:], ws)))
 	b.WriteByte('\n')
-	rowsH := h - 3
+	rowsH := h - 4
 	if v.detail {
 		rowsH -= detailHeight(w)
 	}
@@ -646,7 +669,7 @@ func (v *txView) view(c *viewContext, w, h int) string {
 		cells[colType] = st.types.name(r.typ)
 		cells[colStatus] = st.statuses.name(r.status)
 		cells[colCurrency] = st.currencies.name(r.currency)
-		cells[colAmount] = api.FormatAmount(r.amount, cells[colCurrency])
+		cells[colAmount] = signedAmount(r.amount, cells[colCurrency], cells[colType])
 		cells[colName] = string(st.nameBytes(i))
 		cells[colIBAN] = string(st.ibanBytes(i))
 		cells[colReference] = string(st.refBytes(i))
@@ -658,6 +681,10 @@ func (v *txView) view(c *viewContext, w, h int) string {
 			b.WriteString(c.st.selected.Render(fit(line.String(), w)))
 		} else {
 			cellStyles[colStatus] = c.stateStyle(cells[colStatus])
+			cellStyles[colAmount] = &c.st.debit
+			if credit(cells[colType]) {
+				cellStyles[colAmount] = &c.st.credit
+			}
 			renderCells(&line, specs[:], ws, cells, cellStyles...)
 			b.WriteString(line.String())
 		}
@@ -671,6 +698,43 @@ func (v *txView) view(c *viewContext, w, h int) string {
 		return out + "\n" + v.detailView(c, w)
 	}
 	return b.String()
+}
+
+// totalsLine is the rows on screen added up per currency: money in, money
+// out and the net; when that does not fit, the net alone.
+func (v *txView) totalsLine(c *viewContext, w int) string {
+	if v.store == nil {
+		return ""
+	}
+	if len(v.totals) == 0 {
+		return c.st.muted.Render(fit("Totals: no rows", w))
+	}
+	net := func(t curTotal) string {
+		n := t.in - t.out
+		if n >= 0 {
+			return "+" + api.FormatAmount(n, t.cur)
+		}
+		return "−" + api.FormatAmount(-n, t.cur)
+	}
+	var long, short []string
+	excluded := 0
+	for _, t := range v.totals {
+		long = append(long, t.cur+" in +"+api.FormatAmount(t.in, t.cur)+" out −"+api.FormatAmount(t.out, t.cur)+" net "+net(t))
+		short = append(short, t.cur+" net "+net(t))
+		excluded += t.excluded
+	}
+	note := ""
+	if excluded > 0 {
+		note = " (" + itoa(excluded) + " failed/rejected not counted)"
+	}
+	line := "Totals: " + strings.Join(long, " · ") + note
+	if width(line) > w {
+		line = "Totals: " + strings.Join(short, " · ") + note
+	}
+	if width(line) > w {
+		line = "Totals: " + strings.Join(short, " · ")
+	}
+	return c.st.bold.Render(fit(line, w))
 }
 
 func (v *txView) detailView(c *viewContext, w int) string {
