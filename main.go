@@ -85,8 +85,8 @@ Every view is also a headless command for scripts (--json on each).`,
 		}
 	}
 	add("start", demoCmd(s), configCmd(s, g))
-	add("ops", balancesCmd(s, g), transactionsCmd(s, g), payoutCmd(s, g), paymentCmd(s, g), mandateCmd(s, g))
-	add("dev", sandboxCmd(s), relayCmd(s), eventsCmd(s, g))
+	add("ops", balancesCmd(s, g), transactionsCmd(s, g), payoutCmd(s, g), payoutsCmd(s, g), paymentCmd(s, g), mandateCmd(s, g))
+	add("dev", sandboxCmd(s), relayCmd(s, g), eventsCmd(s, g))
 	return root
 }
 
@@ -187,17 +187,35 @@ func payoutCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 	o := &headless.PayoutOptions{}
 	create := &cobra.Command{
 		Use:   "create",
-		Short: "Send one payout; prints its transaction_id; exit 0 when the service accepted it",
+		Short: "Send one payout; prints its transaction_id; exit 0 when the service accepted it (with --wait: when it settled)",
+		Long: `Send one payout and print its transaction_id.
+
+Before sending, paydash refuses (exit 3, nothing sent) a payout that
+matches one already made within --duplicate-window (same IBAN, amount,
+currency and reference, in this profile's audit record or the service's
+report) unless --allow-duplicate is given, a --transaction-id already used
+for a different payout (exit 2), and an amount the account cannot fund.
+Without a terminal, --yes is required. Every attempt and its outcome is
+appended to the profile's audit record (paydash payouts log).
+
+Exit status: 0 accepted (with --wait: settled); 2 usage; 3 refused,
+rejected or failed; 4 cancelled; 1 anything else, including --wait
+running out before a final state was seen.`,
 		Example: `  paydash payout create --name "Ada Lovelace" --iban GB33BUKB20201555555555 \
       --reference INV-1001 --amount 125.50 --currency GBP
-  paydash payout create ... --yes --json`,
+  paydash payout create ... --yes --json --wait 1m`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, client, err := cmdutil.Setup(s, g)
 			if err != nil {
 				return err
 			}
-			return headless.CreatePayout(cmd.Context(), s, client, headless.Target{Profile: p.Name, Production: p.Production}, o)
+			audit, err := cmdutil.AuditLog(s, p)
+			if err != nil {
+				return err
+			}
+			return headless.CreatePayout(cmd.Context(), s, client, headless.Target{Profile: p.Name, Production: p.Production,
+				Audit: audit, RelayURL: p.RelayURL, RelayToken: p.RelayToken.Reveal()}, o)
 		},
 	}
 	o.Bind(create.Flags())
@@ -232,6 +250,37 @@ transaction_id, which the service never pays twice.`,
 	}
 	bo.Bind(batchCmd.Flags())
 	c.AddCommand(create, batchCmd)
+	return c
+}
+
+func payoutsCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
+	c := &cobra.Command{Use: "payouts", Short: "The local audit record of payouts this profile sent", Args: noArgs}
+	o := &headless.PayoutsLogOptions{}
+	logCmd := &cobra.Command{
+		Use:   "log",
+		Short: "Print every payout this profile sent (form, payout create, batch), one line per attempt with its outcome",
+		Long: `Print the profile's audit record: every attempt to send a payout, from the
+dashboard's form, payout create or a batch, with time, profile, source,
+transaction_id, payee, IBAN, amount, reference and the last outcome known
+(accepted, refused, settled, rejected, failed; "no answer recorded" when the
+process stopped before hearing back). The record is append-only, fsynced
+and 0600, under the state directory; the duplicate check reads it first.`,
+		Example: "  paydash payouts log\n  paydash payouts log --since 24h --json",
+		Args:    noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			p, err := cmdutil.LoadProfile(s, g)
+			if err != nil {
+				return err
+			}
+			log, err := cmdutil.AuditLog(s, p)
+			if err != nil {
+				return err
+			}
+			return headless.PayoutsLog(s, log, o)
+		},
+	}
+	o.Bind(logCmd.Flags())
+	c.AddCommand(logCmd)
 	return c
 }
 
@@ -304,16 +353,24 @@ func sandboxCmd(s *cmdutil.Streams) *cobra.Command {
 	return c
 }
 
-func relayCmd(s *cmdutil.Streams) *cobra.Command {
+func relayCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 	o := &serve.RelayOptions{}
 	c := &cobra.Command{
 		Use:   "relay",
 		Short: "Receive, verify and store webhooks, and stream them live to dashboards",
+		Long: `Receive, verify and store webhooks, and stream them live to dashboards.
+
+The relay listens on the profile's relay_listen and requires its
+relay_token (or relay_token_env, or PAYDASH_RELAY_TOKEN) from readers of
+/ws and /events; --listen, --token and --token-env override them. A token
+has at least 16 characters and no whitespace. With no profile configured
+the flags alone apply.`,
 		Example: `  paydash relay --jwks-url http://127.0.0.1:8080/.well-known/jwks
+  paydash --profile staging relay    # relay_listen and relay_token from the profile
   paydash relay --listen 0.0.0.0:8787 --token-env PAYDASH_RELAY_TOKEN --verify-key service-pub.pem \
       --forward-to http://127.0.0.1:3000/webhooks`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return serve.Relay(cmd.Context(), s, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return serve.Relay(cmd.Context(), s, g, o) },
 	}
 	o.Bind(c.Flags())
 	return c

@@ -25,7 +25,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/api/clock"
 )
 
 const (
@@ -587,7 +587,7 @@ func TestConfigAndClientNeverPrintSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := key.D.String()
+	d := fmt.Sprintf("%x", mustBytes(t, key))
 	for _, format := range []string{"%v", "%+v", "%#v", "%s"} {
 		for name, v := range map[string]any{"Config": cfg, "*Config": &cfg, "*Client": c} {
 			out := fmt.Sprintf(format, v)
@@ -714,7 +714,7 @@ func TestStreamTransactionsShapes(t *testing.T) {
 			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
 				t.Errorf("error = %v, want one containing %q", err, tc.wantErr)
 			}
-			if tc.wantStop && err != stop {
+			if tc.wantStop && err != stop { //nolint:errorlint // the very value, not wrapped, is the point
 				t.Errorf("fn's error came back as %v, want it unchanged", err)
 			}
 		})
@@ -927,4 +927,14 @@ func FuzzDecodeResults(f *testing.F) {
 		}
 	}
 	f.Fuzz(checkSameAsJSON)
+}
+
+// mustBytes is the private scalar, what a leak would show.
+func mustBytes(t *testing.T, key *ecdsa.PrivateKey) []byte {
+	t.Helper()
+	b, err := key.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -152,16 +152,13 @@ func IsStatus(err error, code int) bool {
 	return errors.As(err, &e) && e.StatusCode == code
 }
 
-// newError reads a failed response into an *Error. Each non-empty secret
-// (the client secret, the bearer token) is replaced in the body, so a
-// service echoing the request cannot put a credential into a message.
+// newError reads a failed response into an *Error. Credentials are
+// removed from the body (see redactBody: credential fields, and every word
+// holding the client secret or the bearer token), so a service echoing the
+// request cannot put a credential into a message.
 func newError(resp *http.Response, method string, u *url.URL, secrets ...string) *Error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	for _, s := range secrets {
-		if s != "" {
-			body = bytes.ReplaceAll(body, []byte(s), []byte("[redacted]"))
-		}
-	}
+	body = redactBody(body, secrets...)
 	e := &Error{
 		StatusCode: resp.StatusCode,
 		Body:       body,

@@ -85,38 +85,38 @@ func (e *ibanError) Unwrap() error { return e.kind }
 // It checks the IBAN as sent: capitals and digits only, no spaces. Forms
 // call NormalizeIBAN first.
 func ValidateIBAN(s string) error {
-	if kind, reason := checkIBAN(s); kind != nil {
+	if reason, kind := checkIBAN(s); kind != nil {
 		return &ibanError{kind: kind, reason: reason}
 	}
 	return nil
 }
 
-// checkIBAN returns the kind of failure and a phrase that follows the
-// field's name, or a nil kind when s is a valid IBAN.
-func checkIBAN(s string) (kind error, reason string) {
+// checkIBAN returns a phrase that follows the field's name and the kind
+// of failure, or a nil kind when s is a valid IBAN.
+func checkIBAN(s string) (reason string, kind error) {
 	if s == "" {
-		return ErrIBANEmpty, "is empty; give an IBAN like GB82WEST12345698765432"
+		return "is empty; give an IBAN like GB82WEST12345698765432", ErrIBANEmpty
 	}
 	if bad := ibanCharProblem(s); bad != "" {
-		return ErrIBANCharacters, bad
+		return bad, ErrIBANCharacters
 	}
 	if len(s) < 4 || !isUpperAlpha2(s[:2]) {
-		return ErrIBANCountry, "must start with a two-letter country code and two check digits, like GB82"
+		return "must start with a two-letter country code and two check digits, like GB82", ErrIBANCountry
 	}
 	want, ok := ibanLengths[s[:2]]
 	if !ok {
-		return ErrIBANCountry, fmt.Sprintf("starts with %s, which is not a country that uses IBANs; check the first two letters", s[:2])
+		return fmt.Sprintf("starts with %s, which is not a country that uses IBANs; check the first two letters", s[:2]), ErrIBANCountry
 	}
 	if !allDigits(s[2:4]) {
-		return ErrIBANChecksum, fmt.Sprintf("has %s where the two check digits go (characters 3 and 4); check them", s[2:4])
+		return fmt.Sprintf("has %s where the two check digits go (characters 3 and 4); check them", s[2:4]), ErrIBANChecksum
 	}
 	if len(s) != want {
-		return ErrIBANLength, fmt.Sprintf("has %d characters, but a %s IBAN has %d; check for a missing or extra character", len(s), s[:2], want)
+		return fmt.Sprintf("has %d characters, but a %s IBAN has %d; check for a missing or extra character", len(s), s[:2], want), ErrIBANLength
 	}
 	if ibanMod97(s) != 1 {
-		return ErrIBANChecksum, "fails its check-digit test (ISO 13616 mod 97); check for a mistyped character"
+		return "fails its check-digit test (ISO 13616 mod 97); check for a mistyped character", ErrIBANChecksum
 	}
-	return nil, ""
+	return "", nil
 }
 
 // ibanCharProblem explains characters outside A-Z and 0-9, or returns "".

@@ -124,7 +124,7 @@ func unknownCurrencyErr(currency string) error {
 
 // exampleAmount is a sample a person can copy, with the currency's decimals.
 func exampleAmount(digits int) string {
-	return formatNumber(123456*int64(pow10(digits))/100, digits, true)
+	return formatNumber(123456*int64(pow10(digits))/100, digits, true) //nolint:gosec // digits is a currency's decimals (0-4): the power is tiny
 }
 
 // stripAmountDecoration removes spaces, a minus sign, and the currency's own
@@ -289,7 +289,7 @@ func FormatAmountPlain(minor int64, currency string) string {
 // grouping thousands with commas. It handles math.MinInt64 by working on
 // the unsigned magnitude.
 func formatNumber(minor int64, digits int, group bool) string {
-	mag := uint64(minor)
+	mag := uint64(minor) //nolint:gosec // two's complement on purpose: negated below, so MinInt64 keeps its magnitude
 	if minor < 0 {
 		mag = -mag
 	}
@@ -317,7 +317,7 @@ func formatNumber(minor int64, digits int, group bool) string {
 func FormatCount(n int64) string {
 	if n < 0 {
 		// Via uint64 so math.MinInt64 keeps all its digits.
-		return "-" + groupThousands(strconv.FormatUint(uint64(-(n+1))+1, 10))
+		return "-" + groupThousands(strconv.FormatUint(uint64(-(n+1))+1, 10)) //nolint:gosec // -(n+1) of a negative n is never negative
 	}
 	return groupThousands(strconv.FormatInt(n, 10))
 }

@@ -251,7 +251,9 @@ func hintFor(c *call, code int) string {
 
 func stopped(c *call, ctxErr, last error) error {
 	if last != nil {
-		return fmt.Errorf("%s %s: stopped: %w (last attempt: %v)", c.method, displayPath(c.u.String()), ctxErr, last)
+		// Only ctxErr is the cause: the last attempt's failure is context,
+		// and wrapping it would make a cancelled call look like (say) a 503.
+		return fmt.Errorf("%s %s: stopped: %w (last attempt: %v)", c.method, displayPath(c.u.String()), ctxErr, last) //nolint:errorlint // see above
 	}
 	return fmt.Errorf("%s %s: %w", c.method, displayPath(c.u.String()), ctxErr)
 }

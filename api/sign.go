@@ -61,6 +61,13 @@ func SigningPayload(method, path string, headers []SignedHeader, body []byte) []
 
 // Sign returns the detached compact JWS ("header..signature") for a request.
 func Sign(key *ecdsa.PrivateKey, keyID, method, path string, headers []SignedHeader, body []byte) (string, error) {
+	return SignJKU(key, keyID, "", method, path, headers, body)
+}
+
+// SignJKU is Sign with a jku protected header (when jku is not empty): the
+// URL of the JWKS holding the key, as the service puts on its webhooks. A
+// verifier must only follow a jku it trusts (see SignatureSource).
+func SignJKU(key *ecdsa.PrivateKey, keyID, jku, method, path string, headers []SignedHeader, body []byte) (string, error) {
 	if key == nil {
 		return "", errors.New("sign: no signing key configured")
 	}
@@ -72,6 +79,9 @@ func Sign(key *ecdsa.PrivateKey, keyID, method, path string, headers []SignedHea
 		WithHeader("kid", keyID).
 		WithHeader("tl_version", "2").
 		WithHeader("tl_headers", strings.Join(names, ","))
+	if jku != "" {
+		opts = opts.WithHeader("jku", jku)
+	}
 	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES512, Key: key}, opts)
 	if err != nil {
 		return "", fmt.Errorf("sign: %w", err)
@@ -93,13 +103,29 @@ func SignatureKeyID(signature string) (string, error) {
 	return obj.Signatures[0].Protected.KeyID, nil
 }
 
+// SignatureSource returns the kid and the jku (empty when absent) a
+// signature names, so a verifier can pick the key set. It verifies nothing.
+func SignatureSource(signature string) (kid, jku string, err error) {
+	obj, err := parseSignature(signature)
+	if err != nil {
+		return "", "", err
+	}
+	prot := obj.Signatures[0].Protected
+	if v, ok := prot.ExtraHeaders["jku"]; ok {
+		if jku, ok = v.(string); !ok || jku == "" {
+			return "", "", fmt.Errorf("%w: jku must be a URL string", ErrSignatureInvalid)
+		}
+	}
+	return prot.KeyID, jku, nil
+}
+
 func parseSignature(signature string) (*jose.JSONWebSignature, error) {
 	if strings.TrimSpace(signature) == "" {
 		return nil, ErrSignatureMissing
 	}
 	obj, err := jose.ParseSignedCompact(signature, []jose.SignatureAlgorithm{jose.ES512})
 	if err != nil {
-		return nil, fmt.Errorf("%w: not a detached ES512 JWS: %v", ErrSignatureInvalid, err)
+		return nil, fmt.Errorf("%w: not a detached ES512 JWS: %w", ErrSignatureInvalid, err)
 	}
 	if len(obj.Signatures) != 1 {
 		return nil, fmt.Errorf("%w: want exactly one signature", ErrSignatureInvalid)

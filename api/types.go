@@ -421,8 +421,8 @@ const (
 	SchemeUnknown                  = "unknown"
 	SchemeFasterPayments           = "faster_payments_service"
 	SchemeInternalTransfer         = "internal_transfer"
-	SchemeSEPACreditTransfer       = "sepa_credit_transfer"
-	SchemeSEPACreditTransferInstan = "sepa_credit_transfer_instant"
+	SchemeSEPACreditTransfer       = "sepa_credit_transfer"         //nolint:gosec // a scheme name, not a credential
+	SchemeSEPACreditTransferInstan = "sepa_credit_transfer_instant" //nolint:gosec // a scheme name, not a credential
 )
 
 // TransactionQuery filters GET /v1/transactions. Zero values are omitted

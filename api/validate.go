@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"github.com/paydash/paydash/api/clock"
 )
 
 // Problem is one thing wrong with a request: the dotted JSON path of the
@@ -61,14 +63,15 @@ type ValidateOptions struct {
 	// AccountCurrency, when set, tells the currency of a merchant account,
 	// so a GBP payment into an EUR merchant account is caught.
 	AccountCurrency func(merchantAccountID string) (currency string, ok bool)
-	// Now tells the current time, for "date_of_birth is in the past"; nil
-	// means time.Now. The sandbox passes its clock so tests are repeatable.
-	Now func() time.Time
+	// Clock tells the current time, for "date_of_birth is in the past";
+	// nil means the real clock. The sandbox passes its own so tests are
+	// repeatable.
+	Clock clock.Clock
 }
 
 func (o ValidateOptions) now() time.Time {
-	if o.Now != nil {
-		return o.Now()
+	if o.Clock != nil {
+		return o.Clock.Now()
 	}
 	return time.Now()
 }
@@ -143,6 +146,9 @@ func orList(xs []string) string {
 // ValidateMandate checks a mandate creation request against every rule of
 // the interface and returns all problems at once.
 func ValidateMandate(req *MandateRequest, opt ValidateOptions) Problems {
+	if ps := stringLengths(req); len(ps) > 0 {
+		return ps
+	}
 	var p problems
 	m := &req.Mandate
 	p.oneOf("mandate.type", m.Type, MandateSweeping, MandateCommercial)
@@ -161,6 +167,9 @@ func ValidateMandate(req *MandateRequest, opt ValidateOptions) Problems {
 
 // ValidatePayment checks a single payment creation request.
 func ValidatePayment(req *PaymentRequest, opt ValidateOptions) Problems {
+	if ps := stringLengths(req); len(ps) > 0 {
+		return ps
+	}
 	var p problems
 	if req.AmountInMinor <= 0 {
 		p.addf("amount_in_minor", "must be more than zero; it is in minor units, so 100 is 1.00")
@@ -190,6 +199,9 @@ func ValidatePayment(req *PaymentRequest, opt ValidateOptions) Problems {
 // rejecting codes the service may well take; a typo in case or spacing is
 // still caught.
 func ValidatePayout(req *PayoutRequest) Problems {
+	if ps := stringLengths(req); len(ps) > 0 {
+		return ps
+	}
 	var p problems
 	checkUUID(&p, "transaction_id", req.TransactionID, true, "give a new UUID for every payout")
 	p.required("beneficiary_name", req.BeneficiaryName, "give the recipient's name")
@@ -318,7 +330,7 @@ func checkAccountIdentifier(p *problems, path string, id *AccountIdentifier, typ
 }
 
 func checkIBANField(p *problems, path, iban string) {
-	if kind, reason := checkIBAN(iban); kind != nil {
+	if reason, kind := checkIBAN(iban); kind != nil {
 		p.addf(path, "%s", reason)
 	}
 }
@@ -493,7 +505,7 @@ func checkMetadata(p *problems, m map[string]string) {
 			continue
 		}
 		if n := utf8.RuneCountInString(k); n > MaxMetadataKeyLen {
-			p.addf("metadata."+k, "has a key of %d characters; keep keys to at most %d", n, MaxMetadataKeyLen)
+			p.addf("metadata."+shorten(k), "has a key of %d characters; keep keys to at most %d", n, MaxMetadataKeyLen)
 		}
 		if n := utf8.RuneCountInString(m[k]); n > MaxMetadataValueLen {
 			p.addf("metadata."+k, "has a value of %d characters; keep values to at most %d", n, MaxMetadataValueLen)

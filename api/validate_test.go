@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 	"unicode"
+
+	"github.com/paydash/paydash/api/clock"
 )
 
 // validationNow is the fixed "now" of the date-of-birth rule.
@@ -90,8 +92,8 @@ func runValidationCases[T any](t *testing.T, base func() *T, validate func(*T, V
 		t.Run(c.name, func(t *testing.T) {
 			req := base()
 			c.edit(req)
-			if c.opt.Now == nil {
-				c.opt.Now = validationNow
+			if c.opt.Clock == nil {
+				c.opt.Clock = clock.NewFake(validationNow())
 			}
 			ps := validate(req, c.opt)
 			got := make([]string, len(ps))
@@ -464,7 +466,7 @@ func TestProblemsErrorAndFields(t *testing.T) {
 	}
 }
 
-// Without ValidateOptions.Now the rule uses the real clock.
+// Without ValidateOptions.Clock the rule uses the real clock.
 func TestValidateDateOfBirthDefaultsToRealClock(t *testing.T) {
 	r := validationPayment()
 	r.User.DateOfBirth = time.Now().AddDate(1, 0, 0).Format(time.DateOnly)

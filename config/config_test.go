@@ -150,8 +150,8 @@ relay_token = "file-relay-token"
 		{"env inline replaces the file's client_secret_file", map[string]string{"PAYDASH_CLIENT_SECRET": "from-env"}, "from-env", "", "file-relay-token", ""},
 		{
 			"env names the variables that hold the secrets",
-			map[string]string{"PAYDASH_CLIENT_SECRET_ENV": "MY_SECRET", "MY_SECRET": "from-named-var", "PAYDASH_RELAY_TOKEN_ENV": "MY_TOKEN", "MY_TOKEN": "token-var"},
-			"from-named-var", "", "token-var", "MY_TOKEN",
+			map[string]string{"PAYDASH_CLIENT_SECRET_ENV": "MY_SECRET", "MY_SECRET": "from-named-var", "PAYDASH_RELAY_TOKEN_ENV": "MY_TOKEN", "MY_TOKEN": "token-var-0123456789"},
+			"from-named-var", "", "token-var-0123456789", "MY_TOKEN",
 		},
 	}
 	for _, tt := range tests {
@@ -328,6 +328,9 @@ func TestLoadErrors(t *testing.T) {
 		{name: "secret file unreadable", profile: `client_secret_file = "no-such-file"`, key: "client_secret_file", want: []string{"no-such-file", "cannot read"}},
 		{name: "secret variable unset", profile: `client_secret_env = "PAYDASH_TEST_UNSET"`, key: "client_secret_env", want: []string{"PAYDASH_TEST_UNSET", "not set"}},
 		{name: "bad environment variable name", profile: `relay_token_env = "not a name"`, key: "relay_token_env", want: []string{"environment variable name"}},
+		{name: "relay token of spaces", profile: `relay_token = "                    "`, key: "relay_token", want: []string{"relay token is unusable", "whitespace"}},
+		{name: "one-character relay token", profile: `relay_token = "x"`, key: "relay_token", want: []string{"fewer than 16"}},
+		{name: "short relay token from its variable", profile: `relay_token_env = "MY_RELAY_TOKEN"`, env: map[string]string{"MY_RELAY_TOKEN": "short"}, key: "relay_token_env", want: []string{"fewer than 16"}},
 		{name: "bad bool from the environment names the variable", env: map[string]string{"PAYDASH_PRODUCTION": "maybe"}, key: "production", want: []string{"set by PAYDASH_PRODUCTION", `"maybe"`}},
 		{name: "bad URL from a flag says so", overrides: map[string]string{"base_url": "nope"}, key: "base_url", want: []string{"set by command-line flag"}},
 		{name: "unknown override key", overrides: map[string]string{"bse_url": "https://x"}, key: "bse_url", want: []string{"unknown key"}},
@@ -416,7 +419,7 @@ func TestLoadPermissionWarning(t *testing.T) {
 		warn    bool
 	}{
 		{"inline client secret readable by others", "[profiles.a]\nclient_secret = \"s\"\n", 0o644, true},
-		{"inline relay token readable by group", "[profiles.a]\nrelay_token = \"t\"\n", 0o640, true},
+		{"inline relay token readable by group", "[profiles.a]\nrelay_token = \"tok_0123456789abcdef\"\n", 0o640, true},
 		{"inline secret in another profile", "default_profile = \"a\"\n[profiles.a]\n[profiles.b]\nclient_secret = \"s\"\n", 0o604, true},
 		{"inline secret, owner only", "[profiles.a]\nclient_secret = \"s\"\n", 0o600, false},
 		{"no inline secret", "[profiles.a]\nclient_secret_env = \"HOME\"\n", 0o644, false},
@@ -443,6 +446,24 @@ func TestLoadPermissionWarning(t *testing.T) {
 			}
 		})
 	}
+	t.Run("signing key readable by others", func(t *testing.T) {
+		dir := t.TempDir()
+		key := writeFile(t, dir, "signing-key.pem", "-----BEGIN EC PRIVATE KEY-----\n", 0o644)
+		path := writeFile(t, dir, "config.toml", "[profiles.a]\nsigning_key_id = \"k1\"\nsigning_key_file = \"signing-key.pem\"\n", 0o600)
+		_, warnings, err := config.Load(config.LoadOptions{Path: path, Getenv: envFunc(t, nil)})
+		if err != nil {
+			t.Fatalf("Load: %v", err)
+		}
+		if len(warnings) != 1 || !strings.Contains(warnings[0].Message, "chmod 600 "+key) || !strings.Contains(warnings[0].Message, "other users") {
+			t.Errorf("warnings = %v, want one telling to chmod 600 %s", warnings, key)
+		}
+		if err := os.Chmod(key, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, warnings, _ := config.Load(config.LoadOptions{Path: path, Getenv: envFunc(t, nil)}); len(warnings) != 0 {
+			t.Errorf("owner-only key: warnings = %v, want none", warnings)
+		}
+	})
 	t.Run("secret file readable by others", func(t *testing.T) {
 		dir := t.TempDir()
 		secret := writeFile(t, dir, "secret", "s\n", 0o644)

@@ -293,6 +293,8 @@ func (l *loader) build() *Profile {
 
 	p.ClientSecret = l.resolveSecret(p.ClientSecret, "client_secret", &p.ClientSecretFile, p.ClientSecretEnv)
 	p.RelayToken = l.resolveSecret(p.RelayToken, "relay_token", nil, p.RelayTokenEnv)
+	l.checkRelayToken(p)
+	l.checkSigningKeyMode(p.SigningKeyFile)
 	if p.RelayURL == "" {
 		p.RelayURL = deriveRelayURL(p.RelayListen)
 	}
@@ -421,6 +423,38 @@ func (l *loader) resolveSecret(inline Secret, key string, file *string, env stri
 		return ""
 	}
 	return inline
+}
+
+// checkRelayToken applies CheckToken to the relay token, naming the
+// spelling it came from, so a weak token stops every command at start
+// rather than guarding the relay badly.
+func (l *loader) checkRelayToken(p *Profile) {
+	if p.RelayToken == "" {
+		return
+	}
+	err := CheckToken(p.RelayToken.Reveal())
+	if err == nil {
+		return
+	}
+	key := "relay_token"
+	if p.RelayTokenEnv != "" {
+		key = "relay_token_env"
+	}
+	l.fail(key, l.values[key], "the relay token is unusable: %v", err)
+	p.RelayToken = ""
+}
+
+// checkSigningKeyMode warns when the signing key file can be read by
+// other users, as for a client secret file: whoever reads it can sign
+// payouts. A missing file is reported when the key is used.
+func (l *loader) checkSigningKeyMode(path string) {
+	if path == "" || runtime.GOOS == "windows" {
+		return
+	}
+	if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o077 != 0 {
+		l.warn("signing key %s (signing_key_file of profile %q) can be read by other users (mode %04o), and whoever reads it can sign payouts; run: chmod 600 %s",
+			path, l.profile, st.Mode().Perm(), path)
+	}
 }
 
 // pathErrCause drops the path from an *fs.PathError, which the message

@@ -100,7 +100,7 @@ func WriteTemplate(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("create the config directory for %s: %w", path, err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600) //nolint:gosec // the config path the user named; created, never overwritten
 	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("%s already exists; edit it, or move it away to write a fresh template: %w", path, err)
 	}

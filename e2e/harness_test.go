@@ -62,7 +62,7 @@ func runMain(m *testing.M) int {
 // isolatedEnv is a child environment with its own home, config and state
 // directories, so no developer's real profile or state is touched, and
 // nothing from the developer's shell (PAYDASH_*) leaks in.
-func isolatedEnv(t *testing.T, extra ...string) []string {
+func isolatedEnv(t testing.TB, extra ...string) []string {
 	t.Helper()
 	root := t.TempDir()
 	env := []string{
@@ -89,7 +89,7 @@ func envValue(env []string, key string) string {
 // screen is a child process on a pseudo-terminal whose output feeds a
 // vt10x terminal emulator, so tests read exactly what a person would see.
 type screen struct {
-	t    *testing.T
+	t    testing.TB
 	cmd  *exec.Cmd
 	pty  *os.File
 	mu   sync.Mutex
@@ -101,7 +101,7 @@ type screen struct {
 
 const cols, rows = 120, 40
 
-func startScreen(t *testing.T, env []string, args ...string) *screen {
+func startScreen(t testing.TB, env []string, args ...string) *screen {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env

@@ -32,6 +32,9 @@ type viewContext struct {
 	newID         func() string // transaction ids and idempotency keys
 
 	flash flash
+	// relayLive is whether webhooks are arriving now; when not, payout
+	// outcomes come from polling the report.
+	relayLive bool
 
 	// accounts are the payout accounts from the latest balances, shared
 	// read only (the payout form offers them as source accounts, the

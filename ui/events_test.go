@@ -237,9 +237,19 @@ func TestTrackerDedupesByEventID(t *testing.T) {
 // tracker.
 func TestRelayOnlyPayoutFilledFromReport(t *testing.T) {
 	fb := newFake(50)
-	h := newHarness(t, Options{Backend: fb}, 120, 40)
-	known, later := genTx(7), genTx(50) // row 50 is not in the loaded report
+	// Row 50 is not in the loaded report; it is the newest payout (the
+	// report refreshes from its newest row on).
 	at := fixedNow.Add(time.Second)
+	fb.txs = func(i int) api.Transaction {
+		t := genTx(i)
+		if i == 50 {
+			t.AuthorisedAt = api.NewReportTime(at)
+			t.SubmittedAt, t.SettledAt, t.Status = api.ReportTime{}, api.ReportTime{}, api.StateAuthorised
+		}
+		return t
+	}
+	h := newHarness(t, Options{Backend: fb}, 120, 40)
+	known, later := fb.txs(7), fb.txs(50)
 	h.send(relayEventsMsg{events: []relayclient.Event{
 		{Seq: 1, EventID: "e1", Type: api.EventPayoutSettled, PayoutID: known.TransactionID, State: api.StateSettled, OccurredAt: at},
 		{Seq: 2, EventID: "e2", Type: api.EventPayoutAuthorised, PayoutID: later.TransactionID, State: api.StateAuthorised, OccurredAt: at},
@@ -300,14 +310,14 @@ func TestPayoutResultFollowsWebhooks(t *testing.T) {
 		state, reason string
 		want          string
 	}{
-		{"", "", "✓ Payout accepted (202): the outcome arrives by webhook"},
+		{"", "", "✓ Payout accepted (202): the outcome arrives by webhook (relay live)"},
 		{api.StateRejected, api.FailureInsufficientFunds, "✗ Payout accepted (202), then rejected: insufficient_funds"},
 		{api.StateSettled, "", "✓ Payout accepted (202) and settled"},
 	}
 	for _, c := range cases {
 		t.Run(c.state, func(t *testing.T) {
 			fb := newFake(10)
-			h := newHarness(t, Options{Backend: fb}, 120, 40)
+			h := newHarness(t, Options{Backend: fb, States: liveState()}, 120, 40)
 			fillPayout(h, "Ada", "GB33BUKB20201555555555", "R", "10")
 			h.key("y")
 			if c.state != "" {

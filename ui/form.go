@@ -283,6 +283,9 @@ func (fv *formView) sent(c *viewContext, msg sentMsg) tea.Cmd {
 // created nothing: it answered with a 4xx other than timeout, conflict or
 // rate limit.
 func definiteRejection(err error) bool {
+	if asDuplicate(err) != nil {
+		return true // stopped before sending
+	}
 	var ae *api.Error
 	if !errors.As(err, &ae) {
 		return false
@@ -341,6 +344,8 @@ func (fv *formView) keys(c *viewContext) helpMap {
 			short: []key.Binding{k.Next, k.Prev, k.LeaveForm, k.ClearForm},
 			full:  [][]key.Binding{{k.Next, k.Prev, k.ClearForm}, {k.LeaveForm, k.AltTabs}},
 		}
+	case fv.phase == phaseFailed && asDuplicate(fv.err) != nil:
+		return helpMap{short: []key.Binding{k.SendAnyway, k.Edit, k.NewForm}, full: [][]key.Binding{{k.SendAnyway, k.Edit, k.NewForm}}}
 	case fv.phase == phaseFailed:
 		return helpMap{short: []key.Binding{k.Retry, k.Edit, k.NewForm}, full: [][]key.Binding{{k.Retry, k.Edit, k.NewForm}}}
 	case fv.phase == phaseDone:
@@ -391,6 +396,12 @@ func (fv *formView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 		return nil // one request at a time
 	case phaseFailed:
 		switch {
+		case key.Matches(k, keys.SendAnyway) && asDuplicate(fv.err) != nil:
+			// The second confirmation of a possible duplicate.
+			if p, ok := fv.spec.(*payoutForm); ok {
+				p.allowDuplicates(asDuplicate(fv.err))
+				return fv.startSend(c)
+			}
 		case key.Matches(k, keys.Retry):
 			return fv.startSend(c)
 		case key.Matches(k, keys.Edit):
@@ -492,6 +503,9 @@ func (fv *formView) view(c *viewContext, w, h int) string {
 }
 
 func (fv *formView) failureView(c *viewContext, w int) string {
+	if d := asDuplicate(fv.err); d != nil {
+		return fv.duplicateView(c, d, w)
+	}
 	var b strings.Builder
 	b.WriteString(c.st.bad.Render("✗ "+strings.ToUpper(fv.spec.noun()[:1])+fv.spec.noun()[1:]+" not created") + "\n\n")
 	b.WriteString(errorDetails(c, fv.err, w))

@@ -157,7 +157,7 @@ func (f *mandateForm) request() (*api.MandateRequest, api.Problems) {
 
 func (f *mandateForm) problems(c *viewContext, _ string) api.Problems {
 	req, ps := f.request()
-	return mergeProblems(ps, api.ValidateMandate(req, api.ValidateOptions{Regulated: c.opts.Regulated, Now: c.now}))
+	return mergeProblems(ps, api.ValidateMandate(req, api.ValidateOptions{Regulated: c.opts.Regulated, Clock: c.clock}))
 }
 
 func (f *mandateForm) hint(c *viewContext, key string) string {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"maps"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -20,6 +21,9 @@ type payoutForm struct {
 	reference   string
 	amountText  string
 	contextCode string
+	// acked holds earlier payouts the operator confirmed, a second time,
+	// to pay again (the duplicate check's second confirmation).
+	acked map[string]bool
 	// progress is the tracker's view of the payout this form sent, handed
 	// over by the root as webhooks arrive.
 	progress *trackedPayout
@@ -171,15 +175,16 @@ func (p *payoutForm) overdraw(c *viewContext, minor int64) string {
 func (p *payoutForm) summary(c *viewContext, fv *formView, w int) string {
 	req, _ := p.request(fv.key)
 	var b strings.Builder
-	row := func(k, v string) { b.WriteString("  " + c.st.muted.Render(fit(k, 16)) + fit(v, w-18) + "\n") }
+	row := func(k, v string) { b.WriteString(wrapRow(c, k, v, w)) }
 	from := req.Currency + " account"
 	if src := p.source(c); src != nil {
 		from = req.Currency + " · " + src.IBAN + " (available " + api.FormatAmount(src.AvailableBalanceInMinor, src.Currency) + ")"
 	}
 	row("from", from)
-	row("to", req.BeneficiaryName+" · "+req.BeneficiaryIBAN)
+	row("to", req.BeneficiaryName)
+	row("IBAN", req.BeneficiaryIBAN)
 	row("reference", req.BeneficiaryReference)
-	row("amount", c.st.bold.Render(api.FormatAmount(req.AmountInMinor, req.Currency)))
+	row("amount", c.st.bold.Render(api.FormatAmount(req.AmountInMinor, req.Currency))+" ("+req.Currency+")")
 	row("context code", req.ContextCode)
 	row("transaction id", req.TransactionID+" (fixed: a retry cannot pay twice)")
 	if s := p.overdraw(c, req.AmountInMinor); s != "" {
@@ -193,11 +198,12 @@ func (p *payoutForm) summary(c *viewContext, fv *formView, w int) string {
 
 func (p *payoutForm) send(c *viewContext, key string) tea.Cmd {
 	req, _ := p.request(key)
-	be, ctx := c.opts.Backend, c.ctx
+	be, ctx, g := c.opts.Backend, c.ctx, c.opts.Guard
+	acked := maps.Clone(p.acked)
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, sendTimeout)
 		defer cancel()
-		err := be.CreatePayout(ctx, req)
+		err := guardedSend(ctx, g, be, req, acked)
 		return sentMsg{tab: tabPayout, key: key, resp: req, err: err}
 	}
 }
@@ -228,16 +234,27 @@ func (p *payoutForm) result(c *viewContext, fv *formView, w int) string {
 		if t.reason != "" {
 			head += ": " + t.reason
 		}
-		b.WriteString(c.st.bad.Render(clean(head)) + "\n\n")
+		b.WriteString(c.st.bad.Render(clean(head)) + "\n")
 	case t != nil && (t.state == api.StateSettled || t.state == api.StateExecuted):
-		b.WriteString(c.st.good.Render("✓ Payout accepted (202) and "+t.state) + "\n\n")
+		b.WriteString(c.st.good.Render("✓ Payout accepted (202) and "+t.state) + "\n")
+	case c.relayLive:
+		b.WriteString(c.st.good.Render("✓ Payout accepted (202): the outcome arrives by webhook (relay live)") + "\n")
 	default:
-		b.WriteString(c.st.good.Render("✓ Payout accepted (202): the outcome arrives by webhook") + "\n\n")
+		b.WriteString(c.st.good.Render(wrapText("✓ Payout accepted (202): the relay is not live, so paydash polls the transaction report for the outcome", w)) + "\n")
 	}
-	row := func(k, v string) { b.WriteString("  " + c.st.muted.Render(fit(k, 16)) + fit(v, w-18) + "\n") }
+	if t != nil && t.stateSource() != "" {
+		b.WriteString(c.st.muted.Render("  state "+t.stateSource()) + "\n")
+	}
+	if t != nil && t.note != "" {
+		b.WriteString(c.st.warn.Render(wrapText("  "+t.note, w)) + "\n")
+	}
+	b.WriteString("\n")
+	row := func(k, v string) { b.WriteString(wrapRow(c, k, v, w)) }
 	row("transaction id", req.TransactionID)
-	row("amount", api.FormatAmount(req.AmountInMinor, req.Currency))
-	row("to", req.BeneficiaryName+" · "+req.BeneficiaryIBAN)
+	row("amount", api.FormatAmount(req.AmountInMinor, req.Currency)+" ("+req.Currency+")")
+	row("to", req.BeneficiaryName)
+	row("IBAN", req.BeneficiaryIBAN)
+	row("reference", req.BeneficiaryReference)
 	if t != nil {
 		st := t.state
 		if t.reason != "" {

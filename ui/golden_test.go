@@ -82,6 +82,11 @@ func goldenScenarios() []goldenScenario {
 		{name: "event_detail", drive: func(h *harness) { h.key("4"); h.key("up"); h.key("enter") }},
 		{name: "payout_form", drive: func(h *harness) { h.key("5") }},
 		{name: "payout_confirm", drive: func(h *harness) { fillPayout(h, "Ada Lovelace", "GB33 BUKB 2020 1555 5555 55", "INV-1", "12.34") }},
+		// A 79-character company name: the confirmation wraps it, and the
+		// IBAN, amount and reference stay whole below it.
+		{name: "payout_confirm_long_name", drive: func(h *harness) {
+			fillPayout(h, longPayee, "DE89 3704 0044 0532 0130 00", "Rechnung 2025-11-0042 / Kostenstelle 4711", "1,234,567.89")
+		}},
 		{name: "payout_done", drive: func(h *harness) {
 			fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
 			h.key("y")
@@ -110,6 +115,9 @@ func goldenScenarios() []goldenScenario {
 		{name: "command", drive: func(h *harness) { h.key(":"); h.typeText("payo") }},
 	}
 }
+
+// longPayee is a 79-character company name.
+const longPayee = "Müller & Schmidt Industrieanlagen und Gebäudetechnik GmbH, Niederlassung Süd KG"
 
 // fillPayout opens the payout form and fills it up to the confirmation.
 func fillPayout(h *harness, name, iban, ref, amount string) {

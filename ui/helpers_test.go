@@ -41,6 +41,8 @@ type fakeBackend struct {
 	nTxs         int
 	streams      int
 	streamErr    error // the report and balances fail with it when set
+	queries      []api.TransactionQuery
+	served       int // rows sent
 	payouts      []api.PayoutRequest
 	payoutErrs   []error // answer for call i; nil or missing = accepted
 	payments     []string
@@ -60,16 +62,26 @@ func (f *fakeBackend) Balances(context.Context) ([]api.Balance, error) {
 	return append([]api.Balance(nil), f.balances...), nil
 }
 
-func (f *fakeBackend) StreamTransactions(ctx context.Context, _ api.TransactionQuery, fn func(api.Transaction) error) error {
+// StreamTransactions serves rows 0..nTxs-1, leaving out those before
+// q.From as the service does.
+func (f *fakeBackend) StreamTransactions(ctx context.Context, q api.TransactionQuery, fn func(api.Transaction) error) error {
 	f.mu.Lock()
 	f.streams++
+	f.queries = append(f.queries, q)
 	n, err := f.nTxs, f.streamErr
 	f.mu.Unlock()
 	if err != nil {
 		return err
 	}
 	for i := range n {
-		if err := fn(f.txs(i)); err != nil {
+		t := f.txs(i)
+		if !q.From.IsZero() && txAt(t).Before(q.From) {
+			continue
+		}
+		f.mu.Lock()
+		f.served++
+		f.mu.Unlock()
+		if err := fn(t); err != nil {
 			return err
 		}
 	}

@@ -44,6 +44,7 @@ type keyMap struct {
 	Range       key.Binding
 
 	// Transactions.
+	Reload   key.Binding // the whole report again (r refreshes only what is new)
 	Sort     key.Binding
 	Reverse  key.Binding
 	Date     key.Binding
@@ -74,10 +75,12 @@ type keyMap struct {
 	LeaveForm key.Binding
 	ClearForm key.Binding
 	Retry     key.Binding
-	Edit      key.Binding
-	NewForm   key.Binding
-	CopyResID key.Binding
-	CopyToken key.Binding
+	// SendAnyway is the second confirmation of a possible duplicate.
+	SendAnyway key.Binding
+	Edit       key.Binding
+	NewForm    key.Binding
+	CopyResID  key.Binding
+	CopyToken  key.Binding
 }
 
 func newKeyMap() *keyMap {
@@ -112,6 +115,7 @@ func newKeyMap() *keyMap {
 
 		Sort:     kb("s", "sort by next column", "s"),
 		Reverse:  kb("S", "reverse sort", "S"),
+		Reload:   kb("R", "reload the whole report", "R"),
 		Date:     kb("d", "date: today/7d/30d/all", "d"),
 		Type:     kb("t", "type filter", "t"),
 		Currency: kb("c", "currency filter", "c"),
@@ -132,15 +136,16 @@ func newKeyMap() *keyMap {
 		OpenEvent: kb("enter", "open event", "enter"),
 		CopyBody:  kb("y", "copy body", "y"),
 
-		Next:      kb("enter/tab", "next field", "enter", "tab"),
-		Prev:      kb("shift+tab", "previous field", "shift+tab"),
-		LeaveForm: kb("esc", "leave (input kept)", "esc"),
-		ClearForm: kb("ctrl+n", "clear form (asks)", "ctrl+n"),
-		Retry:     kb("enter", "retry (same key: cannot pay twice)", "enter"),
-		Edit:      kb("e", "edit", "e"),
-		NewForm:   kb("n", "new form", "n", "ctrl+n"),
-		CopyResID: kb("y", "copy id", "y"),
-		CopyToken: kb("t", "copy resource token", "t"),
+		Next:       kb("enter/tab", "next field", "enter", "tab"),
+		Prev:       kb("shift+tab", "previous field", "shift+tab"),
+		LeaveForm:  kb("esc", "leave (input kept)", "esc"),
+		ClearForm:  kb("ctrl+n", "clear form (asks)", "ctrl+n"),
+		Retry:      kb("enter", "retry (same key: cannot pay twice)", "enter"),
+		Edit:       kb("e", "edit", "e"),
+		SendAnyway: kb("a", "send anyway (a second payment)", "a"),
+		NewForm:    kb("n", "new form", "n", "ctrl+n"),
+		CopyResID:  kb("y", "copy id", "y"),
+		CopyToken:  kb("t", "copy resource token", "t"),
 	}
 }
 

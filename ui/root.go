@@ -155,6 +155,7 @@ func (m *model) Init() tea.Cmd {
 		m.tx.load(m.viewContext),
 		m.listenEvents(),
 		m.listenStates(),
+		after(m.clock, pollEvery, trackerPollMsg{}),
 	}
 	return tea.Batch(cmds...)
 }
@@ -187,10 +188,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(m.bal.fetch(c), after(m.clock, m.opts.BalanceRefresh, balanceTickMsg{}))
 	case reportTickMsg:
 		next := after(m.clock, m.opts.ReportRefresh, reportTickMsg{})
-		if m.tx.loading {
-			return m, next // a load is already running: never start a second
-		}
-		return m, tea.Batch(m.tx.load(c), next)
+		// Only what is new since the last load; refresh starts nothing
+		// while a load or refresh is running.
+		return m, tea.Batch(m.tx.refresh(c), next)
 	case balancesMsg:
 		cmd := m.bal.apply(c, msg)
 		if msg.err == nil {
@@ -202,6 +202,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onEvents(msg)
 	case relayStateMsg:
 		return m, m.onState(msg)
+	case trackerPollMsg:
+		return m, m.notePollTick()
+	case polledMsg:
+		m.tracker.applyPolled(c, msg)
+		m.followPayout()
+		return m, nil
 	case txLoadedMsg:
 		cmd := m.tx.loaded(c, msg)
 		m.refreshed(refreshReport)
@@ -234,6 +240,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// The payout form's send was accepted: the tracker follows it.
 		m.tracker.addSent(c, msg.req)
 		m.followPayout()
+		if m.relayLive = m.relayIsLive(); !m.relayLive {
+			return m, m.tracker.poll(c) // no webhooks coming: ask the report now
+		}
 		return m, nil
 	case leaveFormMsg:
 		return m, m.switchTab(m.prevTab)
@@ -354,8 +363,10 @@ func (m *model) refresh() tea.Cmd {
 	// are known only by id: the new report has their amount and
 	// beneficiary (one report call, not one per payout).
 	if m.tab == tabTransactions || (m.tab == tabPayouts && m.tracker.unknown() > 0) {
-		cmds = append(cmds, m.tx.load(m.c()))
-		m.refreshing |= refreshReport
+		if cmd := m.tx.refresh(m.c()); cmd != nil {
+			cmds = append(cmds, cmd)
+			m.refreshing |= refreshReport
+		}
 	}
 	m.setFlash(refreshingText, false)
 	return tea.Batch(cmds...)
@@ -583,6 +594,7 @@ func (m *model) onState(msg relayStateMsg) tea.Cmd {
 		return nil
 	}
 	m.relay, m.relayAt, m.relayKnown = msg.state, m.now(), true
+	m.relayLive = m.relayIsLive()
 	return m.listenStates()
 }
 

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/report"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
@@ -24,6 +25,7 @@ type payoutStep struct {
 	at      time.Time
 	reason  string
 	eventID string
+	from    string // fromRelay or fromReport
 }
 
 type trackedPayout struct {
@@ -39,6 +41,10 @@ type trackedPayout struct {
 	steps     []payoutStep
 	firstSeen time.Time
 	changedAt time.Time
+	// from is where the current state came from (fromRelay, fromReport);
+	// note explains a payout the report does not show.
+	from string
+	note string
 }
 
 // stateRank orders states so a late or replayed webhook never moves a
@@ -66,7 +72,7 @@ type trackerView struct {
 	// lookedUp holds the ids already searched for in lookupStore, so each
 	// unknown payout costs one scan per loaded report, not one per event.
 	lookedUp    map[string]bool
-	lookupStore *txStore
+	lookupStore *report.Store
 	nav         listNav
 	filter      filterBar
 	pageH       int
@@ -100,8 +106,8 @@ type payoutRowsMsg struct {
 // lookup searches the loaded report, off the Update path, for payouts
 // the tracker has no details for. The report is immutable once loaded,
 // so the scan shares it safely; each id is searched once per report.
-func (v *trackerView) lookup(st *txStore) tea.Cmd {
-	if st == nil || st.len() == 0 {
+func (v *trackerView) lookup(st *report.Store) tea.Cmd {
+	if st == nil || st.Len() == 0 {
 		return nil
 	}
 	if st != v.lookupStore {
@@ -118,7 +124,7 @@ func (v *trackerView) lookup(st *txStore) tea.Cmd {
 	if len(want) == 0 {
 		return nil
 	}
-	return func() tea.Msg { return payoutRowsMsg{rows: st.findIDs(want)} }
+	return func() tea.Msg { return payoutRowsMsg{rows: st.FindIDs(want)} }
 }
 
 func (v *trackerView) applyRows(c *viewContext, msg payoutRowsMsg) {
@@ -185,7 +191,7 @@ func (v *trackerView) apply(c *viewContext, evs []relayclient.Event) bool {
 		if at.IsZero() {
 			at = ev.ReceivedAt
 		}
-		p.steps = append(p.steps, payoutStep{state: ev.State, at: at, reason: ev.Reason, eventID: ev.EventID})
+		p.steps = append(p.steps, payoutStep{state: ev.State, at: at, reason: ev.Reason, eventID: ev.EventID, from: fromRelay})
 		slices.SortStableFunc(p.steps, func(a, b payoutStep) int {
 			if c := stateRank(a.state) - stateRank(b.state); c != 0 {
 				return c
@@ -193,7 +199,7 @@ func (v *trackerView) apply(c *viewContext, evs []relayclient.Event) bool {
 			return a.at.Compare(b.at)
 		})
 		if stateRank(ev.State) >= stateRank(p.state) || p.state == "" {
-			p.state = ev.State
+			p.state, p.from, p.note = ev.State, fromRelay, ""
 			if ev.Reason != "" {
 				p.reason = ev.Reason
 			}
@@ -355,6 +361,9 @@ func (v *trackerView) detail(c *viewContext, p *trackedPayout, w int) string {
 	if p.mine {
 		head += " · sent from this dashboard"
 	}
+	if src := p.stateSource(); src != "" {
+		head += " · state " + src
+	}
 	b.WriteString(fit(head, w) + "\n")
 	if name, iban, ref, minor, cur, ok := p.details(); ok {
 		line := api.FormatAmount(minor, cur) + " to " + name + " · " + iban + " · ref " + ref
@@ -364,6 +373,9 @@ func (v *trackerView) detail(c *viewContext, p *trackedPayout, w int) string {
 		b.WriteString(fit(clean(line), w) + "\n")
 	} else {
 		b.WriteString(c.st.muted.Render(fit("amount and beneficiary: not in the loaded transaction report yet; r reloads it", w)) + "\n")
+	}
+	if p.note != "" {
+		b.WriteString(c.st.warn.Render(fit(p.note, w)) + "\n")
 	}
 	for i, s := range p.steps {
 		if i >= 5 {

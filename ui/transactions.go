@@ -7,46 +7,52 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/export"
+	"github.com/paydash/paydash/report"
 )
 
-var defaultSort = sortKey{col: colTime, desc: true}
+var defaultSort = report.SortKey{Col: report.ColTime, Desc: true}
 
-// txView is the transaction report. The rows live in a txStore; the view
-// holds index slices into it. Filtering and sorting run in commands with
-// a generation number: a result whose generation is not the newest is
-// dropped, and the worker itself stops early once superseded.
+// txView is the transaction report. The rows live in a report.Store; the
+// view holds index slices into it. Filtering and sorting run in commands
+// with a generation number: a result whose generation is not the newest
+// is dropped, and the worker itself stops early once superseded.
+//
+// After the first load, the report refreshes incrementally (only what is
+// new since the newest row, merged by transaction id), keeping filter,
+// sort and selection; R reloads it whole.
 type txView struct {
-	store      *txStore
-	loading    bool
+	store      *report.Store
+	loading    bool // a full load is running
+	refreshing bool // an incremental refresh is running
 	loadErr    error
 	loadCount  *atomic.Int64
 	loadGen    uint64
 	loadCancel context.CancelFunc
 
 	order     []int32 // every row, sorted by orderSort
-	orderSort sortKey
+	orderSort report.SortKey
 
 	idx         []int32 // the rows on screen (filtered, sorted)
-	applied     txFilter
-	appliedSort sortKey
+	applied     report.Query
+	appliedSort report.SortKey
+	// totals are the per-currency totals of the rows on screen.
+	totals []report.Total
 
-	sort     sortKey
+	sort     report.SortKey
 	gen      *atomic.Uint64
 	busy     bool
 	problems []string
 
-	// totals are the rows on screen added up per currency.
-	totals []curTotal
 	filter    filterBar
 	nav       listNav
 	detail    bool
@@ -55,22 +61,26 @@ type txView struct {
 }
 
 type txLoadedMsg struct {
-	gen    uint64
-	store  *txStore
-	order  []int32
-	sort   sortKey
-	totals []curTotal
-	err    error
+	gen   uint64
+	store *report.Store
+	order []int32
+	sort  report.SortKey
+	err   error
+	// refresh is set for an incremental refresh (stats says what changed).
+	refresh bool
+	stats   report.MergeStats
 }
 
 type txResultMsg struct {
 	gen       uint64
 	idx       []int32
-	f         txFilter
-	sort      sortKey
+	q         report.Query
+	sort      report.SortKey
 	order     []int32
-	orderSort sortKey
-	totals    []curTotal
+	orderSort report.SortKey
+	totals    []report.Total
+	problems  []string
+	keepSel   bool
 	err       error
 }
 
@@ -81,24 +91,22 @@ type exportedMsg struct {
 }
 
 func newTxView() txView {
-	return txView{filter: newFilterBar("text, or date:today|7d|30d from:2025-01-01 to:2025-01-31 type: cur: status:"), sort: defaultSort, gen: new(atomic.Uint64), appliedSort: defaultSort,
-		applied: txFilter{typ: anyValue, cur: anyValue, status: anyValue}}
+	return txView{filter: newFilterBar("text, 54.89, amount:>100, date:today|7d|30d from:2025-01-01 to:2025-01-31 type: cur: status:"),
+		sort: defaultSort, gen: new(atomic.Uint64), appliedSort: defaultSort}
 }
 
+// Totals are the per-currency totals (credits, debits, net, count) of the
+// rows on screen, for the view to show.
+func (v *txView) Totals() []report.Total { return v.totals }
+
 // load streams the whole report into a fresh store, off the Update path.
-// A reload cancels a load still running.
+// A reload cancels a load or refresh still running.
 func (v *txView) load(c *viewContext) tea.Cmd {
-	be := c.opts.Backend
+	be := c.backend
 	if be == nil {
 		return nil
 	}
-	if v.loadCancel != nil {
-		v.loadCancel()
-	}
-	ctx, cancel := context.WithCancel(c.ctx)
-	v.loadCancel = cancel
-	v.loadGen++
-	gen := v.loadGen
+	ctx, gen := v.startLoad(c)
 	counter := new(atomic.Int64)
 	v.loadCount = counter
 	v.loading = true
@@ -109,111 +117,183 @@ func (v *txView) load(c *viewContext) tea.Cmd {
 	}
 }
 
-func loadStore(ctx context.Context, be Backend, gen uint64, want sortKey, counter *atomic.Int64) txLoadedMsg {
-	st := &txStore{}
-	err := be.StreamTransactions(ctx, api.TransactionQuery{}, func(t api.Transaction) error {
-		if err := st.add(&t); err != nil {
-			return err
+func (v *txView) startLoad(c *viewContext) (context.Context, uint64) {
+	if v.loadCancel != nil {
+		v.loadCancel()
+	}
+	ctx, cancel := context.WithCancel(c.ctx)
+	v.loadCancel = cancel
+	v.loadGen++
+	return ctx, v.loadGen
+}
+
+// refresh asks only for what is new since the last load; with nothing
+// loaded yet it loads. A refresh never starts while a load or another
+// refresh runs.
+func (v *txView) refresh(c *viewContext) tea.Cmd {
+	if v.store == nil || v.loadErr != nil {
+		if v.loading {
+			return nil
 		}
-		counter.Add(1)
+		return v.load(c)
+	}
+	be := c.backend
+	if be == nil || v.loading || v.refreshing {
 		return nil
-	})
-	st.compact()
-	order := st.sorted(st.all(), want)
-	return txLoadedMsg{gen: gen, store: st, order: order, sort: want, totals: st.totals(order), err: err}
+	}
+	ctx, gen := v.startLoad(c)
+	v.refreshing = true
+	st, want, order, orderSort := v.store, v.sort, v.order, v.orderSort
+	return func() tea.Msg {
+		next, ms, err := st.Refresh(ctx, be)
+		msg := txLoadedMsg{gen: gen, store: next, sort: want, err: err, refresh: true, stats: ms}
+		switch {
+		case len(ms.Changed) == 0 && orderSort == want:
+			msg.order = order // nothing changed: the order stands
+		case orderSort == want && len(ms.Changed) < next.Len()/8:
+			// A few rows: merged into the order, not a sort of the whole
+			// report (less time, and no garbage the size of the report).
+			msg.order = next.Resort(order, want, ms.Changed)
+		default:
+			msg.order = next.Sorted(next.All(), want)
+		}
+		return msg
+	}
+}
+
+func loadStore(ctx context.Context, be Backend, gen uint64, want report.SortKey, counter *atomic.Int64) txLoadedMsg {
+	st, err := report.Load(ctx, be, 0, counter)
+	return txLoadedMsg{gen: gen, store: st, order: st.Sorted(st.All(), want), sort: want, err: err}
 }
 
 func (v *txView) loaded(c *viewContext, msg txLoadedMsg) tea.Cmd {
 	if msg.gen != v.loadGen {
 		return nil // a newer load replaced this one
 	}
-	v.loading = false
+	v.loading, v.refreshing = false, false
 	if v.loadCancel != nil {
 		v.loadCancel()
 		v.loadCancel = nil
 	}
+	v.loadErr = nil
 	if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
-		v.loadErr = msg.err
-		c.setFlash("transactions: "+msg.err.Error()+" (showing the "+itoa(msg.store.len())+" rows received; r to retry)", true)
+		if msg.refresh {
+			c.setFlash("transactions: refresh: "+msg.err.Error()+" (r to retry, R to reload the whole report)", true)
+		} else {
+			v.loadErr = msg.err
+			c.setFlash("transactions: "+msg.err.Error()+" (showing the "+itoa(msg.store.Len())+" rows received; r to retry)", true)
+		}
 	}
 	v.store = msg.store
-	v.totals = msg.totals
 	v.order, v.orderSort = msg.order, msg.sort
-	v.idx = msg.order
-	v.applied = txFilter{typ: anyValue, cur: anyValue, status: anyValue}
-	v.appliedSort = msg.sort
 	v.gen.Add(1) // results computed on the old store are now stale
-	v.busy = false
-	f, _ := v.parse(c)
-	if !f.empty() || v.sort != msg.sort {
-		return v.recompute(c)
+	release := releaseMemory(v.store.Len())
+	if msg.refresh {
+		// Row numbers mean the same transactions in the new store: keep
+		// the filter, the sort and the selected row.
+		return tea.Batch(v.recompute(c, true), release)
 	}
+	v.idx = msg.order
+	v.applied = report.Query{}
+	v.appliedSort = msg.sort
+	v.busy = false
+	q := v.parse(c)
+	if !q.Empty() || v.sort != msg.sort {
+		return tea.Batch(v.recompute(c, false), release)
+	}
+	v.totals = v.store.Totals(v.idx)
+	v.problems = nil
 	v.nav.clamp(len(v.idx), v.pageH)
-	return nil
+	return release
 }
 
-func (v *txView) parse(c *viewContext) (txFilter, []string) {
-	return parseFilter(v.filter.value(), v.store, c.now())
+// bigReport is the size from which a new report's building garbage is
+// handed back to the system at once.
+const bigReport = 100_000
+
+// releaseMemory returns, for a big report, a command that collects the
+// garbage of building it (decoded records, the previous store, sort
+// scratch) and returns those pages to the system: the dashboard's RSS
+// then follows the report it holds instead of the peak of building it,
+// and stays flat from one refresh to the next.
+func releaseMemory(rows int) tea.Cmd {
+	if rows < bigReport {
+		return nil
+	}
+	return func() tea.Msg {
+		debug.FreeOSMemory()
+		return nil
+	}
+}
+
+func (v *txView) parse(c *viewContext) report.Query {
+	return report.Parse(v.filter.value(), c.now())
 }
 
 // recompute asks for the rows matching the filter bar in the wanted sort.
-func (v *txView) recompute(c *viewContext) tea.Cmd {
+// keepSel keeps the selected transaction selected (after a refresh).
+func (v *txView) recompute(c *viewContext, keepSel bool) tea.Cmd {
 	if v.store == nil {
 		return nil
 	}
-	f, probs := v.parse(c)
-	v.problems = probs
+	q := v.parse(c)
 	gen := v.gen.Add(1)
 	v.busy = true
 	req := computeReq{
-		store: v.store, gen: gen, cur: v.gen, f: f, sort: v.sort,
-		base: v.idx, baseF: v.applied, baseSort: v.appliedSort,
-		order: v.order, orderSort: v.orderSort,
+		store: v.store, gen: gen, cur: v.gen, q: q, sort: v.sort,
+		base: v.idx, baseQ: v.applied, baseSort: v.appliedSort,
+		order: v.order, orderSort: v.orderSort, keepSel: keepSel,
+	}
+	if keepSel {
+		req.base = nil // the store changed: nothing to narrow from
 	}
 	return func() tea.Msg { return req.run() }
 }
 
 type computeReq struct {
-	store     *txStore
+	store     *report.Store
 	gen       uint64
 	cur       *atomic.Uint64
-	f         txFilter
-	sort      sortKey
+	q         report.Query
+	sort      report.SortKey
 	base      []int32
-	baseF     txFilter
-	baseSort  sortKey
+	baseQ     report.Query
+	baseSort  report.SortKey
 	order     []int32
-	orderSort sortKey
+	orderSort report.SortKey
+	keepSel   bool
 }
 
-// run computes the rows for a filter and sort. When the new filter only
-// narrows the one on screen (same structured filters, text extended), it
-// scans the rows on screen instead of the whole report.
+// run computes the rows for a filter and sort, and their totals. When the
+// new filter only narrows the one on screen (same structured filters,
+// text extended), it scans the rows on screen instead of the whole
+// report.
 func (r computeReq) run() txResultMsg {
-	stale := staleFunc(r.cur, r.gen)
-	res := txResultMsg{gen: r.gen, f: r.f, sort: r.sort, order: r.order, orderSort: r.orderSort}
+	stale := func() bool { return r.cur.Load() != r.gen }
+	res := txResultMsg{gen: r.gen, q: r.q, sort: r.sort, order: r.order, orderSort: r.orderSort, keepSel: r.keepSel}
+	f := r.store.Resolve(r.q)
+	res.problems = f.Problems
 	switch {
-	case r.f == r.baseF && r.sort == r.baseSort:
+	case r.base != nil && r.q.Equal(&r.baseQ) && r.sort == r.baseSort:
 		res.idx = r.base
-	case r.f.narrows(r.baseF):
-		res.idx, res.err = r.store.filter(r.base, r.f, stale)
+		res.totals = r.store.Totals(res.idx)
+	case r.base != nil && r.q.Narrows(&r.baseQ):
+		res.idx, res.totals, res.err = r.store.Select(r.base, f, stale)
 		if res.err == nil && r.sort != r.baseSort {
-			res.idx = r.store.sorted(res.idx, r.sort)
+			res.idx = r.store.Sorted(res.idx, r.sort)
 		}
-	case r.f == r.baseF:
-		res.idx = r.store.sorted(r.base, r.sort)
+	case r.base != nil && r.q.Equal(&r.baseQ):
+		res.idx = r.store.Sorted(r.base, r.sort)
+		res.totals = r.store.Totals(res.idx)
 	default:
 		if r.orderSort != r.sort || r.order == nil {
-			res.order, res.orderSort = r.store.sorted(r.store.all(), r.sort), r.sort
+			res.order, res.orderSort = r.store.Sorted(r.store.All(), r.sort), r.sort
 		}
 		if stale() {
-			res.err = errStale
+			res.err = report.ErrStale
 			return res
 		}
-		res.idx, res.err = r.store.filter(res.order, r.f, stale)
-	}
-	if res.err == nil {
-		res.totals = r.store.totals(res.idx)
+		res.idx, res.totals, res.err = r.store.Select(res.order, f, stale)
 	}
 	return res
 }
@@ -222,109 +302,40 @@ func (v *txView) result(c *viewContext, msg txResultMsg) {
 	if msg.gen != v.gen.Load() || msg.err != nil {
 		return // superseded
 	}
-	v.idx, v.applied, v.appliedSort = msg.idx, msg.f, msg.sort
+	var selected int32 = -1
+	if v.nav.cursor < len(v.idx) {
+		selected = v.idx[v.nav.cursor]
+	}
+	sortChanged := msg.sort != v.appliedSort
+	v.idx, v.applied, v.appliedSort = msg.idx, msg.q, msg.sort
 	v.order, v.orderSort = msg.order, msg.orderSort
-	v.totals = msg.totals
+	v.totals, v.problems = msg.totals, msg.problems
 	v.busy = false
-	// A new sort or filter starts at the top, where the rows it puts first
-	// are: keeping the cursor's row made "sorted by Amount ↓" open on
-	// some row in the middle.
-	v.nav.cursor, v.nav.top = 0, 0
+	// A refresh keeps the same transaction selected, at the same place on
+	// screen; a new sort or filter starts at the top, where the rows it
+	// puts first are (keeping the cursor's row made "sorted by Amount ↓"
+	// open on a row in the middle).
+	if msg.keepSel && !sortChanged && selected >= 0 {
+		offset := v.nav.cursor - v.nav.top
+		v.nav.cursor, v.nav.top = 0, 0
+		for i, x := range v.idx {
+			if x == selected {
+				v.nav.cursor = i
+				v.nav.top = i - offset
+				if sortChanged {
+					v.nav.top = i - v.pageH/2
+				}
+				break
+			}
+		}
+		v.nav.top = max(v.nav.top, 0)
+	} else if !msg.keepSel {
+		v.nav.cursor, v.nav.top = 0, 0
+	}
 	v.nav.clamp(len(v.idx), v.pageH)
 }
 
 // ---- filter bar ----
-
-// parseFilter reads the filter bar: key:value tokens (date:today|7d|30d|all,
-// from:/to: dates, type:, cur:, status:) and free text over beneficiary
-// name, IBAN, reference and id. Unknown or partial tokens are text.
-func parseFilter(text string, st *txStore, now time.Time) (txFilter, []string) {
-	f := txFilter{typ: anyValue, cur: anyValue, status: anyValue}
-	var words, probs []string
-	// Relative ranges start at a whole minute so that the filter, and with
-	// it narrowing, stays the same from one keystroke to the next.
-	base := now.Truncate(time.Minute)
-	for _, tok := range strings.Fields(text) {
-		k, val, ok := strings.Cut(tok, ":")
-		if !ok {
-			words = append(words, tok)
-			continue
-		}
-		switch strings.ToLower(k) {
-		case "date":
-			switch strings.ToLower(val) {
-			case "", "all":
-			case "today":
-				y, mo, d := now.Date()
-				f.from = time.Date(y, mo, d, 0, 0, 0, 0, now.Location()).UnixNano()
-			case "7d":
-				f.from = base.Add(-7 * 24 * time.Hour).UnixNano()
-			case "30d":
-				f.from = base.Add(-30 * 24 * time.Hour).UnixNano()
-			default:
-				probs = append(probs, "date:"+val+" — use today, 7d, 30d or all")
-			}
-		case "from", "to":
-			if val == "" {
-				continue
-			}
-			t, dateOnly, err := parseDate(val, now.Location())
-			if err != nil {
-				probs = append(probs, k+": "+err.Error())
-				continue
-			}
-			if strings.EqualFold(k, "from") {
-				f.from = t.UnixNano()
-			} else {
-				if dateOnly {
-					t = t.AddDate(0, 0, 1) // to: a day includes that whole day
-				}
-				f.to = t.UnixNano()
-			}
-		case "type":
-			f.typ = enumFilter(&probs, "type", val, st.enumOrNil(0))
-		case "cur", "currency":
-			f.cur = enumFilter(&probs, "currency", val, st.enumOrNil(1))
-		case "status", "state":
-			f.status = enumFilter(&probs, "status", val, st.enumOrNil(2))
-		default:
-			words = append(words, tok)
-		}
-	}
-	f.text = strings.ToLower(strings.Join(words, " "))
-	return f, probs
-}
-
-func (s *txStore) enumOrNil(which int) *enumTable {
-	if s == nil {
-		return nil
-	}
-	return [...]*enumTable{&s.types, &s.currencies, &s.statuses}[which]
-}
-
-func enumFilter(probs *[]string, what, val string, e *enumTable) int {
-	if val == "" {
-		return anyValue
-	}
-	if e == nil {
-		return noValue
-	}
-	if i, ok := e.lookup(val); ok {
-		return int(i)
-	}
-	*probs = append(*probs, "no "+what+" "+val+" in the report (have: "+strings.Join(e.sorted(), ", ")+")")
-	return noValue
-}
-
-func parseDate(s string, loc *time.Location) (t time.Time, dateOnly bool, err error) {
-	if t, err := time.ParseInLocation("2006-01-02", s, loc); err == nil {
-		return t, true, nil
-	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, false, nil
-	}
-	return time.Time{}, false, fmt.Errorf("%q is not a date like 2025-01-31 or 2025-01-31T09:30:00Z", s)
-}
 
 // setToken replaces the key:value token of key in the filter text (value
 // "" removes it), keeping the free text as typed.
@@ -348,9 +359,7 @@ func setToken(text, key, value string, alsoRemove ...string) string {
 	return strings.Join(append(toks, words...), " ")
 }
 
-func isFilterKey(k string) bool {
-	return containsFold([]string{"date", "from", "to", "type", "cur", "currency", "status", "state"}, k)
-}
+func isFilterKey(k string) bool { return report.IsKey(k) }
 
 func containsFold(list []string, s string) bool {
 	for _, x := range list {
@@ -401,7 +410,7 @@ func (v *txView) keys(c *viewContext) helpMap {
 		full: [][]key.Binding{
 			{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom},
 			{g.Filter, k.Date, k.Type, k.Currency, k.Status},
-			{k.Sort, k.Reverse, k.Detail, g.Refresh},
+			{k.Sort, k.Reverse, k.Detail, g.Refresh, k.Reload},
 			{k.Export, k.CopyRow, k.CopyID},
 		},
 	}
@@ -421,7 +430,7 @@ func (v *txView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 	if v.filter.active {
 		cmd, changed := v.filter.update(c.keys, k)
 		if changed {
-			return tea.Batch(cmd, v.recompute(c))
+			return tea.Batch(cmd, v.recompute(c, false))
 		}
 		return cmd
 	}
@@ -430,35 +439,39 @@ func (v *txView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(k, c.keys.Sort):
-		v.sort = sortKey{col: v.nextSortColumn(c), desc: v.sort.desc}
-		return v.recompute(c)
+		v.sort = report.SortKey{Col: v.nextSortColumn(c), Desc: v.sort.Desc}
+		return v.recompute(c, false)
 	case key.Matches(k, c.keys.Reverse):
-		v.sort.desc = !v.sort.desc
-		return v.recompute(c)
+		v.sort.Desc = !v.sort.Desc
+		return v.recompute(c, false)
 	case key.Matches(k, c.keys.Date):
 		next := cycle([]string{"today", "7d", "30d"}, tokenValue(v.filter.value(), "date"))
 		v.filter.set(setToken(v.filter.value(), "date", next, "from", "to"))
-		return v.recompute(c)
+		return v.recompute(c, false)
 	case key.Matches(k, c.keys.Type, c.keys.Currency, c.keys.Status):
 		if v.store == nil {
 			return nil
 		}
-		name, tbl := "type", &v.store.types
+		name, which := "type", report.EnumType
 		switch {
 		case key.Matches(k, c.keys.Currency):
-			name, tbl = "cur", &v.store.currencies
+			name, which = "cur", report.EnumCurrency
 		case key.Matches(k, c.keys.Status):
-			name, tbl = "status", &v.store.statuses
+			name, which = "status", report.EnumStatus
 		}
+		values := slices.Sorted(slices.Values(v.store.EnumValues(which)))
 		cur := tokenValue(v.filter.value(), name)
 		if name == "cur" && cur == "" {
 			cur = tokenValue(v.filter.value(), "currency")
 		}
-		v.filter.set(setToken(v.filter.value(), name, cycle(tbl.sorted(), cur), "currency", "state"))
-		return v.recompute(c)
+		v.filter.set(setToken(v.filter.value(), name, cycle(values, cur), "currency", "state"))
+		return v.recompute(c, false)
 	case key.Matches(k, c.keys.Detail):
 		v.detail = !v.detail
 		return nil
+	case key.Matches(k, c.keys.Reload):
+		c.setFlash("reloading the whole report…", false)
+		return v.load(c)
 	case key.Matches(k, c.keys.Back):
 		if v.detail {
 			v.detail = false
@@ -466,7 +479,7 @@ func (v *txView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 		}
 		if v.filter.value() != "" {
 			v.filter.set("")
-			return v.recompute(c)
+			return v.recompute(c, false)
 		}
 		return nil
 	case key.Matches(k, c.keys.Export):
@@ -480,7 +493,7 @@ func (v *txView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 		if v.nav.cursor >= len(v.idx) {
 			return nil
 		}
-		t := v.store.tx(v.idx[v.nav.cursor])
+		t := v.store.Tx(v.idx[v.nav.cursor])
 		if key.Matches(k, c.keys.CopyID) {
 			return c.copyText(t.TransactionID, "transaction id "+t.TransactionID)
 		}
@@ -497,11 +510,11 @@ func (v *txView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 // nextSortColumn is the next column after the sorted one that is on
 // screen at this width: sorting by a column the user cannot see looks
 // broken.
-func (v *txView) nextSortColumn(c *viewContext) txColumn {
+func (v *txView) nextSortColumn(c *viewContext) report.Column {
 	ws := layoutCols(txCols[:], c.width-1)
-	col := v.sort.col
-	for range numColumns {
-		col = (col + 1) % numColumns
+	col := v.sort.Col
+	for range report.NumColumns {
+		col = (col + 1) % report.NumColumns
 		if ws[col] > 0 {
 			return col
 		}
@@ -520,7 +533,7 @@ func (v *txView) export(c *viewContext, format string) tea.Cmd {
 	}
 }
 
-func writeExport(dir, name, format string, st *txStore, idx []int32) (string, int, error) {
+func writeExport(dir, name, format string, st *report.Store, idx []int32) (string, int, error) {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
@@ -542,13 +555,8 @@ func writeExport(dir, name, format string, st *txStore, idx []int32) (string, in
 			return "", 0, fmt.Errorf("create %s (set a writable export directory in the config): %w", path, err)
 		}
 	}
-	row := func(i int) api.Transaction { return st.tx(idx[i]) }
-	var err error
-	if format == "json" {
-		err = export.JSONFunc(f, len(idx), row)
-	} else {
-		err = export.CSVFunc(f, len(idx), row)
-	}
+	fm, _ := report.ParseFormat(format)
+	_, err := st.Export(f, fm, idx)
 	if cerr := f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("close %s: %w", path, cerr)
 	}
@@ -596,7 +604,7 @@ func (v *txView) view(c *viewContext, w, h int) string {
 	// Line 2: counts and state.
 	total := 0
 	if v.store != nil {
-		total = v.store.len()
+		total = v.store.Len()
 	}
 	var info string
 	switch {
@@ -616,15 +624,18 @@ func (v *txView) view(c *viewContext, w, h int) string {
 		return b.String()
 	default:
 		dir := "↑"
-		if v.sort.desc {
+		if v.sort.Desc {
 			dir = "↓"
 		}
-		info = itoa(len(v.idx)) + " of " + itoa(total) + " transactions · sorted by " + columnNames[v.sort.col] + " " + dir
+		info = itoa(len(v.idx)) + " of " + itoa(total) + " transactions · sorted by " + report.ColumnNames[v.sort.Col] + " " + dir
 		if v.busy {
 			info += " · " + c.st.warn.Render("filtering…")
 		}
 		if v.loading {
 			info += " · " + c.st.warn.Render("reloading… "+itoa(int(v.loadCount.Load())))
+		}
+		if v.refreshing {
+			info += " · " + c.st.muted.Render("refreshing…")
 		}
 		if v.loadErr != nil {
 			info += " · " + c.st.bad.Render("incomplete, the load failed: "+clean(v.loadErr.Error())+" (r retries)")
@@ -641,11 +652,11 @@ func (v *txView) view(c *viewContext, w, h int) string {
 	// Table. The sorted column is wide enough for its arrow.
 	specs := txCols
 	arrow := " ↑"
-	if v.sort.desc {
+	if v.sort.Desc {
 		arrow = " ↓"
 	}
-	specs[v.sort.col].title += arrow
-	specs[v.sort.col].w = max(specs[v.sort.col].w, width(specs[v.sort.col].title))
+	specs[v.sort.Col].title += arrow
+	specs[v.sort.Col].w = max(specs[v.sort.Col].w, width(specs[v.sort.Col].title))
 	ws := layoutCols(specs[:], w-1)
 	b.WriteString(c.st.header.Render(" " + headerCells(specs[:], ws)))
 	b.WriteByte('\n')
@@ -663,17 +674,16 @@ func (v *txView) view(c *viewContext, w, h int) string {
 	end := min(v.nav.top+rowsH, len(v.idx))
 	for p := v.nav.top; p < end; p++ {
 		i := v.idx[p]
-		r := &v.store.rows[i]
 		st := v.store
-		cells[colTime] = stamp(time.Unix(0, r.at()), loc)
-		cells[colType] = st.types.name(r.typ)
-		cells[colStatus] = st.statuses.name(r.status)
-		cells[colCurrency] = st.currencies.name(r.currency)
-		cells[colAmount] = signedAmount(r.amount, cells[colCurrency], cells[colType])
-		cells[colName] = string(st.nameBytes(i))
-		cells[colIBAN] = string(st.ibanBytes(i))
-		cells[colReference] = string(st.refBytes(i))
-		cells[colID] = string(st.idBytes(i))
+		cells[colTime] = stamp(st.Time(i), loc)
+		cells[colType] = st.Type(i)
+		cells[colStatus] = st.Status(i)
+		cells[colCurrency] = st.Currency(i)
+		cells[colAmount] = signedAmount(st.Amount(i), cells[colCurrency], cells[colType])
+		cells[colName] = st.Name(i)
+		cells[colIBAN] = st.IBAN(i)
+		cells[colReference] = string(st.Reference(i))
+		cells[colID] = string(st.ID(i))
 		line.Reset()
 		line.WriteString(gutter(p == v.nav.cursor, false))
 		if p == v.nav.cursor {
@@ -709,23 +719,22 @@ func (v *txView) totalsLine(c *viewContext, w int) string {
 	if len(v.totals) == 0 {
 		return c.st.muted.Render(fit("Totals: no rows", w))
 	}
-	net := func(t curTotal) string {
-		n := t.in - t.out
-		if n >= 0 {
-			return "+" + api.FormatAmount(n, t.cur)
+	net := func(t report.Total) string {
+		if t.Net >= 0 {
+			return "+" + api.FormatAmount(t.Net, t.Currency)
 		}
-		return "−" + api.FormatAmount(-n, t.cur)
+		return "−" + api.FormatAmount(-t.Net, t.Currency)
 	}
 	var long, short []string
-	excluded := 0
+	failed := 0
 	for _, t := range v.totals {
-		long = append(long, t.cur+" in +"+api.FormatAmount(t.in, t.cur)+" out −"+api.FormatAmount(t.out, t.cur)+" net "+net(t))
-		short = append(short, t.cur+" net "+net(t))
-		excluded += t.excluded
+		long = append(long, t.Currency+" in +"+api.FormatAmount(t.Credits, t.Currency)+" out −"+api.FormatAmount(t.Debits, t.Currency)+" net "+net(t))
+		short = append(short, t.Currency+" net "+net(t))
+		failed += t.Failed
 	}
 	note := ""
-	if excluded > 0 {
-		note = " (" + itoa(excluded) + " failed/rejected not counted)"
+	if failed > 0 {
+		note = " (" + itoa(failed) + " failed/rejected not counted)"
 	}
 	line := "Totals: " + strings.Join(long, " · ") + note
 	if width(line) > w {
@@ -743,7 +752,7 @@ func (v *txView) detailView(c *viewContext, w int) string {
 	if v.nav.cursor >= len(v.idx) {
 		return b.String() + c.st.muted.Render("No row selected.")
 	}
-	t := v.store.tx(v.idx[v.nav.cursor])
+	t := v.store.Tx(v.idx[v.nav.cursor])
 	loc := c.now().Location()
 	ts := func(rt api.ReportTime) string {
 		if rt.IsZero() {
@@ -771,3 +780,17 @@ func (v *txView) detailView(c *viewContext, w int) string {
 	b.WriteString(strings.Join(lines, "\n"))
 	return b.String()
 }
+
+// The report's columns, by their short names in this view.
+const (
+	colTime      = report.ColTime
+	colType      = report.ColType
+	colStatus    = report.ColStatus
+	colCurrency  = report.ColCurrency
+	colAmount    = report.ColAmount
+	colName      = report.ColName
+	colIBAN      = report.ColIBAN
+	colReference = report.ColReference
+	colID        = report.ColID
+	numColumns   = report.NumColumns
+)

@@ -11,12 +11,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/export"
+	"github.com/paydash/paydash/report"
 )
 
 const reportRows = 2000
@@ -37,7 +36,7 @@ func shownIDs(h *harness) []string {
 	v := &h.m.tx
 	ids := make([]string, len(v.idx))
 	for i, x := range v.idx {
-		ids[i] = string(v.store.idBytes(x))
+		ids[i] = string(v.store.ID(x))
 	}
 	return ids
 }
@@ -134,9 +133,9 @@ func TestStaleFilterResultIsDiscarded(t *testing.T) {
 	h.key("2")
 	v := &h.m.tx
 	v.filter.set("grace")
-	older := v.recompute(h.m.c()) // not run yet
+	older := v.recompute(h.m.c(), false) // not run yet
 	v.filter.set("alan")
-	h.run(v.recompute(h.m.c()))
+	h.run(v.recompute(h.m.c(), false))
 	alan := len(v.idx)
 	h.run(older) // arrives late
 	if len(v.idx) != alan {
@@ -158,22 +157,6 @@ func findTx(id string) api.Transaction {
 	return api.Transaction{}
 }
 
-func TestWorkerStopsWhenSuperseded(t *testing.T) {
-	st := &txStore{}
-	for i := range 200000 {
-		tx := genTx(i)
-		if err := st.add(&tx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var cur atomic.Uint64
-	cur.Store(2) // a newer request (2) exists
-	_, err := st.filter(st.all(), txFilter{text: "a", typ: anyValue, cur: anyValue, status: anyValue}, staleFunc(&cur, 1))
-	if err != errStale {
-		t.Fatalf("superseded filter returned %v, want errStale", err)
-	}
-}
-
 func TestTransactionSort(t *testing.T) {
 	rows := make([]api.Transaction, reportRows)
 	for i := range rows {
@@ -183,7 +166,7 @@ func TestTransactionSort(t *testing.T) {
 	for i, r := range rows {
 		byID[r.TransactionID] = i
 	}
-	keys := map[txColumn]func(a, b api.Transaction) int{
+	keys := map[report.Column]func(a, b api.Transaction) int{
 		colTime:     func(a, b api.Transaction) int { return txAt(a).Compare(txAt(b)) },
 		colType:     func(a, b api.Transaction) int { return cmp.Compare(a.Type, b.Type) },
 		colStatus:   func(a, b api.Transaction) int { return cmp.Compare(a.Status, b.Status) },
@@ -202,8 +185,8 @@ func TestTransactionSort(t *testing.T) {
 	// The default is newest first; s steps through the columns, S flips.
 	for col := range numColumns {
 		for _, desc := range []bool{false, true} {
-			for h.m.tx.sort.col != col || h.m.tx.sort.desc != desc {
-				if h.m.tx.sort.col != col {
+			for h.m.tx.sort.Col != col || h.m.tx.sort.Desc != desc {
+				if h.m.tx.sort.Col != col {
 					h.key("s")
 				} else {
 					h.key("S")
@@ -220,10 +203,10 @@ func TestTransactionSort(t *testing.T) {
 					c = -c
 				}
 				if c > 0 {
-					t.Fatalf("%s desc=%v: row %d (%v) before row %d (%v)", columnNames[col], desc, i-1, a, i, b)
+					t.Fatalf("%s desc=%v: row %d (%v) before row %d (%v)", report.ColumnNames[col], desc, i-1, a, i, b)
 				}
 			}
-			mustContain(t, h.view(), "sorted by "+columnNames[col])
+			mustContain(t, h.view(), "sorted by "+report.ColumnNames[col])
 		}
 	}
 }
@@ -281,7 +264,7 @@ func TestExport(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !slices.Equal(recs[0], export.Header()) {
+				if !slices.Equal(recs[0], report.Header()) {
 					t.Errorf("header %v", recs[0])
 				}
 				for _, r := range recs[1:] {
@@ -292,7 +275,7 @@ func TestExport(t *testing.T) {
 					}
 				}
 			} else {
-				var rows []export.Row
+				var rows []report.Row
 				if err := json.Unmarshal(data, &rows); err != nil {
 					t.Fatal(err)
 				}
@@ -393,71 +376,97 @@ func TestCleanStripsControlSequences(t *testing.T) {
 	}
 }
 
-// Over the whole report the filter tests rows in storage order and hands
-// them back in the screen's sort order; it must agree with testing each
-// candidate in turn, order included, for every kind of filter.
-func TestWholeReportFilterKeepsSortOrder(t *testing.T) {
-	const n = 3*parallelMin + 77 // several workers, a ragged last word
-	st := &txStore{}
-	for i := range n {
-		tx := genTx(i)
-		if err := st.add(&tx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	byAmount := st.sorted(st.all(), sortKey{col: colAmount, desc: true})
-	never := func() bool { return false }
-	gbp, _ := st.currencies.lookup("GBP")
-	for _, f := range []txFilter{
-		{text: "a", typ: anyValue, cur: anyValue, status: anyValue},
-		{text: "inv-1234", typ: anyValue, cur: anyValue, status: anyValue},
-		{text: "grace", typ: anyValue, cur: int(gbp), status: anyValue},
-		{text: "no such text", typ: anyValue, cur: anyValue, status: anyValue},
-	} {
-		got, err := st.filter(byAmount, f, never)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q := []byte(f.text)
-		var want []int32
-		for _, i := range byAmount {
-			if st.match(i, &f, q) {
-				want = append(want, i)
-			}
-		}
-		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
-			t.Errorf("filter %+v: %d rows, want %d (or a different order)", f, len(got), len(want))
-		}
-	}
-}
-
-// The report reloads on its interval so payouts made in the session show
-// up without r, keeping the filter the user typed.
-func TestReportReloadsOnIntervalKeepingFilter(t *testing.T) {
+// The report refreshes on its interval so payouts made in the session show
+// up without r: it asks only for what is new (from the newest row, or the
+// oldest still in flight), merges by transaction id, and keeps the
+// filter, the sort and the selected row; R reloads the whole report.
+func TestReportRefreshesIncrementallyKeepingFilterAndSelection(t *testing.T) {
 	fb := newFake(50)
+	base := fb.txs
+	settled := false
+	fb.txs = func(i int) api.Transaction {
+		if i < 50 {
+			t := base(i)
+			if t.Status == api.StateSubmitted && (i != 3 || settled) { // only row 3 is in flight, until it settles
+				t.Status, t.SettledAt = api.StateSettled, api.NewReportTime(t.SubmittedAt.Add(time.Minute))
+			}
+			return t
+		}
+		t := base(i)
+		t.TransactionID = testUUID(1000 + i)
+		at := fixedNow.Add(time.Duration(i-49) * time.Minute) // newer than anything loaded
+		t.AuthorisedAt, t.SubmittedAt, t.SettledAt = api.NewReportTime(at), api.ReportTime{}, api.ReportTime{}
+		if t.Type == api.TransactionFunding {
+			t.AuthorisedAt, t.SettledAt = api.ReportTime{}, api.NewReportTime(at)
+		}
+		return t
+	}
 	h := newHarness(t, Options{Backend: fb, ReportRefresh: time.Minute}, 120, 40)
 	h.key("2")
 	h.key("/")
-	h.typeText("type:funding")
+	h.typeText("cur:GBP")
 	h.key("enter")
-	before := fb.reportCalls()
+	h.key("down")
+	h.key("down")
+	sel := shownIDs(h)[h.m.tx.nav.cursor]
+	before, servedBefore := fb.reportCalls(), fb.served
 	filtered := h.view()
 
 	fb.setRows(60)
+	settled = true
 	h.advance(time.Minute) // the report's refresh interval
 	if got := fb.reportCalls() - before; got != 1 {
-		t.Fatalf("report loads after the tick: %d, want 1", got)
+		t.Fatalf("report calls after the tick: %d, want 1", got)
 	}
-	if h.m.tx.filter.value() != "type:funding" {
-		t.Fatalf("filter after reload %q, want it kept", h.m.tx.filter.value())
+	q := fb.queries[len(fb.queries)-1]
+	if q.From.IsZero() || !q.From.Before(base(3).AuthorisedAt.Time.Add(time.Second)) {
+		t.Fatalf("refresh asked from %v: want a start no later than the row in flight (%v)", q.From, base(3).AuthorisedAt.Time)
+	}
+	if served := fb.served - servedBefore; served > 10+4 { // the new rows, and rows 0-3 since the one in flight
+
+		t.Fatalf("the refresh was sent %d rows, want the 10 new ones and the 4 since the row in flight", served)
+	}
+	if h.m.tx.filter.value() != "cur:GBP" {
+		t.Fatalf("filter after refresh %q, want it kept", h.m.tx.filter.value())
 	}
 	mustContain(t, h.view(), "of 60 transactions")
 	if strings.Contains(filtered, "of 60 transactions") {
-		t.Fatal("the count did not change with the reload")
+		t.Fatal("the count did not change with the refresh")
+	}
+	if got := shownIDs(h)[h.m.tx.nav.cursor]; got != sel {
+		t.Fatalf("the refresh moved the selection from %s to %s", sel, got)
+	}
+	for _, id := range shownIDs(h) {
+		if tx := h.m.tx.store.Tx(findRow(h, id)); tx.Currency != "GBP" {
+			t.Fatalf("refreshed rows include %s (%s)", id, tx.Currency)
+		}
+	}
+	if st := h.m.tx.store.Tx(findRow(h, base(3).TransactionID)).Status; st != api.StateSettled {
+		t.Fatalf("row in flight is %s after the refresh, want settled", st)
 	}
 	// The next reload is scheduled too.
 	h.advance(time.Minute)
 	if got := fb.reportCalls() - before; got != 2 {
 		t.Fatalf("report loads after two intervals: %d, want 2", got)
 	}
+
+	// R: the whole report again.
+	h.key("R")
+	if q := fb.queries[len(fb.queries)-1]; !q.From.IsZero() {
+		t.Fatalf("full reload asked from %v", q.From)
+	}
+	mustContain(t, h.view(), "of 60 transactions")
+	if h.m.tx.filter.value() != "cur:GBP" {
+		t.Fatalf("filter after reload %q", h.m.tx.filter.value())
+	}
+}
+
+func findRow(h *harness, id string) int32 {
+	st := h.m.tx.store
+	for i := range int32(st.Len()) {
+		if string(st.ID(i)) == id {
+			return i
+		}
+	}
+	return -1
 }

@@ -40,6 +40,9 @@ type Options struct {
 	// mandate.reference (passed to api.ValidateOptions).
 	Regulated bool
 	Backend   Backend
+	// Guard, when set, checks every payout from the form for duplicates
+	// and records it in the profile's audit record.
+	Guard PayoutGuard
 	// Events is the relay subscriber's stream (backlog first, then live);
 	// nil when no relay is configured.
 	Events <-chan relayclient.Event

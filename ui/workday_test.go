@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/report"
 )
 
 // Item 1: a UUID and letters typed while a form's select has focus stay in
@@ -169,29 +170,29 @@ func TestSortGoesToTheTopAndOnlyShownColumns(t *testing.T) {
 	for range 5 {
 		h.key("j")
 	}
-	for h.m.tx.sort.col != colAmount {
+	for h.m.tx.sort.Col != colAmount {
 		h.key("s")
 	}
 	if h.m.tx.nav.cursor != 0 {
 		t.Fatalf("after sorting the cursor is on row %d, want the top", h.m.tx.nav.cursor)
 	}
-	top := h.m.tx.store.tx(h.m.tx.idx[0]).AmountInMinor
+	top := h.m.tx.store.Tx(h.m.tx.idx[0]).AmountInMinor
 	for _, i := range h.m.tx.idx {
-		if a := h.m.tx.store.tx(i).AmountInMinor; a > top {
+		if a := h.m.tx.store.Tx(i).AmountInMinor; a > top {
 			t.Fatalf("top row %d is not the largest (%d)", top, a)
 		}
 	}
-	seen := map[txColumn]bool{}
-	for range 2 * numColumns {
+	seen := map[report.Column]bool{}
+	for range 2 * report.NumColumns {
 		h.key("s")
-		seen[h.m.tx.sort.col] = true
-		if h.m.tx.sort.col == colCurrency {
+		seen[h.m.tx.sort.Col] = true
+		if h.m.tx.sort.Col == colCurrency {
 			mustContain(t, h.view(), "Cur ↓")
 		}
 	}
-	for _, hidden := range []txColumn{colIBAN, colReference, colID} {
+	for _, hidden := range []report.Column{colIBAN, colReference, colID} {
 		if seen[hidden] {
-			t.Errorf("at 80 columns s sorted by %s, which is not on screen", columnNames[hidden])
+			t.Errorf("at 80 columns s sorted by %s, which is not on screen", report.ColumnNames[hidden])
 		}
 	}
 	if !seen[colType] || !seen[colCurrency] {
@@ -212,7 +213,7 @@ func TestReportSignedTypedAndTotalledAt80(t *testing.T) {
 	h.key("enter")
 	var in int64
 	for _, i := range h.m.tx.idx {
-		tx := h.m.tx.store.tx(i)
+		tx := h.m.tx.store.Tx(i)
 		if tx.Status != api.StateFailed && tx.Status != api.StateRejected {
 			in += tx.AmountInMinor
 		}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -21,9 +20,14 @@ import (
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
-// Benchmark load: benchSenders concurrent keep-alive HTTP senders, each
-// posting payout-interface webhooks with a timestamp header, as a busy
-// sandbox or service would. The bare handler gets exactly the same load.
+// Benchmarks run the product path: the relay holds the P-521 public key
+// and verifies every webhook's ES512 signature; bodies are signed like the
+// service's (payout envelope, X-Svc-Webhook-Timestamp covered by the
+// signature); 10 websocket subscribers are connected and an event counts
+// only once every one of them has it. Signing happens before the clock
+// starts (the service signs, not the relay's host). Senders and
+// subscribers run in the benchmark process, on the same cores as the
+// relay, so their CPU counts against it.
 const (
 	benchSenders     = 64
 	benchSubscribers = 10
@@ -33,35 +37,73 @@ func benchBody(run string, i int64) []byte {
 	return []byte(fmt.Sprintf(`{"event_type":"payout_settled","event_id":"%s-%09d","event_body":{"transaction_id":"3f2a9c1e-5b7d-4e8f-9a0b-%012d","settled_at":"2026-11-21T10:15:30.000Z"}}`, run, i, i))
 }
 
-// drive posts n webhooks to url from benchSenders goroutines and returns
-// the wall time taken.
-func drive(b *testing.B, url, run string, n int64) time.Duration {
+// signedDelivery is one webhook ready to send.
+type signedDelivery struct {
+	id     string
+	body   []byte
+	header http.Header
+}
+
+// signDeliveries signs n webhooks for path, numbered from first.
+func signDeliveries(b testing.TB, run, path string, first, n int64) []signedDelivery {
 	b.Helper()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchSenders, MaxConnsPerHost: benchSenders}}
-	defer client.CloseIdleConnections()
+	key := testSigningKey(b)
 	ts := time.Now().UTC().Format(api.WebhookTimeLayout)
+	out := make([]signedDelivery, n)
+	var wg sync.WaitGroup
+	for w := range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int64(w); i < n; i += int64(runtime.GOMAXPROCS(0)) {
+				body := benchBody(run, first+i)
+				h := http.Header{}
+				h.Set("Content-Type", "application/json")
+				h.Set(api.HeaderWebhookTimestamp, ts)
+				out[i] = signedDelivery{id: fmt.Sprintf("%s-%09d", run, first+i), body: body, header: sign(b, key, testKeyID, path, h, body)}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func benchClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchSenders, MaxConnsPerHost: benchSenders}}
+}
+
+// send posts one delivery and fails unless it is acknowledged.
+func send(client *http.Client, url string, d signedDelivery) error {
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(d.body))
+	req.Header = d.header
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// drive posts deliveries from benchSenders goroutines as fast as they are
+// answered and returns the wall time taken.
+func drive(b testing.TB, client *http.Client, url string, ds []signedDelivery) time.Duration {
+	b.Helper()
 	var (
 		next   atomic.Int64
 		failed atomic.Int64
 		wg     sync.WaitGroup
 	)
 	start := time.Now()
-	for s := 0; s < benchSenders; s++ {
+	for range benchSenders {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := next.Add(1); i <= n; i = next.Add(1) {
-				req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(benchBody(run, i)))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set(api.HeaderWebhookTimestamp, ts)
-				resp, err := client.Do(req)
-				if err != nil {
-					failed.Add(1)
-					continue
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusOK {
+			for i := next.Add(1) - 1; i < int64(len(ds)); i = next.Add(1) - 1 {
+				if send(client, url, ds[i]) != nil {
 					failed.Add(1)
 				}
 			}
@@ -70,30 +112,14 @@ func drive(b *testing.B, url, run string, n int64) time.Duration {
 	wg.Wait()
 	elapsed := time.Since(start)
 	if f := failed.Load(); f > 0 {
-		b.Fatalf("%d of %d deliveries failed", f, n)
+		b.Fatalf("%d of %d deliveries failed", f, len(ds))
 	}
 	return elapsed
 }
 
-// bareServer is a net/http server whose handler reads the body and
-// answers 200: the ceiling any receiver on this machine can reach.
-func bareServer(b *testing.B) string {
-	b.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-	})}
-	go func() { _ = srv.Serve(ln) }()
-	b.Cleanup(func() { srv.Close() })
-	return "http://" + ln.Addr().String() + "/webhooks"
-}
-
 // startBenchSubscribers connects n subscribers that drain their events and
 // returns a function waiting until each has seen seq target.
-func startBenchSubscribers(b *testing.B, tr *testRelay, n int, onEvent func(Event)) func(target uint64) {
+func startBenchSubscribers(b testing.TB, tr *testRelay, n int, onEvent func(Event)) func(target uint64) {
 	b.Helper()
 	subs := make([]*relayclient.Subscriber, n)
 	for i := range subs {
@@ -126,11 +152,6 @@ func startBenchSubscribers(b *testing.B, tr *testRelay, n int, onEvent func(Even
 	}
 }
 
-// benchRound is how many events each side gets before the other: the
-// relay and the bare handler alternate in rounds so that load from other
-// processes on the machine falls on both alike.
-const benchRound = 2000
-
 // cpuTime is the process's user+system CPU time so far.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
@@ -138,41 +159,95 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// BenchmarkIngest measures durable ingest (each 200 sent only after the
-// fsynced commit) with 10 websocket subscribers connected, counting until
-// every subscriber has received every event, against a bare net/http
-// handler under the same load, alternating rounds in the same run. It
-// reports both rates, their ratio, and the CPU each costs per event (the
-// senders' and subscribers' share included, since they run in-process).
-func BenchmarkIngest(b *testing.B) {
-	tr := startRelay(b, Config{Tolerance: time.Hour})
-	waitAll := startBenchSubscribers(b, tr, benchSubscribers, nil)
-	bare := bareServer(b)
+// verifyRate measures the anchor: single-goroutine ES512 verifications
+// per second of the relay's own verify call, over about d, and the CPU
+// time one takes (the process's CPU over the loop, which on a machine
+// shared with other work is steadier than the wall-clock rate).
+func verifyRate(b testing.TB, d time.Duration) (perSec float64, cpu time.Duration) {
+	b.Helper()
+	ds := signDeliveries(b, "anchor", DefaultPath, 0, 1)
+	v := newVerifier(Config{VerifyKey: &testSigningKey(b).PublicKey})
+	n, start, cpu0 := 0, time.Now(), cpuTime()
+	for time.Since(start) < d {
+		if err := v.verify(context.Background(), DefaultPath, ds[0].header, ds[0].body); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	return float64(n) / time.Since(start).Seconds(), (cpuTime() - cpu0) / time.Duration(n)
+}
+
+// BenchmarkVerifyES512 is the anchor alone: one goroutine verifying one
+// signed webhook with the relay's verify call. GOMAXPROCS times its rate
+// is the most webhooks any relay on this machine can accept.
+func BenchmarkVerifyES512(b *testing.B) {
+	ds := signDeliveries(b, "anchor", DefaultPath, 0, 1)
+	v := newVerifier(Config{VerifyKey: &testSigningKey(b).PublicKey})
 	b.ReportAllocs()
 	b.ResetTimer()
-	var relayTime, bareTime, relayCPU, bareCPU time.Duration
-	for done := int64(0); done < int64(b.N); {
-		n := min(benchRound, int64(b.N)-done)
-		cpu0, start := cpuTime(), time.Now()
-		drive(b, tr.base+DefaultPath, fmt.Sprintf("ingest%d", done), n)
-		waitAll(uint64(done + n))
-		relayTime += time.Since(start)
-		relayCPU += cpuTime() - cpu0
-		b.StopTimer()
-		cpu0 = cpuTime()
-		bareTime += drive(b, bare, "bare", n)
-		bareCPU += cpuTime() - cpu0
-		b.StartTimer()
-		done += n
+	for b.Loop() {
+		if err := v.verify(context.Background(), DefaultPath, ds[0].header, ds[0].body); err != nil {
+			b.Fatal(err)
+		}
 	}
 	b.StopTimer()
-	relayRate := float64(b.N) / relayTime.Seconds()
-	bareRate := float64(b.N) / bareTime.Seconds()
-	b.ReportMetric(relayRate, "events/s")
-	b.ReportMetric(bareRate, "bare-events/s")
-	b.ReportMetric(relayRate/bareRate, "ratio")
-	b.ReportMetric(float64(relayCPU.Microseconds())/float64(b.N), "cpu-us/event")
-	b.ReportMetric(float64(bareCPU.Microseconds())/float64(b.N), "bare-cpu-us/event")
+	rate := float64(b.N) / b.Elapsed().Seconds()
+	b.ReportMetric(rate, "verifies/s")
+	b.ReportMetric(rate*float64(runtime.GOMAXPROCS(0)), "limit-events/s")
+}
+
+// BenchmarkVerifyES512Parallel runs the same verify call on every P at
+// once: what this machine's cores verify together, which on shared or
+// SMT cores is less than GOMAXPROCS times the single-core rate.
+func BenchmarkVerifyES512Parallel(b *testing.B) {
+	ds := signDeliveries(b, "anchor", DefaultPath, 0, 1)
+	v := newVerifier(Config{VerifyKey: &testSigningKey(b).PublicKey})
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := api.Verify(v.static, ds[0].header.Get(api.HeaderPayoutSignature), http.MethodPost, DefaultPath, ds[0].header, ds[0].body, api.HeaderWebhookTimestamp); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "verifies/s")
+}
+
+// BenchmarkIngest measures durable, verified ingest (each 200 sent after
+// the signature check and the fsynced commit) with 10 subscribers, until
+// every subscriber has every event, and the anchor in the same run: the
+// single-core verify rate, measured just before and just after, times
+// GOMAXPROCS. It reports events/s, the anchor, their ratio, and CPU per
+// event (senders' and subscribers' share included).
+func BenchmarkIngest(b *testing.B) {
+	tr := startRelay(b, Config{Tolerance: time.Hour, VerifyKey: &testSigningKey(b).PublicKey})
+	waitAll := startBenchSubscribers(b, tr, benchSubscribers, nil)
+	ds := signDeliveries(b, "ingest", DefaultPath, 0, int64(b.N))
+	client := benchClient()
+	defer client.CloseIdleConnections()
+	anchor, vcpu := verifyRate(b, time.Second)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0, start := cpuTime(), time.Now()
+	drive(b, client, tr.base+DefaultPath, ds)
+	waitAll(uint64(b.N))
+	elapsed, cpu := time.Since(start), cpuTime()-cpu0
+	b.StopTimer()
+	anchor2, vcpu2 := verifyRate(b, time.Second)
+	anchor, vcpu = (anchor+anchor2)/2, (vcpu+vcpu2)/2
+	limit := anchor * float64(runtime.GOMAXPROCS(0))
+	rate := float64(b.N) / elapsed.Seconds()
+	perEvent := cpu / time.Duration(b.N)
+	b.ReportMetric(rate, "events/s")
+	b.ReportMetric(limit, "verify-limit/s")
+	b.ReportMetric(rate/limit, "of-limit")
+	b.ReportMetric(float64(perEvent.Microseconds()), "cpu-us/event")
+	b.ReportMetric(float64(vcpu.Microseconds()), "verify-cpu-us")
+	// The same ratio in CPU: what share of the CPU an event costs is the
+	// signature check, the rest being HTTP, parsing, storing and fan-out.
+	b.ReportMetric(float64(vcpu)/float64(perEvent), "cpu-of-limit")
 	m := tr.Metrics()
 	if m.Stored != int64(b.N) {
 		b.Fatalf("stored %d of %d", m.Stored, b.N)
@@ -180,59 +255,90 @@ func BenchmarkIngest(b *testing.B) {
 	b.ReportMetric(float64(m.Stored)/float64(m.Commits), "events/commit")
 }
 
-// BenchmarkBareHandler is the same load against a no-op net/http handler.
-func BenchmarkBareHandler(b *testing.B) {
-	url := bareServer(b)
-	b.ReportAllocs()
+// BenchmarkIngestRedelivery sends every event twice: the second, byte for
+// byte the same, is answered duplicate without verifying. It reports the
+// redelivery rate beside the anchor.
+func BenchmarkIngestRedelivery(b *testing.B) {
+	tr := startRelay(b, Config{Tolerance: time.Hour, VerifyKey: &testSigningKey(b).PublicKey})
+	ds := signDeliveries(b, "redeliver", DefaultPath, 0, int64(b.N))
+	client := benchClient()
+	defer client.CloseIdleConnections()
+	drive(b, client, tr.base+DefaultPath, ds)
+	anchor, _ := verifyRate(b, time.Second)
 	b.ResetTimer()
-	elapsed := drive(b, url, "bare", int64(b.N))
-	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "events/s")
+	elapsed := drive(b, client, tr.base+DefaultPath, ds)
+	b.StopTimer()
+	m := tr.Metrics()
+	if m.DuplicatesUnverified != int64(b.N) {
+		b.Fatalf("%d of %d redeliveries skipped verification", m.DuplicatesUnverified, b.N)
+	}
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "redeliveries/s")
+	b.ReportMetric(anchor*float64(runtime.GOMAXPROCS(0)), "verify-limit/s")
 }
 
-// BenchmarkLatency sends about 1,000 events/s (one every millisecond) with
-// 10 subscribers connected and reports, over every (event, subscriber)
-// pair, the time from the relay receiving the webhook to the subscriber
-// having it.
+// BenchmarkLatency measures, with 10 subscribers, the time from the
+// sender starting to send a signed webhook to each subscriber having it,
+// at half the capacity measured in the same run: first a saturating
+// burst of 1,500 events sets the capacity, then b.N events are sent at
+// half that rate, evenly spaced. p50/p99/max are over every (event,
+// subscriber) pair.
 func BenchmarkLatency(b *testing.B) {
-	tr := startRelay(b, Config{Tolerance: time.Hour})
+	tr := startRelay(b, Config{Tolerance: time.Hour, VerifyKey: &testSigningKey(b).PublicKey})
 	var (
-		mu  sync.Mutex
-		lat = make([]time.Duration, 0, benchSubscribers*b.N)
+		sent    sync.Map // event id -> time.Time
+		mu      sync.Mutex
+		measure atomic.Bool
+		lat     = make([]time.Duration, 0, benchSubscribers*b.N)
 	)
 	waitAll := startBenchSubscribers(b, tr, benchSubscribers, func(e Event) {
-		d := time.Since(e.ReceivedAt)
-		mu.Lock()
-		lat = append(lat, d)
-		mu.Unlock()
+		now := time.Now()
+		if !measure.Load() {
+			return
+		}
+		if t0, ok := sent.Load(e.EventID); ok {
+			mu.Lock()
+			lat = append(lat, now.Sub(t0.(time.Time)))
+			mu.Unlock()
+		}
 	})
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchSenders}}
-	ts := time.Now().UTC().Format(api.WebhookTimeLayout)
-	work := make(chan int64, 1024)
+	client := benchClient()
+	defer client.CloseIdleConnections()
+	const burst = 1500
+	warm := signDeliveries(b, "capacity", DefaultPath, 0, burst)
+	ds := signDeliveries(b, "lat", DefaultPath, 0, int64(b.N))
+	start := time.Now()
+	drive(b, client, tr.base+DefaultPath, warm)
+	waitAll(burst)
+	capacity := burst / time.Since(start).Seconds()
+	offered := capacity / 2
+	anchor, _ := verifyRate(b, time.Second)
+	measure.Store(true)
+	work := make(chan signedDelivery, 1024)
 	var wg sync.WaitGroup
-	for s := 0; s < benchSenders; s++ {
+	for range benchSenders {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range work {
-				req, _ := http.NewRequest(http.MethodPost, tr.base+DefaultPath, bytes.NewReader(benchBody("lat", i)))
-				req.Header.Set(api.HeaderWebhookTimestamp, ts)
-				if resp, err := client.Do(req); err == nil {
-					_, _ = io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
+			for d := range work {
+				sent.Store(d.id, time.Now())
+				if err := send(client, tr.base+DefaultPath, d); err != nil {
+					b.Error(err)
 				}
 			}
 		}()
 	}
 	b.ResetTimer()
-	tick := time.NewTicker(time.Millisecond)
-	for i := 1; i <= b.N; i++ {
-		<-tick.C
-		work <- int64(i)
+	interval := time.Duration(float64(time.Second) / offered)
+	t0 := time.Now()
+	for i, d := range ds {
+		if wait := time.Until(t0.Add(time.Duration(i) * interval)); wait > 0 {
+			time.Sleep(wait)
+		}
+		work <- d
 	}
-	tick.Stop()
 	close(work)
 	wg.Wait()
-	waitAll(uint64(b.N))
+	waitAll(uint64(burst + b.N))
 	b.StopTimer()
 	mu.Lock()
 	defer mu.Unlock()
@@ -242,6 +348,10 @@ func BenchmarkLatency(b *testing.B) {
 	}
 	b.ReportMetric(pct(0.50), "p50-ms")
 	b.ReportMetric(pct(0.99), "p99-ms")
+	b.ReportMetric(float64(lat[len(lat)-1])/float64(time.Millisecond), "max-ms")
+	b.ReportMetric(offered, "offered-events/s")
+	b.ReportMetric(capacity, "capacity-events/s")
+	b.ReportMetric(anchor*float64(runtime.GOMAXPROCS(0)), "verify-limit/s")
 	b.ReportMetric(float64(len(lat)), "samples")
 }
 

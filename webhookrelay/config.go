@@ -57,12 +57,28 @@ type Config struct {
 	MaxClients int
 	// ClientQueue is each websocket client's bounded queue (default 1024).
 	ClientQueue int
+	// DedupeWindow is how long an event_id stays a duplicate, even after
+	// retention dropped the event's body (default 72h, the service's retry
+	// window).
+	DedupeWindow time.Duration
+	// JKUAllow lists the JWKS URLs a signature's jku header may name; the
+	// relay fetches keys from a jku only when it is listed, and refuses
+	// signatures naming any other jku.
+	JKUAllow []string
+	// NATS, when set, keeps events in a NATS JetStream stream shared by
+	// every relay instance configured alike (clustered mode) instead of the
+	// bbolt file at StorePath.
+	NATS *NATSConfig
 	// AllowedOrigins lists browser Origins ("https://host:port", or "*")
 	// allowed on /ws besides the relay's own host. Requests without an
 	// Origin header (non-browser clients) are always allowed.
 	AllowedOrigins []string
-	Clock          clock.Clock
-	Logger         *slog.Logger
+	// AllowedHosts are host names accepted in the Host header besides
+	// loopback names and the listen address: the public name of a tunnel
+	// or load balancer in front of the relay.
+	AllowedHosts []string
+	Clock        clock.Clock
+	Logger       *slog.Logger
 }
 
 // withDefaults returns cfg with zero fields defaulted, or an error saying
@@ -81,8 +97,30 @@ func (cfg Config) withDefaults() (Config, error) {
 	case "/ws", "/events", "/healthz", "/metrics":
 		return cfg, fmt.Errorf("webhook path %q clashes with the relay's own endpoint; choose another, e.g. /webhooks", cfg.Path)
 	}
-	if cfg.StorePath == "" {
+	if cfg.StorePath == "" && cfg.NATS == nil {
 		return cfg, errors.New("relay store path is empty: give a file path for the event store")
+	}
+	if cfg.DedupeWindow < 0 {
+		return cfg, errors.New("dedupe window must not be negative")
+	}
+	if cfg.DedupeWindow == 0 {
+		cfg.DedupeWindow = DefaultDedupeWindow
+	}
+	for _, u := range cfg.JKUAllow {
+		p, err := url.Parse(u)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return cfg, fmt.Errorf("allowed jku %q must be an absolute http(s) URL", u)
+		}
+	}
+	if cfg.NATS != nil {
+		n, err := cfg.NATS.withDefaults()
+		if err != nil {
+			return cfg, err
+		}
+		cfg.NATS = &n
+		if cfg.ForwardURL != "" {
+			return cfg, errors.New("forwarding (--forward-to) is not available in clustered mode (--nats): run one relay with a bbolt store to forward")
+		}
 	}
 	if cfg.Tolerance <= 0 {
 		cfg.Tolerance = DefaultTolerance

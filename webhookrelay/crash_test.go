@@ -27,6 +27,12 @@ func TestMain(m *testing.M) {
 	if store := os.Getenv(childEnv); store != "" {
 		os.Exit(runRelayChild(store))
 	}
+	if dir := os.Getenv(natsChildEnv); dir != "" {
+		os.Exit(runNATSChild(dir))
+	}
+	if spec := os.Getenv(loadgenEnv); spec != "" {
+		os.Exit(runLoadgenChild(spec))
+	}
 	os.Exit(m.Run())
 }
 

@@ -77,10 +77,13 @@ func TestRetentionByCountAndAge(t *testing.T) {
 	if got := tr.history(t, ""); len(got) != 3 || got[0].EventID != "old-0002" {
 		t.Fatalf("after 5 events with RetainCount 3: %d events, first %v", len(got), got)
 	}
-	// A retained-out event id is no longer deduplicated: the dedupe index
-	// is bounded by the same retention.
-	if resp := tr.post(t, paymentsWebhook("old-0000", api.EventPayoutExecuted, "po", nil), http.Header{}); !strings.Contains(string(resp.body), `"seq":6`) {
-		t.Errorf("re-delivery of a retained-out event: %s", resp.body)
+	// Retention dropped old-0000's body, but the service retries for 72
+	// hours: within the dedupe window its redelivery is still a duplicate.
+	redeliver := func() string {
+		return string(tr.post(t, paymentsWebhook("old-0000", api.EventPayoutExecuted, "po", nil), http.Header{}).body)
+	}
+	if got := redeliver(); !strings.Contains(got, `{"seq":1,"duplicate":true}`) {
+		t.Errorf("re-delivery of a retained-out event within the dedupe window: %s, want a duplicate of seq 1", got)
 	}
 	if tr.writer.retentionDue() {
 		t.Error("retention due with nothing to delete")
@@ -92,6 +95,16 @@ func TestRetentionByCountAndAge(t *testing.T) {
 	postN(t, tr, "new", 0, 1, 0)
 	got := tr.history(t, "")
 	checkExactlyOnce(t, got, []string{"new-0000"})
+	if got := redeliver(); !strings.Contains(got, `"duplicate":true`) {
+		t.Errorf("re-delivery 2h later (body gone, window 72h): %s, want a duplicate", got)
+	}
+	// Past the window the id is forgotten (the index does not grow for
+	// ever): a delivery then is a new event.
+	clk.Advance(DefaultDedupeWindow)
+	waitFor(t, "the dedupe index to drop ids past the window", func() bool { return !tr.writer.retentionDue() })
+	if got := redeliver(); strings.Contains(got, "duplicate") {
+		t.Errorf("re-delivery after the dedupe window: %s, want it stored anew", got)
+	}
 	info, err := os.Stat(tr.cfg.StorePath)
 	if err != nil || info.Mode().Perm() != 0o600 {
 		t.Errorf("store file mode %v (%v), want 0600", info.Mode().Perm(), err)

@@ -150,8 +150,16 @@ func do(t testing.TB, client *http.Client, method, url string, h http.Header, bo
 	return response{resp.StatusCode, b}
 }
 
+// post sends a webhook, as application/json unless h says otherwise.
 func (tr *testRelay) post(t testing.TB, body []byte, h http.Header) response {
 	t.Helper()
+	if h.Get("Content-Type") == "" {
+		h = h.Clone()
+		if h == nil {
+			h = http.Header{}
+		}
+		h.Set("Content-Type", "application/json")
+	}
 	return do(t, http.DefaultClient, http.MethodPost, tr.base+DefaultPath, h, body)
 }
 
@@ -253,4 +261,18 @@ func checkExactlyOnce(t testing.TB, events []Event, want []string) {
 	for id, n := range seen {
 		t.Errorf("unexpected event %s seen %d times", id, n)
 	}
+}
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+
+// doReq sends a prepared request.
+func doReq(t testing.TB, req *http.Request) response {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return response{resp.StatusCode, b}
 }

@@ -80,7 +80,7 @@ func (r *Relay) handleHistory(w http.ResponseWriter, req *http.Request) {
 	cursor := since
 	for scanned := 0; len(h.Events) < limit && scanned < maxHistoryScan; {
 		want := limit - len(h.Events)
-		last, err := r.store.scan(cursor, want, backlogPageBytes, keep, func(e Event) bool {
+		last, err := scanEvents(r.be, cursor, want, backlogPageBytes, keep, func(e Event) bool {
 			h.Events = append(h.Events, e)
 			return true
 		})
@@ -96,7 +96,8 @@ func (r *Relay) handleHistory(w http.ResponseWriter, req *http.Request) {
 		cursor = last
 	}
 	h.NextSince = cursor
-	h.LastSeq = r.writer.lastSeq.Load()
+	h.LastSeq, _ = r.be.lastSeq(req.Context(), false)
+	h.LastSeq = max(h.LastSeq, h.NextSince)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	_ = json.NewEncoder(w).Encode(h)

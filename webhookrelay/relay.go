@@ -1,6 +1,7 @@
 package webhookrelay
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -24,17 +25,23 @@ import (
 // Relay receives, stores and streams webhooks. Create it with Open, serve
 // it with Serve or ListenAndServe (or mount Handler), and Close it.
 type Relay struct {
-	cfg       Config
-	store     *store
-	verifier  *verifier
-	hub       *hub
-	writer    *writer
-	forwarder *forwarder
-	m         *metrics
-	clients   atomic.Int64
-	tokenHash [32]byte
-	upgrader  websocket.Upgrader
-	handler   http.Handler
+	cfg Config
+	be  backend
+	// store and writer are the bbolt backend's parts (nil in clustered
+	// mode), used by the forwarder and by tests.
+	store          *store
+	writer         *writer
+	verifier       *verifier
+	hub            *hub
+	forwarder      *forwarder
+	m              *metrics
+	log            *slog.Logger
+	guard          *guard
+	clients        atomic.Int64
+	tokenHash      [32]byte
+	upgrader       websocket.Upgrader
+	handler        http.Handler
+	metricsHandler http.Handler
 
 	closeOnce sync.Once
 	closeErr  error
@@ -48,24 +55,53 @@ func Open(cfg Config) (*Relay, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := openStore(cfg.StorePath)
+	g, err := newGuard(cfg.Listen, cfg.AllowedHosts, cfg.AllowedOrigins)
 	if err != nil {
 		return nil, err
+	}
+	r := &Relay{cfg: cfg, verifier: newVerifier(cfg), hub: newHub(), m: newMetrics(), log: cfg.Logger, guard: g}
+	r.tokenHash = sha256.Sum256([]byte(cfg.Token))
+	r.upgrader = r.newUpgrader()
+	if cfg.NATS != nil {
+		if r.be, err = openNATS(cfg, r.hub, r.m); err != nil {
+			return nil, err
+		}
+	} else if err := r.openBolt(); err != nil {
+		return nil, err
+	}
+	r.registerMetrics()
+	mux := http.NewServeMux()
+	// Every endpoint refuses what only a browser would send: a Host that
+	// is not this relay's (DNS rebinding) and a foreign Origin.
+	mux.HandleFunc("POST "+cfg.Path, r.handleWebhook)
+	mux.HandleFunc("GET /ws", r.handleWS)
+	mux.HandleFunc("GET /events", r.handleHistory)
+	mux.HandleFunc("GET /healthz", r.handleHealth)
+	mux.HandleFunc("GET /metrics", r.handleMetrics)
+	r.handler = r.guard.wrap(mux, r.refuse)
+	return r, nil
+}
+
+// openBolt opens the bbolt store and starts its writer and, if
+// configured, the forwarder.
+func (r *Relay) openBolt() error {
+	cfg := r.cfg
+	st, err := openStore(cfg.StorePath)
+	if err != nil {
+		return err
 	}
 	_, _, assigned, err := st.bounds()
 	if err != nil {
 		st.close()
-		return nil, fmt.Errorf("read relay store %s: %w", cfg.StorePath, err)
+		return fmt.Errorf("read relay store %s: %w", cfg.StorePath, err)
 	}
-	r := &Relay{cfg: cfg, store: st, verifier: newVerifier(cfg), hub: newHub(), m: newMetrics()}
-	r.tokenHash = sha256.Sum256([]byte(cfg.Token))
-	r.upgrader = r.newUpgrader()
+	r.store = st
 	r.writer = newWriter(st, r.hub, r.m, cfg, assigned)
 	if cfg.ForwardURL != "" {
 		cursor, ok, err := st.forwardCursor()
 		if err != nil {
 			st.close()
-			return nil, fmt.Errorf("read relay store %s: %w", cfg.StorePath, err)
+			return fmt.Errorf("read relay store %s: %w", cfg.StorePath, err)
 		}
 		if !ok {
 			// Forwarding starts with the events that arrive from now on,
@@ -76,18 +112,22 @@ func Open(cfg Config) (*Relay, error) {
 		go r.forwarder.run()
 	} else if err := st.clearForwardCursor(); err != nil {
 		st.close()
-		return nil, fmt.Errorf("update relay store %s: %w", cfg.StorePath, err)
+		return fmt.Errorf("update relay store %s: %w", cfg.StorePath, err)
 	}
 	go r.writer.run()
+	r.be = &boltBackend{st: st, w: r.writer}
+	return nil
+}
 
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST "+cfg.Path, r.handleWebhook)
-	mux.HandleFunc("GET /ws", r.handleWS)
-	mux.HandleFunc("GET /events", r.handleHistory)
-	mux.HandleFunc("GET /healthz", r.handleHealth)
-	mux.HandleFunc("GET /metrics", r.handleMetrics)
-	r.handler = mux
-	return r, nil
+// refuse answers a request the guard turned away, counting refused
+// webhooks by reason.
+func (r *Relay) refuse(w http.ResponseWriter, req *http.Request, status int, reason, detail string) {
+	if req.Method == http.MethodPost && req.URL.Path == r.cfg.Path {
+		r.m.received.Add(1)
+		r.rejectLogged(w, req, status, reason, detail)
+		return
+	}
+	writeProblem(w, status, reason, detail)
 }
 
 // Handler serves POST {Path}, GET /ws, GET /events, GET /healthz and
@@ -103,7 +143,7 @@ func (r *Relay) Warnings() []string {
 	if r.cfg.Token == "" {
 		w = append(w, "no relay token: any local process can read events on /ws and /events; set a token to require Authorization: Bearer")
 	}
-	if r.cfg.RetainCount == 0 && r.cfg.RetainAge == 0 {
+	if r.cfg.RetainCount == 0 && r.cfg.RetainAge == 0 && r.cfg.NATS == nil {
 		w = append(w, "event retention is unlimited: the store at "+r.cfg.StorePath+" grows without bound; set a retention count or age")
 	}
 	return w
@@ -117,16 +157,9 @@ func (r *Relay) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("listener %s is reachable beyond this machine: set a relay token or listen on 127.0.0.1", ln.Addr())
 	}
 	closing := make(chan struct{})
-	srv := &http.Server{
-		Handler:           r.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(r.cfg.Logger.Handler(), slog.LevelDebug),
-		BaseContext: func(net.Listener) context.Context {
-			return context.WithValue(context.Background(), closingKey{}, (<-chan struct{})(closing))
-		},
+	srv := r.httpServer()
+	srv.BaseContext = func(net.Listener) context.Context {
+		return context.WithValue(context.Background(), closingKey{}, (<-chan struct{})(closing))
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -147,6 +180,22 @@ func (r *Relay) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
+// httpServer is the relay's server with every timeout set, so a client
+// that sends slowly, reads slowly or idles cannot hold a connection (and
+// its goroutine) for ever. Websockets are hijacked and keep their own
+// deadlines (ws.go).
+func (r *Relay) httpServer() *http.Server {
+	return &http.Server{
+		Handler:           r.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(r.cfg.Logger.Handler(), slog.LevelDebug),
+	}
+}
+
 // ListenAndServe listens on cfg.Listen and serves until ctx is done.
 func (r *Relay) ListenAndServe(ctx context.Context) error {
 	var lc net.ListenConfig
@@ -162,11 +211,10 @@ func (r *Relay) ListenAndServe(ctx context.Context) error {
 func (r *Relay) Close() error {
 	r.closeOnce.Do(func() {
 		r.hub.shutdown()
-		r.writer.stop()
 		if r.forwarder != nil {
 			r.forwarder.stop()
 		}
-		r.closeErr = r.store.close()
+		r.closeErr = r.be.close()
 	})
 	return r.closeErr
 }
@@ -226,32 +274,71 @@ func (r *Relay) reject(w http.ResponseWriter, status int, reason, detail string)
 	writeProblem(w, status, reason, detail)
 }
 
+// rejectLogged rejects and, with -v, logs the refusal.
+func (r *Relay) rejectLogged(w http.ResponseWriter, req *http.Request, status int, reason, detail string) {
+	r.reject(w, status, reason, detail)
+	if r.log.Enabled(req.Context(), slog.LevelDebug) {
+		r.log.Debug("webhook rejected", "status", status, "reason", reason, "detail", detail, "remote", req.RemoteAddr)
+	}
+}
+
+// errDuplicate is admit's verdict on a redelivery of a stored event.
+type admitted struct {
+	e   Event
+	seq uint64 // the stored seq, when dup
+	dup bool   // byte-identical redelivery: answered without verifying
+}
+
 func (r *Relay) handleWebhook(w http.ResponseWriter, req *http.Request) {
 	received := r.cfg.Clock.Now()
 	r.m.received.Add(1)
+	if err := requireJSON(req); err != nil {
+		// A browser sends text/plain or form bodies cross-origin without
+		// asking first; JSON never arrives that way.
+		status, reason, detail := refusalReason(err)
+		r.rejectLogged(w, req, status, reason, detail)
+		return
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, MaxBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			r.reject(w, http.StatusRequestEntityTooLarge, RejectTooLarge, fmt.Sprintf("webhook body is larger than %d bytes", MaxBodyBytes))
+			r.rejectLogged(w, req, http.StatusRequestEntityTooLarge, RejectTooLarge, fmt.Sprintf("webhook body is larger than %d bytes", MaxBodyBytes))
 			return
 		}
-		r.reject(w, http.StatusBadRequest, RejectReadFailed, "could not read the webhook body: "+err.Error())
+		r.rejectLogged(w, req, http.StatusBadRequest, RejectReadFailed, "could not read the webhook body: "+err.Error())
 		return
 	}
 	// From here until it is queued (or refused) the webhook counts as
 	// arriving, which lets the writer hold a group commit open for it.
-	r.writer.arriving.Add(1)
-	e, ok := r.admit(w, req, body, received)
+	r.be.arriving(1)
+	a, ok := r.admit(w, req, body, received)
 	if !ok {
-		r.writer.arriving.Add(-1)
+		r.be.arriving(-1)
 		return
 	}
-	res := r.writer.submit(req.Context(), &e, true)
-	if res.err != nil {
-		w.Header().Set("Retry-After", "1")
-		r.reject(w, http.StatusServiceUnavailable, RejectStoreFailed, "the relay could not store the webhook durably; retry")
-		return
+	res := writeResult{seq: a.seq, dup: true}
+	if a.dup {
+		r.be.arriving(-1)
+		r.m.duplicates.Add(1)
+		r.m.dupUnverified.Add(1)
+	} else {
+		start := time.Now()
+		res = r.be.submit(req.Context(), &a.e, true)
+		r.m.publishSeconds.Observe(time.Since(start).Seconds())
+		if res.err != nil {
+			r.log.Error("webhook not stored; the sender gets 503 and retries", "event_id", a.e.EventID, "err", res.err)
+			w.Header().Set("Retry-After", "1")
+			r.reject(w, http.StatusServiceUnavailable, RejectStoreFailed, "the relay could not store the webhook durably; retry")
+			return
+		}
+	}
+	if r.log.Enabled(req.Context(), slog.LevelDebug) {
+		msg := "webhook accepted"
+		if res.dup {
+			msg = "webhook duplicate"
+		}
+		r.log.Debug(msg, "event_id", a.e.EventID, "type", a.e.Type, "seq", res.seq, "verified", !a.dup)
 	}
 	// The receipt is written by hand: it is on every webhook's path.
 	out := make([]byte, 0, 48)
@@ -264,37 +351,52 @@ func (r *Relay) handleWebhook(w http.ResponseWriter, req *http.Request) {
 }
 
 // admit parses and checks a webhook body, answering the sender itself
-// when it refuses the delivery.
-func (r *Relay) admit(w http.ResponseWriter, req *http.Request, body []byte, received time.Time) (Event, bool) {
+// when it refuses the delivery. A redelivery whose body is byte for byte
+// the stored event's is a duplicate without its signature being checked:
+// it changes nothing, so nothing in it is trusted. Every other delivery,
+// including one reusing a stored event_id with another body, is verified.
+func (r *Relay) admit(w http.ResponseWriter, req *http.Request, body []byte, received time.Time) (admitted, bool) {
 	e, envelope, err := parseWebhook(body, req.Header, received)
 	switch {
 	case errors.Is(err, ErrNoEventID):
-		r.reject(w, http.StatusBadRequest, RejectNoEventID, err.Error())
-		return Event{}, false
+		r.rejectLogged(w, req, http.StatusBadRequest, RejectNoEventID, err.Error())
+		return admitted{}, false
 	case err != nil:
-		r.reject(w, http.StatusBadRequest, RejectBadJSON, err.Error())
-		return Event{}, false
+		r.rejectLogged(w, req, http.StatusBadRequest, RejectBadJSON, err.Error())
+		return admitted{}, false
 	}
 	// The payout interface stamps its deliveries; a stamp on any delivery
 	// is checked, since it is what makes a captured delivery expire.
 	if envelope || req.Header.Get(api.HeaderWebhookTimestamp) != "" {
 		if err := checkTimestamp(req.Header, received, r.cfg.Tolerance); err != nil {
-			r.reject(w, http.StatusBadRequest, RejectTimestamp, err.Error())
-			return Event{}, false
+			r.rejectLogged(w, req, http.StatusBadRequest, RejectTimestamp, err.Error())
+			return admitted{}, false
 		}
+	}
+	seq, stored, found, err := r.be.lookup(req.Context(), e.EventID)
+	if err != nil {
+		// Verifying and submitting still dedupes; only the shortcut is lost.
+		r.log.Warn("relay cannot look up an event id; verifying the delivery", "event_id", e.EventID, "err", err)
+	}
+	if found && stored != nil && bytes.Equal(stored, body) {
+		return admitted{e: e, seq: seq, dup: true}, true
 	}
 	if r.verifier != nil {
-		if err := r.verifier.verify(req.Context(), req.URL.Path, req.Header, body); err != nil {
+		start := time.Now()
+		err := r.verifier.verify(req.Context(), req.URL.Path, req.Header, body)
+		r.m.verifySeconds.Observe(time.Since(start).Seconds())
+		if err != nil {
 			if errors.Is(err, errKeysUnavailable) {
+				r.log.Error("webhook verification keys unavailable; the sender gets 503 and retries", "err", err)
 				w.Header().Set("Retry-After", "5")
-				r.reject(w, http.StatusServiceUnavailable, RejectKeysUnavailable, err.Error())
-				return Event{}, false
+				r.rejectLogged(w, req, http.StatusServiceUnavailable, RejectKeysUnavailable, err.Error())
+				return admitted{}, false
 			}
-			r.reject(w, http.StatusUnauthorized, RejectSignature, "webhook signature rejected: "+err.Error())
-			return Event{}, false
+			r.rejectLogged(w, req, http.StatusUnauthorized, RejectSignature, "webhook signature rejected: "+err.Error())
+			return admitted{}, false
 		}
 	}
-	return e, true
+	return admitted{e: e}, true
 }
 
 // Health is the body of GET /healthz.
@@ -305,7 +407,7 @@ type Health struct {
 }
 
 func (r *Relay) handleHealth(w http.ResponseWriter, req *http.Request) {
-	first, last, _, err := r.store.bounds()
+	first, last, err := r.be.bounds()
 	if err != nil {
 		writeProblem(w, http.StatusServiceUnavailable, RejectStoreFailed, "the relay store cannot be read")
 		return

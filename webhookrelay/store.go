@@ -20,8 +20,12 @@ import (
 var (
 	bucketEvents = []byte("events") // 8-byte big-endian seq -> record
 	bucketIDs    = []byte("ids")    // event_id -> 8-byte big-endian seq
-	bucketMeta   = []byte("meta")
-	keyForwarded = []byte("forwarded") // last seq the forwarder finished
+	// bucketIDOrder lists the dedupe index in seq order, so ids can be
+	// trimmed by age once the dedupe window has passed, independently of
+	// the events' own retention.
+	bucketIDOrder = []byte("idorder") // 8-byte seq -> 8-byte received unix nanos + event_id
+	bucketMeta    = []byte("meta")
+	keyForwarded  = []byte("forwarded") // last seq the forwarder finished
 )
 
 // recordVersion is the first byte of every stored record.
@@ -59,12 +63,12 @@ func openStore(path string) (*store, error) {
 		return nil, fmt.Errorf("open relay store %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketEvents, bucketIDs, bucketMeta} {
+		for _, b := range [][]byte{bucketEvents, bucketIDs, bucketMeta, bucketIDOrder} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
 		}
-		return nil
+		return backfillIDOrder(tx)
 	})
 	if err != nil {
 		db.Close()
@@ -134,6 +138,35 @@ type recordHead struct {
 	ReceivedAt time.Time `json:"received_at"`
 }
 
+func idOrderValue(received time.Time, eventID string) []byte {
+	v := make([]byte, 8, 8+len(eventID))
+	binary.BigEndian.PutUint64(v, uint64(received.UnixNano()))
+	return append(v, eventID...)
+}
+
+// backfillIDOrder indexes, once, the ids of a store written before the
+// dedupe window existed, dating each by its event (or now, if gone).
+func backfillIDOrder(tx *bolt.Tx) error {
+	order := tx.Bucket(bucketIDOrder)
+	if k, _ := order.Cursor().First(); k != nil {
+		return nil
+	}
+	events := tx.Bucket(bucketEvents)
+	now := time.Now()
+	return tx.Bucket(bucketIDs).ForEach(func(id, seq []byte) error {
+		at := now
+		if rec := events.Get(seq); rec != nil {
+			if meta, _, err := splitRecord(rec); err == nil {
+				var h recordHead
+				if json.Unmarshal(meta, &h) == nil {
+					at = h.ReceivedAt
+				}
+			}
+		}
+		return order.Put(append([]byte(nil), seq...), idOrderValue(at, string(id)))
+	})
+}
+
 // insert stores e's record (assigning e.Seq) unless its event_id is
 // already stored, in which case it sets the stored seq and reports dup.
 func insert(tx *bolt.Tx, e *Event, rec []byte) (dup bool, err error) {
@@ -153,18 +186,63 @@ func insert(tx *bolt.Tx, e *Event, rec []byte) (dup bool, err error) {
 	if err := events.Put(key, rec); err != nil {
 		return false, err
 	}
+	order := tx.Bucket(bucketIDOrder)
+	order.FillPercent = 1.0
+	if err := order.Put(key, idOrderValue(e.ReceivedAt, e.EventID)); err != nil {
+		return false, err
+	}
 	return false, ids.Put([]byte(e.EventID), key)
 }
 
 // retain deletes the oldest events beyond retainCount or older than
-// cutoff (zero = no age limit), at most retentionBatch per call. With
-// dryRun it only counts them, so an idle relay can check in a read
-// transaction and skip an empty commit (and its fsyncs).
-func retain(tx *bolt.Tx, retainCount int, cutoff time.Time, dryRun bool) (int, error) {
+// cutoff (zero = no age limit), then the dedupe index entries of events
+// that are gone and older than dedupeCutoff, at most retentionBatch of
+// each per call. With dryRun it only counts them, so an idle relay can
+// check in a read transaction and skip an empty commit (and its fsyncs).
+func retain(tx *bolt.Tx, retainCount int, cutoff, dedupeCutoff time.Time, dryRun bool) (int, error) {
+	n, err := retainEvents(tx, retainCount, cutoff, dryRun)
+	if err != nil {
+		return 0, err
+	}
+	m, err := retainIDs(tx, dedupeCutoff, dryRun)
+	return n + m, err
+}
+
+// retainIDs forgets event ids received before dedupeCutoff whose event
+// retention has already dropped: a redelivery within the window stays a
+// duplicate even after its body is gone.
+func retainIDs(tx *bolt.Tx, dedupeCutoff time.Time, dryRun bool) (int, error) {
+	order, ids, events := tx.Bucket(bucketIDOrder), tx.Bucket(bucketIDs), tx.Bucket(bucketEvents)
+	var victims [][]byte
+	c := order.Cursor()
+	for k, v := c.First(); k != nil && len(victims) < retentionBatch; k, v = c.Next() {
+		if len(v) < 8 || !time.Unix(0, int64(binary.BigEndian.Uint64(v))).Before(dedupeCutoff) || events.Get(k) != nil {
+			break
+		}
+		victims = append(victims, append([]byte(nil), k...))
+	}
+	if dryRun {
+		return len(victims), nil
+	}
+	for _, k := range victims {
+		v := order.Get(k)
+		if id := v[8:]; bytes.Equal(ids.Get(id), k) {
+			if err := ids.Delete(id); err != nil {
+				return 0, err
+			}
+		}
+		if err := order.Delete(k); err != nil {
+			return 0, err
+		}
+	}
+	return len(victims), nil
+}
+
+func retainEvents(tx *bolt.Tx, retainCount int, cutoff time.Time, dryRun bool) (int, error) {
 	if retainCount <= 0 && cutoff.IsZero() {
 		return 0, nil
 	}
-	events, ids := tx.Bucket(bucketEvents), tx.Bucket(bucketIDs)
+	events := tx.Bucket(bucketEvents)
 	c := events.Cursor()
 	first, _ := c.First()
 	last, _ := c.Last()
@@ -178,8 +256,7 @@ func retain(tx *bolt.Tx, retainCount int, cutoff time.Time, dryRun bool) (int, e
 	if retainCount > 0 && count > uint64(retainCount) {
 		excess = count - uint64(retainCount)
 	}
-	type victim struct{ key, id []byte }
-	var victims []victim
+	var victims [][]byte
 	for k, v := c.First(); k != nil && len(victims) < retentionBatch; k, v = c.Next() {
 		if uint64(len(victims)) >= excess {
 			if cutoff.IsZero() {
@@ -197,16 +274,14 @@ func retain(tx *bolt.Tx, retainCount int, cutoff time.Time, dryRun bool) (int, e
 		if uint64(len(victims)) >= excess && !h.ReceivedAt.Before(cutoff) {
 			break
 		}
-		victims = append(victims, victim{append([]byte(nil), k...), []byte(h.EventID)})
+		victims = append(victims, append([]byte(nil), k...))
 	}
 	if dryRun {
 		return len(victims), nil
 	}
-	for _, vi := range victims {
-		if err := events.Delete(vi.key); err != nil {
-			return 0, err
-		}
-		if err := ids.Delete(vi.id); err != nil {
+	// The ids stay in the dedupe index until retainIDs drops them.
+	for _, k := range victims {
+		if err := events.Delete(k); err != nil {
 			return 0, err
 		}
 	}

@@ -238,7 +238,7 @@ func TestStreamSecurity(t *testing.T) {
 
 func TestWithoutTokenOnlyLoopbackHostNamesAreServed(t *testing.T) {
 	tr := startRelay(t, Config{})
-	for host, want := range map[string]int{"": http.StatusOK, "localhost:8787": http.StatusOK, "evil.example:8787": http.StatusForbidden} {
+	for host, want := range map[string]int{"": http.StatusOK, "localhost:8787": http.StatusOK, "evil.example:8787": http.StatusMisdirectedRequest} {
 		req, _ := http.NewRequest(http.MethodGet, tr.base+"/events", nil)
 		if host != "" {
 			req.Host = host

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"sync"
 	"time"
 
@@ -32,9 +33,26 @@ const maxJWKSBytes = 1 << 20
 
 // verifier checks a delivery's X-Svc-Signature. A nil *verifier means
 // verification is off.
+//
+// Keys come from, in order: the signature's jku when it is on the
+// allow-list (the service names its JWKS on every webhook); else the
+// static key; else the configured JWKS URL. A jku that is not allowed is
+// refused unless a static key is configured (then nothing is fetched, so a
+// forged jku leads nowhere, and the static key decides). Each JWKS is
+// cached and refetched on an unknown kid at most every jwksMinRefetch.
 type verifier struct {
+	// slots admits at most GOMAXPROCS signature checks at once. Each is
+	// ~2 ms of CPU; with dozens running at once the scheduler time-slices
+	// and preempts them, which costs more CPU than it shares (the profile
+	// showed ~15% in asyncPreempt), and every webhook finishes later.
+	slots  chan struct{}
 	static *ecdsa.PublicKey
+	jwks   *keySet            // cfg.JWKSURL, or nil
+	jku    map[string]*keySet // allowed jku URL -> its key set
+}
 
+// keySet is one JWKS URL's cached keys.
+type keySet struct {
 	url    string
 	client *http.Client
 	clock  clock.Clock
@@ -46,13 +64,22 @@ type verifier struct {
 }
 
 func newVerifier(cfg Config) *verifier {
-	switch {
-	case cfg.VerifyKey != nil:
-		return &verifier{static: cfg.VerifyKey}
-	case cfg.JWKSURL != "":
-		return &verifier{url: cfg.JWKSURL, client: &http.Client{Timeout: 5 * time.Second}, clock: cfg.Clock}
+	if cfg.VerifyKey == nil && cfg.JWKSURL == "" && len(cfg.JKUAllow) == 0 {
+		return nil
 	}
-	return nil
+	client := &http.Client{Timeout: 5 * time.Second}
+	v := &verifier{static: cfg.VerifyKey, jku: map[string]*keySet{}, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
+	if cfg.JWKSURL != "" {
+		v.jwks = &keySet{url: cfg.JWKSURL, client: client, clock: cfg.Clock}
+		// The configured JWKS URL is trusted as a jku too.
+		v.jku[cfg.JWKSURL] = v.jwks
+	}
+	for _, u := range cfg.JKUAllow {
+		if v.jku[u] == nil {
+			v.jku[u] = &keySet{url: u, client: client, clock: cfg.Clock}
+		}
+	}
+	return v
 }
 
 // verify checks the signature over POST, the request path, the signed
@@ -62,22 +89,41 @@ func newVerifier(cfg Config) *verifier {
 func (v *verifier) verify(ctx context.Context, path string, header http.Header, body []byte) error {
 	sig := header.Get(api.HeaderPayoutSignature)
 	key := v.static
-	if key == nil {
-		kid, err := api.SignatureKeyID(sig)
+	if key == nil || len(v.jku) > 0 {
+		kid, jku, err := api.SignatureSource(sig)
 		if err != nil {
 			return err
 		}
-		if key, err = v.key(ctx, kid); err != nil {
-			return err
+		switch set := v.jku[jku]; {
+		case jku != "" && set != nil:
+			if key, err = set.key(ctx, kid); err != nil {
+				return err
+			}
+		case key != nil:
+			// The static key decides; nothing is fetched.
+		case jku != "":
+			return fmt.Errorf("%w: jku %q is not an allowed key set URL (allow it with --jku-allow)", api.ErrSignatureInvalid, jku)
+		case v.jwks != nil:
+			if key, err = v.jwks.key(ctx, kid); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("%w: the signature names no jku and the relay has no verification key or JWKS URL", api.ErrSignatureInvalid)
 		}
 	}
+	select {
+	case v.slots <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("%w: %v", errKeysUnavailable, ctx.Err())
+	}
+	defer func() { <-v.slots }()
 	return api.Verify(key, sig, http.MethodPost, path, header, body, api.HeaderWebhookTimestamp)
 }
 
 // key returns the JWKS key named kid, fetching the set the first time and
 // again (at most every jwksMinRefetch) when kid is unknown, which is how a
 // sender's key rotation is picked up.
-func (v *verifier) key(ctx context.Context, kid string) (*ecdsa.PublicKey, error) {
+func (v *keySet) key(ctx context.Context, kid string) (*ecdsa.PublicKey, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if k, ok := v.keys[kid]; ok {
@@ -109,7 +155,7 @@ func (v *verifier) key(ctx context.Context, kid string) (*ecdsa.PublicKey, error
 	return nil, fmt.Errorf("%w: key id %q is not in the JWKS", api.ErrSignatureInvalid, kid)
 }
 
-func (v *verifier) fetch(ctx context.Context) (map[string]*ecdsa.PublicKey, error) {
+func (v *keySet) fetch(ctx context.Context) (map[string]*ecdsa.PublicKey, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, v.url, nil)
 	if err != nil {
 		return nil, err

@@ -62,6 +62,7 @@ type writer struct {
 	clock       clock.Clock
 	retainCount int
 	retainAge   time.Duration
+	dedupe      time.Duration
 	// stored is notified (non-blocking) after each commit with new events.
 	stored chan struct{}
 
@@ -82,7 +83,7 @@ type writer struct {
 func newWriter(s *store, h *hub, m *metrics, cfg Config, lastSeq uint64) *writer {
 	w := &writer{
 		store: s, hub: h, m: m, log: cfg.Logger, clock: cfg.Clock,
-		retainCount: cfg.RetainCount, retainAge: cfg.RetainAge,
+		retainCount: cfg.RetainCount, retainAge: cfg.RetainAge, dedupe: cfg.DedupeWindow,
 		stored:  make(chan struct{}, 1),
 		reqs:    make(chan *writeReq, 4*maxBatch),
 		quit:    make(chan struct{}),
@@ -135,12 +136,11 @@ func (w *writer) submit(ctx context.Context, e *Event, arrived bool) writeResult
 
 func (w *writer) run() {
 	defer close(w.stopped)
-	var tick <-chan time.Time
-	if w.retainCount > 0 || w.retainAge > 0 {
-		t := time.NewTicker(retentionTick)
-		defer t.Stop()
-		tick = t.C
-	}
+	// Retention always runs: even without event retention, ids leave the
+	// dedupe index once the dedupe window has passed.
+	t := time.NewTicker(retentionTick)
+	defer t.Stop()
+	tick := t.C
 	batch := make([]*writeReq, 0, maxBatch)
 	for {
 		batch = batch[:0]
@@ -222,11 +222,13 @@ func (w *writer) retentionDue() bool {
 	n := 0
 	err := w.store.db.View(func(tx *bolt.Tx) error {
 		var err error
-		n, err = retain(tx, w.retainCount, w.cutoff(), true)
+		n, err = retain(tx, w.retainCount, w.cutoff(), w.dedupeCutoff(), true)
 		return err
 	})
 	return err != nil || n > 0
 }
+
+func (w *writer) dedupeCutoff() time.Time { return w.clock.Now().Add(-w.dedupe) }
 
 func (w *writer) cutoff() time.Time {
 	if w.retainAge <= 0 {
@@ -238,7 +240,7 @@ func (w *writer) cutoff() time.Time {
 // commit writes batch (possibly empty, for retention only) in one
 // transaction, then publishes and answers.
 func (w *writer) commit(batch []*writeReq) {
-	cutoff := w.cutoff()
+	cutoff, dedupeCutoff := w.cutoff(), w.dedupeCutoff()
 	dups := make([]bool, len(batch))
 	err := w.store.db.Update(func(tx *bolt.Tx) error {
 		for i, req := range batch {
@@ -248,7 +250,7 @@ func (w *writer) commit(batch []*writeReq) {
 			}
 			dups[i] = dup
 		}
-		_, err := retain(tx, w.retainCount, cutoff, false)
+		_, err := retain(tx, w.retainCount, cutoff, dedupeCutoff, false)
 		return err
 	})
 	if err != nil {

@@ -72,7 +72,13 @@ func (r *Relay) handleWS(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	if last := r.writer.lastSeq.Load(); since > last {
+	last, _ := r.be.lastSeq(req.Context(), false)
+	if since > last {
+		// Another clustered instance may have stored more than this one
+		// has seen yet: ask the backend before calling the store replaced.
+		last, _ = r.be.lastSeq(req.Context(), true)
+	}
+	if since > last {
 		// The client saw seqs this store never assigned: the store was
 		// replaced or deleted. Say so, so it can start again from 0
 		// instead of silently skipping everything up to its old seq.
@@ -278,7 +284,7 @@ func (c *wsClient) sendBacklog() error {
 	for {
 		var frames net.Buffers
 		size := 0
-		lastSeen, err := c.relay.store.scanRaw(c.last, func(seq uint64, rec []byte) (bool, error) {
+		lastSeen, err := c.relay.be.scanRaw(c.last, func(seq uint64, rec []byte) (bool, error) {
 			if c.keep != nil {
 				meta, _, err := splitRecord(rec)
 				if err != nil {

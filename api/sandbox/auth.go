@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/api/clock"
 )
 
 // knownScopes are the scopes the token endpoint issues.
@@ -135,7 +135,7 @@ func (s *Sandbox) handleToken(w http.ResponseWriter, r *http.Request) error {
 		p := oauthError(http.StatusUnauthorized, "invalid_client",
 			"client authentication failed: the client_id or client_secret is wrong for this sandbox")
 		if basic {
-			p.withHeader("WWW-Authenticate", `Basic realm="sandbox"`)
+			p = p.withHeader("WWW-Authenticate", `Basic realm="sandbox"`)
 		}
 		return p
 	}

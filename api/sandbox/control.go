@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/paydash/paydash/api"
 )
 
 // Control endpoints under /sandbox/: JSON in and out, no authentication
@@ -189,6 +191,9 @@ func (s *Sandbox) handleEvents(w http.ResponseWriter, r *http.Request) error {
 		if err := decodeJSON(r, body, &t); err != nil {
 			return err
 		}
+		if err := lengthProblems(&t); err != nil {
+			return err
+		}
 		if ev, err = s.synthesise(t); err != nil {
 			return controlError(err)
 		}
@@ -219,11 +224,23 @@ func (s *Sandbox) handleDeliveries(w http.ResponseWriter, r *http.Request) error
 	return writeJSON(w, http.StatusOK, deliveriesResponse{Results: out})
 }
 
-// readControl reads a control request's JSON body.
+// readControl reads a control request's JSON body and applies the
+// string length caps of api.ValidateLengths.
 func (s *Sandbox) readControl(r *http.Request, v any) error {
 	body, err := readBody(r)
 	if err != nil {
 		return err
 	}
-	return decodeJSON(r, body, v)
+	if err := decodeJSON(r, body, v); err != nil {
+		return err
+	}
+	return lengthProblems(v)
+}
+
+// lengthProblems is a 400 naming every over-long string field of v.
+func lengthProblems(v any) error {
+	if ps := api.ValidateLengths(v); len(ps) > 0 {
+		return errInvalidParameters(ps.Fields())
+	}
+	return nil
 }

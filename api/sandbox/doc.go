@@ -37,9 +37,9 @@
 //	                                                {trigger, family?, payout_id?, reason?, beneficiary?, currency?, amount_in_minor?, metadata?} -> 202 {event_id, event_type, payout_id}
 //	GET  /sandbox/deliveries?payout_id=&event_id=   the delivery log, one entry per attempt
 //
-// The same operations exist in Go: Fund, SetWebhookURI, SetAccountStatus,
-// AuthorisePayment/FailPayment/ExpirePayment, AuthoriseMandate/
-// FailMandate/ExpireMandate, InjectEvent, Trigger, Deliveries, Balances.
+// The operations the demo and the tests drive in Go: Fund, SetWebhookURI,
+// SetAccountStatus, AuthorisePayment, AuthoriseMandate, FailMandate,
+// InjectEvent, Deliveries, Balances. The rest exist over HTTP only.
 //
 // # Driving each payout path by hand
 //

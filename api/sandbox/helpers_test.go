@@ -21,7 +21,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/api/clock"
 )
 
 // testStart is the fake clock's start.
@@ -320,8 +320,11 @@ func checkLedger(t testing.TB, l *ledger) {
 	defer l.mu.Unlock()
 	cur := make([]int64, len(l.accounts))
 	inFlight := make([]int64, len(l.accounts))
-	for i := range l.txns {
-		tx := &l.txns[i]
+	var all []txn
+	l.hist.each(minTime, maxTime, func(t *txn) bool { all = append(all, *t); return true })
+	all = append(all, l.txns...)
+	for i := range all {
+		tx := &all[i]
 		switch {
 		case tx.kind == kindFundingTxn:
 			cur[tx.acct] += tx.amount
@@ -339,4 +342,16 @@ func checkLedger(t testing.TB, l *ledger) {
 			t.Fatalf("%s: current %d available %d; records say current %d available %d", a.Currency, a.current, a.available, cur[i], cur[i]-inFlight[i])
 		}
 	}
+}
+
+// generateHistory is the whole seeded history as records, for tests that
+// look at it record by record; it sets accts' balances as the sandbox does.
+func generateHistory(o Options, now time.Time, accts []*account) []txn {
+	h := newHistory(o, now, accts)
+	var out []txn
+	h.each(minTime, maxTime, func(t *txn) bool {
+		out = append(out, *t)
+		return true
+	})
+	return out
 }

@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"math/rand/v2"
+	"slices"
+	"sort"
 	"strconv"
 	"time"
 
@@ -40,67 +42,179 @@ var (
 // beneficiary is a recurring payee of the seeded history.
 type beneficiary struct{ name, iban string }
 
-// generateHistory returns the opening-balance fundings and then
-// o.History records spread over the o.HistoryDays before now, oldest
-// first, deterministically from o.HistorySeed and now. It leaves each
-// account's balances equal to its fundings minus its settled payouts, and
-// never lets a payout overdraw.
-func generateHistory(o Options, now time.Time, accts []*account) []txn {
-	txns := seedRecords(o, now, accts)
-	for i := range txns {
-		t := &txns[i]
-		t.plain = plainStrings(t.id, t.name, t.iban, t.ref, t.context)
-	}
-	return txns
+// history is the seeded part of the report, generated from the seed each
+// time it is read instead of held: a million records would otherwise
+// hold about a gigabyte. Records come out oldest first, exactly as one
+// pass of the seeded generator makes them, so the same seed gives the same
+// report (TestHistoryReportUnchanged). Every markEvery records the
+// generator's state is kept, so a report from a later time starts at the
+// nearest mark instead of at the first record; the record ids are kept
+// as 64-bit hashes so a new payout reusing a seeded id is still a
+// duplicate.
+type history struct {
+	o          Options
+	start, end int64 // the window, Unix ns
+	step       int64
+	currencies []string
+	opening    []txn // the opening-balance fundings, then o.History records
+	pools      [][]beneficiary
+	marks      []histMark
+	idHashes   []uint64 // sorted
 }
 
-func seedRecords(o Options, now time.Time, accts []*account) []txn {
-	rng := rand.New(rand.NewPCG(uint64(o.HistorySeed), historySeedStream))
-	const res = 100 * time.Nanosecond
-	end := now.Add(-10 * time.Minute).UTC().Truncate(res).UnixNano()
-	start := now.Add(-time.Duration(o.HistoryDays) * 24 * time.Hour).UTC().Truncate(res).UnixNano()
-	txns := make([]txn, 0, o.History+len(accts))
+// histMark is the generator's state just before record n*markEvery.
+type histMark struct {
+	rng    rand.PCG
+	bal    []int64 // each account's balance
+	booked int64   // booked time of that record
+}
 
+const markEvery = 4096
+
+// genState is one walk through the history.
+type genState struct {
+	h   *history
+	pcg rand.PCG
+	rng *rand.Rand
+	bal []int64
+	n   int // index of the next record among the o.History
+}
+
+const historyRes = 100 * time.Nanosecond
+
+// newHistory walks the whole history once: it sets the accounts'
+// balances (fundings minus settled payouts, never overdrawn), and keeps
+// the marks and id hashes, but no record.
+func newHistory(o Options, now time.Time, accts []*account) *history {
+	h := &history{o: o,
+		end:   now.Add(-10 * time.Minute).UTC().Truncate(historyRes).UnixNano(),
+		start: now.Add(-time.Duration(o.HistoryDays) * 24 * time.Hour).UTC().Truncate(historyRes).UnixNano(),
+	}
+	for _, a := range accts {
+		h.currencies = append(h.currencies, a.Currency)
+	}
+	pcg := rand.NewPCG(uint64(o.HistorySeed), historySeedStream)
+	rng := rand.New(pcg)
+	bal := make([]int64, len(accts))
 	for i, a := range accts {
 		if amt := o.InitialFunds[a.Currency]; amt > 0 {
-			txns = append(txns, txn{id: seededUUID(rng), kind: kindFundingTxn, status: stSettled, acct: uint8(i),
-				settled: start, amount: amt, name: MerchantAccountName, iban: payerIBAN(rng, a.Currency),
-				ref: "OPENING BALANCE"})
-			a.current += amt
-			a.available += amt
+			t := txn{id: seededUUID(rng), kind: kindFundingTxn, status: stSettled, acct: uint8(i),
+				settled: h.start, amount: amt, name: MerchantAccountName, iban: payerIBAN(rng, a.Currency),
+				ref: "OPENING BALANCE"}
+			t.plain = plainStrings(t.id, t.name, t.iban, t.ref, t.context)
+			h.opening = append(h.opening, t)
+			bal[i] += amt
 		}
 	}
-	if o.History == 0 {
-		return txns
-	}
-	pools := make([][]beneficiary, len(accts))
-	for i, a := range accts {
-		pools[i] = make([]beneficiary, beneficiaryPool)
-		for j := range pools[i] {
-			pools[i][j] = beneficiary{name: personOrCompany(rng), iban: payerIBAN(rng, a.Currency)}
+	if o.History > 0 {
+		h.pools = make([][]beneficiary, len(accts))
+		for i, a := range accts {
+			h.pools[i] = make([]beneficiary, beneficiaryPool)
+			for j := range h.pools[i] {
+				h.pools[i][j] = beneficiary{name: personOrCompany(rng), iban: payerIBAN(rng, a.Currency)}
+			}
 		}
+		h.step = max((h.end-h.start)/int64(o.History), 1)
 	}
-	step := max((end-start)/int64(o.History), 1)
-	for n := 0; n < o.History; n++ {
-		at := start + step*int64(n) + rng.Int64N(step)
-		at -= at % int64(res)
-		ai := 0
-		if rng.IntN(100) >= gbpPercent {
-			ai = 1 % len(accts)
-		}
-		a := accts[ai]
-		amount := payoutAmount(rng)
-		if a.current < lowWaterMinor || a.current < amount || rng.IntN(100) < 3 {
-			t := txn{id: seededUUID(rng), kind: kindFundingTxn, status: stSettled, acct: uint8(ai), settled: at,
-				amount: int64(20+rng.IntN(231)) * 100_000, name: pick(rng, funders), iban: payerIBAN(rng, a.Currency)}
-			t.ref = "TOP-UP " + time.Unix(0, at).UTC().Format("20060102")
-			a.current += t.amount
-			a.available += t.amount
-			txns = append(txns, t)
+	h.idHashes = make([]uint64, 0, len(h.opening)+o.History)
+	for i := range h.opening {
+		h.idHashes = append(h.idHashes, idHash(h.opening[i].id))
+	}
+	g := &genState{h: h, pcg: *pcg, bal: bal}
+	g.rng = rand.New(&g.pcg)
+	for g.n < o.History {
+		if g.n%markEvery == 0 {
+			m := histMark{rng: g.pcg, bal: slices.Clone(g.bal)}
+			t := g.next()
+			m.booked = t.booked()
+			h.marks = append(h.marks, m)
+			h.idHashes = append(h.idHashes, idHash(t.id))
 			continue
 		}
-		b := pools[ai][rng.IntN(rng.IntN(beneficiaryPool)+1)] // skewed: some payees recur often
-		t := txn{id: seededUUID(rng), kind: kindPayoutTxn, acct: uint8(ai), amount: amount, name: b.name, iban: b.iban,
+		t := g.next()
+		h.idHashes = append(h.idHashes, idHash(t.id))
+	}
+	slices.Sort(h.idHashes)
+	for i, a := range accts {
+		a.current += g.bal[i]
+		a.available += g.bal[i]
+	}
+	return h
+}
+
+func (h *history) currency(acct int) string { return h.currencies[acct] }
+
+// len is the number of records.
+func (h *history) len() int { return len(h.opening) + h.o.History }
+
+// idHash is FNV-1a, 64 bits: two distinct ids of a history share a hash
+// with a chance of about 1 in 10^7 even at a million records squared.
+func idHash(id string) uint64 {
+	v := uint64(14695981039346656037)
+	for i := 0; i < len(id); i++ {
+		v ^= uint64(id[i])
+		v *= 1099511628211
+	}
+	return v
+}
+
+// has reports whether a seeded record has this transaction id.
+func (h *history) has(id string) bool {
+	_, ok := slices.BinarySearch(h.idHashes, idHash(id))
+	return ok
+}
+
+// each calls fn with every record booked in [from, to], oldest first,
+// until fn returns false. It starts at the last mark before from, so a
+// report of the last minutes generates a few thousand records, not the
+// whole history.
+func (h *history) each(from, to int64, fn func(*txn) bool) {
+	for i := range h.opening {
+		if b := h.opening[i].booked(); b >= from && b <= to && !fn(&h.opening[i]) {
+			return
+		}
+	}
+	if len(h.marks) == 0 {
+		return
+	}
+	k := max(sort.Search(len(h.marks), func(i int) bool { return h.marks[i].booked >= from })-1, 0)
+	g := &genState{h: h, pcg: h.marks[k].rng, bal: slices.Clone(h.marks[k].bal), n: k * markEvery}
+	g.rng = rand.New(&g.pcg)
+	for g.n < h.o.History {
+		t := g.next()
+		b := t.booked()
+		if b > to {
+			return // records are in booked order
+		}
+		if b >= from && !fn(&t) {
+			return
+		}
+	}
+}
+
+// next makes record g.n and moves on. Fundings keep each account above
+// the low-water mark and above the next payout; payouts take a skewed
+// pick from the account's payees.
+func (g *genState) next() txn {
+	h, rng := g.h, g.rng
+	n := g.n
+	g.n++
+	at := h.start + h.step*int64(n) + rng.Int64N(h.step)
+	at -= at % int64(historyRes)
+	ai := 0
+	if rng.IntN(100) >= gbpPercent {
+		ai = 1 % len(g.bal)
+	}
+	amount := payoutAmount(rng)
+	var t txn
+	if g.bal[ai] < lowWaterMinor || g.bal[ai] < amount || rng.IntN(100) < 3 {
+		t = txn{id: seededUUID(rng), kind: kindFundingTxn, status: stSettled, acct: uint8(ai), settled: at,
+			amount: int64(20+rng.IntN(231)) * 100_000, name: pick(rng, funders), iban: payerIBAN(rng, h.currency(ai))}
+		t.ref = "TOP-UP " + time.Unix(0, at).UTC().Format("20060102")
+		g.bal[ai] += t.amount
+	} else {
+		b := h.pools[ai][rng.IntN(rng.IntN(beneficiaryPool)+1)] // skewed: some payees recur often
+		t = txn{id: seededUUID(rng), kind: kindPayoutTxn, acct: uint8(ai), amount: amount, name: b.name, iban: b.iban,
 			ref: reference(rng), context: api.ContextCodeWithdrawal, authorised: at}
 		t.submitted = at + int64(1+rng.IntN(30))*int64(time.Second) + int64(rng.IntN(10_000_000))*100
 		if rng.IntN(1000) < failedPerThousand {
@@ -111,12 +225,11 @@ func seedRecords(o Options, now time.Time, accts []*account) []txn {
 		} else {
 			t.status = stSettled
 			t.settled = t.submitted + int64(1+rng.IntN(300))*int64(time.Second) + int64(rng.IntN(10_000_000))*100
-			a.current -= amount
-			a.available -= amount
+			g.bal[ai] -= amount
 		}
-		txns = append(txns, t)
 	}
-	return txns
+	t.plain = plainStrings(t.id, t.name, t.iban, t.ref, t.context)
+	return t
 }
 
 // payoutAmount: mostly tens and hundreds, some thousands, a few large;

@@ -11,7 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/api/clock"
 )
 
 // The sandbox's payout accounts, one per currency and rail. Their ids are
@@ -115,8 +115,12 @@ type ledger struct {
 	step     time.Duration
 	deny     map[string]bool
 	accounts []*account
-	txns     []txn
-	byID     map[string]int
+	// hist is the seeded history, generated when read; txns are the
+	// records booked since (live payouts, fundings), after it in the
+	// report.
+	hist *history
+	txns []txn
+	byID map[string]int
 	// rejected maps a rejected payout's transaction_id to its reason; it
 	// keeps the id taken (a repeat is a no-op) without a report record.
 	rejected map[string]string
@@ -151,11 +155,8 @@ func newLedger(o Options, hooks *webhooks) (*ledger, error) {
 			return nil, fmt.Errorf("sandbox: Options.InitialFunds[%s] is negative (%d)", cur, amt)
 		}
 	}
-	l.txns = generateHistory(o, l.clock.Now(), l.accounts)
-	l.byID = make(map[string]int, len(l.txns))
-	for i := range l.txns {
-		l.byID[l.txns[i].id] = i
-	}
+	l.hist = newHistory(o, l.clock.Now(), l.accounts)
+	l.byID = map[string]int{}
 	return l, nil
 }
 

@@ -60,7 +60,7 @@ func (l *ledger) createPayout(req *api.PayoutRequest) (payoutOutcome, error) {
 
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, dup := l.byID[req.TransactionID]; dup {
+	if _, dup := l.byID[req.TransactionID]; dup || l.hist.has(req.TransactionID) {
 		return outcomeDuplicate, nil
 	}
 	if _, dup := l.rejected[req.TransactionID]; dup {

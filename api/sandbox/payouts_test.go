@@ -135,6 +135,10 @@ func verifyWebhook(t testing.TB, keys map[string]*ecdsa.PublicKey, g received) {
 	if err := api.Verify(keys[kid], sig, "POST", g.path, g.header, g.body, api.HeaderWebhookTimestamp); err != nil {
 		t.Fatalf("webhook signature: %v", err)
 	}
+	// Like the service's, the signature names the sandbox's JWKS in jku.
+	if _, jku, err := api.SignatureSource(sig); err != nil || !strings.HasPrefix(jku, "http://127.0.0.1:") || !strings.HasSuffix(jku, "/.well-known/jwks") {
+		t.Fatalf("webhook signature jku %q (%v), want the sandbox's /.well-known/jwks", jku, err)
+	}
 	if _, err := time.Parse(time.RFC3339, g.header.Get(api.HeaderWebhookTimestamp)); err != nil {
 		t.Fatalf("X-Svc-Webhook-Timestamp %q: %v", g.header.Get(api.HeaderWebhookTimestamp), err)
 	}

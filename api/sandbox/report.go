@@ -39,9 +39,12 @@ type reportFilter struct {
 
 func (f *reportFilter) match(t *txn) bool {
 	b := t.booked()
-	return b >= f.from && b <= f.to &&
-		(f.kind < 0 || int(t.kind) == f.kind) &&
-		(f.acct < 0 || int(t.acct) == f.acct)
+	return b >= f.from && b <= f.to && f.matchKind(t)
+}
+
+// matchKind is match without the time bounds.
+func (f *reportFilter) matchKind(t *txn) bool {
+	return (f.kind < 0 || int(t.kind) == f.kind) && (f.acct < 0 || int(t.acct) == f.acct)
 }
 
 // noAccount is the acct of a filter naming a currency without an account:
@@ -107,7 +110,24 @@ const (
 	maxTime = 1<<63 - 1
 )
 
+// The report's times are nanoseconds since 1970 in an int64 (1677-09-21
+// to 2262-04-11); from and to must lie in whole years inside that span,
+// so a date far outside it is a 400 rather than an empty report.
+var (
+	queryTimeMin = time.Date(1678, 1, 1, 0, 0, 0, 0, time.UTC)
+	queryTimeMax = time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC) // exclusive
+)
+
 func parseQueryTime(v string) (t time.Time, dateOnly bool, err error) {
+	t, dateOnly, err = parseQueryTimeLayouts(v)
+	if err == nil && (t.Before(queryTimeMin) || !t.Before(queryTimeMax)) {
+		return time.Time{}, false, fmt.Errorf("%q is outside the dates the report covers; use a time from %s to %s",
+			v, queryTimeMin.Format(time.DateOnly), queryTimeMax.AddDate(0, 0, -1).Format(time.DateOnly))
+	}
+	return t, dateOnly, err
+}
+
+func parseQueryTimeLayouts(v string) (t time.Time, dateOnly bool, err error) {
 	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
 		return t.UTC(), false, nil
 	}
@@ -120,8 +140,8 @@ func parseQueryTime(v string) (t time.Time, dateOnly bool, err error) {
 	return time.Time{}, false, fmt.Errorf("must be an ISO 8601 timestamp like 2024-03-01T10:15:30.1234567Z or a date like 2024-03-01, not %q", v)
 }
 
-// scan copies up to reportChunk matching records from pos on, stopping at
-// end; it examines at most reportScanBatch records per call.
+// scan copies up to reportChunk matching live records from pos on,
+// stopping at end; it examines at most reportScanBatch records per call.
 func (l *ledger) scan(pos, end int, f *reportFilter, dst []txn) ([]txn, int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -134,18 +154,24 @@ func (l *ledger) scan(pos, end int, f *reportFilter, dst []txn) ([]txn, int) {
 	return dst, pos
 }
 
-func (l *ledger) size() int {
+// live is the number of records booked after the seeded history.
+func (l *ledger) live() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.txns)
 }
 
+// size is the number of records in the report.
+func (l *ledger) size() int { return l.hist.len() + l.live() }
+
 // handleTransactions is GET /v1/transactions. It streams
-// {"results":[...]} record by record through a buffer, copying a chunk of
-// records at a time under the ledger lock, so a million-record report
-// needs neither the whole response in memory nor the lock for long. The
-// report holds the records that existed when the request arrived, oldest
-// first, in their state at the moment they are copied.
+// {"results":[...]} record by record through a buffer: the seeded history
+// as it is generated (from the mark nearest the from bound), then the
+// live records, a chunk at a time under the ledger lock, so a
+// million-record report needs neither the whole response nor the history
+// in memory, nor the lock for long. The report holds the records that
+// existed when the request arrived, oldest first, in their state at the
+// moment they are copied.
 func (s *Sandbox) handleTransactions(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.authorize(r, api.ScopePayouts); err != nil {
 		return err
@@ -165,27 +191,46 @@ func (s *Sandbox) handleTransactions(w http.ResponseWriter, r *http.Request) err
 	for i, a := range s.ledger.accounts {
 		currencies[i] = a.Currency
 	}
-	end := s.ledger.size()
-	chunk := make([]txn, 0, reportChunk)
+	end := s.ledger.live()
 	line := make([]byte, 0, 512)
 	first := true
-	for pos := 0; pos < end; {
+	var failed error
+	n := 0
+	emit := func(t *txn) bool {
+		line = line[:0]
+		if !first {
+			line = append(line, ',')
+		}
+		first = false
+		line = appendTxn(line, t, currencies[t.acct])
+		if _, err := bw.Write(line); err != nil { // the client is gone
+			failed = err
+			return false
+		}
+		if n++; n%reportChunk == 0 && r.Context().Err() != nil {
+			failed = r.Context().Err()
+			return false
+		}
+		return true
+	}
+	s.ledger.hist.each(f.from, f.to, func(t *txn) bool {
+		return !f.matchKind(t) || emit(t)
+	})
+	chunk := make([]txn, 0, reportChunk)
+	for pos := 0; pos < end && failed == nil; {
 		chunk, pos = s.ledger.scan(pos, end, &f, chunk[:0])
 		for i := range chunk {
-			line = line[:0]
-			if !first {
-				line = append(line, ',')
-			}
-			first = false
-			line = appendTxn(line, &chunk[i], currencies[chunk[i].acct])
-			if _, err := bw.Write(line); err != nil { // the client is gone
-				s.log.Info("transaction report cut off", "trace_id", traceID(r), "error", err)
-				return errResponseStarted
+			if !emit(&chunk[i]) {
+				break
 			}
 		}
 		if r.Context().Err() != nil {
 			return errResponseStarted
 		}
+	}
+	if failed != nil {
+		s.log.Info("transaction report cut off", "trace_id", traceID(r), "error", failed)
+		return errResponseStarted
 	}
 	_, _ = bw.WriteString("]}\n")
 	if err := bw.Flush(); err != nil {

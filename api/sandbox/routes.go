@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/internal/httpguard"
 )
 
 // maxBody caps request bodies; bigger ones get 413.
@@ -28,10 +29,11 @@ type methods map[string]handlerFunc
 
 func (s *Sandbox) routes() http.Handler {
 	mux := http.NewServeMux()
-	handle := func(pattern string, m methods) { mux.Handle(pattern, s.serve(m)) }
+	handle := func(pattern string, m methods) { mux.Handle(pattern, s.serve(m, true)) }
 
-	// The interface.
-	handle("/connect/token", methods{http.MethodPost: s.handleToken})
+	// The interface. The token endpoint alone takes a form (RFC 6749);
+	// every other body is JSON.
+	mux.Handle("/connect/token", s.serve(methods{http.MethodPost: s.handleToken}, false))
 	handle("/v3/mandates", methods{http.MethodPost: s.handleCreateMandate})
 	handle("/v3/payments", methods{http.MethodPost: s.handleCreatePayment})
 	handle("/v1/balances", methods{http.MethodGet: s.handleBalances})
@@ -56,8 +58,11 @@ func (s *Sandbox) routes() http.Handler {
 }
 
 // serve adapts a method table to http.Handler and turns errors into
-// problem documents.
-func (s *Sandbox) serve(m methods) http.Handler {
+// problem documents. With jsonBodies, a POST or PUT whose body is not
+// declared JSON is refused before its handler runs: a browser sends a
+// text/plain or form POST across origins without asking first, and such a
+// body must never be read as a command.
+func (s *Sandbox) serve(m methods, jsonBodies bool) http.Handler {
 	allow := make([]string, 0, len(m))
 	for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodPut} {
 		if m[method] != nil {
@@ -67,6 +72,10 @@ func (s *Sandbox) serve(m methods) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var err error
 		switch h := m[r.Method]; {
+		case h != nil && jsonBodies && (r.Method == http.MethodPost || r.Method == http.MethodPut):
+			if err = httpguard.RequireJSON(r); err == nil {
+				err = h(w, r)
+			}
 		case len(m) == 0:
 			err = errNotFound(fmt.Sprintf("no endpoint %s; see GET /sandbox for the list", r.URL.Path))
 		case h == nil && r.Method == http.MethodHead && m[http.MethodGet] != nil:
@@ -80,7 +89,10 @@ func (s *Sandbox) serve(m methods) http.Handler {
 			return
 		}
 		var p *problem
-		if !errors.As(err, &p) {
+		var refused *httpguard.Refusal
+		if errors.As(err, &refused) {
+			p = refusalProblem(refused)
+		} else if !errors.As(err, &p) {
 			s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "trace_id", traceID(r), "error", err)
 			p = newProblem(http.StatusInternalServerError, "internal", "Internal error",
 				"the sandbox failed to handle the request; the trace id is in its log")
@@ -101,17 +113,30 @@ func traceID(r *http.Request) string {
 	return id
 }
 
+// refusalProblem turns a guard's refusal into the sandbox's problem.
+func refusalProblem(rf *httpguard.Refusal) *problem {
+	return newProblem(rf.Status, rf.Slug, rf.Title, rf.Detail)
+}
+
 // middleware gives every request a trace id (X-Trace-Id on every
-// response) and logs one line per request, without headers or bodies.
+// response), refuses what only a browser page would send (a foreign Host
+// or Origin: see httpguard), and logs one line per request, without
+// headers or bodies.
 func (s *Sandbox) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b := make([]byte, 16)
 		_, _ = rand.Read(b)
 		id := hex.EncodeToString(b)
 		w.Header().Set(api.HeaderTraceID, id)
-		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK, writeIdle: time.Duration(s.writeIdle.Load())}
 		start := time.Now()
-		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), traceKey{}, id)))
+		r = r.WithContext(context.WithValue(r.Context(), traceKey{}, id))
+		var rf *httpguard.Refusal
+		if err := s.guard.Load().Check(r); errors.As(err, &rf) {
+			writeProblem(rec, r, refusalProblem(rf))
+		} else {
+			next.ServeHTTP(rec, r)
+		}
 		s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
 			"bytes", rec.bytes, "duration", time.Since(start), "trace_id", id)
 	})
@@ -122,6 +147,12 @@ type statusRecorder struct {
 	status int
 	bytes  int64
 	wrote  bool
+	// writeIdle, when set, is how long one write may take: each write
+	// moves the connection's write deadline that far ahead (at most once a
+	// second), so a long report streams for as long as the client keeps
+	// reading, and a client that stops reading is cut off.
+	writeIdle  time.Duration
+	lastExtend time.Time
 }
 
 func (r *statusRecorder) WriteHeader(code int) {
@@ -133,6 +164,14 @@ func (r *statusRecorder) WriteHeader(code int) {
 
 func (r *statusRecorder) Write(b []byte) (int, error) {
 	r.wrote = true
+	if r.writeIdle > 0 {
+		if now := time.Now(); now.Sub(r.lastExtend) >= time.Second {
+			r.lastExtend = now
+			// Not every writer supports deadlines (a recorder in tests);
+			// then the server's own WriteTimeout is all there is.
+			_ = http.NewResponseController(r.ResponseWriter).SetWriteDeadline(now.Add(r.writeIdle))
+		}
+	}
 	n, err := r.ResponseWriter.Write(b)
 	r.bytes += int64(n)
 	return n, err

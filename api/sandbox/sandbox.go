@@ -12,12 +12,14 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/api/clock"
+	"github.com/paydash/paydash/internal/httpguard"
 )
 
 // Options configures a Sandbox. The zero value of every field but
@@ -71,12 +73,54 @@ type Options struct {
 	// is its kid; "" derives one from the key's thumbprint.
 	WebhookKey   *ecdsa.PrivateKey
 	WebhookKeyID string
+	// WebhookJKU is the URL of the JWKS named in each webhook signature's
+	// jku header, as the service does; Listen sets it to the server's own
+	// /.well-known/jwks when empty. Empty: no jku.
+	WebhookJKU string
 	// DeliveryLogSize caps the delivery log (oldest entries go first);
 	// default 10,000.
 	DeliveryLogSize int
 	// Logger receives one line per request and per delivery attempt;
 	// nil discards. Secrets and tokens are never logged.
 	Logger *slog.Logger
+	// Timeouts bound the connections of a server started by Listen; zero
+	// fields take the defaults of DefaultTimeouts.
+	Timeouts Timeouts
+	// AllowedHosts are host names accepted in the Host header besides
+	// loopback names and the listen address (say, the machine's name when
+	// listening on 0.0.0.0); any other name is refused with 421, which is
+	// what stops DNS rebinding.
+	AllowedHosts []string
+}
+
+// Timeouts bound a client's connection to a Listen server, so a client
+// that sends or reads slowly (on purpose or not) cannot hold it open.
+type Timeouts struct {
+	// ReadHeader bounds reading the request line and headers.
+	ReadHeader time.Duration
+	// Read bounds reading the whole request, body included.
+	Read time.Duration
+	// Write bounds each write of the response: a report streams as long
+	// as the client keeps reading, but one that stops is cut off.
+	Write time.Duration
+	// Idle bounds a kept-alive connection's wait for its next request.
+	Idle time.Duration
+}
+
+// DefaultTimeouts are the Timeouts Listen uses for zero fields.
+var DefaultTimeouts = Timeouts{ReadHeader: 10 * time.Second, Read: 30 * time.Second, Write: 30 * time.Second, Idle: 2 * time.Minute}
+
+func (t Timeouts) withDefaults() Timeouts {
+	pick := func(v, def time.Duration) time.Duration {
+		if v > 0 {
+			return v
+		}
+		return def
+	}
+	return Timeouts{
+		ReadHeader: pick(t.ReadHeader, DefaultTimeouts.ReadHeader), Read: pick(t.Read, DefaultTimeouts.Read),
+		Write: pick(t.Write, DefaultTimeouts.Write), Idle: pick(t.Idle, DefaultTimeouts.Idle),
+	}
 }
 
 // DefaultDenyList returns the AML deny list used when Options.DenyList is
@@ -120,6 +164,13 @@ type Sandbox struct {
 	flows  *flowStore
 	hooks  *webhooks
 
+	// guard refuses foreign Host and Origin headers; Listen replaces the
+	// loopback-only default with one that knows the listen address.
+	guard atomic.Pointer[httpguard.Guard]
+	// writeIdle bounds each write of a response (ns; 0: no bound), set by
+	// Listen; see statusRecorder.
+	writeIdle atomic.Int64
+
 	closeOnce sync.Once
 }
 
@@ -154,6 +205,12 @@ func New(opts Options) (*Sandbox, error) {
 		s.hooks.close()
 		return nil, err
 	}
+	g, err := httpguard.New(httpguard.Options{AllowedHosts: o.AllowedHosts})
+	if err != nil {
+		s.hooks.close()
+		return nil, err
+	}
+	s.guard.Store(g)
 	s.handler = s.routes()
 	return s, nil
 }
@@ -227,12 +284,6 @@ func (s *Sandbox) Credentials() (clientID, clientSecret string) {
 	return s.opts.ClientID, s.opts.ClientSecret
 }
 
-// WebhookPublicKey returns the key webhooks are signed with and its kid
-// (also published at GET /.well-known/jwks).
-func (s *Sandbox) WebhookPublicKey() (*ecdsa.PublicKey, string) {
-	return &s.webhookKey.PublicKey, s.webhookKeyID
-}
-
 // Fund credits a payout account as an incoming bank transfer from
 // payerName: a settled "funding" record in the report, both balances up,
 // and an external_payment_received webhook.
@@ -263,20 +314,6 @@ func (s *Sandbox) SetAccountStatus(currency, status string) error {
 // credits that payout account (a funding record).
 func (s *Sandbox) AuthorisePayment(id string) error { return s.authorisePayment(id) }
 
-// FailPayment fails a payment awaiting authorisation with reason
-// ("" = "authorization_failed").
-func (s *Sandbox) FailPayment(id, reason string) error {
-	_, err := s.flows.fail(kindPayment, id, reason, s.clock.Now())
-	return err
-}
-
-// ExpirePayment lets the payment's resource token expire now: the payment
-// fails with failure_reason "expired".
-func (s *Sandbox) ExpirePayment(id string) error {
-	_, err := s.flows.fail(kindPayment, id, FailureExpired, s.clock.Now())
-	return err
-}
-
 // AuthoriseMandate completes the user's authorisation of a mandate.
 func (s *Sandbox) AuthoriseMandate(id string) error {
 	_, err := s.flows.authorise(kindMandate, id, s.clock.Now())
@@ -286,12 +323,6 @@ func (s *Sandbox) AuthoriseMandate(id string) error {
 // FailMandate fails a mandate awaiting authorisation.
 func (s *Sandbox) FailMandate(id, reason string) error {
 	_, err := s.flows.fail(kindMandate, id, reason, s.clock.Now())
-	return err
-}
-
-// ExpireMandate lets the mandate's resource token expire now.
-func (s *Sandbox) ExpireMandate(id string) error {
-	_, err := s.flows.fail(kindMandate, id, FailureExpired, s.clock.Now())
 	return err
 }
 
@@ -309,22 +340,6 @@ func (s *Sandbox) InjectEvent(ctx context.Context, body []byte, headers http.Hea
 	return err
 }
 
-// Trigger synthesises a realistic webhook (like `stripe trigger`) and
-// queues it; it touches no balance. It returns the event id.
-func (s *Sandbox) Trigger(ctx context.Context, t Trigger) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	ev, err := s.synthesise(t)
-	if err != nil {
-		return "", err
-	}
-	if err := s.hooks.enqueue(ev); err != nil {
-		return "", err
-	}
-	return ev.id, nil
-}
-
 // Deliveries returns the delivery log, oldest first: one entry per
 // attempt.
 func (s *Sandbox) Deliveries() []Delivery { return s.hooks.deliveries() }
@@ -340,7 +355,7 @@ func (s *Sandbox) validateOptions() api.ValidateOptions {
 	return api.ValidateOptions{
 		Regulated:       s.opts.Regulated,
 		AccountCurrency: s.ledger.accountCurrency,
-		Now:             s.clock.Now,
+		Clock:           s.clock,
 	}
 }
 

@@ -10,11 +10,17 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/paydash/paydash/internal/httpguard"
 )
 
 // shutdownGrace is how long Close lets requests in flight (a long report)
 // finish before cutting them off.
 const shutdownGrace = 5 * time.Second
+
+// maxHeaderBytes caps the request line and headers: ample for a bearer
+// token, a signature and a report query, and far below net/http's 1 MB.
+const maxHeaderBytes = 64 << 10
 
 // Server is a Sandbox served over HTTP on a listener of its own.
 type Server struct {
@@ -53,15 +59,32 @@ func Listen(ctx context.Context, addr string, opts Options) (*Server, error) {
 		sb.Close()
 		return nil, fmt.Errorf("sandbox: listen on %s: %w", addr, err)
 	}
+	// The Host check learns the address actually bound (":0" resolved).
+	g, err := httpguard.New(httpguard.Options{Listen: ln.Addr().String(), AllowedHosts: opts.AllowedHosts})
+	if err != nil {
+		ln.Close()
+		sb.Close()
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	sb.guard.Store(g)
+	t := opts.Timeouts.withDefaults()
+	sb.writeIdle.Store(int64(t.Write))
 	s := &Server{
 		Sandbox: sb,
 		URL:     "http://" + dialAddr(ln.Addr()),
 		srv: &http.Server{
 			Handler:           sb.Handler(),
-			ReadHeaderTimeout: 10 * time.Second,
+			ReadHeaderTimeout: t.ReadHeader,
+			ReadTimeout:       t.Read,
+			WriteTimeout:      t.Write,
+			IdleTimeout:       t.Idle,
+			MaxHeaderBytes:    maxHeaderBytes,
 			ErrorLog:          slog.NewLogLogger(sb.log.Handler(), slog.LevelWarn),
 		},
 		served: make(chan struct{}),
+	}
+	if opts.WebhookJKU == "" {
+		sb.hooks.setJKU(s.URL + "/.well-known/jwks")
 	}
 	go func() {
 		defer close(s.served)

@@ -17,7 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/api/clock"
 )
 
 // maxConcurrentDeliveries bounds attempts in flight across all payouts,
@@ -87,6 +87,7 @@ type webhooks struct {
 	retry  []time.Duration
 	key    *ecdsa.PrivateKey
 	kid    string
+	jku    string // guarded by mu
 	logger *slog.Logger
 }
 
@@ -111,6 +112,7 @@ func newWebhooks(o Options, key *ecdsa.PrivateKey, kid string) *webhooks {
 		retry:  o.WebhookRetry,
 		key:    key,
 		kid:    kid,
+		jku:    o.WebhookJKU,
 		logger: o.Logger,
 	}
 }
@@ -119,6 +121,20 @@ func (w *webhooks) setURI(uri string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.uri = uri
+}
+
+// setJKU sets the JWKS URL signatures name (Listen knows it only once it
+// listens).
+func (w *webhooks) setJKU(jku string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.jku = jku
+}
+
+func (w *webhooks) getJKU() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.jku
 }
 
 func (w *webhooks) getURI() string {
@@ -238,7 +254,7 @@ func (w *webhooks) attempt(ev *event, n int) Delivery {
 		if path == "" {
 			path = "/"
 		}
-		sig, err := api.Sign(w.key, w.kid, http.MethodPost, path,
+		sig, err := api.SignJKU(w.key, w.kid, w.getJKU(), http.MethodPost, path,
 			[]api.SignedHeader{{Name: api.HeaderWebhookTimestamp, Value: h.Get(api.HeaderWebhookTimestamp)}}, ev.body)
 		if err != nil {
 			d.Error = "signing: " + err.Error()

@@ -1,8 +1,6 @@
 package relayclient
 
 import (
-	"encoding/json"
-	"reflect"
 	"testing"
 	"time"
 )
@@ -45,33 +43,4 @@ func TestBackoffGrowsWithJitterUpToTheCap(t *testing.T) {
 			}
 		}
 	}
-}
-
-// FuzzDecodeEvent checks the subscriber's fast decoder against
-// json.Unmarshal: whenever the fast path accepts a message, json.Unmarshal
-// must accept it too and produce the same Event.
-func FuzzDecodeEvent(f *testing.F) {
-	// Messages exactly as the relay writes them (encoding/json with the
-	// raw body spliced in), then odd shapes that must take the slow path.
-	f.Add([]byte(`{"seq":42,"event_id":"e1","family":"payout","type":"payout_rejected","payout_id":"tx","state":"rejected","occurred_at":"2026-11-21T10:15:30Z","reason":"aml","received_at":"2026-11-21T10:15:30.000000005Z","headers":{"Content-Type":"application/json","X-Svc-Webhook-Timestamp":"2026-11-21T10:15:30.000Z"},"body":{"event_type":"payout_rejected","event_id":"e1","event_body":{"transaction_id":"tx","rejected_at":"2026-11-21T10:15:30.000Z","reason":"aml"}},"forward":{"url":"http://x","attempts":1,"status_code":200,"at":"0001-01-01T00:00:00Z"}}`))
-	f.Add([]byte("{\"seq\":42,\"event_id\":\"e\u00e9\",\"family\":\"payments\",\"type\":\"payout_executed\",\"state\":\"executed\",\"received_at\":\"2026-11-21T10:15:30.000000005Z\",\"body\":{ \"type\" : \"payout_executed\",\n \"event_id\":\"e\\u00e9\", \"x\":[1,{\"y\":\"}\"}] }}"))
-	f.Add([]byte(`{"seq":1,"seq":2}`))
-	f.Add([]byte(`{"seq":1,"body":{"a":[-0.5e+3,true,false,null,"\u00e9\n\/",{},[]]}}`))
-	f.Add([]byte(`{"seq":1,"body":{"a":01}}`))
-	f.Add([]byte(`{"seq":1,"body":{"a":1.}}`))
-	f.Add([]byte("{\"seq\":1,\"body\":{\"a\":\"\xff\"},\"type\":\"\xff\"}"))
-	f.Add([]byte(`{"Seq":1,"headers":{"A":"\u0041"},"body":[]}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var fast Event
-		if fastDecodeEvent(data, &fast) != nil {
-			return
-		}
-		var slow Event
-		if err := json.Unmarshal(data, &slow); err != nil {
-			t.Fatalf("fast path accepted what json.Unmarshal refuses (%v): %q", err, data)
-		}
-		if !reflect.DeepEqual(fast, slow) {
-			t.Fatalf("fast %+v\nslow %+v\nfor %q", fast, slow, data)
-		}
-	})
 }

@@ -3,6 +3,7 @@ package relayclient
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -231,11 +232,9 @@ func (s *Subscriber) session(ctx context.Context) (connected bool, err error) {
 		}
 		return err
 	})
-	// One buffer serves every message: decodeEvent copies what it keeps.
-	// Likewise one Event: it goes out on the channel by value.
+	// One buffer serves every message: json.Unmarshal copies what it keeps.
 	var (
 		buf        bytes.Buffer
-		e          Event
 		deadlineAt = time.Now()
 	)
 	for {
@@ -254,7 +253,10 @@ func (s *Subscriber) session(ctx context.Context) (connected bool, err error) {
 			deadlineAt = now
 			_ = conn.SetReadDeadline(now.Add(subscriberReadWait))
 		}
-		if err := decodeEvent(data, &e); err != nil {
+		// A fresh Event each time: Unmarshal would otherwise keep members
+		// of the previous event that this message lacks.
+		e := Event{}
+		if err := json.Unmarshal(data, &e); err != nil {
 			return true, fmt.Errorf("relay sent a message that is not an event: %w", err)
 		}
 		// Across reconnects the relay resends from since=last; anything at

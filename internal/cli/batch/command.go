@@ -14,36 +14,47 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/cli/headless"
+	"github.com/paydash/paydash/internal/payguard"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // CommandOptions are the flags of `paydash payout batch`.
 type CommandOptions struct {
-	DryRun   bool
-	Yes      bool
-	JSON     bool
-	Journal  string
-	Rate     float64
-	RelayURL string
-	Wait     time.Duration
+	DryRun          bool
+	Yes             bool
+	JSON            bool
+	Journal         string
+	Rate            float64
+	RelayURL        string
+	Wait            time.Duration
+	AllowDuplicate  bool
+	DuplicateWindow time.Duration
 }
 
 // Bind registers the flags.
 func (o *CommandOptions) Bind(fs *pflag.FlagSet) {
-	fs.BoolVar(&o.DryRun, "dry-run", false, "check the file and show what would be sent; send nothing")
-	fs.BoolVarP(&o.Yes, "yes", "y", false, "send without asking for confirmation")
+	fs.BoolVar(&o.DryRun, "dry-run", false, "check the file, the balances and earlier payouts, and list what would be sent; send nothing")
+	fs.BoolVarP(&o.Yes, "yes", "y", false, "send without asking for confirmation (required when not at a terminal)")
 	fs.BoolVar(&o.JSON, "json", false, "print the summary (or the file's problems) as JSON")
 	fs.StringVar(&o.Journal, "journal", "", "journal file that makes re-runs safe (default FILE.journal beside the CSV)")
 	fs.Float64Var(&o.Rate, "rate", 0, "send at most this many payouts per second (0 = as fast as the service answers)")
 	fs.StringVar(&o.RelayURL, "relay", "", "relay websocket URL to follow payout states (default: the profile's relay_url)")
 	fs.DurationVar(&o.Wait, "wait", 30*time.Second, "after sending, wait up to this long for every payout's final state from the relay (0 = don't wait)")
+	fs.BoolVar(&o.AllowDuplicate, "allow-duplicate", false, "send rows that repeat another row or match a payout already made (same IBAN, amount, currency and reference) as new payouts")
+	fs.DurationVar(&o.DuplicateWindow, "duplicate-window", payguard.DefaultWindow, "how far back a payout with the same IBAN, amount, currency and reference counts as a duplicate")
 }
 
 // Command runs `paydash payout batch FILE`.
 func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path string, o *CommandOptions) error {
 	f, err := Load(path)
 	var bad *InvalidFileError
-	if errors.As(err, &bad) {
+	if err == nil && !o.AllowDuplicate {
+		if dups := f.DuplicateRows(); len(dups) > 0 {
+			de := &duplicateRowsError{InvalidFileError{Path: f.Path, Problems: dups}}
+			err, bad = de, &de.InvalidFileError
+		}
+	}
+	if bad != nil || errors.As(err, &bad) {
 		if o.JSON {
 			_ = cmdutil.WriteJSON(s.Out, struct {
 				File     string        `json:"file"`
@@ -57,20 +68,48 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 	if err != nil {
 		return cmdutil.Exit(cmdutil.ExitUsage, err)
 	}
-	opts := Options{JournalPath: o.Journal, DryRun: o.DryRun, Rate: o.Rate, Wait: o.Wait}
-	if o.DryRun {
-		sum, err := Run(ctx, f, nil, opts)
-		if err != nil {
-			return err
-		}
-		return report(s, sum, o.JSON)
+	// Nothing is sent unconfirmed: off a terminal, every profile needs
+	// --yes, and that is known before anything else is done.
+	if !o.DryRun && !o.Yes && !s.Interactive() {
+		return cmdutil.Exit(cmdutil.ExitUsage, errors.New("no terminal to confirm on: nothing was sent. Check the batch with --dry-run, then pass --yes to send it"))
 	}
 
 	p, client, err := cmdutil.Setup(s, g)
+	if err != nil && o.DryRun {
+		// The file can still be checked; what it would meet at the
+		// service cannot, and the dry run says so and fails.
+		return dryRunUnchecked(ctx, s, f, o, err)
+	}
 	if err != nil {
 		return err
 	}
-	if err := confirm(s, f, p.Name, p.Production, o.Yes); err != nil {
+	audit, err := cmdutil.AuditLog(s, p)
+	if err != nil {
+		return err
+	}
+	opts := Options{JournalPath: o.Journal, DryRun: o.DryRun, Rate: o.Rate, Wait: o.Wait,
+		Guard: &Guard{Log: audit, Report: client, Window: o.DuplicateWindow, AllowDuplicate: o.AllowDuplicate}}
+	prep, err := Prepare(ctx, f, opts)
+	if err != nil {
+		return err
+	}
+	defer prep.Close()
+	if o.DryRun {
+		sum := prep.Summary()
+		bals, err := client.Balances(ctx)
+		if err != nil {
+			return fmt.Errorf("dry run: reading balances to check the batch can be paid: %w", err)
+		}
+		sum.Funds = CheckFunds(sum.ToSend, bals)
+		if err := report(s, sum, o.JSON); err != nil {
+			return err
+		}
+		if !sum.Payable() {
+			return cmdutil.SilentExit(cmdutil.ExitNotAccepted)
+		}
+		return nil
+	}
+	if err := confirm(s, prep, p.Name, p.Production, o.Yes); err != nil {
 		return err
 	}
 
@@ -82,18 +121,14 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 		subCtx, stop := context.WithCancel(ctx)
 		defer stop()
 		if events, ok := follow(subCtx, s, relayURL, p.RelayToken.Reveal(), awaitingEarlier(f, o.Journal)); ok {
-			opts.Events = events
+			prep.opt.Events = events
 		}
 	}
 
 	prog := cmdutil.NewProgress(s, "sending payouts", int64(len(f.Rows)))
-	opts.Progress = func(done, total int) { prog.Set(int64(done)) }
-	sum, runErr := Run(ctx, f, client, opts)
+	prep.opt.Progress = func(done, total int) { prog.Set(int64(done)) }
+	sum, runErr := prep.Send(ctx, client)
 	prog.Done()
-	if sum.Rows == nil {
-		// Nothing ran (the journal could not be opened).
-		return runErr
-	}
 	if err := report(s, sum, o.JSON); err != nil {
 		return err
 	}
@@ -104,6 +139,78 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 		return cmdutil.SilentExit(cmdutil.ExitNotAccepted)
 	}
 	return nil
+}
+
+func dryRunUnchecked(ctx context.Context, s *cmdutil.Streams, f *File, o *CommandOptions, why error) error {
+	prep, err := Prepare(ctx, f, Options{JournalPath: o.Journal, DryRun: true})
+	if err != nil {
+		return err
+	}
+	defer prep.Close()
+	sum := prep.Summary()
+	sum.Unchecked = fmt.Sprintf("balances and earlier payouts were NOT checked (%v)", why)
+	if err := report(s, sum, o.JSON); err != nil {
+		return err
+	}
+	return cmdutil.SilentExit(cmdutil.ExitNotAccepted)
+}
+
+// duplicateRowsError refuses a file with repeated rows; --allow-duplicate
+// sends it anyway.
+type duplicateRowsError struct{ InvalidFileError }
+
+func (e *duplicateRowsError) Error() string {
+	return e.InvalidFileError.Error() + "\nIf every row is meant to be paid, pass --allow-duplicate."
+}
+
+// FundsCheck compares what a batch sends in one currency with the
+// account's available balance.
+type FundsCheck struct {
+	Currency string `json:"currency"`
+	// ToSendInMinor is the sum of the rows to send.
+	ToSendInMinor int64 `json:"to_send_in_minor"`
+	// AvailableInMinor is the account's available balance.
+	AvailableInMinor int64 `json:"available_in_minor"`
+	// Account is false when the profile has no payout account in the
+	// currency (or it is disabled).
+	Account bool   `json:"account"`
+	Status  string `json:"status,omitempty"`
+	OK      bool   `json:"ok"`
+}
+
+// CheckFunds checks each currency's total against the available balance.
+func CheckFunds(toSend map[string]int64, bals []api.Balance) []FundsCheck {
+	curs := make([]string, 0, len(toSend))
+	for c := range toSend {
+		curs = append(curs, c)
+	}
+	sort.Strings(curs)
+	var out []FundsCheck
+	for _, c := range curs {
+		fc := FundsCheck{Currency: c, ToSendInMinor: toSend[c]}
+		for _, b := range bals {
+			if strings.EqualFold(b.Currency, c) {
+				fc.Account, fc.AvailableInMinor, fc.Status = true, b.AvailableBalanceInMinor, b.Status
+			}
+		}
+		fc.OK = fc.Account && fc.Status != api.AccountDisabled && fc.ToSendInMinor <= fc.AvailableInMinor
+		out = append(out, fc)
+	}
+	return out
+}
+
+// Payable reports whether a dry run found the batch payable in full:
+// every currency funded, no duplicate rows.
+func (s *Summary) Payable() bool {
+	if s.Unchecked != "" {
+		return false
+	}
+	for _, f := range s.Funds {
+		if !f.OK {
+			return false
+		}
+	}
+	return s.Counts.Duplicate == 0
 }
 
 // follow subscribes to the relay. A fresh batch's events all come later,
@@ -146,25 +253,30 @@ func awaitingEarlier(f *File, journalPath string) bool {
 	return false
 }
 
-// confirm asks before sending, as for a single payout: production needs
-// --yes or the row count typed; a person at a terminal answers y; a
-// script without a terminal goes ahead.
-func confirm(s *cmdutil.Streams, f *File, profile string, production, yes bool) error {
-	if yes {
-		return nil
-	}
-	if !s.Interactive() {
-		if production {
-			return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("profile %q is production: pass --yes to send a batch without a terminal to confirm on", profile))
-		}
-		return nil
-	}
+// confirm lists the rows about to be sent (and those skipped, and why)
+// and asks: production needs the row count typed; elsewhere a person
+// answers y. --yes skips the question, never the list. Off a terminal
+// Command already required --yes.
+func confirm(s *cmdutil.Streams, prep *Prepared, profile string, production, yes bool) error {
+	f := prep.f
+	send := prep.ToSend()
 	if production {
 		fmt.Fprintf(s.Err, "*** PRODUCTION profile %q: this moves real money ***\n", profile)
 	}
-	fmt.Fprintf(s.Err, "Batch %s: %d payout(s), %s (profile %s)\n", f.Path, len(f.Rows), formatTotals(f.Totals()), profile)
+	toSend := map[string]int64{}
+	for _, pl := range send {
+		toSend[pl.Row.Request.Currency] += pl.Row.Request.AmountInMinor
+	}
+	fmt.Fprintf(s.Err, "Batch %s (profile %s): %d row(s); this run sends %d payout(s), %s\n", f.Path, profile, len(f.Rows), len(send), formatTotals(toSend))
+	_ = writePlan(s.Err, prep.Plan)
+	if len(send) == 0 || yes {
+		return nil
+	}
+	if !s.Interactive() {
+		return cmdutil.Exit(cmdutil.ExitUsage, errors.New("no terminal to confirm on: nothing was sent. Pass --yes to send the rows listed above"))
+	}
 	if production {
-		want := fmt.Sprint(len(f.Rows))
+		want := fmt.Sprint(len(send))
 		ok, err := cmdutil.ConfirmTyped(s, fmt.Sprintf("PRODUCTION: type the number of payouts (%s) to send them, anything else cancels:", want), want)
 		if err != nil {
 			return err
@@ -174,7 +286,7 @@ func confirm(s *cmdutil.Streams, f *File, profile string, production, yes bool) 
 		}
 		return nil
 	}
-	ok, err := cmdutil.Confirm(s, "Send them?")
+	ok, err := cmdutil.Confirm(s, fmt.Sprintf("Send these %d payout(s)?", len(send)))
 	if err != nil {
 		return err
 	}
@@ -182,6 +294,36 @@ func confirm(s *cmdutil.Streams, f *File, profile string, production, yes bool) 
 		return cmdutil.ErrCancelled
 	}
 	return nil
+}
+
+// writePlan lists every row to send in full (nothing cut short: this is
+// what the operator checks), then the rows not sent and why.
+func writePlan(w io.Writer, plan []Planned) error {
+	var b strings.Builder
+	var skipped, dups []Planned
+	for _, pl := range plan {
+		switch pl.Action {
+		case ActionSend:
+			r := pl.Row.Request
+			fmt.Fprintf(&b, "  send  line %d  %s  %s  %s  ref %q\n", pl.Row.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.BeneficiaryName, r.BeneficiaryIBAN, r.BeneficiaryReference)
+		case ActionPrevious:
+			skipped = append(skipped, pl)
+		case ActionDuplicate:
+			dups = append(dups, pl)
+		}
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(&b, "  %d row(s) already sent (found in the journal, audit record or service report): not sent again\n", len(skipped))
+	}
+	for _, pl := range dups {
+		r := pl.Row.Request
+		fmt.Fprintf(&b, "  DUPLICATE  line %d  %s  %s  %s  ref %q: matches payout %s; not sent\n", pl.Row.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.BeneficiaryName, r.BeneficiaryIBAN, r.BeneficiaryReference, pl.Match)
+	}
+	if len(dups) > 0 {
+		b.WriteString("  (to pay a duplicate row again as a new payout, pass --allow-duplicate)\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 func formatTotals(t map[string]int64) string {
@@ -210,12 +352,7 @@ func writeSummary(w io.Writer, sum *Summary) error {
 	c := sum.Counts
 	var b strings.Builder
 	if sum.DryRun {
-		fmt.Fprintf(&b, "dry run: %s is valid: %d payout(s), %s\n", sum.File, c.Rows, formatTotals(sum.Totals))
-		fmt.Fprintf(&b, "  would send %d", c.WouldSend)
-		if c.PreviousRun > 0 {
-			fmt.Fprintf(&b, "; %d already accepted in an earlier run (journal %s) would be skipped", c.PreviousRun, sum.Journal)
-		}
-		b.WriteString("\n  nothing was sent\n")
+		writeDryRun(&b, sum)
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -225,7 +362,7 @@ func writeSummary(w io.Writer, sum *Summary) error {
 		fmt.Fprintf(&b, " (%d in an earlier run, not sent again)", c.PreviousRun)
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "  settled %d, pending %d, rejected %d, failed %d, not sent %d\n", c.Settled, c.Pending, c.Rejected, c.Failed, c.NotSent)
+	fmt.Fprintf(&b, "  settled %d, pending %d, rejected %d, failed %d, not sent %d, duplicate (not sent) %d\n", c.Settled, c.Pending, c.Rejected, c.Failed, c.NotSent, c.Duplicate)
 	for _, r := range sum.Rows {
 		var what string
 		switch r.Result {
@@ -241,6 +378,8 @@ func writeSummary(w io.Writer, sum *Summary) error {
 			if r.Detail != "" {
 				what += ": " + r.Detail
 			}
+		case ResultDuplicate:
+			what = "DUPLICATE, not sent: matches payout " + r.DuplicateOf.String()
 		default:
 			continue
 		}
@@ -253,10 +392,60 @@ func writeSummary(w io.Writer, sum *Summary) error {
 			b.WriteString("  no relay was followed, so final states are unknown; check with: paydash transactions --search <id>\n")
 		}
 	}
+	if c.Duplicate > 0 {
+		b.WriteString("  duplicate rows match payouts already made and were not sent; to pay them again as new payouts, pass --allow-duplicate\n")
+	}
 	if c.NotSent > 0 {
 		b.WriteString("  run the same command again to send the rest: rows already accepted are skipped, the others keep their transaction_id\n")
 	}
 	fmt.Fprintf(&b, "  journal: %s\n", sum.Journal)
+	if sum.AuditRecord != "" {
+		fmt.Fprintf(&b, "  audit record: %s (paydash payouts log)\n", sum.AuditRecord)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeDryRun tells the truth about a batch before it is sent: the rows it
+// would send, each currency's total against the available balance, a
+// currency with no account, and duplicates.
+func writeDryRun(b *strings.Builder, sum *Summary) {
+	c := sum.Counts
+	verdict := "can be paid in full"
+	switch {
+	case sum.Unchecked != "":
+		verdict = "the file is valid, but " + sum.Unchecked
+	case !sum.Payable():
+		verdict = "can NOT be paid in full"
+	}
+	fmt.Fprintf(b, "dry run: %s: %d row(s), %s; %s\n", sum.File, c.Rows, formatTotals(sum.Totals), verdict)
+	for _, r := range sum.Rows {
+		switch r.Result {
+		case ResultWouldPay:
+			fmt.Fprintf(b, "  would send  line %d  %s  %s  %s  ref %q\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.Name, r.IBAN, r.Reference)
+		case ResultDuplicate:
+			fmt.Fprintf(b, "  DUPLICATE   line %d  %s  %s  %s  ref %q: matches payout %s\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.Name, r.IBAN, r.Reference, r.DuplicateOf)
+		}
+	}
+	for _, f := range sum.Funds {
+		switch {
+		case !f.Account:
+			fmt.Fprintf(b, "  %s: %s to send, but the profile has NO %s payout account\n", f.Currency, api.FormatAmount(f.ToSendInMinor, f.Currency), f.Currency)
+		case f.Status == api.AccountDisabled:
+			fmt.Fprintf(b, "  %s: %s to send, but the %s account is disabled\n", f.Currency, api.FormatAmount(f.ToSendInMinor, f.Currency), f.Currency)
+		case !f.OK:
+			fmt.Fprintf(b, "  %s: %s to send EXCEEDS the available %s (short by %s)\n", f.Currency, api.FormatAmount(f.ToSendInMinor, f.Currency),
+				api.FormatAmount(f.AvailableInMinor, f.Currency), api.FormatAmount(f.ToSendInMinor-f.AvailableInMinor, f.Currency))
+		default:
+			fmt.Fprintf(b, "  %s: %s to send, %s available\n", f.Currency, api.FormatAmount(f.ToSendInMinor, f.Currency), api.FormatAmount(f.AvailableInMinor, f.Currency))
+		}
+	}
+	fmt.Fprintf(b, "  would send %d", c.WouldSend)
+	if c.PreviousRun > 0 {
+		fmt.Fprintf(b, "; %d already sent (journal %s) would be skipped", c.PreviousRun, sum.Journal)
+	}
+	if c.Duplicate > 0 {
+		fmt.Fprintf(b, "; %d duplicate(s) would not be sent without --allow-duplicate", c.Duplicate)
+	}
+	b.WriteString("\n  nothing was sent\n")
 }

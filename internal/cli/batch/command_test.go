@@ -14,12 +14,15 @@ import (
 func TestCommandDryRunAndRefusalNeedNoProfile(t *testing.T) {
 	f, path := writeBatch(t, 3)
 	var out, errb bytes.Buffer
-	// No profile is configured: a dry run still checks the file.
+	// No profile is configured: a dry run still checks the file and lists
+	// its rows, but says balances and earlier payouts were not checked and
+	// fails, since it cannot say the batch can be paid.
 	s := &cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(string) string { return "" }}
-	if err := Command(context.Background(), s, &cmdutil.Global{ConfigPath: "/nonexistent/config.toml"}, path, &CommandOptions{DryRun: true}); err != nil {
-		t.Fatalf("dry run: %v", err)
+	if err := Command(context.Background(), s, &cmdutil.Global{ConfigPath: "/nonexistent/config.toml"}, path, &CommandOptions{DryRun: true}); cmdutil.ExitCode(err) != cmdutil.ExitNotAccepted {
+		t.Fatalf("dry run without a profile: %v, want exit %d", err, cmdutil.ExitNotAccepted)
 	}
-	if got := out.String(); !strings.Contains(got, "would send 3") || !strings.Contains(got, "nothing was sent") || !strings.Contains(got, formatTotals(f.Totals())) {
+	if got := out.String(); !strings.Contains(got, "would send 3") || !strings.Contains(got, "nothing was sent") || !strings.Contains(got, formatTotals(f.Totals())) ||
+		!strings.Contains(got, "NOT checked") || !strings.Contains(got, "would send  line 4") {
 		t.Errorf("dry run output:\n%s", got)
 	}
 
@@ -53,7 +56,7 @@ func TestSummaryNamesEveryRowNeedingAttention(t *testing.T) {
 	}
 	got := b.String()
 	for _, want := range []string{
-		"4 payout(s), €1.00 + £30.00", "accepted by the service: 3 (1 in an earlier run", "settled 1, pending 1, rejected 1, failed 0, not sent 1",
+		"4 payout(s), €1.00 + £30.00", "accepted by the service: 3 (1 in an earlier run", "settled 1, pending 1, rejected 1, failed 0, not sent 1,",
 		"line 3  Bob", "rejected: insufficient_funds", "line 4  Cy", "not sent: connection refused", "run the same command again", "journal: /x/p.csv.journal",
 	} {
 		if !strings.Contains(got, want) {

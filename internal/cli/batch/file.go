@@ -28,6 +28,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/internal/payguard"
 )
 
 // Column names of the CSV header. The first five are required; the order
@@ -136,7 +137,7 @@ func (e *InvalidFileError) Error() string {
 
 // Load reads and checks a batch file.
 func Load(path string) (*File, error) {
-	f, err := os.Open(path)
+	f, err := os.Open(path) //nolint:gosec // the batch file the operator named
 	if err != nil {
 		return nil, fmt.Errorf("open batch file: %w", err)
 	}
@@ -339,4 +340,25 @@ func unwrapCSV(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// DuplicateRows lists the rows that repeat an earlier row of the file:
+// same IBAN, amount, currency and reference. Such a file is refused unless
+// the operator says the repeats are meant (--allow-duplicate), as a bank
+// portal refuses a payment file that pays one invoice twice.
+func (f *File) DuplicateRows() []LineProblem {
+	var out []LineProblem
+	first := map[string]int{}
+	for _, row := range f.Rows {
+		k := payguard.Key(&row.Request)
+		if line, dup := first[k]; dup {
+			r := row.Request
+			out = append(out, LineProblem{Line: row.Line, Message: fmt.Sprintf(
+				"pays %s to %s with reference %q again: line %d is the same payout (same IBAN, amount, currency and reference)",
+				api.FormatAmount(r.AmountInMinor, r.Currency), r.BeneficiaryIBAN, r.BeneficiaryReference, line)})
+			continue
+		}
+		first[k] = row.Line
+	}
+	return out
 }

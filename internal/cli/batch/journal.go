@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -98,7 +99,11 @@ func DefaultJournalPath(batchFile string) string { return batchFile + ".journal"
 // the whole plan durable (written to a temporary file, fsynced, renamed,
 // directory fsynced) before returning, so no payout is ever sent under an
 // id that a crash could forget.
-func OpenJournal(path string, f *File, now time.Time) (*Journal, error) {
+//
+// adopt, when not nil, gives the transaction_id an earlier run already
+// used for a row (found in the audit record when this journal was lost);
+// the row then keeps it, so re-sending it cannot pay it twice.
+func OpenJournal(path string, f *File, now time.Time, adopt func(Row) string) (*Journal, error) {
 	j, err := readJournal(path, f, true)
 	if err == nil {
 		return j, nil
@@ -106,7 +111,7 @@ func OpenJournal(path string, f *File, now time.Time) (*Journal, error) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	if err := createJournal(path, f, now); err != nil {
+	if err := createJournal(path, f, now, adopt); err != nil {
 		return nil, err
 	}
 	return readJournal(path, f, true)
@@ -116,7 +121,7 @@ func OpenJournal(path string, f *File, now time.Time) (*Journal, error) {
 // runs). It returns an error wrapping fs.ErrNotExist when there is none.
 func ReadJournal(path string, f *File) (*Journal, error) { return readJournal(path, f, false) }
 
-func createJournal(path string, f *File, now time.Time) error {
+func createJournal(path string, f *File, now time.Time, adopt func(Row) string) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -132,6 +137,9 @@ func createJournal(path string, f *File, now time.Time) error {
 	recs := []record{{Kind: kindBegin, Version: journalVersion, File: f.Path, SHA256: f.SHA256, Rows: len(f.Rows), At: now.UTC()}}
 	for _, r := range f.Rows {
 		id := r.Request.TransactionID
+		if id == "" && adopt != nil {
+			id = adopt(r)
+		}
 		if id == "" {
 			id = uuid.NewString()
 		}
@@ -165,9 +173,29 @@ func createJournal(path string, f *File, now time.Time) error {
 	return syncDir(dir)
 }
 
+// moveAsideAdvice is what to do with a journal that cannot be read. It is
+// safe to follow: a new journal takes back the transaction_ids the audit
+// record holds for the file's rows, and rows the record or the service's
+// report already show are not sent again.
+func moveAsideAdvice(path string) string {
+	return fmt.Sprintf("Move it aside (mv %s %s.damaged) and run the same command again: paydash then finds the rows already sent "+
+		"in its audit record and the service's report and does not send them again", shellQuote(path), shellQuote(path))
+}
+
+// shellQuote quotes p for a POSIX shell when it needs it.
+func shellQuote(p string) string {
+	if p != "" && strings.IndexFunc(p, func(r rune) bool {
+		plain := strings.ContainsRune("/.-_+,:", r) || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
+		return !plain
+	}) < 0 {
+		return p
+	}
+	return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
+}
+
 // syncDir makes a new directory entry durable.
 func syncDir(dir string) error {
-	d, err := os.Open(dir)
+	d, err := os.Open(dir) //nolint:gosec // the journal's own directory
 	if err != nil {
 		return fmt.Errorf("sync journal directory: %w", err)
 	}
@@ -183,7 +211,7 @@ func readJournal(path string, f *File, writable bool) (*Journal, error) {
 	if writable {
 		flag = os.O_RDWR
 	}
-	fh, err := os.OpenFile(path, flag, 0)
+	fh, err := os.OpenFile(path, flag, 0) //nolint:gosec // the journal the operator named (or FILE.journal)
 	if err != nil {
 		return nil, fmt.Errorf("open batch journal: %w", err)
 	}
@@ -207,11 +235,14 @@ func readJournal(path string, f *File, writable bool) (*Journal, error) {
 		fh.Close()
 		return nil, fmt.Errorf("repair batch journal %s: %w", path, err)
 	}
-	if _, err := fh.Seek(good, io.SeekStart); err != nil {
-		fh.Close()
+	fh.Close()
+	// Every later write is an append (O_APPEND): the kernel puts it at
+	// the end of the file, never at an offset this process remembered.
+	af, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0) //nolint:gosec // the journal just read
+	if err != nil {
 		return nil, fmt.Errorf("open batch journal %s: %w", path, err)
 	}
-	j.f = fh
+	j.f = af
 	return j, nil
 }
 
@@ -237,13 +268,13 @@ func (j *Journal) load(r io.Reader) (int64, error) {
 			if len(data) == 0 {
 				break // torn final write that happened to end in a newline
 			}
-			return 0, fmt.Errorf("batch journal %s line %d is damaged (%v); it records what was paid, so paydash will not guess: inspect it by hand", j.path, lineNo, err)
+			return 0, fmt.Errorf("batch journal %s line %d is damaged (%w). %s", j.path, lineNo, err, moveAsideAdvice(j.path))
 		}
 		off += int64(i + 1)
 		j.apply(rec)
 	}
 	if j.begin.Kind != kindBegin {
-		return 0, fmt.Errorf("batch journal %s has no header; it is not a paydash journal or was cut short before any payout was sent: remove it and run again", j.path)
+		return 0, fmt.Errorf("batch journal %s is empty or has no header, so it cannot say what was sent. %s", j.path, moveAsideAdvice(j.path))
 	}
 	return off, nil
 }
@@ -273,12 +304,12 @@ func (j *Journal) check(f *File) error {
 			}
 		}
 		return fmt.Errorf("%w: %s changed since the run that wrote %s, which records %d payout(s) accepted by the service. "+
-			"Resuming from a changed file could pay those rows twice. Restore the original file to resume that batch, "+
-			"or pass --journal NEWPATH to send the changed file as a new batch", ErrJournalMismatch, f.Path, j.path, accepted)
+			"Restore the original file to resume that batch, or pass --journal NEWPATH to reconcile the changed file with what was already sent: "+
+			"rows already sent are skipped, and only new or changed rows are listed and sent after you confirm", ErrJournalMismatch, f.Path, j.path, accepted)
 	}
 	for _, r := range f.Rows {
 		if j.ids[r.Line] == "" {
-			return fmt.Errorf("batch journal %s has no transaction_id for line %d; it does not match %s", j.path, r.Line, f.Path)
+			return fmt.Errorf("batch journal %s has no transaction_id for line %d of %s (it was cut short). %s", j.path, r.Line, f.Path, moveAsideAdvice(j.path))
 		}
 	}
 	return nil

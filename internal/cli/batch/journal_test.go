@@ -13,7 +13,7 @@ var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 func TestJournalFixesIDsBeforeSending(t *testing.T) {
 	f, path := writeBatch(t, 5)
 	jp := DefaultJournalPath(path)
-	j, err := OpenJournal(jp, f, t0)
+	j, err := OpenJournal(jp, f, t0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestJournalFixesIDsBeforeSending(t *testing.T) {
 	if st.Mode().Perm() != 0o600 {
 		t.Errorf("journal mode = %v, want 0600 (it names beneficiaries)", st.Mode().Perm())
 	}
-	again, err := OpenJournal(jp, f, t0.Add(time.Hour))
+	again, err := OpenJournal(jp, f, t0.Add(time.Hour), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestJournalSurvivesTornWriteAndRefusesDamage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f, path := writeBatch(t, 3)
 			jp := DefaultJournalPath(path)
-			j, err := OpenJournal(jp, f, t0)
+			j, err := OpenJournal(jp, f, t0, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +83,7 @@ func TestJournalSurvivesTornWriteAndRefusesDamage(t *testing.T) {
 			if err := os.WriteFile(jp, tc.mangle(b), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			j, err = OpenJournal(jp, f, t0)
+			j, err = OpenJournal(jp, f, t0, nil)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)
@@ -116,7 +116,7 @@ func TestJournalSurvivesTornWriteAndRefusesDamage(t *testing.T) {
 func TestJournalRefusesChangedFile(t *testing.T) {
 	f, path := writeBatch(t, 2)
 	jp := DefaultJournalPath(path)
-	j, err := OpenJournal(jp, f, t0)
+	j, err := OpenJournal(jp, f, t0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestJournalRefusesChangedFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = OpenJournal(jp, f2, t0)
+	_, err = OpenJournal(jp, f2, t0, nil)
 	if !errors.Is(err, ErrJournalMismatch) || !strings.Contains(err.Error(), "1 payout(s) accepted") {
 		t.Fatalf("err = %v", err)
 	}

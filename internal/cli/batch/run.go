@@ -11,6 +11,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/internal/payguard"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
@@ -40,16 +41,32 @@ type Options struct {
 	Progress func(done, total int)
 	// Clock is the time source; nil means the real clock.
 	Clock clock.Clock
+	// Guard is the duplicate check and audit record; nil leaves only the
+	// journal (the package's own tests of the journal).
+	Guard *Guard
+}
+
+// Guard is what stands between a batch and a second payment beyond its
+// own journal: the profile's audit record and the service's report.
+type Guard struct {
+	Log *payguard.Log
+	// Report is read once before the plan; nil checks the record only.
+	Report payguard.ReportReader
+	// Window is how far back a payout counts as a duplicate.
+	Window time.Duration
+	// AllowDuplicate sends rows that match earlier payouts as new ones.
+	AllowDuplicate bool
 }
 
 // Row results: what finally happened to a row, as far as paydash knows.
 const (
-	ResultSettled  = "settled"  // a webhook reported it settled (or executed)
-	ResultAccepted = "accepted" // the service accepted it; no final state seen yet
-	ResultRejected = "rejected" // refused by the service, or a rejection webhook
-	ResultFailed   = "failed"   // a failure webhook
-	ResultNotSent  = "not_sent" // not sent, or no answer: a re-run sends it
-	ResultWouldPay = "would_send"
+	ResultSettled   = "settled"   // a webhook reported it settled (or executed)
+	ResultAccepted  = "accepted"  // the service accepted it; no final state seen yet
+	ResultRejected  = "rejected"  // refused by the service, or a rejection webhook
+	ResultFailed    = "failed"    // a failure webhook
+	ResultNotSent   = "not_sent"  // not sent, or no answer: a re-run sends it
+	ResultDuplicate = "duplicate" // matches a payout already made: not sent
+	ResultWouldPay  = "would_send"
 )
 
 // RowResult is the outcome of one row.
@@ -57,6 +74,7 @@ type RowResult struct {
 	Line          int    `json:"line"`
 	TransactionID string `json:"transaction_id,omitempty"`
 	Name          string `json:"beneficiary_name"`
+	IBAN          string `json:"beneficiary_iban"`
 	Reference     string `json:"beneficiary_reference"`
 	Currency      string `json:"currency"`
 	AmountInMinor int64  `json:"amount_in_minor"`
@@ -74,6 +92,8 @@ type RowResult struct {
 	// rejection or failure reason.
 	State  string `json:"state,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	// DuplicateOf is the earlier payout a duplicate row matches.
+	DuplicateOf *payguard.Payment `json:"duplicate_of,omitempty"`
 }
 
 // Counts tallies the rows by result.
@@ -85,6 +105,7 @@ type Counts struct {
 	Rejected    int `json:"rejected"`
 	Failed      int `json:"failed"`
 	NotSent     int `json:"not_sent"`
+	Duplicate   int `json:"duplicate"`
 	PreviousRun int `json:"previous_run"`
 	WouldSend   int `json:"would_send,omitempty"`
 }
@@ -98,23 +119,72 @@ type Summary struct {
 	Counts  Counts      `json:"counts"`
 	// Totals are the file's amounts per currency, in minor units.
 	Totals map[string]int64 `json:"totals_in_minor"`
+	// ToSend are the amounts per currency of the rows this run sends (or,
+	// for a dry run, would send).
+	ToSend map[string]int64 `json:"to_send_in_minor"`
+	// Funds is the dry run's check of ToSend against available balances.
+	Funds []FundsCheck `json:"funds,omitempty"`
+	// Unchecked says why a dry run could not check balances and earlier
+	// payouts (no profile); such a dry run fails.
+	Unchecked string `json:"unchecked,omitempty"`
 	// Watched is true when webhooks were followed to update the results.
 	Watched bool `json:"watched_webhooks"`
+	// AuditRecord is the profile's audit record, when one was kept.
+	AuditRecord string `json:"audit_record,omitempty"`
 }
 
 // OK reports whether every row was paid or is on its way: nothing
-// rejected, failed or left unsent.
+// rejected, failed, left unsent or refused as a duplicate.
 func (s *Summary) OK() bool {
-	return s.Counts.Rejected == 0 && s.Counts.Failed == 0 && s.Counts.NotSent == 0
+	return s.Counts.Rejected == 0 && s.Counts.Failed == 0 && s.Counts.NotSent == 0 && s.Counts.Duplicate == 0
 }
 
 // ErrInterrupted is wrapped when a run stops before every row was sent
 // (cancelled, or the service stopped answering); a re-run resumes.
 var ErrInterrupted = errors.New("batch interrupted")
 
-// Run sends the file's payouts through s, resuming from the journal. It
-// returns the summary even when it also returns an error.
-func Run(ctx context.Context, f *File, s Sender, opt Options) (*Summary, error) {
+// ErrJournalLocked is wrapped when another run holds the journal.
+var ErrJournalLocked = errors.New("batch journal in use")
+
+// Plan actions.
+const (
+	ActionSend      = "send"
+	ActionPrevious  = "previous"  // already accepted: not sent again
+	ActionDuplicate = "duplicate" // matches an earlier payout: not sent
+)
+
+// Planned is what a run does with one row, decided before anything is
+// sent so the rows to send can be listed and confirmed.
+type Planned struct {
+	Row           Row
+	TransactionID string
+	Action        string
+	// Match is the earlier payout a duplicate matches.
+	Match *payguard.Payment
+	// Why says how a row already sent was found ("journal", "audit
+	// record", "service report").
+	Why string
+}
+
+// Prepared is a batch ready to send: journal locked and open, every row
+// planned. Close it when done.
+type Prepared struct {
+	f    *File
+	opt  Options
+	clk  clock.Clock
+	j    *Journal // nil for a dry run without a journal
+	lock *payguard.Lock
+	sum  *Summary
+	// Plan is one entry per row, in file order.
+	Plan     []Planned
+	previous map[int]bool
+	dups     map[int]*payguard.Payment
+	ids      map[int]string // a dry run's ids when there is no journal
+}
+
+// Prepare locks the journal (unless a dry run), opens or creates it,
+// reads the audit record and the service's report, and plans every row.
+func Prepare(ctx context.Context, f *File, opt Options) (*Prepared, error) {
 	clk := opt.Clock
 	if clk == nil {
 		clk = clock.Real()
@@ -123,33 +193,216 @@ func Run(ctx context.Context, f *File, s Sender, opt Options) (*Summary, error) 
 	if jpath == "" {
 		jpath = DefaultJournalPath(f.Path)
 	}
-	sum := &Summary{File: f.Path, Journal: jpath, DryRun: opt.DryRun, Totals: f.Totals()}
-
+	p := &Prepared{f: f, opt: opt, clk: clk, previous: map[int]bool{}, dups: map[int]*payguard.Payment{}, ids: map[int]string{},
+		sum: &Summary{File: f.Path, Journal: jpath, DryRun: opt.DryRun, Totals: f.Totals(), ToSend: map[string]int64{}}}
+	if !opt.DryRun {
+		lk, err := payguard.TryLock(jpath+".lock", "payout batch "+f.Path)
+		if err != nil {
+			var le *payguard.LockedError
+			if errors.As(err, &le) {
+				return p, fmt.Errorf("%w: %w. Another paydash run is sending this batch; wait for it to finish (or stop it), then run the same command again: rows it sent are not sent again", ErrJournalLocked, le)
+			}
+			return p, err
+		}
+		p.lock = lk
+	}
+	var known *payguard.Known
+	if g := opt.Guard; g != nil {
+		k, err := payguard.Load(ctx, g.Log, g.Report, clk.Now(), g.Window)
+		if err != nil {
+			p.Close()
+			return p, err
+		}
+		known = k
+		if g.Log != nil {
+			p.sum.AuditRecord = g.Log.Path()
+		}
+	}
+	adopt := adopter(f, known)
 	if opt.DryRun {
 		j, err := ReadJournal(jpath, f)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return sum, err
+			return p, err
 		}
+		if err == nil {
+			p.j = j
+		}
+		for _, r := range f.Rows {
+			switch {
+			case p.j != nil:
+				p.ids[r.Line] = p.j.TransactionID(r.Line)
+			case r.Request.TransactionID != "":
+				p.ids[r.Line] = r.Request.TransactionID
+			default:
+				p.ids[r.Line] = adopt(r)
+			}
+		}
+	} else {
+		j, err := OpenJournal(jpath, f, clk.Now(), adopt)
 		if err != nil {
-			j = nil
+			p.Close()
+			return p, err
 		}
-		sum.Rows = results(f, j, accepted(f, j), true)
-		sum.tally()
-		return sum, nil
+		p.j = j
 	}
+	if err := p.plan(known); err != nil {
+		p.Close()
+		return p, err
+	}
+	return p, nil
+}
 
-	j, err := OpenJournal(jpath, f, clk.Now())
+// adopter finds, for a row of a batch whose journal is new, the
+// transaction_id the audit record shows this file's same row was sent
+// under (same file, line and payout details): the journal was deleted or
+// moved aside, and the row keeps its id so it cannot be paid twice.
+func adopter(f *File, k *payguard.Known) func(Row) string {
+	byRow := map[int]string{}
+	if k != nil {
+		for _, p := range k.Local { // oldest first: the last attempt wins
+			if p.BatchFile != f.Path || p.Line == 0 {
+				continue
+			}
+			byRow[p.Line] = p.TransactionID
+			_ = p
+		}
+	}
+	return func(r Row) string {
+		id := byRow[r.Line]
+		if id == "" {
+			return ""
+		}
+		p, _ := k.ByID(id)
+		req := api.PayoutRequest{BeneficiaryIBAN: p.IBAN, AmountInMinor: p.AmountInMinor, Currency: p.Currency, BeneficiaryReference: p.Reference}
+		if !payguard.SameDetails(&req, &r.Request) || p.Name != r.Request.BeneficiaryName {
+			return "" // the row was edited: a new payout, checked as one
+		}
+		return id
+	}
+}
+
+func (p *Prepared) id(line int) string {
+	if p.j != nil {
+		return p.j.TransactionID(line)
+	}
+	return p.ids[line]
+}
+
+// plan decides every row: already sent (journal, audit record or the
+// service's report), a duplicate of an earlier payout, or to send.
+func (p *Prepared) plan(known *payguard.Known) error {
+	now := p.clk.Now()
+	for _, row := range p.f.Rows {
+		pl := Planned{Row: row, TransactionID: p.id(row.Line), Action: ActionSend}
+		req := row.Request
+		req.TransactionID = pl.TransactionID
+		switch {
+		case p.j != nil && lastAccepted(p.j, row.Line):
+			pl.Action, pl.Why = ActionPrevious, "journal"
+		case known != nil && pl.TransactionID != "" && known.InReport(pl.TransactionID):
+			pl.Action, pl.Why = ActionPrevious, "service report"
+		case known != nil && pl.TransactionID != "" && acceptedLocally(known, pl.TransactionID):
+			pl.Action, pl.Why = ActionPrevious, "audit record"
+		case known != nil && !p.opt.Guard.AllowDuplicate:
+			if m := known.Matching(&req, now, p.opt.Guard.Window); len(m) > 0 {
+				pl.Action, pl.Match = ActionDuplicate, &m[0]
+			}
+		}
+		switch pl.Action {
+		case ActionPrevious:
+			p.previous[row.Line] = true
+			if p.j != nil && pl.Why != "journal" {
+				// Found outside the journal (it was lost): write it back,
+				// so the journal tells the whole story again.
+				if err := p.j.RecordSent(row.Line, Sent{Outcome: OutcomeAccepted, HTTPStatus: 202, Detail: "found in the " + pl.Why, At: now}); err != nil {
+					return err
+				}
+			}
+		case ActionDuplicate:
+			p.dups[row.Line] = pl.Match
+		case ActionSend:
+			p.sum.ToSend[req.Currency] += req.AmountInMinor
+		}
+		p.Plan = append(p.Plan, pl)
+	}
+	return nil
+}
+
+func lastAccepted(j *Journal, line int) bool {
+	s, ok := j.LastSent(line)
+	return ok && s.Outcome == OutcomeAccepted
+}
+
+// acceptedLocally reports whether the audit record shows id accepted.
+func acceptedLocally(k *payguard.Known, id string) bool {
+	for _, p := range k.Local {
+		if p.TransactionID == id {
+			switch p.Outcome {
+			case payguard.OutcomeAccepted, payguard.OutcomeSettled, payguard.OutcomeFailed, payguard.OutcomeRejected:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ToSend returns the planned rows this run sends.
+func (p *Prepared) ToSend() []Planned {
+	var out []Planned
+	for _, pl := range p.Plan {
+		if pl.Action == ActionSend {
+			out = append(out, pl)
+		}
+	}
+	return out
+}
+
+// Summary is the summary so far (the plan's, before Send).
+func (p *Prepared) Summary() *Summary {
+	p.sum.Rows = p.results()
+	p.sum.tally()
+	return p.sum
+}
+
+// Close releases the journal and its lock.
+func (p *Prepared) Close() {
+	if p.j != nil {
+		p.j.Close()
+	}
+	if p.lock != nil {
+		_ = p.lock.Unlock()
+		p.lock = nil
+	}
+}
+
+// Run prepares and sends in one go (no confirmation in between).
+func Run(ctx context.Context, f *File, s Sender, opt Options) (*Summary, error) {
+	p, err := Prepare(ctx, f, opt)
 	if err != nil {
-		return sum, err
+		return p.sum, err
 	}
-	defer j.Close()
-	previous := accepted(f, j)
+	defer p.Close()
+	if opt.DryRun {
+		return p.Summary(), nil
+	}
+	return p.Send(ctx, s)
+}
 
-	w := newWatcher(j, f, clk)
+// Send sends the planned rows through s. It returns the summary even when
+// it also returns an error.
+func (p *Prepared) Send(ctx context.Context, s Sender) (*Summary, error) {
+	if p.opt.DryRun {
+		return p.Summary(), nil
+	}
+	opt, j := p.opt, p.j
+	w := newWatcher(j, p.f, p.clk)
+	if g := opt.Guard; g != nil && g.Log != nil {
+		w.onFinal = func(id, state, reason string) { _ = g.Log.Outcome(id, state, reason) }
+	}
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	if opt.Events != nil {
-		sum.Watched = true
+		p.sum.Watched = true
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -161,41 +414,43 @@ func Run(ctx context.Context, f *File, s Sender, opt Options) (*Summary, error) 
 		wg.Wait()
 	}()
 
-	runErr := send(ctx, f, j, s, opt, clk)
+	runErr := p.send(ctx, s)
 
 	if runErr == nil && opt.Events != nil && opt.Wait > 0 {
 		w.waitFinal(ctx, opt.Wait)
 	}
 	stopWatch()
 	wg.Wait()
-	sum.Rows = results(f, j, previous, false)
-	sum.tally()
+	sum := p.Summary()
 	if err := w.err(); err != nil && runErr == nil {
 		runErr = err
 	}
 	return sum, runErr
 }
 
-// send sends every row not yet accepted, in file order.
-func send(ctx context.Context, f *File, j *Journal, s Sender, opt Options, clk clock.Clock) error {
+// send sends every planned row, in file order.
+func (p *Prepared) send(ctx context.Context, s Sender) error {
+	opt, j, clk := p.opt, p.j, p.clk
 	var interval time.Duration
 	if opt.Rate > 0 {
 		interval = time.Duration(float64(time.Second) / opt.Rate)
 	}
 	var last time.Time
-	for i, row := range f.Rows {
-		if prev, ok := j.LastSent(row.Line); ok && prev.Outcome == OutcomeAccepted {
-			progress(opt, i+1, len(f.Rows))
+	total := len(p.Plan)
+	for i, pl := range p.Plan {
+		row := pl.Row
+		if pl.Action != ActionSend || lastAccepted(j, row.Line) {
+			progress(opt, i+1, total)
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("%w at line %d: %v; run the same command again to resume", ErrInterrupted, row.Line, err)
+			return fmt.Errorf("%w at line %d: %w; run the same command again to resume", ErrInterrupted, row.Line, err)
 		}
 		if interval > 0 && !last.IsZero() {
 			if wait := interval - clk.Now().Sub(last); wait > 0 {
 				select {
 				case <-ctx.Done():
-					return fmt.Errorf("%w at line %d: %v; run the same command again to resume", ErrInterrupted, row.Line, ctx.Err())
+					return fmt.Errorf("%w at line %d: %w; run the same command again to resume", ErrInterrupted, row.Line, ctx.Err())
 				case <-clk.After(wait):
 				}
 			}
@@ -203,16 +458,38 @@ func send(ctx context.Context, f *File, j *Journal, s Sender, opt Options, clk c
 		last = clk.Now()
 		req := row.Request
 		req.TransactionID = j.TransactionID(row.Line)
+		if g := opt.Guard; g != nil && g.Log != nil {
+			// The last check, under the audit record's lock: another
+			// process of this profile may have sent the same payout since
+			// the plan was made. The attempt is on disk before the payout
+			// leaves, so a crash right after sending leaves a trace.
+			m, err := g.Log.Reserve(ctx, payguard.Entry{Source: payguard.SourceBatch, TransactionID: req.TransactionID,
+				Name: req.BeneficiaryName, IBAN: req.BeneficiaryIBAN, Reference: req.BeneficiaryReference,
+				AmountInMinor: req.AmountInMinor, Currency: req.Currency, BatchFile: p.f.Path, Line: row.Line}, g.Window, g.AllowDuplicate)
+			if err != nil {
+				return fmt.Errorf("%w at line %d: %w; nothing was sent for this row. Run the same command again to resume", ErrInterrupted, row.Line, err)
+			}
+			if len(m) > 0 && !g.AllowDuplicate {
+				p.dups[row.Line] = &m[0]
+				progress(opt, i+1, total)
+				continue
+			}
+		}
 		sendErr := s.CreatePayout(ctx, &req)
 		rec := classify(sendErr, clk.Now())
 		if err := j.RecordSent(row.Line, rec); err != nil {
-			return fmt.Errorf("%w: %v (line %d was %s; run again to resume, nothing is paid twice)", ErrInterrupted, err, row.Line, rec.Outcome)
+			return fmt.Errorf("%w: %w (line %d was %s; run again to resume, nothing is paid twice)", ErrInterrupted, err, row.Line, rec.Outcome)
 		}
-		progress(opt, i+1, len(f.Rows))
+		if g := opt.Guard; g != nil && g.Log != nil {
+			if err := g.Log.Outcome(req.TransactionID, rec.Outcome, rec.Detail); err != nil {
+				return fmt.Errorf("%w: %w (line %d was %s; run again to resume, nothing is paid twice)", ErrInterrupted, err, row.Line, rec.Outcome)
+			}
+		}
+		progress(opt, i+1, total)
 		if rec.Outcome == OutcomeUnknown {
 			// No answer: the service is unreachable or failing. Going on
 			// would only pile up unknowns; stop and let a re-run resume.
-			return fmt.Errorf("%w at line %d: %v; run the same command again to resume (the same transaction_id is re-sent, so nothing is paid twice)", ErrInterrupted, row.Line, sendErr)
+			return fmt.Errorf("%w at line %d: %w; run the same command again to resume (the same transaction_id is re-sent, so nothing is paid twice)", ErrInterrupted, row.Line, sendErr)
 		}
 	}
 	return nil
@@ -258,13 +535,14 @@ func accepted(f *File, j *Journal) map[int]bool {
 }
 
 // results builds the per-row view from the journal (nil for a dry run
-// without one); previous holds the lines accepted before this run.
-func results(f *File, j *Journal, previous map[int]bool, dry bool) []RowResult {
+// without one) and the plan.
+func (p *Prepared) results() []RowResult {
+	f, j, previous, dry := p.f, p.j, p.previous, p.opt.DryRun
 	out := make([]RowResult, 0, len(f.Rows))
 	for _, row := range f.Rows {
 		r := RowResult{
-			Line: row.Line, TransactionID: row.Request.TransactionID,
-			Name: row.Request.BeneficiaryName, Reference: row.Request.BeneficiaryReference,
+			Line: row.Line, TransactionID: p.id(row.Line),
+			Name: row.Request.BeneficiaryName, IBAN: row.Request.BeneficiaryIBAN, Reference: row.Request.BeneficiaryReference,
 			Currency: row.Request.Currency, AmountInMinor: row.Request.AmountInMinor,
 			Amount: api.FormatAmountPlain(row.Request.AmountInMinor, row.Request.Currency),
 			Result: ResultNotSent,
@@ -272,7 +550,6 @@ func results(f *File, j *Journal, previous map[int]bool, dry bool) []RowResult {
 		var sent Sent
 		var sentOK bool
 		if j != nil {
-			r.TransactionID = j.TransactionID(row.Line)
 			sent, sentOK = j.LastSent(row.Line)
 		}
 		if sentOK {
@@ -296,8 +573,15 @@ func results(f *File, j *Journal, previous map[int]bool, dry bool) []RowResult {
 			}
 		}
 		r.PreviousRun = previous[row.Line]
+		if r.PreviousRun && r.Result == ResultNotSent {
+			r.Result = ResultAccepted // found in the audit record or report
+			r.Sent = OutcomeAccepted
+		}
 		if dry && !r.PreviousRun {
 			r.Result = ResultWouldPay
+		}
+		if m := p.dups[row.Line]; m != nil {
+			r.Result, r.DuplicateOf = ResultDuplicate, m
 		}
 		out = append(out, r)
 	}
@@ -326,6 +610,8 @@ func (s *Summary) tally() {
 			c.NotSent++
 		case ResultWouldPay:
 			c.WouldSend++
+		case ResultDuplicate:
+			c.Duplicate++
 		}
 	}
 	s.Counts = c

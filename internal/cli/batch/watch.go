@@ -16,6 +16,8 @@ type watcher struct {
 	clk     clock.Clock
 	ids     map[string]bool
 	changed chan struct{}
+	// onFinal, when set, hears each row's final state once.
+	onFinal func(id, state, reason string)
 
 	mu       sync.Mutex
 	firstErr error
@@ -79,6 +81,9 @@ func (w *watcher) handle(ev relayclient.Event) {
 		}
 		w.mu.Unlock()
 		return
+	}
+	if isFinal(ev.State) && w.onFinal != nil {
+		w.onFinal(ev.PayoutID, ev.State, ev.Reason)
 	}
 	select {
 	case w.changed <- struct{}{}:

@@ -75,15 +75,10 @@ func (s *Streams) ReadLine() (string, error) {
 		s.in = bufio.NewReader(s.In)
 	}
 	line, err := s.in.ReadString('\n')
-	if err != nil && !(errors.Is(err, io.EOF) && line != "") {
+	if err != nil && (!errors.Is(err, io.EOF) || line == "") {
 		return "", err
 	}
 	return strings.TrimRight(line, "\r\n"), nil
-}
-
-// Errorf prints a message for the person on Err.
-func (s *Streams) Errorf(format string, args ...any) {
-	fmt.Fprintf(s.Err, format, args...)
 }
 
 // WriteJSON writes v as indented JSON followed by a newline.
@@ -137,8 +132,9 @@ func WriteTable(w io.Writer, header []string, rows [][]string, right ...int) err
 				b.WriteString(c)
 			}
 		}
-		bw.WriteString(strings.TrimRight(b.String(), " "))
-		bw.WriteByte('\n')
+		// A bufio.Writer keeps its first error and Flush returns it.
+		_, _ = bw.WriteString(strings.TrimRight(b.String(), " "))
+		_ = bw.WriteByte('\n')
 	}
 	line(header)
 	for _, r := range rows {

@@ -35,14 +35,6 @@ func NewProgress(s *Streams, label string, total int64) *Progress {
 	return p
 }
 
-// Add advances the indicator by n.
-func (p *Progress) Add(n int64) {
-	p.mu.Lock()
-	p.n += n
-	p.mu.Unlock()
-	p.draw(false)
-}
-
 // Set moves the indicator to n.
 func (p *Progress) Set(n int64) {
 	p.mu.Lock()
@@ -68,7 +60,7 @@ func (p *Progress) draw(force bool) {
 		return
 	}
 	now := time.Now()
-	if !force && now.Sub(p.last) < redrawEvery && !(p.total > 0 && p.n >= p.total) {
+	if !force && now.Sub(p.last) < redrawEvery && (p.total <= 0 || p.n < p.total) {
 		return
 	}
 	p.last = now

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/payguard"
 	"github.com/paydash/paydash/ui"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
@@ -58,10 +59,14 @@ func Run(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) error {
 	if err != nil {
 		return err
 	}
+	audit, err := cmdutil.AuditLog(s, prof)
+	if err != nil {
+		return err
+	}
 	return Show(ctx, s, Params{
 		UI: ui.Options{
 			Profile: prof.Name, Production: prof.Production, Regulated: prof.Regulated,
-			Backend: client, BalanceRefresh: prof.BalanceRefresh, ReportRefresh: prof.ReportRefresh, LowBalance: prof.LowBalance, ExportDir: ".",
+			Backend: client, Guard: &payguard.Guard{Log: audit, Report: client, Source: payguard.SourceForm}, BalanceRefresh: prof.BalanceRefresh, ReportRefresh: prof.ReportRefresh, LowBalance: prof.LowBalance, ExportDir: ".",
 		},
 		RelayURL: prof.RelayURL, RelayToken: prof.RelayToken.Reveal(),
 	})

@@ -28,6 +28,7 @@ import (
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/cli/dashboard"
 	"github.com/paydash/paydash/internal/cli/serve"
+	"github.com/paydash/paydash/internal/payguard"
 	"github.com/paydash/paydash/ui"
 	"github.com/paydash/paydash/webhookrelay"
 )
@@ -101,6 +102,11 @@ func Start(ctx context.Context, getenv func(string) string, o *Options) (*Env, e
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create the demo directory %s: %w", dir, err)
 	}
+	// The demo's sandbox is new each run, so is its audit record: payouts
+	// of an earlier demo are not duplicates of anything in this one.
+	if err := os.Remove(payguard.DefaultPath(config.StateDir(getenv), ProfileName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("reset the demo's audit record: %w", err)
+	}
 	key, _, err := serve.LoadOrCreateKey(filepath.Join(dir, SigningKeyFile))
 	if err != nil {
 		return nil, err
@@ -171,7 +177,9 @@ func (e *Env) startRelay(ctx context.Context, listen, jwksURL string) error {
 		return fmt.Errorf("demo relay cannot listen on %s: %w", listen, err)
 	}
 	r, err := webhookrelay.Open(webhookrelay.Config{
-		Listen: ln.Addr().String(), StorePath: store, JWKSURL: jwksURL, RetainCount: 100_000,
+		// The sandbox names its JWKS in every signature's jku, as the
+		// service does; the demo relay trusts that one URL.
+		Listen: ln.Addr().String(), StorePath: store, JKUAllow: []string{jwksURL}, RetainCount: 100_000,
 		Logger: slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
@@ -269,9 +277,13 @@ func Run(ctx context.Context, s *cmdutil.Streams, o *Options) error {
 		wg.Wait()
 		return env.Close()
 	}
+	audit, err := payguard.Open(payguard.DefaultPath(config.StateDir(s.Getenv), ProfileName), ProfileName, nil)
+	if err != nil {
+		return err
+	}
 	err = dashboard.Show(ctx, s, dashboard.Params{
 		UI: ui.Options{
-			Profile: ProfileName, Backend: env.Client, BalanceRefresh: 5 * time.Second, ReportRefresh: 30 * time.Second,
+			Profile: ProfileName, Backend: env.Client, Guard: &payguard.Guard{Log: audit, Report: env.Client, Source: payguard.SourceForm}, BalanceRefresh: 5 * time.Second, ReportRefresh: 30 * time.Second,
 			LowBalance: map[string]int64{"GBP": 100_000, "EUR": 100_000}, ExportDir: ".",
 		},
 		RelayURL: env.RelayURL,

@@ -5,25 +5,30 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/spf13/pflag"
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/payguard"
 )
 
 // PayoutOptions are the flags of `paydash payout create`.
 type PayoutOptions struct {
-	Name          string
-	IBAN          string
-	Reference     string
-	Amount        string
-	Currency      string
-	ContextCode   string
-	TransactionID string
-	Yes           bool
-	JSON          bool
+	Name            string
+	IBAN            string
+	Reference       string
+	Amount          string
+	Currency        string
+	ContextCode     string
+	TransactionID   string
+	Yes             bool
+	JSON            bool
+	Wait            time.Duration
+	AllowDuplicate  bool
+	DuplicateWindow time.Duration
 }
 
 // Bind registers the flags.
@@ -35,8 +40,11 @@ func (o *PayoutOptions) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Currency, "currency", "", "currency of the payout account to pay from, e.g. GBP (required)")
 	fs.StringVar(&o.ContextCode, "context-code", api.ContextCodeWithdrawal, "purpose code")
 	fs.StringVar(&o.TransactionID, "transaction-id", "", "payout id (default: a new UUID; reuse it to retry safely, the service never pays one id twice)")
-	fs.BoolVarP(&o.Yes, "yes", "y", false, "send without asking for confirmation")
+	fs.BoolVarP(&o.Yes, "yes", "y", false, "send without asking for confirmation (required when not at a terminal)")
 	fs.BoolVar(&o.JSON, "json", false, "print the result as JSON")
+	fs.DurationVar(&o.Wait, "wait", 0, "follow the payout up to this long to its final state (relay, or the report when no relay answers); exit non-zero when it is rejected or fails")
+	fs.BoolVar(&o.AllowDuplicate, "allow-duplicate", false, "send even when a payout with the same IBAN, amount, currency and reference was made within --duplicate-window")
+	fs.DurationVar(&o.DuplicateWindow, "duplicate-window", payguard.DefaultWindow, "how far back a payout with the same IBAN, amount, currency and reference counts as a duplicate")
 }
 
 // Request builds the payout request from the flags.
@@ -69,23 +77,54 @@ type PayoutCreator interface {
 	CreatePayout(ctx context.Context, req *api.PayoutRequest) error
 }
 
+// PayoutService is what the guarded command also reads: the report (for
+// duplicates, reused ids and --wait) and balances (to refuse a payout the
+// account cannot fund). *api.Client is one.
+type PayoutService interface {
+	PayoutCreator
+	payguard.ReportReader
+	Balances(ctx context.Context) ([]api.Balance, error)
+}
+
 // PayoutResult is what `payout create --json` prints.
 type PayoutResult struct {
 	TransactionID string `json:"transaction_id"`
 	Accepted      bool   `json:"accepted"`
 	HTTPStatus    int    `json:"http_status,omitempty"`
 	Error         string `json:"error,omitempty"`
+	// State is the final state --wait saw, and StateFrom where it came
+	// from ("relay" or "report").
+	State     string `json:"state,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	StateFrom string `json:"state_from,omitempty"`
+	// DuplicateOf lists earlier payouts this one matches (sent only with
+	// --allow-duplicate).
+	DuplicateOf []payguard.Payment `json:"duplicate_of,omitempty"`
+	// AlreadySent is set when the transaction id was used before for the
+	// same payout: the service created nothing new.
+	AlreadySent *payguard.Payment `json:"already_sent,omitempty"`
 }
 
-// Target says where money would go, for the confirmation.
+// Target says where money would go, for the confirmation, and what
+// guards the send.
 type Target struct {
 	Profile    string
 	Production bool
+	// Audit is the profile's audit record; nil keeps none (tests of the
+	// prompt alone).
+	Audit *payguard.Log
+	// RelayURL and RelayToken are followed by --wait when reachable.
+	RelayURL   string
+	RelayToken string
 }
 
-// CreatePayout validates, confirms and sends one payout. Exit status 0
-// means the service accepted it (202); its outcome then arrives by
-// webhook.
+// Exit codes of --wait beyond the shared ones: the payout's final state
+// was not seen in time.
+const exitNoFinalState = cmdutil.ExitFailure
+
+// CreatePayout validates, checks for duplicates and funds, confirms,
+// records and sends one payout. Exit status 0 means the service accepted
+// it (202) and, with --wait, that it settled.
 func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Target, o *PayoutOptions) error {
 	req, usage := o.Request()
 	probs := api.ValidatePayout(req)
@@ -95,23 +134,182 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 	if len(usage) > 0 || len(probs) > 0 {
 		return cmdutil.Exit(cmdutil.ExitUsage, &ProblemsError{What: "payout", Usage: usage, Problems: probs})
 	}
-	if err := confirmPayout(s, t, req, o.Yes); err != nil {
+	if !o.Yes && !s.Interactive() {
+		return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("no terminal to confirm on: nothing was sent. Pass --yes to send this payout (profile %q)", t.Profile))
+	}
+	window := o.DuplicateWindow
+	if window == 0 {
+		window = payguard.DefaultWindow
+	}
+	res := PayoutResult{TransactionID: req.TransactionID}
+	svc, guarded := c.(PayoutService)
+	var matches []payguard.Payment
+	if guarded {
+		known, err := payguard.Load(ctx, t.Audit, svc, time.Now(), window)
+		if err != nil {
+			return err
+		}
+		if o.TransactionID != "" {
+			if err := checkReusedID(t.Audit, known, req, &res); err != nil {
+				return err
+			}
+		}
+		matches = known.Matching(req, time.Now(), window)
+		if len(matches) > 0 && !o.AllowDuplicate {
+			return refuseDuplicate(s, o, req, matches)
+		}
+		res.DuplicateOf = matches
+		if res.AlreadySent == nil {
+			if err := checkFunds(ctx, svc, req); err != nil {
+				return err
+			}
+		}
+	}
+	if err := confirmPayout(s, t, req, o.Yes, matches); err != nil {
 		return err
 	}
+	if t.Audit != nil {
+		m, err := t.Audit.Reserve(ctx, payguard.Entry{Source: payguard.SourceCreate, TransactionID: req.TransactionID,
+			Name: req.BeneficiaryName, IBAN: req.BeneficiaryIBAN, Reference: req.BeneficiaryReference,
+			AmountInMinor: req.AmountInMinor, Currency: req.Currency, AllowedDuplicate: len(matches) > 0}, window, o.AllowDuplicate)
+		if err != nil {
+			return err
+		}
+		if len(m) > 0 && !o.AllowDuplicate {
+			return refuseDuplicate(s, o, req, m) // sent by another paydash since the check
+		}
+	}
+	var follow *payoutFollower
+	if o.Wait > 0 && guarded {
+		follow = startFollow(ctx, s, t, svc, req.TransactionID)
+		defer follow.stop()
+	}
 	err := c.CreatePayout(ctx, req)
-	res := PayoutResult{TransactionID: req.TransactionID, Accepted: err == nil}
-	if err == nil {
-		res.HTTPStatus = 202
+	res.Accepted = err == nil
+	if t.Audit != nil {
+		outcome, detail := payguard.OutcomeAccepted, ""
+		if res.AlreadySent != nil {
+			outcome = payguard.OutcomeExisting
+		}
+		if err != nil {
+			outcome, detail = sendOutcome(err), err.Error()
+		}
+		if aerr := t.Audit.Outcome(req.TransactionID, outcome, detail); aerr != nil {
+			fmt.Fprintf(s.Err, "warning: %v\n", aerr)
+		}
+	}
+	if err != nil {
+		return notAccepted(s, o, req, &res, err)
+	}
+	res.HTTPStatus = 202
+	if res.AlreadySent != nil {
+		fmt.Fprintf(s.Err, "transaction id %s was already sent on %s for this payout; the service created nothing new\n",
+			req.TransactionID, res.AlreadySent.At.UTC().Format("2006-01-02 15:04 MST"))
+	}
+	if follow == nil {
 		if o.JSON {
 			return cmdutil.WriteJSON(s.Out, res)
 		}
 		fmt.Fprintln(s.Out, req.TransactionID)
 		if s.ErrTerminal {
-			fmt.Fprintf(s.Err, "accepted: %s to %s; its outcome arrives by webhook (paydash events tail)\n",
+			fmt.Fprintf(s.Err, "accepted: %s to %s; its outcome arrives by webhook (paydash events tail), or pass --wait to follow it here\n",
 				api.FormatAmount(req.AmountInMinor, req.Currency), req.BeneficiaryName)
 		}
 		return nil
 	}
+	st := follow.wait(ctx, o.Wait)
+	res.State, res.Reason, res.StateFrom = st.state, st.reason, st.from
+	if t.Audit != nil && st.state != "" {
+		_ = t.Audit.Outcome(req.TransactionID, st.state, st.reason)
+	}
+	if o.JSON {
+		if werr := cmdutil.WriteJSON(s.Out, res); werr != nil {
+			return werr
+		}
+	} else {
+		fmt.Fprintln(s.Out, req.TransactionID)
+	}
+	switch st.state {
+	case api.StateSettled, api.StateExecuted:
+		fmt.Fprintf(s.Err, "settled: %s to %s (state from the %s)\n", api.FormatAmount(req.AmountInMinor, req.Currency), req.BeneficiaryName, st.from)
+		return nil
+	case api.StateRejected, api.StateFailed:
+		return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("payout %s %s: %s (state from the %s); nothing was paid", req.TransactionID, st.state, st.reason, st.from))
+	}
+	return cmdutil.Exit(exitNoFinalState, fmt.Errorf("payout %s: no final state within %s (%s); follow it with: paydash transactions --search %s",
+		req.TransactionID, o.Wait, st.note, req.TransactionID))
+}
+
+// checkReusedID refuses a --transaction-id that was used before for a
+// different payout: the service would answer 202 and create nothing, so
+// "success" would be a lie. The same payout under the same id is a safe
+// retry, noted in res.
+func checkReusedID(audit *payguard.Log, known *payguard.Known, req *api.PayoutRequest, res *PayoutResult) error {
+	p, ok := known.ByID(req.TransactionID)
+	if !ok {
+		return nil
+	}
+	pr := api.PayoutRequest{BeneficiaryIBAN: p.IBAN, AmountInMinor: p.AmountInMinor, Currency: p.Currency, BeneficiaryReference: p.Reference}
+	if !payguard.SameDetails(&pr, req) || p.Name != req.BeneficiaryName {
+		return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("transaction id %s was already used on %s for a different payout (%s to %s, %s, ref %q, from the %s); "+
+			"the service would create nothing for this one. Nothing was sent: leave out --transaction-id to send it under a new id",
+			req.TransactionID, p.At.UTC().Format("2006-01-02 15:04 MST"), api.FormatAmount(p.AmountInMinor, p.Currency), p.Name, p.IBAN, p.Reference, p.Where))
+	}
+	if p.Where == payguard.FromReport || p.Outcome == payguard.OutcomeAccepted || p.Outcome == payguard.OutcomeSettled {
+		res.AlreadySent = &p
+	}
+	return nil
+}
+
+func refuseDuplicate(s *cmdutil.Streams, o *PayoutOptions, req *api.PayoutRequest, matches []payguard.Payment) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "possible duplicate: %s to %s with reference %q matches %d payout(s) made within %s:",
+		api.FormatAmount(req.AmountInMinor, req.Currency), req.BeneficiaryIBAN, req.BeneficiaryReference, len(matches), o.DuplicateWindow)
+	for _, m := range matches {
+		b.WriteString("\n  " + m.String())
+	}
+	b.WriteString("\nNothing was sent. If this is a new payment, pass --allow-duplicate to send it")
+	if o.JSON {
+		_ = cmdutil.WriteJSON(s.Out, PayoutResult{TransactionID: req.TransactionID, Error: "duplicate", DuplicateOf: matches})
+	}
+	return cmdutil.Exit(cmdutil.ExitNotAccepted, errors.New(b.String()))
+}
+
+// checkFunds refuses a payout its account cannot fund now, as a bank
+// portal does: the service would reject it (insufficient funds) after
+// answering 202.
+func checkFunds(ctx context.Context, c PayoutService, req *api.PayoutRequest) error {
+	bals, err := c.Balances(ctx)
+	if err != nil {
+		return fmt.Errorf("checking the %s balance before sending: %w (nothing was sent)", req.Currency, err)
+	}
+	for _, b := range bals {
+		if !strings.EqualFold(b.Currency, req.Currency) {
+			continue
+		}
+		if b.Status == api.AccountDisabled {
+			return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("the %s payout account is disabled; nothing was sent", req.Currency))
+		}
+		if req.AmountInMinor > b.AvailableBalanceInMinor {
+			return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("%s exceeds the available %s balance of %s; the service would reject it (insufficient funds). Nothing was sent",
+				api.FormatAmount(req.AmountInMinor, req.Currency), req.Currency, api.FormatAmount(b.AvailableBalanceInMinor, req.Currency)))
+		}
+		return nil
+	}
+	return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("the profile has no %s payout account; nothing was sent", req.Currency))
+}
+
+// sendOutcome classifies a failed send for the audit record: a 4xx
+// (other than 408/429) is a definite refusal, anything else unknown.
+func sendOutcome(err error) string {
+	var ae *api.Error
+	if errors.As(err, &ae) && ae.StatusCode >= 400 && ae.StatusCode < 500 && ae.StatusCode != 408 && ae.StatusCode != 429 {
+		return payguard.OutcomeRefused
+	}
+	return payguard.OutcomeUnknown
+}
+
+func notAccepted(s *cmdutil.Streams, o *PayoutOptions, req *api.PayoutRequest, res *PayoutResult, err error) error {
 	var ae *api.Error
 	if errors.As(err, &ae) {
 		res.HTTPStatus = ae.StatusCode
@@ -122,23 +320,27 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 			return werr
 		}
 	}
-	return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("payout %s not accepted: %w\n(to retry without any risk of paying twice, re-run with --transaction-id %s)", req.TransactionID, err, req.TransactionID))
+	retry := fmt.Sprintf("re-run the same command with --transaction-id %s", req.TransactionID)
+	if o.TransactionID != "" {
+		retry = "re-run the same command"
+	}
+	return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("payout %s not accepted: %w\n(to retry without any risk of paying twice, %s)", req.TransactionID, err, retry))
 }
 
 // confirmPayout shows the summary and asks, as the profile requires: a
 // production profile needs --yes or the amount typed again; elsewhere a
-// person at a terminal answers y; a script (no terminal) goes ahead.
-func confirmPayout(s *cmdutil.Streams, t Target, req *api.PayoutRequest, yes bool) error {
+// person at a terminal answers y; without a terminal --yes is required.
+func confirmPayout(s *cmdutil.Streams, t Target, req *api.PayoutRequest, yes bool, dups []payguard.Payment) error {
 	if yes {
 		return nil
 	}
 	if !s.Interactive() {
-		if t.Production {
-			return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("profile %q is production: pass --yes to send without a terminal to confirm on", t.Profile))
-		}
-		return nil
+		return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("no terminal to confirm on: nothing was sent. Pass --yes to send this payout (profile %q)", t.Profile))
 	}
 	printPayoutSummary(s, t, req)
+	for _, d := range dups {
+		fmt.Fprintf(s.Err, "DUPLICATE of %s (sending anyway: --allow-duplicate)\n", d)
+	}
 	if t.Production {
 		want := api.FormatAmountPlain(req.AmountInMinor, req.Currency)
 		ok, err := cmdutil.ConfirmTyped(s, fmt.Sprintf("PRODUCTION: type the amount (%s) to send, anything else cancels:", want), want)

@@ -157,7 +157,8 @@ func TestPayoutConfirmation(t *testing.T) {
 		wantSent    bool
 		wantCode    int
 	}{
-		{"script, sandbox: sends", false, "", false, false, true, 0},
+		{"script, sandbox, no --yes: refused", false, "n\n", false, false, false, cmdutil.ExitUsage},
+		{"script, sandbox with --yes: sends", false, "", false, true, true, 0},
 		{"script, production without --yes: refused", false, "", true, false, false, cmdutil.ExitUsage},
 		{"script, production with --yes: sends", false, "", true, true, true, 0},
 		{"terminal, answer y", true, "y\n", false, false, true, 0},
@@ -195,9 +196,9 @@ func TestPayoutConfirmation(t *testing.T) {
 func TestPayoutNotAcceptedExitsNonZeroWithRetryHint(t *testing.T) {
 	c := &countingCreator{err: &api.Error{StatusCode: 409, Method: "POST", URL: "http://x/v1/payouts", Problem: &api.ProblemDetails{Title: "Account disabled"}}}
 	s, out, _ := testStreams("")
-	o := PayoutOptions{Name: "Ada", IBAN: "GB33BUKB20201555555555", Reference: "R", Amount: "1", Currency: "GBP", ContextCode: "withdrawal", TransactionID: "3b241101-e2bb-4255-8caf-4136c566a962", JSON: true}
+	o := PayoutOptions{Name: "Ada", IBAN: "GB33BUKB20201555555555", Reference: "R", Amount: "1", Currency: "GBP", ContextCode: "withdrawal", TransactionID: "3b241101-e2bb-4255-8caf-4136c566a962", JSON: true, Yes: true}
 	err := CreatePayout(context.Background(), s, c, Target{}, &o)
-	if cmdutil.ExitCode(err) != cmdutil.ExitNotAccepted || !strings.Contains(err.Error(), "--transaction-id 3b241101-e2bb-4255-8caf-4136c566a962") {
+	if cmdutil.ExitCode(err) != cmdutil.ExitNotAccepted || !strings.Contains(err.Error(), "re-run the same command") {
 		t.Fatalf("err = %v", err)
 	}
 	var res PayoutResult

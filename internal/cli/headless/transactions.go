@@ -2,7 +2,6 @@ package headless
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -18,7 +17,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/internal/export"
+	"github.com/paydash/paydash/report"
 )
 
 // TransactionsOptions are the flags of `paydash transactions`.
@@ -30,6 +29,8 @@ type TransactionsOptions struct {
 	Currency string
 	Status   string
 	Search   string
+	Amount   string
+	Filter   string
 	CSV      bool
 	JSON     bool
 	Out      string
@@ -44,6 +45,8 @@ func (o *TransactionsOptions) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Currency, "currency", "", "currency, e.g. GBP")
 	fs.StringVar(&o.Status, "status", "", "status, e.g. settled, rejected")
 	fs.StringVar(&o.Search, "search", "", "text to find in beneficiary name, IBAN, reference or transaction id")
+	fs.StringVar(&o.Amount, "amount", "", "amount in the row's currency: 54.89, >1000, <=20 or 50..100")
+	fs.StringVar(&o.Filter, "filter", "", "the dashboard's filter language, e.g. 'cur:GBP status:failed amount:>100 ada'")
 	fs.BoolVar(&o.CSV, "csv", false, "write CSV")
 	fs.BoolVar(&o.JSON, "json", false, "write JSON")
 	fs.StringVarP(&o.Out, "out", "o", "", "write to this file instead of standard output (format from --csv/--json or the .csv/.json extension)")
@@ -54,52 +57,64 @@ type TransactionStreamer interface {
 	StreamTransactions(ctx context.Context, q api.TransactionQuery, fn func(api.Transaction) error) error
 }
 
-// Query turns the flags into the service query and the filters the
-// service does not take (status, search), applied as rows stream in.
-func (o *TransactionsOptions) Query(now time.Time) (api.TransactionQuery, func(*api.Transaction) bool, error) {
+// Query turns the flags into the service query (dates, type, currency:
+// what the service filters on) and the report filter the rows are matched
+// against as they stream in: the flags are written in the dashboard's
+// filter language and read by the same parser, so --status settld or
+// --currency XYZ is a usage error listing the valid values, not an empty
+// report.
+func (o *TransactionsOptions) Query(now time.Time) (api.TransactionQuery, report.Query, error) {
 	var q api.TransactionQuery
 	if o.Since != "" && o.From != "" {
-		return q, nil, fmt.Errorf("give --since or --from, not both")
+		return q, report.Query{}, fmt.Errorf("give --since or --from, not both")
 	}
 	var err error
 	if o.Since != "" {
 		if q.From, err = ParseSince(o.Since, now); err != nil {
-			return q, nil, err
+			return q, report.Query{}, err
 		}
 	}
 	if o.From != "" {
 		if q.From, err = parseWhen(o.From, false); err != nil {
-			return q, nil, fmt.Errorf("--from: %w", err)
+			return q, report.Query{}, fmt.Errorf("--from: %w", err)
 		}
 	}
 	if o.To != "" {
 		if q.To, err = parseWhen(o.To, true); err != nil {
-			return q, nil, fmt.Errorf("--to: %w", err)
+			return q, report.Query{}, fmt.Errorf("--to: %w", err)
 		}
 	}
 	if !q.From.IsZero() && !q.To.IsZero() && q.To.Before(q.From) {
-		return q, nil, fmt.Errorf("--to (%s) is before --from (%s)", q.To.Format(time.RFC3339), q.From.Format(time.RFC3339))
+		return q, report.Query{}, fmt.Errorf("--to (%s) is before --from (%s)", q.To.Format(time.RFC3339), q.From.Format(time.RFC3339))
 	}
+	var text []string
+	token := func(flag, key, val string) error {
+		val = strings.TrimSpace(val)
+		if val == "" {
+			return nil
+		}
+		if strings.ContainsAny(val, " \t") {
+			return fmt.Errorf("--%s %q: one value, without spaces", flag, val)
+		}
+		text = append(text, key+":"+val)
+		return nil
+	}
+	for _, f := range []struct{ flag, key, val string }{
+		{"type", "type", o.Type}, {"currency", "cur", o.Currency}, {"status", "status", o.Status}, {"amount", "amount", o.Amount},
+	} {
+		if err := token(f.flag, f.key, f.val); err != nil {
+			return q, report.Query{}, err
+		}
+	}
+	text = append(text, o.Filter, o.Search)
+	rq := report.Parse(strings.Join(text, " "), now)
+	if err := rq.Check(); err != nil {
+		return q, rq, err
+	}
+	// The service filters type and currency itself: fewer bytes to read.
 	q.Type = strings.TrimSpace(o.Type)
 	q.Currency = strings.ToUpper(strings.TrimSpace(o.Currency))
-	status := strings.ToLower(strings.TrimSpace(o.Status))
-	search := strings.ToLower(strings.TrimSpace(o.Search))
-	keep := func(t *api.Transaction) bool {
-		if status != "" && strings.ToLower(t.Status) != status {
-			return false
-		}
-		if search == "" {
-			return true
-		}
-		for _, f := range []string{t.BeneficiaryName, t.BeneficiaryIBAN, t.BeneficiaryReference, t.TransactionID} {
-			if strings.Contains(strings.ToLower(f), search) {
-				return true
-			}
-		}
-		// An IBAN is often typed with spaces.
-		return strings.Contains(strings.ToLower(t.BeneficiaryIBAN), strings.ReplaceAll(search, " ", ""))
-	}
-	return q, keep, nil
+	return q, rq, nil
 }
 
 // ParseSince reads a look-back period: "today", Nd (days), Nw (weeks), or
@@ -164,9 +179,12 @@ func (o *TransactionsOptions) format() (string, error) {
 }
 
 // Transactions streams the report to standard output or --out, filtered,
-// with a running count on stderr when it is a terminal.
+// with a running count on stderr when it is a terminal. CSV and JSON go
+// through the report engine's writer, record by record, so memory stays
+// flat whatever the report's size and the bytes are the dashboard's
+// export's.
 func Transactions(ctx context.Context, s *cmdutil.Streams, c TransactionStreamer, o *TransactionsOptions) error {
-	q, keep, err := o.Query(time.Now())
+	q, rq, err := o.Query(time.Now())
 	if err != nil {
 		return cmdutil.Exit(cmdutil.ExitUsage, err)
 	}
@@ -183,35 +201,35 @@ func Transactions(ctx context.Context, s *cmdutil.Streams, c TransactionStreamer
 		defer file.abort()
 		out = file
 	}
-	bw := bufio.NewWriterSize(out, 64<<10)
 	var w rowWriter
 	switch format {
 	case "csv":
-		w = &chunkWriter{w: bw, encode: export.CSV, join: joinCSV}
+		w = exportWriter{report.NewWriter(out, report.CSV)}
 	case "json":
-		w = &chunkWriter{w: bw, encode: export.JSON, join: joinJSON}
+		w = exportWriter{report.NewWriter(out, report.JSON)}
 	default:
-		w = &tableWriter{w: bw}
+		w = &tableWriter{w: bufio.NewWriterSize(out, 64<<10)}
 	}
 	prog := cmdutil.NewProgress(s, "fetching transactions", 0)
+	all := rq.Empty()
 	var seen, kept int64
 	err = c.StreamTransactions(ctx, q, func(t api.Transaction) error {
 		seen++
-		prog.Set(seen)
-		if !keep(&t) {
+		if seen&1023 == 0 {
+			prog.Set(seen)
+		}
+		if !all && !rq.MatchTx(&t) {
 			return nil
 		}
 		kept++
-		return w.write(t)
+		return w.write(&t)
 	})
+	prog.Set(seen)
 	prog.Done()
 	if err != nil {
 		return fmt.Errorf("read transactions (after %s rows): %w", humanize.Comma(seen), err)
 	}
 	if err := w.close(); err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write transactions: %w", err)
 	}
 	if file != nil {
@@ -226,73 +244,14 @@ func Transactions(ctx context.Context, s *cmdutil.Streams, c TransactionStreamer
 }
 
 type rowWriter interface {
-	write(api.Transaction) error
+	write(*api.Transaction) error
 	close() error
 }
 
-// chunkWriter streams rows through the export package in chunks, so the
-// headless report and the dashboard's ctrl+s export are byte-identical
-// while a million-row report never sits in memory whole.
-type chunkWriter struct {
-	w       io.Writer
-	encode  func(io.Writer, []api.Transaction) error
-	join    func(b []byte, first, last bool) []byte
-	buf     []api.Transaction
-	tmp     bytes.Buffer
-	started bool
-}
+type exportWriter struct{ w *report.Writer }
 
-const chunkRows = 2048
-
-func (c *chunkWriter) write(t api.Transaction) error {
-	c.buf = append(c.buf, t)
-	if len(c.buf) >= chunkRows {
-		return c.flush(false)
-	}
-	return nil
-}
-
-func (c *chunkWriter) flush(last bool) error {
-	c.tmp.Reset()
-	if err := c.encode(&c.tmp, c.buf); err != nil {
-		return err
-	}
-	if _, err := c.w.Write(c.join(c.tmp.Bytes(), !c.started, last)); err != nil {
-		return fmt.Errorf("write transactions: %w", err)
-	}
-	c.started = true
-	c.buf = c.buf[:0]
-	return nil
-}
-
-func (c *chunkWriter) close() error { return c.flush(true) }
-
-// joinCSV keeps the header of the first chunk only.
-func joinCSV(b []byte, first, _ bool) []byte {
-	if first {
-		return b
-	}
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
-		return b[i+1:]
-	}
-	return nil
-}
-
-// joinJSON splices chunks of "[\n" row ("," row)* "]\n" into one array.
-func joinJSON(b []byte, first, last bool) []byte {
-	body := bytes.TrimSuffix(bytes.TrimPrefix(b, []byte("[\n")), []byte("]\n"))
-	var out []byte
-	if first {
-		out = append(out, "[\n"...)
-	} else if len(body) > 0 {
-		out = append(out, ',')
-	}
-	out = append(out, body...)
-	if last {
-		out = append(out, "]\n"...)
-	}
-	return out
-}
+func (e exportWriter) write(t *api.Transaction) error { return e.w.Write(t) }
+func (e exportWriter) close() error                   { return e.w.Close() }
 
 // tableWriter prints fixed-width columns as rows arrive, so a person sees
 // the first rows at once and memory stays flat.
@@ -343,15 +302,23 @@ func (t *tableWriter) header() error {
 	return t.line(names)
 }
 
-func (t *tableWriter) write(tx api.Transaction) error {
+func (t *tableWriter) write(tx *api.Transaction) error {
 	if err := t.header(); err != nil {
 		return err
 	}
-	return t.line([]string{txTime(tx).UTC().Format(time.DateTime), tx.Type, tx.Status,
+	return t.line([]string{txTime(*tx).UTC().Format(time.DateTime), tx.Type, tx.Status,
 		api.FormatAmount(tx.AmountInMinor, tx.Currency), tx.BeneficiaryName, tx.BeneficiaryReference, tx.TransactionID})
 }
 
-func (t *tableWriter) close() error { return t.header() }
+func (t *tableWriter) close() error {
+	if err := t.header(); err != nil {
+		return err
+	}
+	if f, ok := t.w.(*bufio.Writer); ok {
+		return f.Flush()
+	}
+	return nil
+}
 
 // txTime is a transaction's latest timestamp.
 func txTime(tx api.Transaction) time.Time {

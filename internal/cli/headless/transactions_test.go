@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,7 +14,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/internal/export"
+	"github.com/paydash/paydash/report"
 )
 
 func makeTxs(n int) []api.Transaction {
@@ -40,59 +41,14 @@ func makeTxs(n int) []api.Transaction {
 	return out
 }
 
-// The headless report streams through the export package in chunks; the
-// result must be byte-identical to exporting all rows at once (what the
-// dashboard's ctrl+s writes), at every chunk boundary.
-func TestChunkedExportIsByteIdentical(t *testing.T) {
-	for _, n := range []int{0, 1, chunkRows - 1, chunkRows, chunkRows + 1, 2*chunkRows + 5} {
-		txs := makeTxs(n)
-		for _, f := range []struct {
-			name  string
-			join  func([]byte, bool, bool) []byte
-			whole func(*bytes.Buffer, []api.Transaction) error
-		}{
-			{"csv", joinCSV, func(b *bytes.Buffer, t []api.Transaction) error { return export.CSV(b, t) }},
-			{"json", joinJSON, func(b *bytes.Buffer, t []api.Transaction) error { return export.JSON(b, t) }},
-		} {
-			t.Run(fmt.Sprintf("%s/%d", f.name, n), func(t *testing.T) {
-				var want, got bytes.Buffer
-				if err := f.whole(&want, txs); err != nil {
-					t.Fatal(err)
-				}
-				enc := export.CSV
-				if f.name == "json" {
-					enc = export.JSON
-				}
-				w := &chunkWriter{w: &got, encode: enc, join: f.join}
-				for _, tx := range txs {
-					if err := w.write(tx); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if err := w.close(); err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(got.Bytes(), want.Bytes()) {
-					t.Fatalf("chunked output differs from a single export (%d vs %d bytes)", got.Len(), want.Len())
-				}
-				if f.name == "json" {
-					var rows []export.Row
-					if err := json.Unmarshal(got.Bytes(), &rows); err != nil || len(rows) != n {
-						t.Fatalf("not a JSON array of %d rows: %v", n, err)
-					}
-				}
-			})
-		}
-	}
-}
-
 type fakeStreamer struct {
-	txs  []api.Transaction
-	last api.TransactionQuery
+	txs    []api.Transaction
+	last   api.TransactionQuery
+	called bool
 }
 
 func (f *fakeStreamer) StreamTransactions(_ context.Context, q api.TransactionQuery, fn func(api.Transaction) error) error {
-	f.last = q
+	f.last, f.called = q, true
 	for _, t := range f.txs {
 		if err := fn(t); err != nil {
 			return err
@@ -137,7 +93,7 @@ func TestTransactionsFiltersAndFormats(t *testing.T) {
 			if err := Transactions(context.Background(), s, f, &tc.opts); err != nil {
 				t.Fatal(err)
 			}
-			var rows []export.Row
+			var rows []report.Row
 			if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
 				t.Fatalf("%v\n%s", err, out)
 			}
@@ -162,6 +118,58 @@ func TestTransactionsFiltersAndFormats(t *testing.T) {
 	}
 }
 
+// Unknown values are usage errors (exit 2) naming the valid ones, before
+// anything is fetched: a typo must not look like an empty report.
+func TestTransactionsRejectsUnknownValues(t *testing.T) {
+	for _, tc := range []struct {
+		opts TransactionsOptions
+		want string
+	}{
+		{TransactionsOptions{Status: "settld"}, "valid: authorised, failed, settled, submitted"},
+		{TransactionsOptions{Currency: "XYZ"}, "unknown currency \"XYZ\"; valid: AED, AUD"},
+		{TransactionsOptions{Type: "refund"}, "valid: funding, payout"},
+		{TransactionsOptions{Amount: "lots"}, "amount:lots"},
+		{TransactionsOptions{Filter: "status:nope cur:GBP"}, "unknown status \"nope\""},
+	} {
+		s, out, _ := testStreams("")
+		f := &fakeStreamer{txs: makeTxs(3)}
+		err := Transactions(context.Background(), s, f, &tc.opts)
+		var ee *cmdutil.ExitError
+		if !errors.As(err, &ee) || ee.Code != cmdutil.ExitUsage || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want exit %d containing %q", tc.opts, err, cmdutil.ExitUsage, tc.want)
+		}
+		if f.called || out.Len() > 0 {
+			t.Errorf("%+v: fetched or wrote the report despite the bad value", tc.opts)
+		}
+	}
+}
+
+// --amount and --filter take the dashboard's filter language.
+func TestTransactionsAmountAndFilter(t *testing.T) {
+	txs := makeTxs(40) // amounts 1.00 to 1.39 GBP
+	s, out, _ := testStreams("")
+	opts := TransactionsOptions{Amount: "1.10..1.20", Filter: "status:settled payee", JSON: true}
+	if err := Transactions(context.Background(), s, &fakeStreamer{txs: txs}, &opts); err != nil {
+		t.Fatal(err)
+	}
+	var rows []report.Row
+	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
+		t.Fatal(err)
+	}
+	var want, got []string
+	for _, tx := range txs {
+		if tx.AmountInMinor >= 110 && tx.AmountInMinor <= 120 && tx.Status == api.StateSettled && strings.HasPrefix(tx.BeneficiaryName, "Payee") {
+			want = append(want, tx.TransactionID)
+		}
+	}
+	for _, r := range rows {
+		got = append(got, r.TransactionID)
+	}
+	if len(want) == 0 || strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("rows %v, want %v", got, want)
+	}
+}
+
 func TestTransactionsOutFileIsCompleteAndPrivate(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "report.csv")
@@ -178,7 +186,11 @@ func TestTransactionsOutFileIsCompleteAndPrivate(t *testing.T) {
 	}
 	got, _ := os.ReadFile(path)
 	var want bytes.Buffer
-	_ = export.CSV(&want, txs)
+	w := report.NewWriter(&want, report.CSV)
+	for i := range txs {
+		_ = w.Write(&txs[i])
+	}
+	_ = w.Close()
 	if !bytes.Equal(got, want.Bytes()) {
 		t.Errorf("file is not the CSV export (format from the .csv extension)")
 	}

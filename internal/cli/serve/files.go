@@ -55,12 +55,12 @@ func WritePrivate(path string, data []byte) error {
 // LoadOrCreateKey reads the P-521 private key at path, or generates one
 // and writes it there (0600). created reports which.
 func LoadOrCreateKey(path string) (key *ecdsa.PrivateKey, created bool, err error) {
-	data, err := os.ReadFile(path)
+	data, err := os.ReadFile(path) //nolint:gosec // the key file under the state directory or the one the user named
 	switch {
 	case err == nil:
 		key, err := api.ParsePrivateKeyPEM(data)
 		if err != nil {
-			return nil, false, fmt.Errorf("%s is not a usable P-521 signing key (%v); remove it and a new one is generated", path, err)
+			return nil, false, fmt.Errorf("%s is not a usable P-521 signing key (%w); remove it and a new one is generated", path, err)
 		}
 		return key, false, nil
 	case !errors.Is(err, fs.ErrNotExist):
@@ -83,7 +83,7 @@ func LoadOrCreateKey(path string) (key *ecdsa.PrivateKey, created bool, err erro
 // LoadOrCreateSecret reads the secret at path, or makes a random one with
 // prefix and writes it there (0600).
 func LoadOrCreateSecret(path, prefix string) (string, error) {
-	data, err := os.ReadFile(path)
+	data, err := os.ReadFile(path) //nolint:gosec // a secret file under the state directory
 	if err == nil {
 		if s := strings.TrimSpace(string(data)); s != "" {
 			return s, nil

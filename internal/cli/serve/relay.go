@@ -3,11 +3,13 @@ package serve
 import (
 	"context"
 	"crypto/ecdsa"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -32,26 +34,45 @@ type RelayOptions struct {
 	RetainCount    int
 	RetainAge      time.Duration
 	AllowedOrigins []string
+	AllowedHosts   []string
+	DedupeWindow   time.Duration
+	JKUAllow       []string
+	NATSURLs       []string
+	NATSCreds      string
+	NATSStream     string
+	NATSReplicas   int
 	JSON           bool
 	Verbose        bool
+
+	// flags tells which flags were given, so the profile's relay_listen
+	// and relay_token apply unless a flag overrides them.
+	flags *pflag.FlagSet
 }
 
 // Bind registers the flags.
 func (o *RelayOptions) Bind(fs *pflag.FlagSet) {
-	fs.StringVar(&o.Listen, "listen", webhookrelay.DefaultListen, "address to listen on; beyond loopback a token is required")
+	o.flags = fs
+	fs.StringVar(&o.Listen, "listen", webhookrelay.DefaultListen, "address to listen on; beyond loopback a token is required (default: the profile's relay_listen)")
 	fs.StringVar(&o.Path, "path", webhookrelay.DefaultPath, "path webhooks are POSTed to")
 	fs.StringVar(&o.Store, "store", "", "event store file (default $XDG_STATE_HOME/paydash/relay/events.db)")
-	fs.StringVar(&o.Token, "token", "", "bearer token readers (/ws, /events) must send (prefer --token-env: flags show in ps)")
-	fs.StringVar(&o.TokenEnv, "token-env", "PAYDASH_RELAY_TOKEN", "environment variable holding the token, used when --token is not given")
+	fs.StringVar(&o.Token, "token", "", "bearer token readers (/ws, /events) must send, at least 16 characters, no spaces (prefer --token-env or the profile's relay_token: flags show in ps)")
+	fs.StringVar(&o.TokenEnv, "token-env", "PAYDASH_RELAY_TOKEN", "environment variable holding the token, used when --token is not given (default: the profile's relay_token, then this variable)")
 	fs.DurationVar(&o.Tolerance, "tolerance", webhookrelay.DefaultTolerance, "how far a webhook's timestamp may be from now, either way")
 	fs.StringVar(&o.VerifyKeyFile, "verify-key", "", "PEM public key that verifies webhook signatures")
 	fs.StringVar(&o.JWKSURL, "jwks-url", "", "JWKS URL with the keys that verify webhook signatures (e.g. the sandbox's /.well-known/jwks)")
 	fs.StringVar(&o.ForwardURL, "forward-to", "", "re-post every new event to this URL (like stripe listen --forward-to)")
 	fs.IntVar(&o.RetainCount, "retain-count", 100000, "keep at most this many events (0 = unlimited)")
 	fs.DurationVar(&o.RetainAge, "retain-age", 30*24*time.Hour, "drop events older than this (0 = unlimited)")
-	fs.StringSliceVar(&o.AllowedOrigins, "allowed-origin", nil, "browser Origin allowed on /ws besides the relay's own host (repeatable)")
+	fs.StringSliceVar(&o.AllowedOrigins, "allowed-origin", nil, "browser Origin allowed besides the relay's own host (repeatable)")
+	fs.StringSliceVar(&o.AllowedHosts, "allowed-host", nil, "host name accepted in the Host header besides loopback names and the listen address, e.g. a tunnel's public name (repeatable)")
+	fs.DurationVar(&o.DedupeWindow, "dedupe-window", webhookrelay.DefaultDedupeWindow, "an event_id seen within this window is a duplicate, even after retention dropped its body")
+	fs.StringArrayVar(&o.JKUAllow, "jku-allow", nil, "JWKS URL a webhook signature's jku may name; keys are fetched from it and cached (repeatable)")
+	fs.StringSliceVar(&o.NATSURLs, "nats", nil, "clustered mode: NATS server URLs (nats://host:4222,...); relays given the same servers and stream share one JetStream stream instead of --store")
+	fs.StringVar(&o.NATSCreds, "nats-creds", "", "NATS credentials file (user JWT and NKey seed), if the servers require one")
+	fs.StringVar(&o.NATSStream, "nats-stream", webhookrelay.DefaultNATSStream, "JetStream stream the clustered relays share")
+	fs.IntVar(&o.NATSReplicas, "nats-replicas", 3, "replicas of the JetStream stream (1 for a single NATS server)")
 	fs.BoolVar(&o.JSON, "json", false, "print the addresses as one JSON object")
-	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "log every webhook on stderr")
+	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "log every webhook (accepted, duplicate, rejected with the reason) on stderr")
 }
 
 // RelayInfo is what `paydash relay --json` prints.
@@ -64,11 +85,73 @@ type RelayInfo struct {
 	Warnings   []string `json:"warnings"`
 }
 
-// Relay runs the webhook relay until ctx is done.
-func Relay(ctx context.Context, s *cmdutil.Streams, o *RelayOptions) error {
-	token := o.Token
-	if token == "" && o.TokenEnv != "" {
-		token = s.Env(o.TokenEnv)
+// changed reports whether a flag was given on the command line.
+func (o *RelayOptions) changed(name string) bool {
+	return o.flags != nil && o.flags.Changed(name)
+}
+
+// relayProfile loads the profile for its relay settings; nil without an
+// error when nothing is configured, since the relay runs on flags alone.
+func relayProfile(s *cmdutil.Streams, g *cmdutil.Global) (*config.Profile, error) {
+	if g == nil {
+		return nil, nil
+	}
+	ov, err := g.Overrides()
+	if err != nil {
+		return nil, err
+	}
+	p, warns, err := config.Load(config.LoadOptions{Path: g.ConfigPath, Profile: g.Profile, Getenv: s.Getenv, Overrides: ov})
+	for _, w := range warns {
+		fmt.Fprintf(s.Err, "warning: %s\n", w)
+	}
+	var cerr *config.Error
+	if errors.Is(err, config.ErrNoConfig) && !errors.As(err, &cerr) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, cmdutil.Exit(cmdutil.ExitUsage, err)
+	}
+	return p, nil
+}
+
+// relaySettings resolves where the relay listens and its token: a flag
+// given on the command line, else the profile (relay_listen; relay_token,
+// relay_token_env or PAYDASH_RELAY_TOKEN), else the flag defaults. A token
+// is checked by config.CheckToken whatever its source.
+func relaySettings(s *cmdutil.Streams, p *config.Profile, o *RelayOptions) (listen, token string, err error) {
+	listen = o.Listen
+	if !o.changed("listen") && p != nil && p.RelayListen != "" {
+		listen = p.RelayListen
+	}
+	source := ""
+	switch {
+	case o.Token != "":
+		token, source = o.Token, "--token"
+	case o.changed("token-env") && o.TokenEnv != "":
+		token, source = s.Env(o.TokenEnv), "$"+o.TokenEnv
+	case p != nil && p.RelayToken != "":
+		token, source = p.RelayToken.Reveal(), "relay_token of profile "+p.Name
+	case o.TokenEnv != "":
+		token, source = s.Env(o.TokenEnv), "$"+o.TokenEnv
+	}
+	if token != "" {
+		if err := config.CheckToken(token); err != nil {
+			return "", "", cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("relay token from %s: %w", source, err))
+		}
+	}
+	return listen, token, nil
+}
+
+// Relay runs the webhook relay until ctx is done. g selects the profile
+// whose relay_listen and relay_token apply (nil: flags only).
+func Relay(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *RelayOptions) error {
+	p, err := relayProfile(s, g)
+	if err != nil {
+		return err
+	}
+	listen, token, err := relaySettings(s, p, o)
+	if err != nil {
+		return err
 	}
 	var verify *ecdsa.PublicKey
 	if o.VerifyKeyFile != "" {
@@ -84,20 +167,29 @@ func Relay(ctx context.Context, s *cmdutil.Streams, o *RelayOptions) error {
 	if store == "" {
 		store = filepath.Join(config.StateDir(s.Getenv), "relay", "events.db")
 	}
-	logger := slog.New(slog.DiscardHandler)
+	// Server errors (a failed commit, unreachable keys or NATS) always
+	// show; -v adds a line per webhook.
+	level := slog.LevelInfo
 	if o.Verbose {
-		logger = slog.New(slog.NewTextHandler(s.Err, nil))
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(s.Err, &slog.HandlerOptions{Level: level}))
+	var natsCfg *webhookrelay.NATSConfig
+	if len(o.NATSURLs) > 0 {
+		natsCfg = &webhookrelay.NATSConfig{URLs: o.NATSURLs, CredsFile: o.NATSCreds, Stream: o.NATSStream, Replicas: o.NATSReplicas}
+		store = ""
 	}
 	// Listen first, so ":0" works and the printed address is the real one.
 	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", o.Listen)
+	ln, err := lc.Listen(ctx, "tcp", listen)
 	if err != nil {
-		return fmt.Errorf("relay cannot listen on %s: %w", o.Listen, err)
+		return fmt.Errorf("relay cannot listen on %s: %w", listen, err)
 	}
 	r, err := webhookrelay.Open(webhookrelay.Config{
 		Listen: ln.Addr().String(), Path: o.Path, StorePath: store, Token: token, Tolerance: o.Tolerance,
 		VerifyKey: verify, JWKSURL: o.JWKSURL, ForwardURL: o.ForwardURL,
-		RetainCount: o.RetainCount, RetainAge: o.RetainAge, AllowedOrigins: o.AllowedOrigins, Logger: logger,
+		RetainCount: o.RetainCount, RetainAge: o.RetainAge, AllowedOrigins: o.AllowedOrigins, AllowedHosts: o.AllowedHosts,
+		DedupeWindow: o.DedupeWindow, JKUAllow: o.JKUAllow, NATS: natsCfg, Logger: logger,
 	})
 	if err != nil {
 		ln.Close()
@@ -105,6 +197,9 @@ func Relay(ctx context.Context, s *cmdutil.Streams, o *RelayOptions) error {
 	}
 	defer r.Close()
 	addr := dialable(ln.Addr())
+	if natsCfg != nil {
+		store = fmt.Sprintf("JetStream stream %s on %s (clustered)", o.NATSStream, strings.Join(o.NATSURLs, ","))
+	}
 	info := RelayInfo{
 		Listen: ln.Addr().String(), WebhookURL: "http://" + addr + o.Path, StreamURL: "ws://" + addr + "/ws",
 		EventsURL: "http://" + addr + "/events", Store: store, Warnings: r.Warnings(),

@@ -31,6 +31,7 @@ type SandboxOptions struct {
 	Seed            int64
 	HistoryDays     int
 	Regulated       bool
+	AllowedHosts    []string
 	JSON            bool
 	Verbose         bool
 }
@@ -48,6 +49,7 @@ func (o *SandboxOptions) Bind(fs *pflag.FlagSet) {
 	fs.Int64Var(&o.Seed, "seed", 1, "seed of the history: the same seed gives the same report")
 	fs.IntVar(&o.HistoryDays, "history-days", sandbox.DefaultHistoryDays, "how many days back the history goes")
 	fs.BoolVar(&o.Regulated, "regulated", false, "validate as for a regulated merchant (user details optional, mandate reference allowed)")
+	fs.StringSliceVar(&o.AllowedHosts, "allowed-host", nil, "host name clients may use besides localhost and the listen address, e.g. this machine's name with --listen 0.0.0.0:8080 (repeatable)")
 	fs.BoolVar(&o.JSON, "json", false, "print the URLs and credentials as one JSON object")
 	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "log every request and webhook delivery on stderr")
 }
@@ -111,7 +113,7 @@ func Sandbox(ctx context.Context, s *cmdutil.Streams, o *SandboxOptions) error {
 	srv, err := sandbox.Listen(ctx, o.Listen, sandbox.Options{
 		ClientID: o.ClientID, ClientSecret: secret, MerchantKey: pub, MerchantKeyID: keyID,
 		WebhookURI: o.WebhookURI, StepDelay: o.StepDelay, History: o.History, HistorySeed: o.Seed,
-		HistoryDays: o.HistoryDays, Regulated: o.Regulated, Logger: logger,
+		HistoryDays: o.HistoryDays, Regulated: o.Regulated, Logger: logger, AllowedHosts: o.AllowedHosts,
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,483 @@
+package batch
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/api/sandbox"
+	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/payguard"
+)
+
+// These tests do what an operator does, against the sandbox over HTTP,
+// and count payouts in the service's own transaction report: every
+// message that tells the operator how to recover is followed word for
+// word, and no row may ever be paid twice or lost.
+
+// svc is a sandbox on loopback and a profile (PAYDASH_* variables and a
+// private state directory) pointing at it.
+type svc struct {
+	srv    *sandbox.Server
+	client *api.Client
+	env    map[string]string
+}
+
+func startSvc(t *testing.T, funds map[string]int64) *svc {
+	t.Helper()
+	key, err := api.GenerateSigningKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	if funds == nil {
+		funds = map[string]int64{"GBP": 100_000_000, "EUR": 100_000_000}
+	}
+	srv, err := sandbox.Listen(ctx, "127.0.0.1:0", sandbox.Options{MerchantKey: &key.PublicKey, MerchantKeyID: "k1", InitialFunds: funds, History: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	pemKey, _ := api.EncodePrivateKeyPEM(key)
+	keyFile := filepath.Join(t.TempDir(), "key.pem")
+	if err := os.WriteFile(keyFile, pemKey, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	info := srv.Info()
+	client, err := api.NewClient(api.Config{AuthURL: info.AuthURL, BaseURL: info.BaseURL, PayoutsURL: info.PayoutsURL,
+		ClientID: info.ClientID, ClientSecret: info.ClientSecret, SigningKeyID: "k1", SigningKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	env := map[string]string{
+		"PAYDASH_AUTH_URL": info.AuthURL, "PAYDASH_BASE_URL": info.BaseURL, "PAYDASH_PAYOUTS_URL": info.PayoutsURL,
+		"PAYDASH_CLIENT_ID": info.ClientID, "PAYDASH_CLIENT_SECRET": info.ClientSecret,
+		"PAYDASH_SIGNING_KEY_ID": "k1", "PAYDASH_SIGNING_KEY_FILE": keyFile,
+		"HOME": filepath.Join(root, "home"), "XDG_CONFIG_HOME": filepath.Join(root, "config"), "XDG_STATE_HOME": filepath.Join(root, "state"),
+	}
+	return &svc{srv: srv, client: client, env: env}
+}
+
+type runResult struct {
+	out, err string
+	code     int
+	e        error
+}
+
+func (r runResult) all() string {
+	s := r.out + r.err
+	if r.e != nil {
+		s += r.e.Error()
+	}
+	return s
+}
+
+// batch runs `paydash payout batch FILE` with the options, stdin as
+// given and no terminal (a script, a cron job, a pipe).
+func (x *svc) batch(t *testing.T, ctx context.Context, file, stdin string, o CommandOptions) runResult {
+	t.Helper()
+	if o.DuplicateWindow == 0 {
+		o.DuplicateWindow = payguard.DefaultWindow
+	}
+	var out, errb bytes.Buffer
+	s := &cmdutil.Streams{In: strings.NewReader(stdin), Out: &out, Err: &errb, Getenv: func(k string) string { return x.env[k] }}
+	err := Command(ctx, s, &cmdutil.Global{}, file, &o)
+	return runResult{out: out.String(), err: errb.String(), code: cmdutil.ExitCode(err), e: err}
+}
+
+// paid counts the report's payouts per "reference amount".
+func (x *svc) paid(t *testing.T, refPrefix string) map[string]int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	txs, err := x.client.Transactions(ctx, api.TransactionQuery{Type: api.TransactionPayout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, tx := range txs {
+		if strings.HasPrefix(tx.BeneficiaryReference, refPrefix) {
+			n[tx.BeneficiaryReference+" "+api.FormatAmountPlain(tx.AmountInMinor, tx.Currency)+" "+tx.Currency]++
+		}
+	}
+	return n
+}
+
+// wantPaidOnce checks every row of the file's content is in the report
+// exactly once, and nothing else with the prefix is.
+func (x *svc) wantPaidOnce(t *testing.T, prefix string, rows []string) {
+	t.Helper()
+	got := x.paid(t, prefix)
+	want := map[string]int{}
+	for _, r := range rows {
+		want[r]++
+	}
+	for k, n := range got {
+		if n != want[k] {
+			t.Errorf("%s paid %d time(s), want %d", k, n, want[k])
+		}
+	}
+	for k := range want {
+		if got[k] == 0 {
+			t.Errorf("%s was never paid (lost)", k)
+		}
+	}
+}
+
+// csvRows writes a batch file of n rows REF-00.. and returns its path and
+// the "reference amount" keys of its rows.
+func csvRows(t *testing.T, dir, prefix string, n int, amount func(i int) string) (string, []string) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("name,iban,reference,amount,currency\n")
+	var keys []string
+	for i := range n {
+		a := amount(i)
+		fmt.Fprintf(&b, "Payee %02d,%s,%s-%02d,%s,GBP\n", i, ibanGB, prefix, i, a)
+		keys = append(keys, fmt.Sprintf("%s-%02d %s GBP", prefix, i, a))
+	}
+	p := filepath.Join(dir, "payouts.csv")
+	if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p, keys
+}
+
+func plainAmount(i int) string { return fmt.Sprintf("%d.%02d", 10+i, i) }
+
+func yes() CommandOptions { return CommandOptions{Yes: true} }
+
+// mvCommand finds "mv A B" in an error message; the test runs it as a
+// person would paste it.
+var mvCommand = regexp.MustCompile(`\(mv (\S+) (\S+)\)`)
+
+func followMv(t *testing.T, msg string) {
+	t.Helper()
+	m := mvCommand.FindStringSubmatch(msg)
+	if m == nil {
+		t.Fatalf("the message gives no mv command to follow:\n%s", msg)
+	}
+	if err := os.Rename(m[1], m[2]); err != nil {
+		t.Fatalf("following %q: %v", m[0], err)
+	}
+}
+
+func TestChangedFileWithNewJournalSendsOnlyTheChangedRow(t *testing.T) {
+	x := startSvc(t, nil)
+	ctx := context.Background()
+	dir := t.TempDir()
+	file, keys := csvRows(t, dir, "CHG", 4, plainAmount)
+	if r := x.batch(t, ctx, file, "", yes()); r.code != 0 {
+		t.Fatalf("first run: exit %d\n%s", r.code, r.all())
+	}
+	// The operator edits one amount and runs again.
+	file, keys2 := csvRows(t, dir, "CHG", 4, func(i int) string {
+		if i == 2 {
+			return "99.00"
+		}
+		return plainAmount(i)
+	})
+	r := x.batch(t, ctx, file, "", yes())
+	if r.code == 0 || !strings.Contains(r.all(), "pass --journal NEWPATH") {
+		t.Fatalf("re-run of a changed file: exit %d, want a refusal naming --journal NEWPATH\n%s", r.code, r.all())
+	}
+	x.wantPaidOnce(t, "CHG", keys)
+
+	// Following the advice literally.
+	o := yes()
+	o.Journal = filepath.Join(dir, "new.journal")
+	r = x.batch(t, ctx, file, "", o)
+	if r.code != 0 {
+		t.Fatalf("with --journal NEWPATH: exit %d\n%s", r.code, r.all())
+	}
+	if !strings.Contains(r.err, "this run sends 1 payout(s)") || !strings.Contains(r.err, "send  line 4  £99.00") {
+		t.Errorf("the row to send was not listed before sending:\n%s", r.err)
+	}
+	// The three unchanged rows once; the edited row's old and new amounts
+	// once each (the new amount is a new payout the operator confirmed).
+	x.wantPaidOnce(t, "CHG", append(keys, keys2[2]))
+
+	// And again: nothing more.
+	if r := x.batch(t, ctx, file, "", o); r.code != 0 {
+		t.Fatalf("third run: exit %d\n%s", r.code, r.all())
+	}
+	x.wantPaidOnce(t, "CHG", append(keys, keys2[2]))
+}
+
+func TestUnreadableJournalAdviceIsSafeToFollow(t *testing.T) {
+	damage := map[string]func(t *testing.T, path string){
+		"emptied": func(t *testing.T, p string) {
+			if err := os.Truncate(p, 0); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"cut in the plan": func(t *testing.T, p string) {
+			b, _ := os.ReadFile(p)
+			// Keep the header and the first plan line only.
+			lines := strings.SplitAfter(string(b), "\n")
+			if err := os.WriteFile(p, []byte(lines[0]+lines[1]), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"damaged in the middle": func(t *testing.T, p string) {
+			b, _ := os.ReadFile(p)
+			lines := strings.SplitAfter(string(b), "\n")
+			lines[3] = "{garbage\n"
+			if err := os.WriteFile(p, []byte(strings.Join(lines, "")), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}
+	for name, hurt := range damage {
+		t.Run(name, func(t *testing.T) {
+			x := startSvc(t, nil)
+			ctx := context.Background()
+			file, keys := csvRows(t, t.TempDir(), "DMG", 5, plainAmount)
+			if r := x.batch(t, ctx, file, "", yes()); r.code != 0 {
+				t.Fatalf("first run: exit %d\n%s", r.code, r.all())
+			}
+			hurt(t, DefaultJournalPath(file))
+			r := x.batch(t, ctx, file, "", yes())
+			if r.code == 0 {
+				t.Fatalf("a damaged journal was used:\n%s", r.all())
+			}
+			x.wantPaidOnce(t, "DMG", keys)
+			followMv(t, r.all())
+			r = x.batch(t, ctx, file, "", yes())
+			if r.code != 0 {
+				t.Fatalf("after moving the journal aside: exit %d\n%s", r.code, r.all())
+			}
+			if !strings.Contains(r.err, "this run sends 0 payout(s)") || !strings.Contains(r.out, "5 in an earlier run, not sent again") {
+				t.Errorf("the run does not say every row was already sent:\n%s", r.all())
+			}
+			x.wantPaidOnce(t, "DMG", keys)
+		})
+	}
+}
+
+func TestDeletedJournalMidBatchResumesWithTheSameIDs(t *testing.T) {
+	x := startSvc(t, nil)
+	file, keys := csvRows(t, t.TempDir(), "DEL", 12, plainAmount)
+	// The first run, at 20 payouts a second, stops (ctrl+c) once the
+	// service holds 5 of them.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go x.cancelAfter(t, ctx, cancel, "DEL", 5)
+	o := yes()
+	o.Rate = 20
+	r := x.batch(t, ctx, file, "", o)
+	if r.code == 0 {
+		t.Fatalf("the interrupted run says it finished:\n%s", r.all())
+	}
+	if got := len(x.paid(t, "DEL")); got == 0 || got >= 12 {
+		t.Fatalf("%d rows paid after the interruption; want part of the batch", got)
+	}
+	if err := os.Remove(DefaultJournalPath(file)); err != nil {
+		t.Fatal(err)
+	}
+	r = x.batch(t, context.Background(), file, "", yes())
+	if r.code != 0 {
+		t.Fatalf("re-run without the journal: exit %d\n%s", r.code, r.all())
+	}
+	x.wantPaidOnce(t, "DEL", keys)
+}
+
+// cancelAfter cancels once the report holds n payouts with the prefix.
+func (x *svc) cancelAfter(t *testing.T, ctx context.Context, cancel context.CancelFunc, prefix string, n int) {
+	for ctx.Err() == nil {
+		txs, err := x.client.Transactions(ctx, api.TransactionQuery{Type: api.TransactionPayout})
+		if err == nil {
+			c := 0
+			for _, tx := range txs {
+				if strings.HasPrefix(tx.BeneficiaryReference, prefix) {
+					c++
+				}
+			}
+			if c >= n {
+				cancel()
+				return
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestSecondRunAtOnceIsStoppedAndNamesTheHolder(t *testing.T) {
+	x := startSvc(t, nil)
+	file, keys := csvRows(t, t.TempDir(), "TWO", 10, plainAmount)
+	first := make(chan runResult, 1)
+	o := yes()
+	o.Rate = 20
+	go func() { first <- x.batch(t, context.Background(), file, "", o) }()
+	// The first run is under way once the service holds a payout of it.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	x.cancelAfter(t, ctx, func() {}, "TWO", 1)
+
+	r := x.batch(t, context.Background(), file, "", yes())
+	if r.code == 0 {
+		t.Fatalf("a second run of the same batch ran alongside the first:\n%s", r.all())
+	}
+	host, _ := os.Hostname()
+	if !strings.Contains(r.all(), fmt.Sprintf("locked by pid %d on %s since", os.Getpid(), host)) || !strings.Contains(r.all(), "run the same command again") {
+		t.Errorf("the refusal does not say who holds the journal and what to do:\n%s", r.all())
+	}
+	if fr := <-first; fr.code != 0 {
+		t.Fatalf("first run: exit %d\n%s", fr.code, fr.all())
+	}
+	// Following the advice: the same command again, after the first ended.
+	r = x.batch(t, context.Background(), file, "", yes())
+	if r.code != 0 {
+		t.Fatalf("the same command again: exit %d\n%s", r.code, r.all())
+	}
+	x.wantPaidOnce(t, "TWO", keys)
+	b, _ := os.ReadFile(DefaultJournalPath(file))
+	if _, err := ReadJournal(DefaultJournalPath(file), mustLoad(t, file)); err != nil {
+		t.Errorf("journal unreadable after two runs: %v\n%s", err, b)
+	}
+}
+
+func TestTwoJournalsOfOneFileAtOnceStillPayOnce(t *testing.T) {
+	// Two terminals, each with its own --journal: the journal lock cannot
+	// see the other run, the audit record's lock does.
+	x := startSvc(t, nil)
+	dir := t.TempDir()
+	file, keys := csvRows(t, dir, "PAR", 10, plainAmount)
+	res := make(chan runResult, 2)
+	for i := range 2 {
+		o := yes()
+		o.Journal = filepath.Join(dir, fmt.Sprintf("j%d", i))
+		go func() { res <- x.batch(t, context.Background(), file, "", o) }()
+	}
+	a, b := <-res, <-res
+	x.wantPaidOnce(t, "PAR", keys)
+	if a.code == 0 && b.code == 0 {
+		t.Errorf("both runs claim every row paid by them; one must report duplicates\n%s\n%s", a.all(), b.all())
+	}
+}
+
+func mustLoad(t *testing.T, path string) *File {
+	t.Helper()
+	f, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestNothingIsSentUnconfirmedOffATerminal(t *testing.T) {
+	x := startSvc(t, nil) // not a production profile
+	file, keys := csvRows(t, t.TempDir(), "CONF", 3, plainAmount)
+	r := x.batch(t, context.Background(), file, "n\n", CommandOptions{})
+	if r.code != cmdutil.ExitUsage || !strings.Contains(r.all(), "pass --yes") {
+		t.Fatalf("`echo n | paydash payout batch`: exit %d, want %d and advice to pass --yes\n%s", r.code, cmdutil.ExitUsage, r.all())
+	}
+	if got := x.paid(t, "CONF"); len(got) != 0 {
+		t.Fatalf("sent without confirmation: %v", got)
+	}
+	if r := x.batch(t, context.Background(), file, "", yes()); r.code != 0 {
+		t.Fatalf("with --yes: exit %d\n%s", r.code, r.all())
+	}
+	x.wantPaidOnce(t, "CONF", keys)
+}
+
+func TestExactDuplicateRowsAreRefusedUnlessAllowed(t *testing.T) {
+	x := startSvc(t, nil)
+	file := writeFileIn(t, "name,iban,reference,amount,currency\n"+
+		"Ada,"+ibanGB+",DUPROW-1,10.00,GBP\n"+
+		"Bob,"+ibanGB+",DUPROW-2,20.00,GBP\n"+
+		"Ada L.,"+ibanGB+",dupRow-1 ,10.00,GBP\n") // the same payout typed again
+	r := x.batch(t, context.Background(), file, "", yes())
+	if r.code != cmdutil.ExitUsage || !strings.Contains(r.all(), "line 4") || !strings.Contains(r.all(), "line 2 is the same payout") || !strings.Contains(r.all(), "--allow-duplicate") {
+		t.Fatalf("a file paying one row twice: exit %d\n%s", r.code, r.all())
+	}
+	if got := x.paid(t, "DUPROW"); len(got) != 0 {
+		t.Fatalf("a refused file sent payouts: %v", got)
+	}
+	o := yes()
+	o.AllowDuplicate = true
+	if r := x.batch(t, context.Background(), file, "", o); r.code != 0 {
+		t.Fatalf("with --allow-duplicate: exit %d\n%s", r.code, r.all())
+	}
+	if got := x.paid(t, ""); got["DUPROW-1 10.00 GBP"]+got["dupRow-1 10.00 GBP"] != 2 || got["DUPROW-2 20.00 GBP"] != 1 {
+		t.Errorf("with --allow-duplicate both rows are paid once each; report: %v", got)
+	}
+}
+
+func TestRowMatchingAnEarlierPayoutIsNotSent(t *testing.T) {
+	x := startSvc(t, nil)
+	// Paid yesterday from the web console: only the service's report
+	// knows it.
+	earlier := &api.PayoutRequest{TransactionID: "6f1c1f3e-8a65-4c57-a1f5-0d9d3a6b7c11", BeneficiaryName: "Ada", BeneficiaryIBAN: ibanGB,
+		BeneficiaryReference: "EARLY-1", AmountInMinor: 1000, Currency: "GBP", ContextCode: api.ContextCodeWithdrawal}
+	if err := x.client.CreatePayout(context.Background(), earlier); err != nil {
+		t.Fatal(err)
+	}
+	file := writeFileIn(t, "name,iban,reference,amount,currency\n"+
+		"Ada,"+ibanGB+",EARLY-1,10.00,GBP\n"+
+		"Bob,"+ibanGB+",EARLY-2,20.00,GBP\n")
+	dry := x.batch(t, context.Background(), file, "", CommandOptions{DryRun: true})
+	if dry.code != cmdutil.ExitNotAccepted || !strings.Contains(dry.out, "DUPLICATE   line 2") || !strings.Contains(dry.out, earlier.TransactionID) {
+		t.Errorf("dry run does not show the duplicate with its id: exit %d\n%s", dry.code, dry.all())
+	}
+	r := x.batch(t, context.Background(), file, "", yes())
+	if r.code != cmdutil.ExitNotAccepted {
+		t.Errorf("exit %d, want %d (a row was refused as a duplicate)", r.code, cmdutil.ExitNotAccepted)
+	}
+	if !strings.Contains(r.all(), earlier.TransactionID) || !strings.Contains(r.all(), "service report") || !strings.Contains(r.all(), "--allow-duplicate") {
+		t.Errorf("the duplicate is not shown with its id, source and the way to pay it anyway:\n%s", r.all())
+	}
+	x.wantPaidOnce(t, "EARLY", []string{"EARLY-1 10.00 GBP", "EARLY-2 20.00 GBP"})
+	// Re-running pays nothing more.
+	x.batch(t, context.Background(), file, "", yes())
+	x.wantPaidOnce(t, "EARLY", []string{"EARLY-1 10.00 GBP", "EARLY-2 20.00 GBP"})
+}
+
+func TestJournalAndAuditRecordBothLostStillPayOnce(t *testing.T) {
+	x := startSvc(t, nil)
+	file, keys := csvRows(t, t.TempDir(), "LOST", 4, plainAmount)
+	if r := x.batch(t, context.Background(), file, "", yes()); r.code != 0 {
+		t.Fatalf("first run: exit %d\n%s", r.code, r.all())
+	}
+	os.Remove(DefaultJournalPath(file))
+	os.RemoveAll(filepath.Join(x.env["XDG_STATE_HOME"], "paydash", "audit"))
+	r := x.batch(t, context.Background(), file, "", yes())
+	if !strings.Contains(r.all(), "duplicate (not sent) 4") {
+		t.Errorf("the rows found in the service's report are not reported as duplicates:\n%s", r.all())
+	}
+	x.wantPaidOnce(t, "LOST", keys)
+}
+
+func TestDryRunTellsTheTruth(t *testing.T) {
+	x := startSvc(t, map[string]int64{"GBP": 770_000_000})
+	file := writeFileIn(t, "name,iban,reference,amount,currency\n"+
+		"Big,"+ibanGB+",DRY-1,5000000.00,GBP\n"+
+		"Bigger,"+ibanGB+",DRY-2,5000000.00,GBP\n"+
+		"Dollar,"+ibanGB+",DRY-3,77.70,USD\n")
+	r := x.batch(t, context.Background(), file, "", CommandOptions{DryRun: true})
+	if r.code != cmdutil.ExitNotAccepted {
+		t.Errorf("dry run of an unpayable batch: exit %d, want %d", r.code, cmdutil.ExitNotAccepted)
+	}
+	for _, want := range []string{"can NOT be paid in full", "would send  line 2", "would send  line 3", "would send  line 4",
+		"£10,000,000.00 to send EXCEEDS the available £7,700,000.00", "NO USD payout account"} {
+		if !strings.Contains(r.out, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, r.out)
+		}
+	}
+	if got := x.paid(t, "DRY"); len(got) != 0 {
+		t.Errorf("a dry run sent payouts: %v", got)
+	}
+	ok := writeFileIn(t, "name,iban,reference,amount,currency\nSmall,"+ibanGB+",DRY-4,1.00,GBP\n")
+	if r := x.batch(t, context.Background(), ok, "", CommandOptions{DryRun: true}); r.code != 0 || !strings.Contains(r.out, "can be paid in full") {
+		t.Errorf("dry run of a payable batch: exit %d\n%s", r.code, r.all())
+	}
+}

@@ -1,0 +1,72 @@
+package headless
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/payguard"
+)
+
+// PayoutsLogOptions are the flags of `paydash payouts log`.
+type PayoutsLogOptions struct {
+	JSON  bool
+	Since time.Duration
+}
+
+// Bind registers the flags.
+func (o *PayoutsLogOptions) Bind(fs *pflag.FlagSet) {
+	fs.BoolVar(&o.JSON, "json", false, "print the attempts as a JSON array")
+	fs.DurationVar(&o.Since, "since", 0, "only attempts within this long (0 = all)")
+}
+
+// PayoutsLog prints the profile's audit record: one line per attempt to
+// send a payout (form, payout create, batch) with its last known outcome.
+func PayoutsLog(s *cmdutil.Streams, log *payguard.Log, o *PayoutsLogOptions) error {
+	entries, err := log.Entries()
+	if err != nil {
+		return err
+	}
+	all := payguard.Attempts(entries)
+	var rows []payguard.Attempt
+	for _, a := range all {
+		if o.Since > 0 && time.Since(a.At) > o.Since {
+			continue
+		}
+		rows = append(rows, a)
+	}
+	if o.JSON {
+		if rows == nil {
+			rows = []payguard.Attempt{}
+		}
+		return cmdutil.WriteJSON(s.Out, rows)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintf(s.Err, "no payouts recorded for profile %q (%s)\n", log.Profile(), log.Path())
+		return nil
+	}
+	table := make([][]string, 0, len(rows))
+	for _, a := range rows {
+		src := a.Source
+		if a.BatchFile != "" {
+			src = fmt.Sprintf("batch line %d", a.Line)
+		}
+		outcome := a.Outcome
+		if outcome == "" {
+			outcome = "no answer recorded"
+		}
+		if a.AllowedDuplicate {
+			outcome += " (allowed duplicate)"
+		}
+		table = append(table, []string{a.At.UTC().Format("2006-01-02 15:04:05"), a.Profile, src, a.TransactionID, a.Name, a.IBAN,
+			api.FormatAmount(a.AmountInMinor, a.Currency), a.Reference, outcome})
+	}
+	if err := cmdutil.WriteTable(s.Out, []string{"TIME (UTC)", "PROFILE", "SOURCE", "TRANSACTION ID", "PAYEE", "IBAN", "AMOUNT", "REFERENCE", "OUTCOME"}, table, 6); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.Err, "%d attempt(s); record: %s\n", len(rows), log.Path())
+	return nil
+}

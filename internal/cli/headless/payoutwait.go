@@ -1,0 +1,103 @@
+package headless
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/payguard"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
+)
+
+// payoutFollower follows one payout to its final state: from the relay
+// when one answers (it alone sees a rejection, which never enters the
+// report), and from the transaction report in any case, so the outcome is
+// known without the relay.
+type payoutFollower struct {
+	id     string
+	report payguard.ReportReader
+	events <-chan relayclient.Event
+	cancel context.CancelFunc
+	note   string
+}
+
+type finalState struct {
+	state, reason string
+	from          string // "relay" or "service report"
+	note          string // why no final state was seen
+}
+
+// startFollow subscribes to the relay (from its current end: the payout
+// is not sent yet) before the payout is sent, so no event is missed.
+func startFollow(ctx context.Context, s *cmdutil.Streams, t Target, r payguard.ReportReader, id string) *payoutFollower {
+	ctx, cancel := context.WithCancel(ctx)
+	f := &payoutFollower{id: id, report: r, cancel: cancel}
+	if t.RelayURL == "" {
+		f.note = "no relay is configured; the report was polled, and a rejected payout never appears in it"
+		return f
+	}
+	h, err := RelayHealth(ctx, t.RelayURL)
+	if err != nil {
+		f.note = fmt.Sprintf("the relay is unreachable (%v); the report was polled, and a rejected payout never appears in it", err)
+		fmt.Fprintf(s.Err, "note: relay unreachable; following the payout in the transaction report instead\n")
+		return f
+	}
+	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: t.RelayURL, Token: t.RelayToken, Since: h.LastSeq})
+	go func() { _ = sub.Run(ctx) }()
+	f.events = sub.Events()
+	f.note = "neither the relay nor the report showed one"
+	return f
+}
+
+func (f *payoutFollower) stop() { f.cancel() }
+
+// wait returns the payout's final state, or an empty state after d.
+func (f *payoutFollower) wait(ctx context.Context, d time.Duration) finalState {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	poll := time.NewTicker(250 * time.Millisecond)
+	defer poll.Stop()
+	for {
+		if st, ok := f.fromReport(ctx); ok {
+			return st
+		}
+		select {
+		case <-ctx.Done():
+			return finalState{note: ctx.Err().Error()}
+		case <-deadline.C:
+			return finalState{note: f.note}
+		case ev, ok := <-f.events:
+			if !ok {
+				f.events = nil
+				continue
+			}
+			if ev.PayoutID != f.id {
+				continue
+			}
+			switch ev.State {
+			case api.StateSettled, api.StateExecuted, api.StateRejected, api.StateFailed:
+				return finalState{state: ev.State, reason: ev.Reason, from: "relay"}
+			}
+		case <-poll.C:
+		}
+	}
+}
+
+func (f *payoutFollower) fromReport(ctx context.Context) (finalState, bool) {
+	txs, err := f.report.Transactions(ctx, api.TransactionQuery{Type: api.TransactionPayout, From: time.Now().Add(-24 * time.Hour)})
+	if err != nil {
+		return finalState{}, false
+	}
+	for _, t := range txs {
+		if t.TransactionID != f.id {
+			continue
+		}
+		switch t.Status {
+		case api.StateSettled, api.StateFailed:
+			return finalState{state: t.Status, from: "service report"}, true
+		}
+	}
+	return finalState{}, false
+}

@@ -1,0 +1,207 @@
+package serve
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/paydash/paydash/internal/cli/cmdutil"
+)
+
+// freeAddr returns a loopback address with a port nothing listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+type relayRun struct {
+	info RelayInfo
+	done chan struct{}
+	err  error
+	errb *bytes.Buffer
+	// stop ends the relay and waits for it; errb is then safe to read.
+	stop func()
+}
+
+// startRelay runs `paydash [global] relay [args]` in process and waits for
+// its --json start-up line.
+func startRelay(t *testing.T, g *cmdutil.Global, env map[string]string, args ...string) (*relayRun, error) {
+	t.Helper()
+	state := t.TempDir()
+	getenv := func(k string) string {
+		if k == "XDG_STATE_HOME" {
+			return state
+		}
+		if k == "HOME" {
+			return state
+		}
+		return env[k]
+	}
+	o := &RelayOptions{}
+	fs := pflag.NewFlagSet("relay", pflag.ContinueOnError)
+	o.Bind(fs)
+	if err := fs.Parse(append([]string{"--json"}, args...)); err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	run := &relayRun{done: make(chan struct{}), errb: &bytes.Buffer{}}
+	s := &cmdutil.Streams{In: strings.NewReader(""), Out: pw, Err: run.errb, Getenv: getenv}
+	ctx, cancel := context.WithCancel(context.Background())
+	run.stop = func() { cancel(); <-run.done }
+	go func() {
+		run.err = Relay(ctx, s, g, o)
+		pw.CloseWithError(errors.New("relay returned"))
+		close(run.done)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-run.done:
+		case <-time.After(10 * time.Second):
+			t.Error("relay did not stop")
+		}
+	})
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		<-run.done
+		return nil, run.err
+	}
+	if err := json.Unmarshal([]byte(line), &run.info); err != nil {
+		t.Fatalf("start-up line %q: %v", line, err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	return run, nil
+}
+
+func writeConfig(t *testing.T, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func getStatus(t *testing.T, url, token string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func TestRelayUsesTheProfilesListenAndToken(t *testing.T) {
+	addr := freeAddr(t)
+	const token = "relay-token-0123456789"
+	cfg := writeConfig(t, "[profiles.dev]\nrelay_listen = \""+addr+"\"\nrelay_token = \""+token+"\"\n")
+	run, err := startRelay(t, &cmdutil.Global{ConfigPath: cfg}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.info.Listen != addr {
+		t.Fatalf("relay listens on %s, want relay_listen %s", run.info.Listen, addr)
+	}
+	if got := getStatus(t, run.info.EventsURL, ""); got != http.StatusUnauthorized {
+		t.Errorf("/events without the profile's token: %d, want 401", got)
+	}
+	if got := getStatus(t, run.info.EventsURL, token); got != http.StatusOK {
+		t.Errorf("/events with the profile's token: %d, want 200", got)
+	}
+}
+
+func TestRelayFlagsOverrideTheProfile(t *testing.T) {
+	cfg := writeConfig(t, "[profiles.dev]\nrelay_listen = \""+freeAddr(t)+"\"\nrelay_token = \"profile-token-0123456789\"\n")
+	addr := freeAddr(t)
+	run, err := startRelay(t, &cmdutil.Global{ConfigPath: cfg}, nil, "--listen", addr, "--token", "flag-token-0123456789")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.info.Listen != addr {
+		t.Fatalf("listen %s, want the flag's %s", run.info.Listen, addr)
+	}
+	if got := getStatus(t, run.info.EventsURL, "flag-token-0123456789"); got != http.StatusOK {
+		t.Errorf("flag token: %d", got)
+	}
+	if got := getStatus(t, run.info.EventsURL, "profile-token-0123456789"); got != http.StatusUnauthorized {
+		t.Errorf("profile token after --token: %d, want 401", got)
+	}
+}
+
+func TestRelayRefusesWeakTokensAtStart(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"spaces from the flag", "", nil, []string{"--listen", "0.0.0.0:0", "--token", "                    "}, "whitespace"},
+		{"short from the environment", "", map[string]string{"PAYDASH_RELAY_TOKEN": "abc"}, []string{"--listen", "127.0.0.1:0"}, "fewer than 16"},
+		{"spaces in the profile", "[profiles.dev]\nrelay_token = \"    \"\n", nil, []string{"--listen", "127.0.0.1:0"}, "relay_token"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := &cmdutil.Global{} // no profile at all
+			if tc.cfg != "" {
+				g.ConfigPath = writeConfig(t, tc.cfg)
+			}
+			_, err := startRelay(t, g, tc.env, tc.args...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || cmdutil.ExitCode(err) != cmdutil.ExitUsage {
+				t.Fatalf("err = %v (exit %d), want a usage error saying %q", err, cmdutil.ExitCode(err), tc.want)
+			}
+		})
+	}
+}
+
+// TestRelayVerboseLogsEachWebhook: -v logs every webhook with its outcome;
+// without it the relay logs no line per webhook (errors still show).
+func TestRelayVerboseLogsEachWebhook(t *testing.T) {
+	for _, verbose := range []bool{true, false} {
+		args := []string{"--listen", "127.0.0.1:0"}
+		if verbose {
+			args = append(args, "-v")
+		}
+		run, err := startRelay(t, &cmdutil.Global{}, nil, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, body := range []string{`{"type":"payout_executed","event_id":"v-1"}`, `{"type":"payout_executed","event_id":"v-1"}`, `{"no":"id"}`} {
+			resp, err := http.Post(run.info.WebhookURL, "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}
+		run.stop()
+		out := run.errb.String()
+		for _, want := range []string{"webhook accepted", "webhook duplicate", "webhook rejected", "reason=no_event_id"} {
+			if got := strings.Contains(out, want); got != verbose {
+				t.Errorf("verbose=%v: log contains %q = %v:\n%s", verbose, want, got, out)
+			}
+		}
+	}
+}

@@ -1,0 +1,271 @@
+// Package payguard keeps an operator from paying twice: a local,
+// append-only audit record of every payout this profile sends (form,
+// `payout create`, batch), and the duplicate check that reads it and the
+// service's transaction report before anything is sent.
+//
+// The record is written before a payout is sent (an "attempt" line,
+// fsynced) and again when its outcome is known (an "outcome" line), so
+// even a process killed between the two leaves a trace that a later run
+// finds. Lines are appended under an OS file lock, so two paydash
+// processes of one profile (two terminals, a batch and the dashboard)
+// see each other's payouts before sending their own.
+package payguard
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/paydash/paydash/api"
+)
+
+// Record events.
+const (
+	EventAttempt = "attempt" // written before the payout is sent
+	EventOutcome = "outcome" // written when its outcome is known
+)
+
+// Outcomes written in outcome lines.
+const (
+	OutcomeAccepted = "accepted" // the service answered 202
+	OutcomeRefused  = "refused"  // a definite 4xx: nothing was created
+	OutcomeUnknown  = "unknown"  // no answer: it may or may not exist
+	OutcomeExisting = "existing" // the id was already used: nothing new was created
+	OutcomeSettled  = "settled"
+	OutcomeRejected = "rejected"
+	OutcomeFailed   = "failed"
+)
+
+// Sources of a payout.
+const (
+	SourceForm   = "form"
+	SourceCreate = "create"
+	SourceBatch  = "batch"
+)
+
+// Entry is one line of the audit record.
+type Entry struct {
+	At            time.Time `json:"at"`
+	Event         string    `json:"event"`
+	Profile       string    `json:"profile"`
+	Source        string    `json:"source,omitempty"`
+	TransactionID string    `json:"transaction_id"`
+	Name          string    `json:"beneficiary_name,omitempty"`
+	IBAN          string    `json:"beneficiary_iban,omitempty"`
+	Reference     string    `json:"beneficiary_reference,omitempty"`
+	AmountInMinor int64     `json:"amount_in_minor,omitempty"`
+	Currency      string    `json:"currency,omitempty"`
+	// BatchFile and Line say which batch row an attempt was, so a batch
+	// whose journal was lost finds its own rows again.
+	BatchFile string `json:"batch_file,omitempty"`
+	Line      int    `json:"line,omitempty"`
+	// AllowedDuplicate is set when the operator chose to send a payout
+	// that matched an earlier one.
+	AllowedDuplicate bool   `json:"allowed_duplicate,omitempty"`
+	Outcome          string `json:"outcome,omitempty"`
+	Detail           string `json:"detail,omitempty"`
+}
+
+// Request is the payout an attempt line describes.
+func (e Entry) Request() api.PayoutRequest {
+	return api.PayoutRequest{TransactionID: e.TransactionID, BeneficiaryName: e.Name, BeneficiaryIBAN: e.IBAN,
+		BeneficiaryReference: e.Reference, AmountInMinor: e.AmountInMinor, Currency: e.Currency}
+}
+
+// Log is the audit record of one profile: a JSON-lines file, mode 0600.
+type Log struct {
+	path    string
+	profile string
+	now     func() time.Time
+
+	mu sync.Mutex
+}
+
+// DefaultPath is where a profile's audit record lives under paydash's
+// state directory.
+func DefaultPath(stateDir, profile string) string {
+	name := strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == 0 {
+			return '_'
+		}
+		return r
+	}, profile)
+	if name == "" {
+		name = "default"
+	}
+	return filepath.Join(stateDir, "audit", name+".jsonl")
+}
+
+// Open returns the audit record at path for profile, creating its
+// directory (0700). now is the clock; nil means time.Now.
+func Open(path, profile string, now func() time.Time) (*Log, error) {
+	if now == nil {
+		now = time.Now
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("audit record: %w", err)
+	}
+	return &Log{path: path, profile: profile, now: now}, nil
+}
+
+// Path is the record's file.
+func (l *Log) Path() string { return l.path }
+
+// Profile is the profile the record belongs to.
+func (l *Log) Profile() string { return l.profile }
+
+// lock takes the record's OS lock: held only while reading the record to
+// check for duplicates and appending, never while waiting on the network.
+func (l *Log) lock(ctx context.Context) (*Lock, error) {
+	return WaitLock(ctx, l.path+".lock", "audit record", 30*time.Second)
+}
+
+// Entries reads the whole record. A torn last line (a crash mid-write) is
+// skipped; a damaged line elsewhere is an error, since the record is what
+// protects against paying twice.
+func (l *Log) Entries() ([]Entry, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.read()
+}
+
+func (l *Log) read() ([]Entry, error) {
+	f, err := os.Open(l.path) //nolint:gosec // the profile's own audit record
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read audit record: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("read audit record %s: %w", l.path, err)
+	}
+	var out []Entry
+	lines := bytes.Split(data, []byte("\n"))
+	// The piece after the last newline is empty, or a write torn by a
+	// crash: never a complete record, so it is skipped.
+	lines = lines[:len(lines)-1]
+	for i, line := range lines {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		var e Entry
+		if err := json.Unmarshal(line, &e); err != nil {
+			return nil, fmt.Errorf("audit record %s line %d is damaged (%w); paydash will not send payouts it cannot check for duplicates: move the file aside to start a new record (the service's report is still checked)", l.path, i+1, err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// append writes entries as one write and fsyncs. The caller holds the
+// OS lock when duplicates must be excluded.
+func (l *Log) append(entries ...Entry) error {
+	var b bytes.Buffer
+	for _, e := range entries {
+		if e.At.IsZero() {
+			e.At = l.now()
+		}
+		e.At = e.At.UTC()
+		e.Profile = l.profile
+		j, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("audit record: %w", err)
+		}
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600) //nolint:gosec // the profile's own audit record
+	if err != nil {
+		return fmt.Errorf("write audit record: %w", err)
+	}
+	if _, err := f.Write(b.Bytes()); err != nil {
+		f.Close()
+		return fmt.Errorf("write audit record %s: %w", l.path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("sync audit record %s: %w", l.path, err)
+	}
+	return f.Close()
+}
+
+// Outcome records the outcome of a payout sent under transactionID.
+func (l *Log) Outcome(transactionID, outcome, detail string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.append(Entry{Event: EventOutcome, TransactionID: transactionID, Outcome: outcome, Detail: detail})
+}
+
+// Reserve is the last check before a payout goes out, and its record:
+// under the record's OS lock it reads the record, looks for an earlier
+// payout matching e (same IBAN, amount, currency and reference within
+// window, under another transaction id), and when there is none, or
+// allowDuplicate is set, appends e as an attempt. It returns the matches;
+// when they are not empty and allowDuplicate is false nothing was written
+// and the payout must not be sent.
+//
+// Holding the lock across check and write is what stops two processes of
+// the profile from sending the same payout at the same moment.
+func (l *Log) Reserve(ctx context.Context, e Entry, window time.Duration, allowDuplicate bool) ([]Payment, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lk, err := l.lock(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("audit record: %w", err)
+	}
+	defer func() { _ = lk.Unlock() }()
+	entries, err := l.read()
+	if err != nil {
+		return nil, err
+	}
+	req := e.Request()
+	matches := Matching(FromRecord(entries), &req, l.now(), window)
+	if len(matches) > 0 && !allowDuplicate {
+		return matches, nil
+	}
+	e.Event = EventAttempt
+	e.AllowedDuplicate = e.AllowedDuplicate || len(matches) > 0
+	return matches, l.append(e)
+}
+
+// Attempt is one attempt line with the last outcome recorded for its
+// transaction id after it: what `paydash payouts log` prints.
+type Attempt struct {
+	Entry
+	// OutcomeAt is when the outcome was recorded (zero when none was).
+	OutcomeAt time.Time `json:"outcome_at,omitzero"`
+}
+
+// Attempts folds the record into one Attempt per attempt line, oldest
+// first, each with the last outcome of its id recorded after it.
+func Attempts(entries []Entry) []Attempt {
+	var out []Attempt
+	last := map[string]int{} // transaction id -> index of its latest attempt
+	for _, e := range entries {
+		switch e.Event {
+		case EventAttempt:
+			last[e.TransactionID] = len(out)
+			out = append(out, Attempt{Entry: e})
+		case EventOutcome:
+			if i, ok := last[e.TransactionID]; ok {
+				out[i].Outcome, out[i].OutcomeAt = e.Outcome, e.At
+				if e.Detail != "" {
+					out[i].Detail = e.Detail
+				}
+			}
+		}
+	}
+	return out
+}

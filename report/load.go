@@ -1,0 +1,110 @@
+package report
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/paydash/paydash/api"
+)
+
+// Source streams the service's transaction report (api.Client does).
+type Source interface {
+	StreamTransactions(ctx context.Context, q api.TransactionQuery, fn func(api.Transaction) error) error
+}
+
+// Overlap is how far before the newest row a refresh asks from, so rows
+// booked a little out of order are not missed.
+const Overlap = 2 * time.Minute
+
+// PendingLookback bounds how far back a refresh goes for rows still in
+// flight (authorised or submitted), whose status may yet change: older
+// ones are caught by a full reload.
+const PendingLookback = 24 * time.Hour
+
+// Load streams the whole report into a new Store. sizeHint (0 = unknown)
+// sizes the first chunk; progress, when not nil, counts rows as they
+// arrive. On an error the rows received so far are returned with it.
+func Load(ctx context.Context, src Source, sizeHint int, progress *atomic.Int64) (*Store, error) {
+	st := New(sizeHint)
+	b := st.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	err := src.StreamTransactions(ctx, api.TransactionQuery{}, func(t api.Transaction) error {
+		if err := b.add(&t); err != nil {
+			return err
+		}
+		if progress != nil {
+			progress.Add(1)
+		}
+		return nil
+	})
+	// The index refreshes merge by is built now, so a loaded report's
+	// memory is what it holds from then on.
+	b.ids.build(&b.cur)
+	b.idsBuilt = true
+	return b.publish(), err
+}
+
+// Since is where the next refresh asks from: the newest report time seen
+// minus Overlap, or earlier to cover rows still in flight (at most
+// PendingLookback before the newest). Zero means everything.
+func (s *Store) Since() time.Time {
+	b := s.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.since()
+}
+
+func (b *builder) since() time.Time {
+	if b.cur.newest == 0 {
+		return time.Time{}
+	}
+	from := b.cur.newest - int64(Overlap)
+	if p := b.pendingMin; p != 0 && p < from {
+		from = max(p, b.cur.newest-int64(PendingLookback))
+	}
+	return time.Unix(0, from).UTC()
+}
+
+// Refresh asks the service only for what is new (from Since on) and
+// merges it by transaction id: rows seen before are updated where they
+// changed (a payout settling), new ones appended. It returns the new
+// Store; s itself stays as it was, so readers of s are undisturbed. Row
+// numbers of s keep meaning the same transactions in the result. On an
+// error the rows merged so far are kept in the result.
+func (s *Store) Refresh(ctx context.Context, src Source) (*Store, MergeStats, error) {
+	b := s.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var ms MergeStats
+	first := int32(b.cur.n)
+	if !b.idsBuilt {
+		b.ids.build(&b.cur)
+		b.idsBuilt = true
+	}
+	q := api.TransactionQuery{From: b.since()}
+	hadPending := b.pendingMin != 0
+	err := src.StreamTransactions(ctx, q, func(t api.Transaction) error {
+		ms.Seen++
+		if i, ok := b.ids.find(&b.cur, []byte(clip(t.TransactionID, maxID))); ok {
+			if b.update(i, &t) {
+				ms.Updated++
+				if i < first {
+					ms.Changed = append(ms.Changed, i)
+				}
+			}
+			b.noteTime(&t)
+			return nil
+		}
+		ms.Added++
+		return b.add(&t)
+	})
+	if hadPending && ms.Updated > 0 {
+		b.recomputePending()
+	}
+	for i := first; i < int32(b.cur.n); i++ {
+		ms.Changed = append(ms.Changed, i)
+	}
+	return b.publish(), ms, err
+}

@@ -1,0 +1,29 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// summaryKeyW is the width of the key column of a confirmation or result
+// screen ("transaction id" and two spaces of indent).
+const summaryKeyW = 16
+
+// wrapRow renders one "key  value" row of a confirmation or result
+// screen. The value wraps onto as many lines as it needs, indented under
+// itself, and is never cut: these screens are where the operator checks
+// the payee, IBAN, amount and reference before money moves.
+func wrapRow(c *viewContext, k, v string, w int) string {
+	vw := max(w-summaryKeyW-2, 10)
+	lines := strings.Split(ansi.Wrap(v, vw, ""), "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		if i == 0 {
+			b.WriteString("  " + c.st.muted.Render(fit(k, summaryKeyW)) + l + "\n")
+			continue
+		}
+		b.WriteString(strings.Repeat(" ", summaryKeyW+2) + l + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package webhookrelay
+
+const raceEnabled = false
