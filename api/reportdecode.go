@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 	"strings"
+	"time"
 	"unicode/utf8"
 	"unsafe"
 )

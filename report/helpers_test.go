@@ -102,7 +102,6 @@ func load(t interface{ Fatal(...any) }, rows []api.Transaction) *Store {
 	return st
 }
 
-
 type (
 	apiQuery = api.TransactionQuery
 	apiTx    = api.Transaction
