@@ -676,8 +676,27 @@ func reportTimeAt(b []byte, i int, out *ReportTime) (int, fastStatus) {
 		hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 || frac < 0 {
 		return 0, fastSlow
 	}
-	*out = ReportTime{time.Date(year, time.Month(month), day, hour, minute, sec, frac*100, time.UTC)}
+	// What time.Date gives, from the civil date directly (three a record).
+	unix := daysFromCivil(year, month, day)*86400 + int64(hour*3600+minute*60+sec)
+	*out = ReportTime{time.Unix(unix, int64(frac)*100).UTC()}
 	return j, fastOK
+}
+
+// daysFromCivil is the number of days from 1970-01-01 to a date (Howard
+// Hinnant's algorithm).
+func daysFromCivil(y, m, d int) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era = (y - 399) / 400
+	}
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
 }
 
 func daysIn(month, year int) int {
