@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"encoding/base64"
 	"errors"
 	"strings"
 	"testing"
@@ -254,4 +255,20 @@ func TestFormErrorsNameTheirField(t *testing.T) {
 	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
 	h.key("y")
 	mustContain(t, strings.Join(strings.Fields(h.view()), " "), "Beneficiary IBAN: "+long)
+}
+
+// Item 7: inside tmux the copy is a plain OSC 52 (tmux drops the DCS
+// passthrough wrapping by default, which left its buffer empty).
+func TestCopyInsideTmuxIsPlainOSC52(t *testing.T) {
+	t.Setenv("TMUX", "/tmp/tmux-1000/default,1234,0")
+	t.Setenv("TERM", "screen-256color")
+	h := newHarness(t, Options{Backend: newFake(10)}, 120, 40)
+	h.key("2")
+	h.key("Y")
+	got := h.clip.String()
+	id := h.m.tx.store.Tx(h.m.tx.idx[0]).TransactionID
+	want := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(id)) + "\x07"
+	if got != want {
+		t.Fatalf("inside tmux wrote %q, want the plain OSC 52 %q", got, want)
+	}
 }
