@@ -375,11 +375,18 @@ The relay listens on the profile's relay_listen and requires its
 relay_token (or relay_token_env, or PAYDASH_RELAY_TOKEN) from readers of
 /ws and /events; --listen, --token and --token-env override them. A token
 has at least 16 characters and no whitespace. With no profile configured
-the flags alone apply.`,
-		Example: `  paydash relay --jwks-url http://127.0.0.1:8080/.well-known/jwks
+the flags alone apply.
+
+Signatures are verified with --verify-key, or with the JWKS each
+signature names in its jku when that URL is allowed by --jku-allow. With
+--nats, any number of relays share one NATS JetStream stream (clustered
+mode) instead of the --store file.`,
+		Example: `  paydash relay --jku-allow http://127.0.0.1:8080/.well-known/jwks -v
   paydash --profile staging relay    # relay_listen and relay_token from the profile
   paydash relay --listen 0.0.0.0:8787 --token-env PAYDASH_RELAY_TOKEN --verify-key service-pub.pem \
-      --forward-to http://127.0.0.1:3000/webhooks`,
+      --forward-to http://127.0.0.1:3000/webhooks
+  paydash relay --listen 0.0.0.0:8787 --allowed-host relay.example.com --jku-allow https://svc.example/.well-known/jwks \
+      --nats nats://n1:4222,nats://n2:4222,nats://n3:4222 --nats-creds relay.creds --nats-replicas 3`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return serve.Relay(cmd.Context(), s, g, o) },
 	}

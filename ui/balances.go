@@ -193,7 +193,8 @@ func (v *balancesView) view(c *viewContext, w, h int) string {
 	case v.filter.shown():
 		b.WriteString(v.filter.view())
 	case v.err != nil && len(v.rows) == 0:
-		b.WriteString(c.st.bad.Render(fit("Could not load balances: "+v.err.Error(), w)))
+		// The whole cause, wrapped: cutting it hid the part that says why.
+		b.WriteString(c.st.bad.Render(wrapText("Could not load balances: "+clean(v.err.Error())+" (r retries)", w)))
 	case v.lastAt.IsZero():
 		b.WriteString(c.st.muted.Render("Loading balances…"))
 	default:

@@ -18,7 +18,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/api/clock"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
@@ -40,6 +40,7 @@ type fakeBackend struct {
 	txs          func(i int) api.Transaction
 	nTxs         int
 	streams      int
+	streamErr    error // the report and balances fail with it when set
 	queries      []api.TransactionQuery
 	served       int // rows sent
 	payouts      []api.PayoutRequest
@@ -55,6 +56,9 @@ func (f *fakeBackend) Balances(context.Context) ([]api.Balance, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.balanceCalls++
+	if f.streamErr != nil {
+		return nil, f.streamErr
+	}
 	return append([]api.Balance(nil), f.balances...), nil
 }
 
@@ -64,8 +68,11 @@ func (f *fakeBackend) StreamTransactions(ctx context.Context, q api.TransactionQ
 	f.mu.Lock()
 	f.streams++
 	f.queries = append(f.queries, q)
-	n := f.nTxs
+	n, err := f.nTxs, f.streamErr
 	f.mu.Unlock()
+	if err != nil {
+		return err
+	}
 	for i := range n {
 		t := f.txs(i)
 		if !q.From.IsZero() && txAt(t).Before(q.From) {

@@ -42,6 +42,8 @@ type styles struct {
 	jsonString lipgloss.Style
 	jsonNumber lipgloss.Style
 	jsonLit    lipgloss.Style
+	credit     lipgloss.Style // money in
+	debit      lipgloss.Style // money out
 }
 
 func newStyles() styles {
@@ -68,5 +70,7 @@ func newStyles() styles {
 		jsonString: s.Foreground(colString),
 		jsonNumber: s.Foreground(colNumber),
 		jsonLit:    s.Foreground(colAccent),
+		credit:     s.Foreground(colGood),
+		debit:      s.Foreground(colBad),
 	}
 }

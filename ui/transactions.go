@@ -311,10 +311,11 @@ func (v *txView) result(c *viewContext, msg txResultMsg) {
 	v.order, v.orderSort = msg.order, msg.orderSort
 	v.totals, v.problems = msg.totals, msg.problems
 	v.busy = false
-	// A re-sort or a refresh keeps the same transaction selected, at the
-	// same place on screen; a new filter starts at the top, where the best
-	// matches are.
-	if (sortChanged || msg.keepSel) && selected >= 0 {
+	// A refresh keeps the same transaction selected, at the same place on
+	// screen; a new sort or filter starts at the top, where the rows it
+	// puts first are (keeping the cursor's row made "sorted by Amount ↓"
+	// open on a row in the middle).
+	if msg.keepSel && !sortChanged && selected >= 0 {
 		offset := v.nav.cursor - v.nav.top
 		v.nav.cursor, v.nav.top = 0, 0
 		for i, x := range v.idx {
@@ -438,7 +439,7 @@ func (v *txView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(k, c.keys.Sort):
-		v.sort = report.SortKey{Col: (v.sort.Col + 1) % report.NumColumns, Desc: v.sort.Desc}
+		v.sort = report.SortKey{Col: v.nextSortColumn(c), Desc: v.sort.Desc}
 		return v.recompute(c, false)
 	case key.Matches(k, c.keys.Reverse):
 		v.sort.Desc = !v.sort.Desc
@@ -506,6 +507,21 @@ func (v *txView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
+// nextSortColumn is the next column after the sorted one that is on
+// screen at this width: sorting by a column the user cannot see looks
+// broken.
+func (v *txView) nextSortColumn(c *viewContext) report.Column {
+	ws := layoutCols(txCols[:], c.width-1)
+	col := v.sort.Col
+	for range report.NumColumns {
+		col = (col + 1) % report.NumColumns
+		if ws[col] > 0 {
+			return col
+		}
+	}
+	return col
+}
+
 // export writes the rows on screen to a new file in the export directory.
 func (v *txView) export(c *viewContext, format string) tea.Cmd {
 	st, idx := v.store, v.idx
@@ -554,12 +570,12 @@ func writeExport(dir, name, format string, st *report.Store, idx []int32) (strin
 
 var txCols = [numColumns]colSpec{
 	colTime:      {title: "Time", w: 19},
-	colType:      {title: "Type", w: 7, drop: 3},
+	colType:      {title: "Type", w: 7, drop: 2}, // kept at 80 columns; the amount's sign says it too
 	colStatus:    {title: "Status", w: 10},
 	colCurrency:  {title: "Cur", w: 3},
 	colAmount:    {title: "Amount", w: 14, right: true},
 	colName:      {title: "Beneficiary", w: 14, flex: 2, max: 32},
-	colIBAN:      {title: "IBAN", w: 27, drop: 2, flex: 1, max: 34},
+	colIBAN:      {title: "IBAN", w: 27, drop: 3, flex: 1, max: 34},
 	colReference: {title: "Reference", w: 12, drop: 4, flex: 2, max: 36},
 	colID:        {title: "ID", w: 36, drop: 5},
 }
@@ -600,6 +616,12 @@ func (v *txView) view(c *viewContext, w, h int) string {
 		info = c.st.bad.Render("no backend configured")
 	case v.store == nil:
 		info = "No report loaded"
+	case v.loadErr != nil && total == 0:
+		// A failed load is not an empty filter: say what failed, in full.
+		b.WriteString(c.st.bad.Render("Could not load the transaction report.") + "\n")
+		b.WriteString(c.st.bad.Render(wrapText(clean(v.loadErr.Error()), w)) + "\n")
+		b.WriteString(c.st.muted.Render(wrapText("r retries; the report reloads by itself every "+c.opts.ReportRefresh.String()+".", w)))
+		return b.String()
 	default:
 		dir := "↑"
 		if v.sort.Desc {
@@ -615,23 +637,30 @@ func (v *txView) view(c *viewContext, w, h int) string {
 		if v.refreshing {
 			info += " · " + c.st.muted.Render("refreshing…")
 		}
+		if v.loadErr != nil {
+			info += " · " + c.st.bad.Render("incomplete, the load failed: "+clean(v.loadErr.Error())+" (r retries)")
+		}
 		if len(v.problems) > 0 {
 			info += " · " + c.st.warn.Render(strings.Join(v.problems, "; "))
 		}
 	}
 	b.WriteString(fit(info, w))
 	b.WriteByte('\n')
-	// Table.
+	// Line 3: what the rows on screen add up to, always in view.
+	b.WriteString(v.totalsLine(c, w))
+	b.WriteByte('\n')
+	// Table. The sorted column is wide enough for its arrow.
 	specs := txCols
 	arrow := " ↑"
 	if v.sort.Desc {
 		arrow = " ↓"
 	}
 	specs[v.sort.Col].title += arrow
+	specs[v.sort.Col].w = max(specs[v.sort.Col].w, width(specs[v.sort.Col].title))
 	ws := layoutCols(specs[:], w-1)
 	b.WriteString(c.st.header.Render(" " + headerCells(specs[:], ws)))
 	b.WriteByte('\n')
-	rowsH := h - 3
+	rowsH := h - 4
 	if v.detail {
 		rowsH -= detailHeight(w)
 	}
@@ -650,7 +679,7 @@ func (v *txView) view(c *viewContext, w, h int) string {
 		cells[colType] = st.Type(i)
 		cells[colStatus] = st.Status(i)
 		cells[colCurrency] = st.Currency(i)
-		cells[colAmount] = api.FormatAmount(st.Amount(i), cells[colCurrency])
+		cells[colAmount] = signedAmount(st.Amount(i), cells[colCurrency], cells[colType])
 		cells[colName] = st.Name(i)
 		cells[colIBAN] = st.IBAN(i)
 		cells[colReference] = string(st.Reference(i))
@@ -662,6 +691,10 @@ func (v *txView) view(c *viewContext, w, h int) string {
 			b.WriteString(c.st.selected.Render(fit(line.String(), w)))
 		} else {
 			cellStyles[colStatus] = c.stateStyle(cells[colStatus])
+			cellStyles[colAmount] = &c.st.debit
+			if credit(cells[colType]) {
+				cellStyles[colAmount] = &c.st.credit
+			}
 			renderCells(&line, specs[:], ws, cells, cellStyles...)
 			b.WriteString(line.String())
 		}
@@ -675,6 +708,42 @@ func (v *txView) view(c *viewContext, w, h int) string {
 		return out + "\n" + v.detailView(c, w)
 	}
 	return b.String()
+}
+
+// totalsLine is the rows on screen added up per currency: money in, money
+// out and the net; when that does not fit, the net alone.
+func (v *txView) totalsLine(c *viewContext, w int) string {
+	if v.store == nil {
+		return ""
+	}
+	if len(v.totals) == 0 {
+		return c.st.muted.Render(fit("Totals: no rows", w))
+	}
+	net := func(t report.Total) string {
+		if t.Net >= 0 {
+			return "+" + api.FormatAmount(t.Net, t.Currency)
+		}
+		return "−" + api.FormatAmount(-t.Net, t.Currency)
+	}
+	var long, short []string
+	failed := 0
+	for _, t := range v.totals {
+		long = append(long, t.Currency+" in +"+api.FormatAmount(t.Credits, t.Currency)+" out −"+api.FormatAmount(t.Debits, t.Currency)+" net "+net(t))
+		short = append(short, t.Currency+" net "+net(t))
+		failed += t.Failed
+	}
+	note := ""
+	if failed > 0 {
+		note = " (" + itoa(failed) + " failed/rejected not counted)"
+	}
+	line := "Totals: " + strings.Join(long, " · ") + note
+	if width(line) > w {
+		line = "Totals: " + strings.Join(short, " · ") + note
+	}
+	if width(line) > w {
+		line = "Totals: " + strings.Join(short, " · ")
+	}
+	return c.st.bold.Render(fit(line, w))
 }
 
 func (v *txView) detailView(c *viewContext, w int) string {

@@ -18,7 +18,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/api/clock"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 

@@ -1,10 +1,12 @@
 package ui
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/report"
 )
 
 // Item 1: a UUID and letters typed while a form's select has focus stay in
@@ -141,4 +143,80 @@ func TestTabNamesAndFooterAtEveryWidth(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Item 2: with the service unreachable the report says it could not load,
+// with the whole cause, instead of "No transactions match the filter";
+// the balances error is not cut before its cause either.
+func TestUnreachableServiceIsNotAnEmptyReport(t *testing.T) {
+	fb := newFake(10)
+	fb.streamErr = errors.New(`cannot reach the service (check the URL and your network): dial tcp 127.0.0.1:9: connect: connection refused`)
+	h := newHarness(t, Options{Backend: fb}, 80, 24)
+	out := h.view()
+	mustContain(t, strings.ReplaceAll(out, "\n", " "), "Could not load balances", "connection refused")
+	h.key("2")
+	out = h.view()
+	if strings.Contains(out, "No transactions match") || strings.Contains(out, "0 of 0") {
+		t.Fatalf("a failed load looks like an empty filter:\n%s", out)
+	}
+	mustContain(t, strings.Join(strings.Fields(out), " "), "Could not load the transaction report", "connection refused", "r retries")
+}
+
+// Item 5: a new sort starts at the top; the sorted column's header has
+// room for its arrow; s cycles only through columns on screen.
+func TestSortGoesToTheTopAndOnlyShownColumns(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(300)}, 80, 24)
+	h.key("2")
+	for range 5 {
+		h.key("j")
+	}
+	for h.m.tx.sort.Col != colAmount {
+		h.key("s")
+	}
+	if h.m.tx.nav.cursor != 0 {
+		t.Fatalf("after sorting the cursor is on row %d, want the top", h.m.tx.nav.cursor)
+	}
+	top := h.m.tx.store.Tx(h.m.tx.idx[0]).AmountInMinor
+	for _, i := range h.m.tx.idx {
+		if a := h.m.tx.store.Tx(i).AmountInMinor; a > top {
+			t.Fatalf("top row %d is not the largest (%d)", top, a)
+		}
+	}
+	seen := map[report.Column]bool{}
+	for range 2 * report.NumColumns {
+		h.key("s")
+		seen[h.m.tx.sort.Col] = true
+		if h.m.tx.sort.Col == colCurrency {
+			mustContain(t, h.view(), "Cur ↓")
+		}
+	}
+	for _, hidden := range []report.Column{colIBAN, colReference, colID} {
+		if seen[hidden] {
+			t.Errorf("at 80 columns s sorted by %s, which is not on screen", report.ColumnNames[hidden])
+		}
+	}
+	if !seen[colType] || !seen[colCurrency] {
+		t.Errorf("s skipped shown columns: %v", seen)
+	}
+}
+
+// Item 6 and the signed report: at 80x24 fundings and payouts differ (the
+// Type column stays, amounts are signed) and the filtered rows' totals
+// per currency are on screen.
+func TestReportSignedTypedAndTotalledAt80(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(300)}, 80, 24)
+	h.key("2")
+	out := h.view()
+	mustContain(t, out, " Type ", "funding", "payout", "+£713.71", "−£1.00", "Totals:")
+	h.key("/")
+	h.typeText("type:funding cur:GBP")
+	h.key("enter")
+	var in int64
+	for _, i := range h.m.tx.idx {
+		tx := h.m.tx.store.Tx(i)
+		if tx.Status != api.StateFailed && tx.Status != api.StateRejected {
+			in += tx.AmountInMinor
+		}
+	}
+	mustContain(t, h.view(), "Totals: GBP in +"+api.FormatAmount(in, "GBP")+" out −£0.00 net +"+api.FormatAmount(in, "GBP"))
 }

@@ -173,7 +173,9 @@ func (r *Relay) Serve(ctx context.Context, ln net.Listener) error {
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	err := srv.Shutdown(sctx)
-	<-errc
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
 	if err != nil {
 		return fmt.Errorf("relay shutdown: %w", err)
 	}
