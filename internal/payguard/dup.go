@@ -166,9 +166,10 @@ func Matching(ps []Payment, req *api.PayoutRequest, now time.Time, window time.D
 	return out
 }
 
-// ReportReader is the part of the api client the check reads.
+// ReportReader is the part of the api client the check reads; the report
+// is streamed, one record at a time.
 type ReportReader interface {
-	Transactions(ctx context.Context, q api.TransactionQuery) ([]api.Transaction, error)
+	StreamTransactions(ctx context.Context, q api.TransactionQuery, fn func(api.Transaction) error) error
 }
 
 // Known is everything the duplicate check knows of payouts already made:
@@ -200,11 +201,13 @@ func Load(ctx context.Context, l *Log, r ReportReader, now time.Time, window tim
 		if window > 0 {
 			q.From = now.Add(-window)
 		}
-		txs, err := r.Transactions(ctx, q)
+		err := r.StreamTransactions(ctx, q, func(t api.Transaction) error {
+			k.Report = append(k.Report, FromReportRecords([]api.Transaction{t})...)
+			return nil
+		})
 		if err != nil {
 			return nil, fmt.Errorf("duplicate check: reading the service's report: %w", err)
 		}
-		k.Report = FromReportRecords(txs)
 	}
 	k.index()
 	return k, nil
