@@ -141,7 +141,7 @@ func (fv *formView) rebuild(c *viewContext) tea.Cmd {
 				return nil
 			}
 			if ps := fv.spec.problems(c, fv.key); len(ps) > 0 {
-				return errors.New("cannot send yet: " + ps.Error())
+				return errors.New("cannot send yet: " + strings.Join(fv.described(ps), "; "))
 			}
 			return nil
 		})
@@ -487,7 +487,9 @@ func (fv *formView) view(c *viewContext, w, h int) string {
 		// The errors that stop the operator moving on, each once: a hint
 		// that already says it is enough.
 		for _, err := range fv.form.Errors() {
-			if msg := err.Error(); !strings.Contains(ansi.Strip(hint), msg) {
+			msg := err.Error()
+			_, bare, _ := strings.Cut(msg, ": ")
+			if bare == "" || !strings.Contains(ansi.Strip(hint), bare) {
 				b.WriteString("\n" + c.st.bad.Render(wrapText("✗ "+clean(msg), w)))
 			}
 		}
@@ -508,7 +510,7 @@ func (fv *formView) failureView(c *viewContext, w int) string {
 	}
 	var b strings.Builder
 	b.WriteString(c.st.bad.Render("✗ "+strings.ToUpper(fv.spec.noun()[:1])+fv.spec.noun()[1:]+" not created") + "\n\n")
-	b.WriteString(errorDetails(c, fv.err, w))
+	b.WriteString(errorDetails(c, fv, fv.err, w))
 	b.WriteString("\n")
 	if fv.definite {
 		b.WriteString(c.st.muted.Render(wrapText("The service refused it, so nothing was created. e edits (a fresh "+fv.spec.keyName()+"), enter retries as is, n starts over.", w)) + "\n")
@@ -521,15 +523,15 @@ func (fv *formView) failureView(c *viewContext, w int) string {
 
 // errorDetails renders a service error (problem details, field errors,
 // trace id) or any other error.
-func errorDetails(c *viewContext, err error, w int) string {
+func errorDetails(c *viewContext, fv *formView, err error, w int) string {
 	var b strings.Builder
 	var ae *api.Error
 	var ps api.Problems
 	switch {
 	case errors.As(err, &ps):
 		b.WriteString(c.st.bold.Render("Fix these first:") + "\n")
-		for _, p := range ps {
-			b.WriteString("  " + fit(p.Field+": "+p.Message, w-2) + "\n")
+		for _, d := range fv.described(ps) {
+			b.WriteString(indent(wrapText(clean(d), w-2), "  ") + "\n")
 		}
 	case errors.As(err, &ae):
 		title, detail := "HTTP "+itoa(ae.StatusCode), ""
@@ -551,7 +553,8 @@ func errorDetails(c *viewContext, err error, w int) string {
 			slices.Sort(fields)
 			b.WriteString("\n" + c.st.bold.Render("Field errors") + "\n")
 			for _, f := range fields {
-				b.WriteString("  " + fit(clean(f+": "+strings.Join(p.Errors[f], "; ")), w-2) + "\n")
+				// Whole, wrapped, and named as on the form.
+				b.WriteString(indent(wrapText(clean(fv.name(f)+": "+fv.human(strings.Join(p.Errors[f], "; "))), w-2), "  ") + "\n")
 			}
 		}
 		if ae.Problem == nil && len(ae.Body) > 0 {
@@ -580,6 +583,11 @@ func errorDetails(c *viewContext, err error, w int) string {
 		b.WriteString(wrapText(msg, w) + "\n")
 	}
 	return b.String()
+}
+
+// indent puts pre before every line of s.
+func indent(s, pre string) string {
+	return pre + strings.ReplaceAll(s, "\n", "\n"+pre)
 }
 
 // wrapText breaks s into lines of at most w cells at spaces.
@@ -611,8 +619,49 @@ func wrapText(s string, w int) string {
 // api's problems that belong to it.
 func (fv *formView) check(c *viewContext, path string) func(string) error {
 	return func(string) error {
-		return problemsAt(fv.spec.problems(c, fv.key), path, fv.spec.paths())
+		err := problemsAt(fv.spec.problems(c, fv.key), path, fv.spec.paths())
+		if err == nil {
+			return nil
+		}
+		// Named after the field: the error line shows below the whole
+		// page, not under the field it is about.
+		return errors.New(fv.name(path) + ": " + fv.human(err.Error()))
 	}
+}
+
+// name is what the operator calls the field with this request path: its
+// title on the form, else the path itself.
+func (fv *formView) name(path string) string {
+	if l, ok := fv.labels[owner(path, fv.spec.paths())]; ok && l != "" {
+		return l
+	}
+	return path
+}
+
+// human rewrites request paths in a message (the api's rules say "must be
+// after constraints.valid_from") into the fields' titles.
+func (fv *formView) human(msg string) string {
+	paths := make([]string, 0, len(fv.labels))
+	for p := range fv.labels {
+		paths = append(paths, p)
+	}
+	// Longest first, so a.b.c is not rewritten as a's title + ".b.c".
+	slices.SortFunc(paths, func(a, b string) int { return len(b) - len(a) })
+	for _, p := range paths {
+		if strings.Contains(msg, p) {
+			msg = strings.ReplaceAll(msg, p, fv.labels[p])
+		}
+	}
+	return msg
+}
+
+// described lists problems as "Field title: message".
+func (fv *formView) described(ps api.Problems) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = fv.name(p.Field) + ": " + fv.human(p.Message)
+	}
+	return out
 }
 
 // owner is the field path a problem belongs to: the longest field path
@@ -676,7 +725,7 @@ func (fv *formView) input(c *viewContext, key, title, path string, val *string, 
 func (fv *formView) choice(c *viewContext, key, title, path string, val *string, opts ...huh.Option[string]) *huh.Select[string] {
 	fv.field(key, title, path)
 	return huh.NewSelect[string]().Key(key).Title(title).Options(opts...).Value(val).Inline(true).
-		Validate(func(string) error { return problemsAt(fv.spec.problems(c, fv.key), path, fv.spec.paths()) })
+		Validate(fv.check(c, path))
 }
 
 // splitList reads "GB, IE ,FR" as [GB IE FR].

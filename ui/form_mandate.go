@@ -214,7 +214,7 @@ func (f *mandateForm) summary(c *viewContext, fv *formView, w int) string {
 		row("limits", strings.Join(lim, ", "))
 	}
 	for _, u := range unowned(f.problems(c, fv.key), f.paths()) {
-		b.WriteString("  " + c.st.bad.Render("✗ "+u) + "\n")
+		b.WriteString("  " + c.st.bad.Render("✗ "+fv.human(u)) + "\n")
 	}
 	return b.String()
 }

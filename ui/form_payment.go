@@ -147,7 +147,7 @@ func (p *paymentForm) summary(c *viewContext, fv *formView, w int) string {
 		row("metadata", itoa(len(req.Metadata))+" pairs")
 	}
 	for _, u := range unowned(p.problems(c, fv.key), p.paths()) {
-		b.WriteString("  " + c.st.bad.Render("✗ "+u) + "\n")
+		b.WriteString("  " + c.st.bad.Render("✗ "+fv.human(u)) + "\n")
 	}
 	return b.String()
 }

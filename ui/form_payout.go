@@ -78,7 +78,7 @@ func (p *payoutForm) build(c *viewContext, fv *formView) []*huh.Group {
 	return []*huh.Group{
 		huh.NewGroup(
 			fv.fieldSelect("source", "Source account", "currency").Title("Source account").Options(opts...).Value(&p.account).
-				Validate(func(string) error { return problemsAt(p.problems(c, fv.key), "currency", p.paths()) }),
+				Validate(fv.check(c, "currency")),
 			fv.input(c, "name", "Beneficiary name ", "beneficiary_name", &p.name, "e.g. Ada Lovelace"),
 			fv.input(c, "iban", "Beneficiary IBAN ", "beneficiary_iban", &p.iban, "e.g. GB33 BUKB 2020 1555 5555 55"),
 		).Title("New payout · 1/2 · from and to"),
@@ -191,7 +191,7 @@ func (p *payoutForm) summary(c *viewContext, fv *formView, w int) string {
 		b.WriteString("  " + c.st.warn.Render(s) + "\n")
 	}
 	for _, u := range unowned(p.problems(c, fv.key), p.paths()) {
-		b.WriteString("  " + c.st.bad.Render("✗ "+u) + "\n")
+		b.WriteString("  " + c.st.bad.Render("✗ "+fv.human(u)) + "\n")
 	}
 	return b.String()
 }

@@ -102,7 +102,7 @@ func TestPayoutRejectedByServiceShowsProblem(t *testing.T) {
 	h := newHarness(t, Options{Backend: fb}, 120, 40)
 	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "10")
 	h.key("y")
-	mustContain(t, h.view(), "Invalid payout (HTTP 422)", "blocked list", "beneficiary_iban: is blocked", "trace id trace-42", "nothing was created")
+	mustContain(t, h.view(), "Invalid payout (HTTP 422)", "blocked list", "Beneficiary IBAN: is blocked", "trace id trace-42", "nothing was created")
 	first := h.m.payout.key
 	h.key("e") // a definite rejection: the edited payout is a new one
 	if h.m.payout.key == first || h.m.payout.phase != phaseEdit {
@@ -323,7 +323,7 @@ func TestPaymentServiceError(t *testing.T) {
 	h := newHarness(t, Options{Backend: fb}, 120, 40)
 	fillPayment(h, "040004")
 	h.key("y")
-	mustContain(t, h.view(), "Validation failed (HTTP 400)", "The request is invalid.", "user.email: is not deliverable", "trace id tr-9")
+	mustContain(t, h.view(), "Validation failed (HTTP 400)", "The request is invalid.", "Email: is not deliverable", "trace id tr-9")
 }
 
 func TestMandateForm(t *testing.T) {

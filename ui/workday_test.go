@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"encoding/base64"
 	"errors"
 	"strings"
 	"testing"
@@ -219,4 +220,55 @@ func TestReportSignedTypedAndTotalledAt80(t *testing.T) {
 		}
 	}
 	mustContain(t, h.view(), "Totals: GBP in +"+api.FormatAmount(in, "GBP")+" out −£0.00 net +"+api.FormatAmount(in, "GBP"))
+}
+
+// Item 4: form errors name their field by its title, messages say the
+// fields' titles rather than request paths, and a long service error is
+// wrapped whole rather than cut.
+func TestFormErrorsNameTheirField(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10)}, 80, 24)
+	h.key("5")
+	h.key("enter") // source account
+	h.key("enter") // empty name
+	h.key("enter")
+	out := strings.Join(strings.Fields(h.view()), " ")
+	mustContain(t, out, "✗ Beneficiary name:")
+
+	// The mandate's dates: "must be after constraints.valid_from" reads
+	// as the field's title.
+	h = newHarness(t, Options{Backend: newFake(10)}, 120, 40)
+	fillMandateToLimits(h)
+	f := h.m.mandate.spec.(*mandateForm)
+	f.validFrom, f.validTo = "2026-04-01", "2025-04-01"
+	msgs := h.m.mandate.described(f.problems(h.m.c(), h.m.mandate.key))
+	joined := strings.Join(msgs, "\n")
+	if strings.Contains(joined, "constraints.") || !strings.Contains(joined, "Valid to: must be after Valid from") {
+		t.Fatalf("problems still speak in request paths:\n%s", joined)
+	}
+
+	// A long field error from the service arrives whole.
+	long := "is blocked by the sanctions screening service because the account holder matches an entry on the consolidated list; contact compliance with the trace id before retrying"
+	fb := newFake(10)
+	fb.payoutErrs = []error{&api.Error{StatusCode: 422, Problem: &api.ProblemDetails{Title: "Invalid payout",
+		Errors: map[string][]string{"beneficiary_iban": {long}}}}}
+	h = newHarness(t, Options{Backend: fb}, 80, 24)
+	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+	h.key("y")
+	mustContain(t, strings.Join(strings.Fields(h.view()), " "), "Beneficiary IBAN: "+long)
+}
+
+// Item 7: inside tmux the copy is a plain OSC 52 (tmux drops the DCS
+// passthrough wrapping by default, which left its buffer empty).
+func TestCopyInsideTmuxIsPlainOSC52(t *testing.T) {
+	t.Setenv("TMUX", "/tmp/tmux-1000/default,1234,0")
+	t.Setenv("TERM", "screen-256color")
+	h := newHarness(t, Options{Backend: newFake(10)}, 120, 40)
+	h.key("2")
+	h.key("Y")
+	got := h.clip.String()
+	id := h.m.tx.store.Tx(h.m.tx.idx[0]).TransactionID
+	want := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(id)) + "\x07"
+	if got != want {
+		t.Fatalf("inside tmux wrote %q, want the plain OSC 52 %q", got, want)
+	}
 }

@@ -284,7 +284,8 @@ func (r *Relay) rejectLogged(w http.ResponseWriter, req *http.Request, status in
 	}
 }
 
-// errDuplicate is admit's verdict on a redelivery of a stored event.
+// admitted is a delivery that passed admit: to be stored, or (dup) a
+// byte-identical redelivery of a stored event, answered without storing.
 type admitted struct {
 	e   Event
 	seq uint64 // the stored seq, when dup
