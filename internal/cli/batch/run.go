@@ -353,13 +353,13 @@ func lastAccepted(j *Journal, line int) bool {
 
 // acceptedLocally reports whether the audit record shows id accepted.
 func acceptedLocally(k *payguard.Known, id string) bool {
-	for _, p := range k.Local {
-		if p.TransactionID == id {
-			switch p.Outcome {
-			case payguard.OutcomeAccepted, payguard.OutcomeSettled, payguard.OutcomeFailed, payguard.OutcomeRejected:
-				return true
-			}
-		}
+	p, ok := k.LocalByID(id)
+	if !ok {
+		return false
+	}
+	switch p.Outcome {
+	case payguard.OutcomeAccepted, payguard.OutcomeSettled, payguard.OutcomeFailed, payguard.OutcomeRejected:
+		return true
 	}
 	return false
 }
