@@ -224,8 +224,12 @@ type harness struct {
 
 func newHarness(t testing.TB, opts Options, w, h int) *harness {
 	t.Helper()
-	fc := clock.NewFake(fixedNow)
-	if opts.Clock == nil {
+	fc, ok := opts.Clock.(*clock.Fake)
+	if !ok {
+		if opts.Clock != nil {
+			t.Fatal("the harness needs a *clock.Fake")
+		}
+		fc = clock.NewFake(fixedNow)
 		opts.Clock = fc
 	}
 	if opts.Location == nil {

@@ -678,7 +678,8 @@ func (m *model) headerLine() string {
 		left += " " + m.st.prod.Render(" PRODUCTION ")
 	}
 	rt, rs := m.relayText()
-	parts := []string{rs.Render(rt), "refreshed " + clockTime(m.bal.lastAt, loc)}
+	// Every time on screen is in this zone; the header names it.
+	parts := []string{rs.Render(rt), "refreshed " + clockTime(m.bal.lastAt, loc) + " " + zoneName(m.now())}
 	if low := m.bal.lowAlerts(m.c()); low != "" {
 		parts = append(parts, m.st.alert.Render("⚠ low balance: "+low))
 	}

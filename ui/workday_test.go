@@ -5,8 +5,10 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/api/clock"
 	"github.com/paydash/paydash/report"
 )
 
@@ -271,4 +273,35 @@ func TestCopyInsideTmuxIsPlainOSC52(t *testing.T) {
 	if got != want {
 		t.Fatalf("inside tmux wrote %q, want the plain OSC 52 %q", got, want)
 	}
+}
+
+// Item 3: the header names the time zone, times show in it, and
+// date:today is that zone's day (and says which day it is).
+func TestTimeZoneInHeaderAndToday(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skip("no tz database:", err)
+	}
+	// 03:30 UTC on the 14th is still the 13th in New York.
+	fc := clock.NewFake(time.Date(2025, 3, 14, 3, 30, 0, 0, time.UTC))
+	fb := newFake(0)
+	fb.txs = func(i int) api.Transaction {
+		tx := genTx(i)
+		at := time.Date(2025, 3, 13, 23, 0, 0, 0, time.UTC).Add(time.Duration(i) * 2 * time.Hour) // 19:00 NY on the 13th, then every 2h
+		tx.Type, tx.AuthorisedAt, tx.SubmittedAt, tx.SettledAt = api.TransactionPayout, api.NewReportTime(at), api.ReportTime{}, api.ReportTime{}
+		return tx
+	}
+	fb.nTxs = 3 // 23:00 UTC 13th, 01:00 and 03:00 UTC 14th: all the 13th in New York
+	h := newHarness(t, Options{Backend: fb, Clock: fc, Location: ny}, 120, 40)
+	mustContain(t, strings.Split(h.view(), "\n")[0], "EDT")
+	h.key("2")
+	h.key("d") // date:today
+	out := h.view()
+	mustContain(t, out, "3 of 3 transactions", "today = 2025-03-13 EDT", "2025-03-13 19:00:00")
+
+	h = newHarness(t, Options{Backend: fb, Clock: fc, Location: time.UTC}, 120, 40)
+	mustContain(t, strings.Split(h.view(), "\n")[0], "UTC")
+	h.key("2")
+	h.key("d")
+	mustContain(t, h.view(), "2 of 3 transactions", "today = 2025-03-14 UTC")
 }
