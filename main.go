@@ -232,11 +232,22 @@ optionally context_code and transaction_id (any order). amount is in major
 units (12.50). Every row is checked before anything is sent; if any row is
 bad, every bad line is listed and nothing is sent.
 
-A journal (FILE.csv.journal, 0600) fixes each row's transaction_id before
-the first payout is sent and records each outcome as it goes. If the run
-is interrupted (ctrl+c, a crash, a lost connection), run the same command
-again: accepted rows are skipped and the others are re-sent with the same
-transaction_id, which the service never pays twice.`,
+A journal (FILE.csv.journal, 0600, locked for the run, appended only)
+fixes each row's transaction_id before the first payout is sent and records
+each outcome as it goes. If the run is interrupted (ctrl+c, a crash, a lost
+connection), run the same command again: accepted rows are skipped and the
+others are re-sent with the same transaction_id, which the service never
+pays twice. A lost or damaged journal is rebuilt from the profile's audit
+record (paydash payouts log) and the service's report: rows already sent
+are not sent again.
+
+Before anything is sent, every row is checked against payouts already made
+(same IBAN, amount, currency and reference within --duplicate-window, in
+the audit record or the report); matches are listed and not sent unless
+--allow-duplicate is given, and so are rows repeated inside the file. The
+rows to send are listed before the confirmation; without a terminal --yes
+is required. --dry-run lists them too, with each currency's total against
+its available balance, and exits 3 if the batch could not be paid in full.`,
 		Example: `  paydash payout batch payroll.csv --dry-run
   paydash payout batch payroll.csv
   paydash payout batch payroll.csv --yes --json --wait 2m`,
@@ -364,11 +375,18 @@ The relay listens on the profile's relay_listen and requires its
 relay_token (or relay_token_env, or PAYDASH_RELAY_TOKEN) from readers of
 /ws and /events; --listen, --token and --token-env override them. A token
 has at least 16 characters and no whitespace. With no profile configured
-the flags alone apply.`,
-		Example: `  paydash relay --jwks-url http://127.0.0.1:8080/.well-known/jwks
+the flags alone apply.
+
+Signatures are verified with --verify-key, or with the JWKS each
+signature names in its jku when that URL is allowed by --jku-allow. With
+--nats, any number of relays share one NATS JetStream stream (clustered
+mode) instead of the --store file.`,
+		Example: `  paydash relay --jku-allow http://127.0.0.1:8080/.well-known/jwks -v
   paydash --profile staging relay    # relay_listen and relay_token from the profile
   paydash relay --listen 0.0.0.0:8787 --token-env PAYDASH_RELAY_TOKEN --verify-key service-pub.pem \
-      --forward-to http://127.0.0.1:3000/webhooks`,
+      --forward-to http://127.0.0.1:3000/webhooks
+  paydash relay --listen 0.0.0.0:8787 --allowed-host relay.example.com --jku-allow https://svc.example/.well-known/jwks \
+      --nats nats://n1:4222,nats://n2:4222,nats://n3:4222 --nats-creds relay.creds --nats-replicas 3`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return serve.Relay(cmd.Context(), s, g, o) },
 	}

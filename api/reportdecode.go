@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The transaction report can hold a million records, so it is decoded as a
@@ -37,7 +39,28 @@ func (s stopErr) Is(target error) bool { return target == errStop }
 // numbers or timestamps) is handed whole to json.Unmarshal, so records and
 // record errors are exactly what encoding/json gives.
 func decodeResults(r io.Reader, fn func(Transaction) error) error {
-	d := &reportReader{r: r, buf: make([]byte, reportReadSize), interned: map[string]string{}}
+	var d *reportReader
+	d = newReportReader(r, func(rec *Record) error {
+		if rec.Tx != nil {
+			return fn(*rec.Tx)
+		}
+		return fn(d.build(&rec.f))
+	})
+	return d.decode()
+}
+
+// decodeRecords is decodeResults handing over records as decoded in
+// place, without making their strings (see Record).
+func decodeRecords(r io.Reader, fn func(*Record) error) error {
+	return newReportReader(r, fn).decode()
+}
+
+func newReportReader(r io.Reader, fn func(*Record) error) *reportReader {
+	return &reportReader{r: r, buf: make([]byte, reportReadSize), interned: map[string]string{}, fn: fn}
+}
+
+func (d *reportReader) decode() error {
+	fn := d.fn
 	if err := d.expect('{', "at the start of the report"); err != nil {
 		return err
 	}
@@ -105,6 +128,54 @@ type reportReader struct {
 	// records share a few thousand strings instead of holding their own.
 	interned map[string]string
 	scratch  []byte
+	fn       func(*Record) error
+	rec      Record
+}
+
+// Record is one report record as the decoder read it: on the fast path
+// (the shape the service writes) its fields still point into the read
+// buffer, so nothing is copied; any other record comes decoded whole in
+// Tx. A Record and what Transient returns are valid only during the
+// callback that receives them: a streaming consumer (an export) needs no
+// more, and skips making a million records' strings.
+type Record struct {
+	f  fastRecord
+	Tx *Transaction
+}
+
+// Transient returns the record as a Transaction whose strings share the
+// read buffer (no copies): valid only until the callback returns; keep
+// nothing of it. Use Transaction() for a lasting copy.
+func (r *Record) Transient() Transaction {
+	if r.Tx != nil {
+		return *r.Tx
+	}
+	f := &r.f
+	return Transaction{
+		TransactionID: view(f.id), Type: view(f.typ), AuthorisedAt: f.authorised, SubmittedAt: f.submitted,
+		SettledAt: f.settled, BeneficiaryName: view(f.name), BeneficiaryIBAN: view(f.iban),
+		BeneficiaryReference: view(f.ref), AmountInMinor: f.amount, Currency: view(f.currency),
+		ContextCode: view(f.context), Status: view(f.status),
+	}
+}
+
+// Transaction returns the record as a Transaction of its own.
+func (r *Record) Transaction() Transaction {
+	t := r.Transient()
+	for _, p := range []*string{&t.TransactionID, &t.Type, &t.BeneficiaryName, &t.BeneficiaryIBAN,
+		&t.BeneficiaryReference, &t.Currency, &t.ContextCode, &t.Status} {
+		*p = strings.Clone(*p)
+	}
+	return t
+}
+
+// view is b as a string without a copy; the caller keeps b unchanged
+// while the string is in use (Record's contract).
+func view(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // fill reads more input after the unread bytes, moving them to the front
@@ -213,7 +284,7 @@ func (d *reportReader) skipValue() error {
 
 // results reads the "results" value: null (an empty report) or an array
 // of records.
-func (d *reportReader) results(fn func(Transaction) error) error {
+func (d *reportReader) results(fn func(*Record) error) error {
 	c, err := d.skipSpace()
 	if err != nil {
 		return err
@@ -237,11 +308,11 @@ func (d *reportReader) results(fn func(Transaction) error) error {
 		return nil
 	}
 	for {
-		t, err := d.record()
+		rec, err := d.record()
 		if err != nil {
 			return err
 		}
-		if err := fn(t); err != nil {
+		if err := fn(rec); err != nil {
 			return stopErr{err}
 		}
 		c, err := d.next()
@@ -259,18 +330,20 @@ func (d *reportReader) results(fn func(Transaction) error) error {
 }
 
 // record decodes the next record: in place when fastRecord can, else with
-// json.Unmarshal.
-func (d *reportReader) record() (Transaction, error) {
+// json.Unmarshal (into Tx).
+func (d *reportReader) record() (*Record, error) {
 	c, err := d.skipSpace()
 	if err != nil {
-		return Transaction{}, err
+		return nil, err
 	}
+	rec := &d.rec
+	rec.Tx = nil
 	for c == '{' {
-		var f fastRecord
-		n, st := f.parse(d.buf[d.pos:d.end])
+		rec.f = fastRecord{}
+		n, st := rec.f.parse(d.buf[d.pos:d.end])
 		if st == fastOK {
 			d.pos += n
-			return d.build(&f), nil
+			return rec, nil
 		}
 		// The record runs past the buffer: read on and parse it again,
 		// unless it is big enough that rescanning would cost more.
@@ -280,13 +353,14 @@ func (d *reportReader) record() (Transaction, error) {
 	}
 	raw, err := d.value()
 	if err != nil {
-		return Transaction{}, err
+		return nil, err
 	}
 	var t Transaction
 	if err := json.Unmarshal(raw, &t); err != nil {
-		return Transaction{}, err
+		return nil, err
 	}
-	return t, nil
+	rec.Tx = &t
+	return rec, nil
 }
 
 // value returns the raw bytes of the next value and moves past them. It
@@ -602,8 +676,27 @@ func reportTimeAt(b []byte, i int, out *ReportTime) (int, fastStatus) {
 		hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 || frac < 0 {
 		return 0, fastSlow
 	}
-	*out = ReportTime{time.Date(year, time.Month(month), day, hour, minute, sec, frac*100, time.UTC)}
+	// What time.Date gives, from the civil date directly (three a record).
+	unix := daysFromCivil(year, month, day)*86400 + int64(hour*3600+minute*60+sec)
+	*out = ReportTime{time.Unix(unix, int64(frac)*100).UTC()}
 	return j, fastOK
+}
+
+// daysFromCivil is the number of days from 1970-01-01 to a date (Howard
+// Hinnant's algorithm).
+func daysFromCivil(y, m, d int) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era = (y - 399) / 400
+	}
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
 }
 
 func daysIn(month, year int) int {

@@ -268,3 +268,95 @@ func TestPayoutCreateWaitSeesARejectionFromTheRelay(t *testing.T) {
 	}
 	demo.stop(t)
 }
+
+// TestDashboardFormRefusesADuplicateUntilConfirmed: a payout sent with
+// `payout create` from one terminal, then typed again into the
+// dashboard's form in another, is stopped with the first one's id; only
+// the explicit second confirmation sends it, and `payouts log` shows
+// both, the second marked as an allowed duplicate.
+func TestDashboardFormRefusesADuplicateUntilConfirmed(t *testing.T) {
+	env := isolatedEnv(t)
+	demo := startHeadlessDemo(t, env)
+	const iban, ref = "GB33BUKB20201555555555", "E2E-DUPFORM"
+	out, errOut, code := runCLI(t, env, 30*time.Second, "--config", demo.cfg, "payout", "create",
+		"--name", "Other Terminal", "--iban", iban, "--reference", ref, "--amount", "7.00", "--currency", "GBP", "--yes")
+	if code != 0 {
+		t.Fatalf("payout create: exit %d\n%s\n%s", code, out, errOut)
+	}
+	first := strings.TrimSpace(out)
+
+	s := startScreen(t, env, "--config", demo.cfg)
+	s.waitText(30*time.Second, "profile demo", "Faster Payments", "relay: live")
+	s.press("5")
+	s.waitText(10*time.Second, "Source account")
+	for i := 0; ; i++ {
+		if _, ok := line(s.text(), "> GBP"); ok {
+			break
+		}
+		if i == 3 {
+			t.Fatalf("the GBP account is not in the source list:\n%s", s.text())
+		}
+		s.press(keyDown)
+	}
+	s.press(keyEnter)
+	enterField(s, "Beneficiary name", "Same Payee Typed Again")
+	enterField(s, "Beneficiary IBAN", iban)
+	enterField(s, "Reference", ref)
+	enterField(s, "Amount", "7.00")
+	enterField(s, "Context code", "")
+	s.waitText(5*time.Second, "Send this payout?", ref)
+	s.press("y")
+	s.waitText(10*time.Second, "Possible duplicate: nothing was sent", first)
+	if n := svcCount(t, env, demo.cfg, ref); n != 1 {
+		t.Fatalf("the report holds %d payouts with %s after the refusal, want 1", n, ref)
+	}
+	s.press("a")
+	s.waitText(10*time.Second, "Payout accepted")
+	if n := svcCount(t, env, demo.cfg, ref); n != 2 {
+		t.Fatalf("the report holds %d payouts with %s after the second confirmation, want 2", n, ref)
+	}
+	logOut, _, code := runCLI(t, env, 10*time.Second, "--config", demo.cfg, "payouts", "log", "--json")
+	if code != 0 {
+		t.Fatalf("payouts log: exit %d", code)
+	}
+	var log []struct {
+		Source           string `json:"source"`
+		Reference        string `json:"beneficiary_reference"`
+		AllowedDuplicate bool   `json:"allowed_duplicate"`
+		Outcome          string `json:"outcome"`
+	}
+	if err := json.Unmarshal([]byte(logOut), &log); err != nil || len(log) != 2 {
+		t.Fatalf("payouts log --json: %v\n%s", err, logOut)
+	}
+	if log[0].Source != "create" || log[1].Source != "form" || !log[1].AllowedDuplicate || log[1].Outcome != "accepted" {
+		t.Errorf("payouts log: %+v", log)
+	}
+	s.press("q")
+	if code := s.wait(20 * time.Second); code != 0 {
+		t.Fatalf("paydash exit status %d, want 0; screen:\n%s", code, s.text())
+	}
+	demo.stop(t)
+}
+
+// svcCount counts the report's payouts with the reference, through the
+// CLI of the profile.
+func svcCount(t *testing.T, env []string, cfg, ref string) int {
+	t.Helper()
+	out, errOut, code := runCLI(t, env, 20*time.Second, "--config", cfg, "transactions", "--type", "payout", "--search", ref, "--json")
+	if code != 0 {
+		t.Fatalf("transactions: exit %d: %s", code, errOut)
+	}
+	var rows []struct {
+		Reference string `json:"beneficiary_reference"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("transactions --json: %v\n%s", err, out)
+	}
+	n := 0
+	for _, r := range rows {
+		if r.Reference == ref {
+			n++
+		}
+	}
+	return n
+}

@@ -210,13 +210,19 @@ func csvNeedsQuotes(s string) bool {
 		return true
 	}
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == ',' || c == '"' || c == '\r' || c == '\n' {
+		if csvSpecial[s[i]] {
 			return true
 		}
+	}
+	if c := s[0]; c < utf8.RuneSelf {
+		return c == ' ' || '\t' <= c && c <= '\r'
 	}
 	r, _ := utf8.DecodeRuneInString(s)
 	return unicode.IsSpace(r)
 }
+
+// csvSpecial marks the bytes that make encoding/csv quote a field.
+var csvSpecial = [256]bool{',': true, '"': true, '\r': true, '\n': true}
 
 func (x *Writer) appendJSON(t *api.Transaction) {
 	b := x.line
@@ -300,7 +306,8 @@ func appendAmountPlain(b []byte, minor int64, currency string) []byte {
 // ("2006-01-02T15:04:05.0000000Z") with hand-placed digits: three
 // timestamps a row make time.Format most of an export's time.
 func appendReportTime(b []byte, t api.ReportTime) []byte {
-	if y := t.Year(); y < 1700 || y > 2200 { // beyond UnixNano's range, or near it
+	// Years 1700 to 2200: well inside UnixNano's range.
+	if sec := t.Unix(); sec < -8_520_336_000 || sec > 7_258_118_400 {
 		return t.UTC().AppendFormat(b, api.ReportTimeLayout)
 	}
 	ns := t.UnixNano()

@@ -3,7 +3,6 @@ package report
 import (
 	"context"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -102,8 +101,6 @@ func load(t interface{ Fatal(...any) }, rows []api.Transaction) *Store {
 	}
 	return st
 }
-
-func lowerASCII(s string) string { return strings.ToLower(s) }
 
 type (
 	apiQuery = api.TransactionQuery

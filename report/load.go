@@ -13,6 +13,23 @@ type Source interface {
 	StreamTransactions(ctx context.Context, q api.TransactionQuery, fn func(api.Transaction) error) error
 }
 
+// recordSource is api.Client's cheaper stream (records whose strings are
+// not made: the store copies what it keeps into its own arenas).
+type recordSource interface {
+	StreamRecords(ctx context.Context, q api.TransactionQuery, fn func(*api.Record) error) error
+}
+
+// stream reads the report from src, by records when it can.
+func stream(ctx context.Context, src Source, q api.TransactionQuery, fn func(*api.Transaction) error) error {
+	if rs, ok := src.(recordSource); ok {
+		return rs.StreamRecords(ctx, q, func(r *api.Record) error {
+			t := r.Transient()
+			return fn(&t)
+		})
+	}
+	return src.StreamTransactions(ctx, q, func(t api.Transaction) error { return fn(&t) })
+}
+
 // Overlap is how far before the newest row a refresh asks from, so rows
 // booked a little out of order are not missed.
 const Overlap = 2 * time.Minute
@@ -30,8 +47,8 @@ func Load(ctx context.Context, src Source, sizeHint int, progress *atomic.Int64)
 	b := st.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	err := src.StreamTransactions(ctx, api.TransactionQuery{}, func(t api.Transaction) error {
-		if err := b.add(&t); err != nil {
+	err := stream(ctx, src, api.TransactionQuery{}, func(t *api.Transaction) error {
+		if err := b.add(t); err != nil {
 			return err
 		}
 		if progress != nil {
@@ -39,11 +56,19 @@ func Load(ctx context.Context, src Source, sizeHint int, progress *atomic.Int64)
 		}
 		return nil
 	})
-	// The index refreshes merge by is built now, so a loaded report's
-	// memory is what it holds from then on.
-	b.ids.build(&b.cur)
-	b.idsBuilt = true
-	return b.publish(), err
+	st = b.publish()
+	// The index refreshes merge by is built now, in the background (a
+	// refresh waits for it), so a loaded report's memory is what it holds
+	// from then on and the rows show without waiting for it.
+	go func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if !b.idsBuilt {
+			b.ids.build(&b.cur)
+			b.idsBuilt = true
+		}
+	}()
+	return st, err
 }
 
 // Since is where the next refresh asks from: the newest report time seen
@@ -85,20 +110,20 @@ func (s *Store) Refresh(ctx context.Context, src Source) (*Store, MergeStats, er
 	}
 	q := api.TransactionQuery{From: b.since()}
 	hadPending := b.pendingMin != 0
-	err := src.StreamTransactions(ctx, q, func(t api.Transaction) error {
+	err := stream(ctx, src, q, func(t *api.Transaction) error {
 		ms.Seen++
 		if i, ok := b.ids.find(&b.cur, []byte(clip(t.TransactionID, maxID))); ok {
-			if b.update(i, &t) {
+			if b.update(i, t) {
 				ms.Updated++
 				if i < first {
 					ms.Changed = append(ms.Changed, i)
 				}
 			}
-			b.noteTime(&t)
+			b.noteTime(t)
 			return nil
 		}
 		ms.Added++
-		return b.add(&t)
+		return b.add(t)
 	})
 	if hadPending && ms.Updated > 0 {
 		b.recomputePending()

@@ -137,3 +137,56 @@ func TestRefreshServesOnlyWhatIsNew(t *testing.T) {
 	}
 	t.Logf("full load %d bytes; ten refreshes %d bytes", full, refreshBytes)
 }
+
+// BenchmarkLoad1MOverHTTP loads the sandbox's million-record report into a
+// Store over loopback HTTP, as the dashboard does (api.Client, report.Load,
+// then the newest-first sort it shows), beside the raw download of the
+// same report in the same run: load-s / raw-s is the figure.
+func BenchmarkLoad1MOverHTTP(b *testing.B) {
+	key := testkey.Load(b)
+	srv, err := sandbox.Listen(context.Background(), "127.0.0.1:0", sandbox.Options{MerchantKey: &key.PublicKey,
+		History: 1_000_000, HistorySeed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	info := srv.Info()
+	client, err := api.NewClient(api.Config{AuthURL: info.AuthURL, BaseURL: info.BaseURL, PayoutsURL: info.PayoutsURL,
+		ClientID: info.ClientID, ClientSecret: info.ClientSecret, SigningKeyID: "k1", SigningKey: key})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	tok, err := client.Token(ctx, api.ScopePayouts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var raw, load time.Duration
+	rows := 0
+	for b.Loop() {
+		start := time.Now()
+		req, _ := http.NewRequest("GET", info.PayoutsURL+"/v1/transactions", nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		raw += time.Since(start)
+		start = time.Now()
+		st, err := report.Load(ctx, client, 0, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = st.Sorted(st.All(), report.SortKey{Col: report.ColTime, Desc: true})
+		load += time.Since(start)
+		rows = st.Len()
+	}
+	if rows != 1_000_002 {
+		b.Fatalf("loaded %d rows", rows)
+	}
+	b.ReportMetric(raw.Seconds()/float64(b.N), "raw-s")
+	b.ReportMetric(load.Seconds()/float64(b.N), "load-s")
+	b.ReportMetric(load.Seconds()/raw.Seconds(), "load/raw")
+}

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 	"unicode"
@@ -286,8 +287,8 @@ func (s *Store) FindIDs(ids map[string]bool) map[string]api.Transaction {
 
 // ---- building ----
 
-// Add appends t as a new row; see Merge for rows that may already be
-// there. It is for the first load of a Builder.
+// add appends t as a new row. t's strings may share a decoder's buffer:
+// everything kept is copied.
 func (b *builder) add(t *api.Transaction) error {
 	id, ref := clip(t.TransactionID, maxID), clip(t.BeneficiaryReference, maxRef)
 	off, err := b.appendText(id, ref)
@@ -411,7 +412,7 @@ func (b *builder) intern(d *dictView, index map[string]uint32, v string) uint32 
 		return id
 	}
 	id := uint32(len(d.vals))
-	v = clip(v, maxRef)
+	v = strings.Clone(clip(v, maxRef)) // v may share a decoder's buffer (api.Record.Transient)
 	d.vals = append(d.vals, v)
 	d.lower = append(d.lower, string(foldInto(nil, v)))
 	index[v] = id
@@ -427,6 +428,7 @@ func (b *builder) enum(which int, v string) uint8 {
 		return enumOverflow
 	}
 	i := uint8(len(e))
+	v = strings.Clone(v) // v may share a decoder's buffer
 	b.cur.enums[which] = append(e, v)
 	b.enumIndex[which][v] = i
 	return i
@@ -437,6 +439,21 @@ func (b *builder) enum(which int, v string) uint8 {
 // is (so the folded text has the same offsets as the original). Queries
 // are folded the same way.
 func foldInto(b []byte, s string) []byte {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		n := len(b)
+		b = append(b, s...)
+		for i, c := range b[n:] {
+			b[n+i] = lowerASCII[c]
+		}
+		return b
+	}
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -462,13 +479,30 @@ func foldInto(b []byte, s string) []byte {
 // dashes.
 func hexOnly(s string) bool {
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' || c == '-') {
+		if !hexChars[s[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+var hexChars = func() (t [256]bool) {
+	for _, c := range "0123456789abcdefABCDEF-" {
+		t[c] = true
+	}
+	return t
+}()
+
+// lowerASCII maps each byte to its ASCII lower case (others unchanged).
+var lowerASCII = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+		if 'A' <= i && i <= 'Z' {
+			t[i] = byte(i + 'a' - 'A')
+		}
+	}
+	return t
+}()
 
 // Fold is the search form of a query: lowercased as the store folds.
 func Fold(s string) string { return string(foldInto(nil, s)) }

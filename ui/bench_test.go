@@ -1,10 +1,7 @@
 package ui
 
 import (
-	"context"
-	"runtime"
 	"slices"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -101,28 +98,4 @@ func BenchmarkView(b *testing.B) {
 	for b.Loop() {
 		_ = h.m.View()
 	}
-}
-
-// BenchmarkLoad1M loads 1,000,000 transactions through StreamTransactions
-// from a fake backend into the report's store (including the initial
-// newest-first sort) and reports the heap the loaded report holds.
-func BenchmarkLoad1M(b *testing.B) {
-	fb := newFake(million)
-	var heapMB float64
-	for b.Loop() {
-		runtime.GC()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		msg := loadStore(context.Background(), fb, 1, defaultSort, new(atomic.Int64))
-		b.StopTimer()
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		if msg.err != nil || msg.store.Len() != million {
-			b.Fatalf("loaded %d rows: %v", msg.store.Len(), msg.err)
-		}
-		heapMB = float64(after.HeapAlloc-before.HeapAlloc) / (1 << 20)
-		runtime.KeepAlive(msg)
-		b.StartTimer()
-	}
-	b.ReportMetric(heapMB, "heap-MB")
 }

@@ -14,16 +14,19 @@ const summaryKeyW = 16
 // screen. The value wraps onto as many lines as it needs, indented under
 // itself, and is never cut: these screens are where the operator checks
 // the payee, IBAN, amount and reference before money moves.
-func wrapRow(c *viewContext, k, v string, w int) string {
-	vw := max(w-summaryKeyW-2, 10)
+func wrapRow(c *viewContext, k, v string, w int) string { return wrapRowW(c, k, v, w, summaryKeyW) }
+
+// wrapRowW is wrapRow with a key column keyW wide.
+func wrapRowW(c *viewContext, k, v string, w, keyW int) string {
+	vw := max(w-keyW-2, 10)
 	lines := strings.Split(ansi.Wrap(v, vw, ""), "\n")
 	var b strings.Builder
 	for i, l := range lines {
 		if i == 0 {
-			b.WriteString("  " + c.st.muted.Render(fit(k, summaryKeyW)) + l + "\n")
+			b.WriteString("  " + c.st.muted.Render(fit(k, keyW)) + l + "\n")
 			continue
 		}
-		b.WriteString(strings.Repeat(" ", summaryKeyW+2) + l + "\n")
+		b.WriteString(strings.Repeat(" ", keyW+2) + l + "\n")
 	}
 	return b.String()
 }

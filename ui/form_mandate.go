@@ -195,7 +195,7 @@ func (f *mandateForm) hint(c *viewContext, key string) string {
 func (f *mandateForm) summary(c *viewContext, fv *formView, w int) string {
 	req, _ := f.request()
 	var b strings.Builder
-	row := func(k, v string) { b.WriteString("  " + c.st.muted.Render(fit(k, 14)) + fit(v, w-16) + "\n") }
+	row := func(k, v string) { b.WriteString(wrapRowW(c, k, v, w, 14)) }
 	row("mandate", req.Mandate.Type+" · "+req.Currency+" · provider "+req.Mandate.ProviderSelection.Type)
 	row("to", f.ben.describe())
 	if u := req.User; u != nil {

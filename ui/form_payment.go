@@ -127,7 +127,7 @@ func ibanHint(c *viewContext, iban string) string {
 func (p *paymentForm) summary(c *viewContext, fv *formView, w int) string {
 	req, _ := p.request()
 	var b strings.Builder
-	row := func(k, v string) { b.WriteString("  " + c.st.muted.Render(fit(k, 14)) + fit(v, w-16) + "\n") }
+	row := func(k, v string) { b.WriteString(wrapRowW(c, k, v, w, 14)) }
 	row("amount", c.st.bold.Render(api.FormatAmount(req.AmountInMinor, req.Currency)))
 	row("to", p.ben.describe())
 	row("reference", req.PaymentMethod.Beneficiary.Reference)

@@ -124,7 +124,7 @@ func (s *store) lookup(eventID string) (seq uint64, body []byte, found bool, err
 var errBackendUnavailable = errors.New("event store unavailable")
 
 func unavailable(what string, err error) error {
-	return fmt.Errorf("%w: %s: %v", errBackendUnavailable, what, err)
+	return fmt.Errorf("%w: %s: %w", errBackendUnavailable, what, err)
 }
 
 // DefaultDedupeWindow is how long an event_id stays a duplicate: the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -190,4 +191,23 @@ func TestClusteredRelaysLoseNothingWhenARelayAndTheStreamLeaderDie(t *testing.T)
 	rest := receive(t, resumed, int(n)-len(seenA))
 	t.Logf("subscriber on A saw %d before the kill, %d after resuming on B", len(seenA), len(rest))
 	checkExactlyOnce(t, append(seenA, rest...), ids)
+
+	// A byte-identical redelivery is found through the stream's subject
+	// index and answered duplicate without a signature check; a changed
+	// body under the same event_id is verified (and refused unsigned).
+	redo := ds[n-1]
+	redo.header = redo.header.Clone()
+	redo.header.Set("X-Svc-Signature", "not-a-signature")
+	before := b.Metrics().DuplicatesUnverified
+	if err := send(client, b.base+DefaultPath, redo); err != nil {
+		t.Errorf("byte-identical redelivery in clustered mode: %v", err)
+	}
+	if got := b.Metrics().DuplicatesUnverified; got != before+1 {
+		t.Errorf("unverified duplicates %d, want %d", got, before+1)
+	}
+	redo.body = append(redo.body[:len(redo.body):len(redo.body)], ' ')
+	if err := send(client, b.base+DefaultPath, redo); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Errorf("changed body with a bad signature in clustered mode: %v, want HTTP 401", err)
+	}
+	checkExactlyOnce(t, b.history(t, ""), ids)
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/api/clock"
 )
 
 // Defaults applied by Open to zero Config fields.

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/api/clock"
 )
 
 func TestHistoryFiltersAndPages(t *testing.T) {

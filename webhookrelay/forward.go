@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/api/clock"
 )
 
 // Forwarding retry policy: a handful of attempts with capped exponential

@@ -86,7 +86,7 @@ func runLoadgenChild(spec string) int {
 	fmt.Println("READY")
 	in := bufio.NewReader(os.Stdin)
 	if line, err := in.ReadString('\n'); err != nil || strings.TrimSpace(line) != "GO" {
-		return fail(fmt.Errorf("want GO, got %q %v", line, err))
+		return fail(fmt.Errorf("want GO, got %q: %w", line, err))
 	}
 	client := benchClient()
 	var next, failed atomic.Int64

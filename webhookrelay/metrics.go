@@ -72,7 +72,7 @@ func newMetrics() *metrics {
 	return m
 }
 
-// register builds the relay's Prometheus registry: its counters, the
+// registerMetrics builds the relay's Prometheus registry: its counters, the
 // histograms, and the Go and process collectors (process_cpu_seconds_total
 // divided by the stored counter is the CPU each event costs).
 func (r *Relay) registerMetrics() {
@@ -107,8 +107,9 @@ func (r *Relay) registerMetrics() {
 	r.metricsHandler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slogPrinter{r.cfg.Logger}})
 }
 
-// Metrics is a snapshot of the relay's counters, served as JSON on
-// GET /metrics.
+// Metrics is a snapshot of the relay's counters for Go callers (tests,
+// benchmarks); GET /metrics serves the same counters in the Prometheus
+// text format.
 type Metrics struct {
 	// Received counts every POST to the webhook path.
 	Received int64 `json:"received"`

@@ -18,16 +18,8 @@ type natsCluster struct {
 	servers []*server.Server
 }
 
-// freePorts reserves n loopback ports and releases them for the servers.
-func freePorts(t testing.TB, n int) []int {
-	t.Helper()
-	ports, err := reservePorts(n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ports
-}
-
+// reservePorts finds n free loopback ports and releases them for the
+// servers to bind.
 func reservePorts(n int) ([]int, error) {
 	var lns []net.Listener
 	defer func() {

@@ -95,7 +95,7 @@ func ParseWebhook(body []byte, header http.Header, received time.Time) (Event, e
 func parseWebhook(body []byte, header http.Header, received time.Time) (Event, bool, error) {
 	var raw rawWebhook
 	if err := json.Unmarshal(body, &raw); err != nil {
-		return Event{}, false, fmt.Errorf("%w: %v", ErrNotJSON, err)
+		return Event{}, false, fmt.Errorf("%w: %w", ErrNotJSON, err)
 	}
 	// json.Unmarshal accepts "null" into a struct; a webhook must be an object.
 	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '{' {

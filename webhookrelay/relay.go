@@ -173,7 +173,9 @@ func (r *Relay) Serve(ctx context.Context, ln net.Listener) error {
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	err := srv.Shutdown(sctx)
-	<-errc
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
 	if err != nil {
 		return fmt.Errorf("relay shutdown: %w", err)
 	}
@@ -282,7 +284,8 @@ func (r *Relay) rejectLogged(w http.ResponseWriter, req *http.Request, status in
 	}
 }
 
-// errDuplicate is admit's verdict on a redelivery of a stored event.
+// admitted is a delivery that passed admit: to be stored, or (dup) a
+// byte-identical redelivery of a stored event, answered without storing.
 type admitted struct {
 	e   Event
 	seq uint64 // the stored seq, when dup

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // Buckets of the store file.
@@ -56,7 +57,7 @@ func openStore(path string) (*store, error) {
 		// Room to grow before bbolt must remap (which waits for readers).
 		InitialMmapSize: 256 << 20,
 	})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("relay store %s is in use by another relay process: stop it or choose another store path", path)
 	}
 	if err != nil {
@@ -112,10 +113,11 @@ func splitRecord(v []byte) (meta, body []byte, err error) {
 		return nil, nil, errors.New("relay store record has an unknown format")
 	}
 	n, w := binary.Uvarint(v[1:])
-	if w <= 0 || n > uint64(len(v)-1-w) {
+	if w <= 0 || n > uint64(len(v)-1-w) { //nolint:gosec // w <= len(v)-1, so the length is not negative
 		return nil, nil, errors.New("relay store record is truncated")
 	}
-	return v[1+w : 1+w+int(n)], v[1+w+int(n):], nil
+	end := 1 + w + int(n) //nolint:gosec // n was bounded by len(v) just above
+	return v[1+w : end], v[end:], nil
 }
 
 // decodeRecord copies a record out of bbolt's memory into an Event.
@@ -216,7 +218,7 @@ func retainIDs(tx *bolt.Tx, dedupeCutoff time.Time, dryRun bool) (int, error) {
 	var victims [][]byte
 	c := order.Cursor()
 	for k, v := c.First(); k != nil && len(victims) < retentionBatch; k, v = c.Next() {
-		if len(v) < 8 || !time.Unix(0, int64(binary.BigEndian.Uint64(v))).Before(dedupeCutoff) || events.Get(k) != nil {
+		if len(v) < 8 || !time.Unix(0, int64(binary.BigEndian.Uint64(v))).Before(dedupeCutoff) || events.Get(k) != nil { //nolint:gosec // unix nanos fit int64 until 2262
 			break
 		}
 		victims = append(victims, append([]byte(nil), k...))
@@ -393,25 +395,6 @@ func (s *store) bounds() (first, last, assigned uint64, err error) {
 		return nil
 	})
 	return first, last, assigned, err
-}
-
-// get returns the event with seq, if it is still stored.
-func (s *store) get(seq uint64) (Event, bool, error) {
-	var (
-		e     Event
-		found bool
-	)
-	err := s.db.View(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketEvents).Get(seqKey(seq))
-		if v == nil {
-			return nil
-		}
-		var err error
-		e, err = decodeRecord(v)
-		e.Seq, found = seq, err == nil
-		return err
-	})
-	return e, found, err
 }
 
 // setForward records a forward outcome on the stored event (if retention

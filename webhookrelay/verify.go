@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/api/clock"
 )
 
 // errKeysUnavailable means the verification keys could not be fetched; the
@@ -114,7 +114,7 @@ func (v *verifier) verify(ctx context.Context, path string, header http.Header, 
 	select {
 	case v.slots <- struct{}{}:
 	case <-ctx.Done():
-		return fmt.Errorf("%w: %v", errKeysUnavailable, ctx.Err())
+		return fmt.Errorf("%w: %w", errKeysUnavailable, ctx.Err())
 	}
 	defer func() { <-v.slots }()
 	return api.Verify(key, sig, http.MethodPost, path, header, body, api.HeaderWebhookTimestamp)
@@ -142,7 +142,7 @@ func (v *keySet) key(ctx context.Context, kid string) (*ecdsa.PublicKey, error) 
 	v.lastFetch = v.clock.Now()
 	if err != nil {
 		// Keep serving the keys we had; a failed refetch only delays rotation.
-		v.lastErr = fmt.Errorf("%w: fetching JWKS from %s: %v", errKeysUnavailable, v.url, err)
+		v.lastErr = fmt.Errorf("%w: fetching JWKS from %s: %w", errKeysUnavailable, v.url, err)
 		if v.keys == nil {
 			return nil, v.lastErr
 		}

@@ -270,7 +270,7 @@ func appendTextFrameHeader(dst []byte, n int) []byte {
 	const finText = 0x80 | websocket.TextMessage
 	switch {
 	case n <= 125:
-		return append(dst, finText, byte(n))
+		return append(dst, finText, byte(n)) //nolint:gosec // n <= 125
 	case n <= 0xFFFF:
 		return binary.BigEndian.AppendUint16(append(dst, finText, 126), uint16(n))
 	default:

@@ -343,7 +343,16 @@ func TestNoWebhookURI(t *testing.T) {
 func TestConcurrentPayouts(t *testing.T) {
 	t.Parallel()
 	const n, amount = 1000, 700
-	e := newEnv(t, func(o *Options) { o.InitialFunds = map[string]int64{"GBP": n / 2 * amount}; o.WebhookURI = "" })
+	e := newEnv(t, func(o *Options) {
+		o.InitialFunds = map[string]int64{"GBP": n / 2 * amount}
+		o.WebhookURI = ""
+		// Client and server share this process: 1,000 goroutines signing
+		// at once (slow under -race) take the scheduler round-robin for
+		// many seconds, so the server's 10 s header deadline could pass
+		// before its goroutine runs. This test is about the funds, not
+		// about slow clients (TestSandboxCutsOffSlowBodies is).
+		o.Timeouts = Timeouts{ReadHeader: 5 * time.Minute, Read: 5 * time.Minute, Write: 5 * time.Minute}
+	})
 	// Like any real client, this one pools connections (64 at once) rather
 	// than dialling 1,000; the 1,000 calls still race for the funds.
 	hc := api.DefaultHTTPClient()
@@ -361,6 +370,21 @@ func TestConcurrentPayouts(t *testing.T) {
 	if _, err := e.client.Token(ctx, api.ScopePayouts); err != nil {
 		t.Fatal(err)
 	}
+	// Open the pool's 64 connections first, as a running client would
+	// have them: dialling them while 1,000 goroutines sign at once (slow
+	// under -race on two cores) lets a dial time out and says nothing
+	// about the funds.
+	var warm sync.WaitGroup
+	for range 64 {
+		warm.Add(1)
+		go func() {
+			defer warm.Done()
+			if _, err := e.client.Balances(ctx); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	warm.Wait()
 	start := make(chan struct{})
 	errs := make(chan error, n)
 	var wg sync.WaitGroup

@@ -129,6 +129,17 @@ func (s *Sandbox) middleware(next http.Handler) http.Handler {
 		id := hex.EncodeToString(b)
 		w.Header().Set(api.HeaderTraceID, id)
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK, writeIdle: time.Duration(s.writeIdle.Load())}
+		if read := time.Duration(s.readBody.Load()); read > 0 {
+			// The server's ReadTimeout and WriteTimeout run from the first
+			// byte of the request, so a busy sandbox (CPU-bound signature
+			// checks under load) would cut off requests whose client did
+			// nothing wrong. Re-arm them where the client is in control:
+			// the body gets its full time from now, and the response's
+			// clock starts at its first write (see statusRecorder).
+			rc := http.NewResponseController(w)
+			_ = rc.SetReadDeadline(time.Now().Add(read))
+			_ = rc.SetWriteDeadline(time.Time{})
+		}
 		start := time.Now()
 		r = r.WithContext(context.WithValue(r.Context(), traceKey{}, id))
 		var rf *httpguard.Refusal
@@ -159,19 +170,26 @@ func (r *statusRecorder) WriteHeader(code int) {
 	if !r.wrote {
 		r.status, r.wrote = code, true
 	}
+	r.armWrite()
 	r.ResponseWriter.WriteHeader(code)
+}
+
+// armWrite moves the write deadline writeIdle ahead, at most once a
+// second. Not every writer supports deadlines (a recorder in tests); then
+// the server's own WriteTimeout is all there is.
+func (r *statusRecorder) armWrite() {
+	if r.writeIdle <= 0 {
+		return
+	}
+	if now := time.Now(); now.Sub(r.lastExtend) >= time.Second {
+		r.lastExtend = now
+		_ = http.NewResponseController(r.ResponseWriter).SetWriteDeadline(now.Add(r.writeIdle))
+	}
 }
 
 func (r *statusRecorder) Write(b []byte) (int, error) {
 	r.wrote = true
-	if r.writeIdle > 0 {
-		if now := time.Now(); now.Sub(r.lastExtend) >= time.Second {
-			r.lastExtend = now
-			// Not every writer supports deadlines (a recorder in tests);
-			// then the server's own WriteTimeout is all there is.
-			_ = http.NewResponseController(r.ResponseWriter).SetWriteDeadline(now.Add(r.writeIdle))
-		}
-	}
+	r.armWrite()
 	n, err := r.ResponseWriter.Write(b)
 	r.bytes += int64(n)
 	return n, err

@@ -170,6 +170,9 @@ type Sandbox struct {
 	// writeIdle bounds each write of a response (ns; 0: no bound), set by
 	// Listen; see statusRecorder.
 	writeIdle atomic.Int64
+	// readBody bounds reading a request's body from the moment its
+	// handler starts (ns; 0: only the server's ReadTimeout), set by Listen.
+	readBody atomic.Int64
 
 	closeOnce sync.Once
 }

@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -87,6 +88,13 @@ type Log struct {
 	now     func() time.Time
 
 	mu sync.Mutex
+	// What has been read of the file: up to off (lines lines), the
+	// entries, and the payments they describe indexed for the check.
+	off   int64
+	lines int
+	cache []Entry
+	index *index
+	tail  []byte
 }
 
 // DefaultPath is where a profile's audit record lives under paydash's
@@ -113,7 +121,7 @@ func Open(path, profile string, now func() time.Time) (*Log, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("audit record: %w", err)
 	}
-	return &Log{path: path, profile: profile, now: now}, nil
+	return &Log{path: path, profile: profile, now: now, index: newIndex()}, nil
 }
 
 // Path is the record's file.
@@ -134,44 +142,96 @@ func (l *Log) lock(ctx context.Context) (*Lock, error) {
 func (l *Log) Entries() ([]Entry, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.read()
+	if err := l.refresh(); err != nil {
+		return nil, err
+	}
+	return slices.Clone(l.cache), nil
 }
 
-func (l *Log) read() ([]Entry, error) {
+// refresh reads what was appended to the file since the last read (by
+// this process or another), so a batch's per-row check costs the new
+// lines, not the whole record. A file that shrank was replaced: it is
+// read again from the start.
+func (l *Log) refresh() error {
 	f, err := os.Open(l.path) //nolint:gosec // the profile's own audit record
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		l.reset()
+		return nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read audit record: %w", err)
+		return fmt.Errorf("read audit record: %w", err)
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("read audit record %s: %w", l.path, err)
+	}
+	if st.Size() < l.off || !l.sameTail(f) {
+		l.reset() // replaced or rewritten: read it whole again
+	}
+	if st.Size() == l.off {
+		return nil
+	}
+	if _, err := f.Seek(l.off, io.SeekStart); err != nil {
+		return fmt.Errorf("read audit record %s: %w", l.path, err)
+	}
 	data, err := io.ReadAll(f)
 	if err != nil {
-		return nil, fmt.Errorf("read audit record %s: %w", l.path, err)
+		return fmt.Errorf("read audit record %s: %w", l.path, err)
 	}
-	var out []Entry
-	lines := bytes.Split(data, []byte("\n"))
-	// The piece after the last newline is empty, or a write torn by a
-	// crash: never a complete record, so it is skipped.
-	lines = lines[:len(lines)-1]
-	for i, line := range lines {
+	// Only complete lines: what follows the last newline is a write in
+	// progress or torn by a crash, read again next time.
+	end := bytes.LastIndexByte(data, '\n')
+	if end < 0 {
+		return nil
+	}
+	for _, line := range bytes.Split(data[:end], []byte("\n")) {
+		l.lines++
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
 		}
 		var e Entry
 		if err := json.Unmarshal(line, &e); err != nil {
-			return nil, fmt.Errorf("audit record %s line %d is damaged (%w); paydash will not send payouts it cannot check for duplicates: move the file aside to start a new record (the service's report is still checked)", l.path, i+1, err)
+			n := l.lines
+			l.reset()
+			return fmt.Errorf("audit record %s line %d is damaged (%w); paydash will not send payouts it cannot check for duplicates: move the file aside to start a new record (the service's report is still checked)", l.path, n, err)
 		}
-		out = append(out, e)
+		l.cache = append(l.cache, e)
+		l.index.apply(e)
 	}
-	return out, nil
+	l.off += int64(end + 1)
+	l.tail = slices.Clone(data[max(0, end+1-tailLen) : end+1])
+	return nil
+}
+
+// tailLen is how much of the end of what was read is kept to notice a
+// record rewritten in place (appends never change it).
+const tailLen = 256
+
+// sameTail reports whether the bytes just before off are still those
+// read last time.
+func (l *Log) sameTail(f *os.File) bool {
+	if l.off == 0 {
+		return true
+	}
+	buf := make([]byte, len(l.tail))
+	if _, err := f.ReadAt(buf, l.off-int64(len(buf))); err != nil {
+		return false
+	}
+	return bytes.Equal(buf, l.tail)
+}
+
+func (l *Log) reset() {
+	l.off, l.lines, l.cache, l.index, l.tail = 0, 0, nil, newIndex(), nil
 }
 
 // append writes entries as one write and fsyncs. The caller holds the
-// OS lock when duplicates must be excluded.
+// OS lock.
 func (l *Log) append(entries ...Entry) error {
+	if err := l.repairTail(); err != nil {
+		return err
+	}
 	var b bytes.Buffer
 	for _, e := range entries {
 		if e.At.IsZero() {
@@ -205,7 +265,50 @@ func (l *Log) append(entries ...Entry) error {
 func (l *Log) Outcome(transactionID, outcome, detail string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	lk, err := l.lock(context.Background())
+	if err != nil {
+		return fmt.Errorf("audit record: %w", err)
+	}
+	defer func() { _ = lk.Unlock() }()
 	return l.append(Entry{Event: EventOutcome, TransactionID: transactionID, Outcome: outcome, Detail: detail})
+}
+
+// repairTail cuts a last line torn by a crash (no newline after it), so
+// the next record starts on a line of its own instead of gluing onto it
+// and leaving a damaged line in the middle. The caller holds the lock.
+func (l *Log) repairTail() error {
+	f, err := os.OpenFile(l.path, os.O_RDWR, 0) //nolint:gosec // the profile's own audit record
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("audit record: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return err
+	}
+	last := []byte{0}
+	if _, err := f.ReadAt(last, st.Size()-1); err != nil {
+		return fmt.Errorf("audit record %s: %w", l.path, err)
+	}
+	if last[0] == '\n' {
+		return nil // the usual case: one byte read
+	}
+	n := min(st.Size(), 1<<20)
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, st.Size()-n); err != nil {
+		return fmt.Errorf("audit record %s: %w", l.path, err)
+	}
+	if buf[len(buf)-1] == '\n' {
+		return nil
+	}
+	keep := st.Size() - n + int64(bytes.LastIndexByte(buf, '\n')+1)
+	if err := f.Truncate(keep); err != nil {
+		return fmt.Errorf("repair audit record %s: %w", l.path, err)
+	}
+	return f.Sync()
 }
 
 // Reserve is the last check before a payout goes out, and its record:
@@ -226,12 +329,11 @@ func (l *Log) Reserve(ctx context.Context, e Entry, window time.Duration, allowD
 		return nil, fmt.Errorf("audit record: %w", err)
 	}
 	defer func() { _ = lk.Unlock() }()
-	entries, err := l.read()
-	if err != nil {
+	if err := l.refresh(); err != nil {
 		return nil, err
 	}
 	req := e.Request()
-	matches := Matching(FromRecord(entries), &req, l.now(), window)
+	matches := Matching(l.index.withKey(Key(&req)), &req, l.now(), window)
 	if len(matches) > 0 && !allowDuplicate {
 		return matches, nil
 	}

@@ -50,10 +50,11 @@ func (p Payment) String() string {
 }
 
 // paid reports whether the payment may have moved money: a definite
-// refusal or a rejection did not.
+// refusal, a rejection or a failure (the money came back) did not, so
+// sending it again is the usual fix, not a duplicate.
 func (p Payment) paid() bool {
 	switch p.Outcome {
-	case OutcomeRefused, OutcomeRejected, OutcomeExisting:
+	case OutcomeRefused, OutcomeRejected, OutcomeFailed, OutcomeExisting:
 		return false
 	}
 	return true
@@ -62,25 +63,51 @@ func (p Payment) paid() bool {
 // FromRecord folds the record's lines into one Payment per attempted
 // transaction id, with its last outcome, oldest first.
 func FromRecord(entries []Entry) []Payment {
-	idx := map[string]int{}
-	var out []Payment
+	ix := newIndex()
 	for _, e := range entries {
-		switch e.Event {
-		case EventAttempt:
-			if i, ok := idx[e.TransactionID]; ok {
-				// A re-send of the same id (a resumed batch): same payout.
-				out[i].Outcome = ""
-				continue
-			}
-			idx[e.TransactionID] = len(out)
-			out = append(out, Payment{TransactionID: e.TransactionID, At: e.At, Name: e.Name, IBAN: api.NormalizeIBAN(e.IBAN),
-				Reference: e.Reference, AmountInMinor: e.AmountInMinor, Currency: e.Currency, Where: FromLocalRecord,
-				BatchFile: e.BatchFile, Line: e.Line})
-		case EventOutcome:
-			if i, ok := idx[e.TransactionID]; ok {
-				out[i].Outcome = e.Outcome
-			}
+		ix.apply(e)
+	}
+	return ix.list
+}
+
+// index folds record lines into payments as they are read, and finds
+// them by duplicate key.
+type index struct {
+	byID  map[string]int
+	byKey map[string][]int
+	list  []Payment
+}
+
+func newIndex() *index { return &index{byID: map[string]int{}, byKey: map[string][]int{}} }
+
+func (ix *index) apply(e Entry) {
+	switch e.Event {
+	case EventAttempt:
+		if i, ok := ix.byID[e.TransactionID]; ok {
+			// A re-send of the same id (a resumed batch): same payout.
+			ix.list[i].Outcome = ""
+			return
 		}
+		p := Payment{TransactionID: e.TransactionID, At: e.At, Name: e.Name, IBAN: api.NormalizeIBAN(e.IBAN),
+			Reference: e.Reference, AmountInMinor: e.AmountInMinor, Currency: e.Currency, Where: FromLocalRecord,
+			BatchFile: e.BatchFile, Line: e.Line}
+		ix.byID[e.TransactionID] = len(ix.list)
+		r := e.Request()
+		k := Key(&r)
+		ix.byKey[k] = append(ix.byKey[k], len(ix.list))
+		ix.list = append(ix.list, p)
+	case EventOutcome:
+		if i, ok := ix.byID[e.TransactionID]; ok {
+			ix.list[i].Outcome = e.Outcome
+		}
+	}
+}
+
+// withKey returns the payments with duplicate key k.
+func (ix *index) withKey(k string) []Payment {
+	out := make([]Payment, 0, len(ix.byKey[k]))
+	for _, i := range ix.byKey[k] {
+		out = append(out, ix.list[i])
 	}
 	return out
 }
@@ -139,17 +166,23 @@ func Matching(ps []Payment, req *api.PayoutRequest, now time.Time, window time.D
 	return out
 }
 
-// ReportReader is the part of the api client the check reads.
+// ReportReader is the part of the api client the check reads; the report
+// is streamed, one record at a time.
 type ReportReader interface {
-	Transactions(ctx context.Context, q api.TransactionQuery) ([]api.Transaction, error)
+	StreamTransactions(ctx context.Context, q api.TransactionQuery, fn func(api.Transaction) error) error
 }
 
 // Known is everything the duplicate check knows of payouts already made:
 // the local record first (it knows this profile's sends at once, even
 // when the report lags), then the service's report over the window.
+// Indexed by duplicate key and by id, so planning a batch costs one lookup
+// per row however long the record and the report.
 type Known struct {
 	Local  []Payment
 	Report []Payment
+
+	localKey, reportKey map[string][]Payment
+	localID, reportID   map[string]Payment
 }
 
 // Load reads the record and (when r is not nil) the report's payouts of
@@ -168,24 +201,53 @@ func Load(ctx context.Context, l *Log, r ReportReader, now time.Time, window tim
 		if window > 0 {
 			q.From = now.Add(-window)
 		}
-		txs, err := r.Transactions(ctx, q)
+		err := r.StreamTransactions(ctx, q, func(t api.Transaction) error {
+			k.Report = append(k.Report, FromReportRecords([]api.Transaction{t})...)
+			return nil
+		})
 		if err != nil {
 			return nil, fmt.Errorf("duplicate check: reading the service's report: %w", err)
 		}
-		k.Report = FromReportRecords(txs)
 	}
+	k.index()
 	return k, nil
+}
+
+func (k *Known) index() {
+	k.localKey, k.reportKey = map[string][]Payment{}, map[string][]Payment{}
+	k.localID, k.reportID = map[string]Payment{}, map[string]Payment{}
+	for _, p := range k.Local {
+		key := p.key()
+		k.localKey[key] = append(k.localKey[key], p)
+		k.localID[p.TransactionID] = p // the latest attempt's state wins
+	}
+	for _, p := range k.Report {
+		key := p.key()
+		k.reportKey[key] = append(k.reportKey[key], p)
+		if _, dup := k.reportID[p.TransactionID]; !dup {
+			k.reportID[p.TransactionID] = p
+		}
+	}
+}
+
+func (p Payment) key() string {
+	r := api.PayoutRequest{BeneficiaryIBAN: p.IBAN, AmountInMinor: p.AmountInMinor, Currency: p.Currency, BeneficiaryReference: p.Reference}
+	return Key(&r)
 }
 
 // Matching returns the known payments req would duplicate: local record
 // first, then report entries the record does not already name.
 func (k *Known) Matching(req *api.PayoutRequest, now time.Time, window time.Duration) []Payment {
-	out := Matching(k.Local, req, now, window)
+	if k.localKey == nil {
+		k.index()
+	}
+	key := Key(req)
+	out := Matching(k.localKey[key], req, now, window)
 	seen := map[string]bool{}
 	for _, p := range out {
 		seen[p.TransactionID] = true
 	}
-	for _, p := range Matching(k.Report, req, now, window) {
+	for _, p := range Matching(k.reportKey[key], req, now, window) {
 		if !seen[p.TransactionID] {
 			out = append(out, p)
 		}
@@ -195,22 +257,30 @@ func (k *Known) Matching(req *api.PayoutRequest, now time.Time, window time.Dura
 
 // ByID returns what is known of one transaction id (record first).
 func (k *Known) ByID(id string) (Payment, bool) {
-	for _, ps := range [][]Payment{k.Local, k.Report} {
-		for _, p := range ps {
-			if p.TransactionID == id {
-				return p, true
-			}
-		}
+	if p, ok := k.LocalByID(id); ok {
+		return p, true
 	}
-	return Payment{}, false
+	if k.reportID == nil {
+		k.index()
+	}
+	p, ok := k.reportID[id]
+	return p, ok
+}
+
+// LocalByID returns what the audit record holds of one transaction id.
+func (k *Known) LocalByID(id string) (Payment, bool) {
+	if k.localID == nil {
+		k.index()
+	}
+	p, ok := k.localID[id]
+	return p, ok
 }
 
 // InReport reports whether the service's report holds id.
 func (k *Known) InReport(id string) bool {
-	for _, p := range k.Report {
-		if p.TransactionID == id {
-			return true
-		}
+	if k.reportID == nil {
+		k.index()
 	}
-	return false
+	_, ok := k.reportID[id]
+	return ok
 }

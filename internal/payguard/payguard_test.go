@@ -62,12 +62,13 @@ func TestMatchingRulesAndWindow(t *testing.T) {
 		{TransactionID: "a", At: now.Add(-time.Hour), IBAN: "GB33BUKB20201555555555", Reference: "INV-1", AmountInMinor: 1000, Currency: "GBP"},
 		{TransactionID: "old", At: now.Add(-8 * 24 * time.Hour), IBAN: "GB33BUKB20201555555555", Reference: "INV-1", AmountInMinor: 1000, Currency: "GBP"},
 		{TransactionID: "refused", At: now, IBAN: "GB33BUKB20201555555555", Reference: "INV-1", AmountInMinor: 1000, Currency: "GBP", Outcome: OutcomeRefused},
+		{TransactionID: "returned", At: now, IBAN: "GB33BUKB20201555555555", Reference: "INV-1", AmountInMinor: 1000, Currency: "GBP", Outcome: OutcomeFailed, Where: FromReport},
 		{TransactionID: "other-amount", At: now, IBAN: "GB33BUKB20201555555555", Reference: "INV-1", AmountInMinor: 1001, Currency: "GBP"},
 	}
 	req := &api.PayoutRequest{TransactionID: "new", BeneficiaryIBAN: "gb33 bukb 2020 1555 5555 55", BeneficiaryReference: " inv-1 ", AmountInMinor: 1000, Currency: "gbp"}
 	m := Matching(ps, req, now, DefaultWindow)
 	if len(m) != 1 || m[0].TransactionID != "a" {
-		t.Fatalf("matches %+v, want only a (old is outside the window, refused paid nothing, other-amount differs)", m)
+		t.Fatalf("matches %+v, want only a (old is outside the window, refused and returned paid nothing, other-amount differs)", m)
 	}
 	if m := Matching(ps, req, now, 30*24*time.Hour); len(m) != 2 {
 		t.Errorf("a 30-day window should find the 8-day-old payout too: %+v", m)
@@ -97,6 +98,13 @@ func TestRecordSurvivesATornWriteButNotDamage(t *testing.T) {
 	a := Attempts(es)
 	if len(a) != 1 || a[0].Outcome != OutcomeAccepted || a[0].Profile != "p" {
 		t.Fatalf("attempts %+v", a)
+	}
+	// The next write cuts the torn line instead of gluing onto it.
+	if err := l.Outcome("id-1", OutcomeSettled, ""); err != nil {
+		t.Fatal(err)
+	}
+	if es, err := l.Entries(); err != nil || len(es) != 3 || es[2].Outcome != OutcomeSettled {
+		t.Fatalf("after writing past a torn line: %d entries, %v", len(es), err)
 	}
 	b, _ := os.ReadFile(path)
 	lines := strings.SplitAfter(string(b), "\n")

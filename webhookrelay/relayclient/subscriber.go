@@ -16,7 +16,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/api/clock"
 )
 
 // Subscriber defaults.
@@ -154,7 +154,7 @@ func (s *Subscriber) backoff(n int) time.Duration {
 	}
 	d = min(d, s.cfg.MaxBackoff)
 	half := d / 2
-	return half + rand.N(half+1)
+	return half + rand.N(half+1) //nolint:gosec // backoff jitter, not a secret
 }
 
 func (s *Subscriber) setState(st ConnState) {

@@ -306,6 +306,12 @@ func writePlan(w io.Writer, plan []Planned) error {
 		case ActionSend:
 			r := pl.Row.Request
 			fmt.Fprintf(&b, "  send  line %d  %s  %s  %s  ref %q\n", pl.Row.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.BeneficiaryName, r.BeneficiaryIBAN, r.BeneficiaryReference)
+			if pl.Match != nil {
+				fmt.Fprintf(&b, "        DUPLICATE of %s: sent anyway (--allow-duplicate)\n", pl.Match)
+			}
+			if pl.Before != nil {
+				fmt.Fprintf(&b, "        CHANGED since line %d was sent as %s: this is a second, new payout\n", pl.Row.Line, pl.Before)
+			}
 		case ActionPrevious:
 			skipped = append(skipped, pl)
 		case ActionDuplicate:

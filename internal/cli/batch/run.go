@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/api/clock"
 	"github.com/paydash/paydash/internal/payguard"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
@@ -164,6 +164,9 @@ type Planned struct {
 	// Why says how a row already sent was found ("journal", "audit
 	// record", "service report").
 	Why string
+	// Before is what an earlier run sent for this line before the row
+	// was edited: sending the edited row is a second payment.
+	Before *payguard.Payment
 }
 
 // Prepared is a batch ready to send: journal locked and open, every row
@@ -179,7 +182,10 @@ type Prepared struct {
 	Plan     []Planned
 	previous map[int]bool
 	dups     map[int]*payguard.Payment
-	ids      map[int]string // a dry run's ids when there is no journal
+	// changed holds, for rows edited since an earlier run sent them, what
+	// that run sent for the line.
+	changed map[int]*payguard.Payment
+	ids     map[int]string // a dry run's ids when there is no journal
 }
 
 // Prepare locks the journal (unless a dry run), opens or creates it,
@@ -194,7 +200,8 @@ func Prepare(ctx context.Context, f *File, opt Options) (*Prepared, error) {
 		jpath = DefaultJournalPath(f.Path)
 	}
 	p := &Prepared{f: f, opt: opt, clk: clk, previous: map[int]bool{}, dups: map[int]*payguard.Payment{}, ids: map[int]string{},
-		sum: &Summary{File: f.Path, Journal: jpath, DryRun: opt.DryRun, Totals: f.Totals(), ToSend: map[string]int64{}}}
+		changed: map[int]*payguard.Payment{},
+		sum:     &Summary{File: f.Path, Journal: jpath, DryRun: opt.DryRun, Totals: f.Totals(), ToSend: map[string]int64{}}}
 	if !opt.DryRun {
 		lk, err := payguard.TryLock(jpath+".lock", "payout batch "+f.Path)
 		if err != nil {
@@ -218,7 +225,11 @@ func Prepare(ctx context.Context, f *File, opt Options) (*Prepared, error) {
 			p.sum.AuditRecord = g.Log.Path()
 		}
 	}
-	adopt := adopter(f, known)
+	var window time.Duration
+	if opt.Guard != nil {
+		window = opt.Guard.Window
+	}
+	adopt := p.adopter(known, clk.Now(), window)
 	if opt.DryRun {
 		j, err := ReadJournal(jpath, f)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -256,28 +267,32 @@ func Prepare(ctx context.Context, f *File, opt Options) (*Prepared, error) {
 // transaction_id the audit record shows this file's same row was sent
 // under (same file, line and payout details): the journal was deleted or
 // moved aside, and the row keeps its id so it cannot be paid twice.
-func adopter(f *File, k *payguard.Known) func(Row) string {
-	byRow := map[int]string{}
+//
+// Only attempts within the duplicate window count: the same file sent
+// again next month is a new batch, not a resumed one.
+func (p *Prepared) adopter(k *payguard.Known, now time.Time, window time.Duration) func(Row) string {
+	byRow := map[int]payguard.Payment{}
 	if k != nil {
-		for _, p := range k.Local { // oldest first: the last attempt wins
-			if p.BatchFile != f.Path || p.Line == 0 {
+		for _, pm := range k.Local { // oldest first: the last attempt wins
+			if pm.BatchFile != p.f.Path || pm.Line == 0 || (window > 0 && now.Sub(pm.At) > window) {
 				continue
 			}
-			byRow[p.Line] = p.TransactionID
-			_ = p
+			byRow[pm.Line] = pm
 		}
 	}
 	return func(r Row) string {
-		id := byRow[r.Line]
-		if id == "" {
+		pm, ok := byRow[r.Line]
+		if !ok {
 			return ""
 		}
-		p, _ := k.ByID(id)
-		req := api.PayoutRequest{BeneficiaryIBAN: p.IBAN, AmountInMinor: p.AmountInMinor, Currency: p.Currency, BeneficiaryReference: p.Reference}
-		if !payguard.SameDetails(&req, &r.Request) || p.Name != r.Request.BeneficiaryName {
-			return "" // the row was edited: a new payout, checked as one
+		req := api.PayoutRequest{BeneficiaryIBAN: pm.IBAN, AmountInMinor: pm.AmountInMinor, Currency: pm.Currency, BeneficiaryReference: pm.Reference}
+		if !payguard.SameDetails(&req, &r.Request) || pm.Name != r.Request.BeneficiaryName {
+			// The row was edited since it was sent: a new payout, checked
+			// as one, and listed with what the line paid before.
+			p.changed[r.Line] = &pm
+			return ""
 		}
-		return id
+		return pm.TransactionID
 	}
 }
 
@@ -293,7 +308,7 @@ func (p *Prepared) id(line int) string {
 func (p *Prepared) plan(known *payguard.Known) error {
 	now := p.clk.Now()
 	for _, row := range p.f.Rows {
-		pl := Planned{Row: row, TransactionID: p.id(row.Line), Action: ActionSend}
+		pl := Planned{Row: row, TransactionID: p.id(row.Line), Action: ActionSend, Before: p.changed[row.Line]}
 		req := row.Request
 		req.TransactionID = pl.TransactionID
 		switch {
@@ -303,9 +318,12 @@ func (p *Prepared) plan(known *payguard.Known) error {
 			pl.Action, pl.Why = ActionPrevious, "service report"
 		case known != nil && pl.TransactionID != "" && acceptedLocally(known, pl.TransactionID):
 			pl.Action, pl.Why = ActionPrevious, "audit record"
-		case known != nil && !p.opt.Guard.AllowDuplicate:
+		case known != nil:
 			if m := known.Matching(&req, now, p.opt.Guard.Window); len(m) > 0 {
-				pl.Action, pl.Match = ActionDuplicate, &m[0]
+				pl.Match = &m[0]
+				if !p.opt.Guard.AllowDuplicate {
+					pl.Action = ActionDuplicate
+				}
 			}
 		}
 		switch pl.Action {
@@ -335,13 +353,13 @@ func lastAccepted(j *Journal, line int) bool {
 
 // acceptedLocally reports whether the audit record shows id accepted.
 func acceptedLocally(k *payguard.Known, id string) bool {
-	for _, p := range k.Local {
-		if p.TransactionID == id {
-			switch p.Outcome {
-			case payguard.OutcomeAccepted, payguard.OutcomeSettled, payguard.OutcomeFailed, payguard.OutcomeRejected:
-				return true
-			}
-		}
+	p, ok := k.LocalByID(id)
+	if !ok {
+		return false
+	}
+	switch p.Outcome {
+	case payguard.OutcomeAccepted, payguard.OutcomeSettled, payguard.OutcomeFailed, payguard.OutcomeRejected:
+		return true
 	}
 	return false
 }
@@ -465,7 +483,8 @@ func (p *Prepared) send(ctx context.Context, s Sender) error {
 			// leaves, so a crash right after sending leaves a trace.
 			m, err := g.Log.Reserve(ctx, payguard.Entry{Source: payguard.SourceBatch, TransactionID: req.TransactionID,
 				Name: req.BeneficiaryName, IBAN: req.BeneficiaryIBAN, Reference: req.BeneficiaryReference,
-				AmountInMinor: req.AmountInMinor, Currency: req.Currency, BatchFile: p.f.Path, Line: row.Line}, g.Window, g.AllowDuplicate)
+				AmountInMinor: req.AmountInMinor, Currency: req.Currency, BatchFile: p.f.Path, Line: row.Line,
+				AllowedDuplicate: pl.Match != nil}, g.Window, g.AllowDuplicate)
 			if err != nil {
 				return fmt.Errorf("%w at line %d: %w; nothing was sent for this row. Run the same command again to resume", ErrInterrupted, row.Line, err)
 			}

@@ -199,7 +199,8 @@ func TestChangedFileWithNewJournalSendsOnlyTheChangedRow(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("with --journal NEWPATH: exit %d\n%s", r.code, r.all())
 	}
-	if !strings.Contains(r.err, "this run sends 1 payout(s)") || !strings.Contains(r.err, "send  line 4  £99.00") {
+	if !strings.Contains(r.err, "this run sends 1 payout(s)") || !strings.Contains(r.err, "send  line 4  £99.00") ||
+		!strings.Contains(r.err, "CHANGED since line 4 was sent as") {
 		t.Errorf("the row to send was not listed before sending:\n%s", r.err)
 	}
 	// The three unchanged rows once; the edited row's old and new amounts
@@ -359,9 +360,13 @@ func TestTwoJournalsOfOneFileAtOnceStillPayOnce(t *testing.T) {
 		go func() { res <- x.batch(t, context.Background(), file, "", o) }()
 	}
 	a, b := <-res, <-res
+	// Either run may finish first, or the second may take back the first
+	// one's ids from the audit record; what must hold is the report.
 	x.wantPaidOnce(t, "PAR", keys)
-	if a.code == 0 && b.code == 0 {
-		t.Errorf("both runs claim every row paid by them; one must report duplicates\n%s\n%s", a.all(), b.all())
+	for _, r := range []runResult{a, b} {
+		if r.code != 0 && r.code != cmdutil.ExitNotAccepted {
+			t.Errorf("a run failed (exit %d) rather than finishing or reporting duplicates:\n%s", r.code, r.all())
+		}
 	}
 }
 
@@ -410,6 +415,22 @@ func TestExactDuplicateRowsAreRefusedUnlessAllowed(t *testing.T) {
 	}
 	if got := x.paid(t, ""); got["DUPROW-1 10.00 GBP"]+got["dupRow-1 10.00 GBP"] != 2 || got["DUPROW-2 20.00 GBP"] != 1 {
 		t.Errorf("with --allow-duplicate both rows are paid once each; report: %v", got)
+	}
+	// The audit record says the second was a duplicate the operator
+	// allowed.
+	log, _ := payguard.Open(payguard.DefaultPath(filepath.Join(x.env["XDG_STATE_HOME"], "paydash"), "default"), "default", nil)
+	entries, err := log.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := 0
+	for _, a := range payguard.Attempts(entries) {
+		if a.AllowedDuplicate {
+			allowed++
+		}
+	}
+	if allowed != 1 {
+		t.Errorf("%d attempts marked as allowed duplicates, want 1: %+v", allowed, entries)
 	}
 }
 
@@ -480,4 +501,56 @@ func TestDryRunTellsTheTruth(t *testing.T) {
 	if r := x.batch(t, context.Background(), ok, "", CommandOptions{DryRun: true}); r.code != 0 || !strings.Contains(r.out, "can be paid in full") {
 		t.Errorf("dry run of a payable batch: exit %d\n%s", r.code, r.all())
 	}
+}
+
+func TestInterruptedRunAdviceIsSafeToFollow(t *testing.T) {
+	x := startSvc(t, nil)
+	file, keys := csvRows(t, t.TempDir(), "INT", 12, plainAmount)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go x.cancelAfter(t, ctx, cancel, "INT", 4)
+	o := yes()
+	o.Rate = 20
+	r := x.batch(t, ctx, file, "", o)
+	if !strings.Contains(r.all(), "run the same command again to resume") {
+		t.Fatalf("ctrl+c: exit %d, no advice to resume:\n%s", r.code, r.all())
+	}
+	o.Rate = 0
+	if r := x.batch(t, context.Background(), file, "", o); r.code != 0 {
+		t.Fatalf("the same command again: exit %d\n%s", r.code, r.all())
+	}
+	x.wantPaidOnce(t, "INT", keys)
+}
+
+func TestDamagedAuditRecordAdviceIsSafeToFollow(t *testing.T) {
+	x := startSvc(t, nil)
+	dir := t.TempDir()
+	file, keys := csvRows(t, dir, "AUD", 4, plainAmount)
+	if r := x.batch(t, context.Background(), file, "", yes()); r.code != 0 {
+		t.Fatalf("first run: exit %d\n%s", r.code, r.all())
+	}
+	// The journal is lost and the audit record damaged in the middle.
+	os.Remove(DefaultJournalPath(file))
+	rec := payguard.DefaultPath(filepath.Join(x.env["XDG_STATE_HOME"], "paydash"), "default")
+	b, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	lines[1] = "{garbage\n"
+	os.WriteFile(rec, []byte(strings.Join(lines, "")), 0o600)
+	r := x.batch(t, context.Background(), file, "", yes())
+	if r.code == 0 || !strings.Contains(r.all(), "move the file aside to start a new record") {
+		t.Fatalf("a damaged audit record was used: exit %d\n%s", r.code, r.all())
+	}
+	x.wantPaidOnce(t, "AUD", keys)
+	// Word for word: move it aside, run again.
+	if err := os.Rename(rec, rec+".damaged"); err != nil {
+		t.Fatal(err)
+	}
+	r = x.batch(t, context.Background(), file, "", yes())
+	if !strings.Contains(r.all(), "duplicate (not sent) 4") {
+		t.Errorf("the rows already paid are not refused from the report:\n%s", r.all())
+	}
+	x.wantPaidOnce(t, "AUD", keys)
 }

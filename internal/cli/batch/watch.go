@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/clock"
+	"github.com/paydash/paydash/api/clock"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 

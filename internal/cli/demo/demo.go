@@ -103,9 +103,12 @@ func Start(ctx context.Context, getenv func(string) string, o *Options) (*Env, e
 		return nil, fmt.Errorf("create the demo directory %s: %w", dir, err)
 	}
 	// The demo's sandbox is new each run, so is its audit record: payouts
-	// of an earlier demo are not duplicates of anything in this one.
-	if err := os.Remove(payguard.DefaultPath(config.StateDir(getenv), ProfileName)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("reset the demo's audit record: %w", err)
+	// of an earlier demo are not duplicates of anything in this one. The
+	// old record is kept beside it, never deleted.
+	if rec := payguard.DefaultPath(config.StateDir(getenv), ProfileName); fileExists(rec) {
+		if err := os.Rename(rec, rec+"."+time.Now().UTC().Format("20060102T150405.000000000Z")); err != nil {
+			return nil, fmt.Errorf("start a new audit record for the demo: %w", err)
+		}
 	}
 	key, _, err := serve.LoadOrCreateKey(filepath.Join(dir, SigningKeyFile))
 	if err != nil {
@@ -318,4 +321,9 @@ func printAttach(s *cmdutil.Streams, env *Env) {
 	fmt.Fprintf(w, "  export PAYDASH_CONFIG=%s\n", env.ConfigPath())
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "ctrl+c stops the demo.")
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

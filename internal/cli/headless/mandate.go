@@ -34,7 +34,7 @@ func (o *MandateOptions) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ValidTo, "valid-to", "", "when the mandate stops being valid (same forms as --valid-from)")
 	fs.StringVar(&o.MaxIndividual, "max-individual", "", "maximum amount of one payment, major units, e.g. 250.00 (required)")
 	fs.StringArrayVar(&o.Limits, "limit", nil, "periodic limit PERIOD=AMOUNT[:ALIGNMENT], e.g. month=5000.00:calendar; periods day, week, fortnight, month, half_year, year; alignment consent (default) or calendar (repeatable)")
-	o.requestFlags.bind(fs, false)
+	o.bind(fs, false) // the embedded requestFlags: profile, output and idempotency flags
 }
 
 // Request builds the mandate creation request from the flags, with the

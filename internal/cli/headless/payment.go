@@ -31,7 +31,7 @@ func (o *PaymentOptions) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Amount, "amount", "", "amount in major units, e.g. 12.50 (required)")
 	fs.StringVar(&o.Currency, "currency", "", "GBP or EUR (required)")
 	fs.StringVar(&o.Reference, "reference", "", "reference shown on the payer's statement")
-	o.requestFlags.bind(fs, true)
+	o.bind(fs, true) // the embedded requestFlags: profile, output and idempotency flags
 }
 
 // Request builds the payment creation request from the flags, with the

@@ -86,18 +86,13 @@ func (f *payoutFollower) wait(ctx context.Context, d time.Duration) finalState {
 }
 
 func (f *payoutFollower) fromReport(ctx context.Context) (finalState, bool) {
-	txs, err := f.report.Transactions(ctx, api.TransactionQuery{Type: api.TransactionPayout, From: time.Now().Add(-24 * time.Hour)})
-	if err != nil {
-		return finalState{}, false
-	}
-	for _, t := range txs {
-		if t.TransactionID != f.id {
-			continue
+	var st finalState
+	found := false
+	_ = f.report.StreamTransactions(ctx, api.TransactionQuery{Type: api.TransactionPayout, From: time.Now().Add(-payguard.DefaultWindow - 24*time.Hour)}, func(t api.Transaction) error {
+		if t.TransactionID == f.id && (t.Status == api.StateSettled || t.Status == api.StateFailed) {
+			st, found = finalState{state: t.Status, from: "service report"}, true
 		}
-		switch t.Status {
-		case api.StateSettled, api.StateFailed:
-			return finalState{state: t.Status, from: "service report"}, true
-		}
-	}
-	return finalState{}, false
+		return nil
+	})
+	return st, found
 }

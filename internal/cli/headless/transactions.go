@@ -52,6 +52,12 @@ func (o *TransactionsOptions) Bind(fs *pflag.FlagSet) {
 	fs.StringVarP(&o.Out, "out", "o", "", "write to this file instead of standard output (format from --csv/--json or the .csv/.json extension)")
 }
 
+// RecordStreamer is the api client's cheaper stream, used when the
+// client has it.
+type RecordStreamer interface {
+	StreamRecords(ctx context.Context, q api.TransactionQuery, fn func(*api.Record) error) error
+}
+
 // TransactionStreamer is the part of the api client `transactions` uses.
 type TransactionStreamer interface {
 	StreamTransactions(ctx context.Context, q api.TransactionQuery, fn func(api.Transaction) error) error
@@ -213,17 +219,26 @@ func Transactions(ctx context.Context, s *cmdutil.Streams, c TransactionStreamer
 	prog := cmdutil.NewProgress(s, "fetching transactions", 0)
 	all := rq.Empty()
 	var seen, kept int64
-	err = c.StreamTransactions(ctx, q, func(t api.Transaction) error {
+	each := func(t *api.Transaction) error {
 		seen++
 		if seen&1023 == 0 {
 			prog.Set(seen)
 		}
-		if !all && !rq.MatchTx(&t) {
+		if !all && !rq.MatchTx(t) {
 			return nil
 		}
 		kept++
-		return w.write(&t)
-	})
+		return w.write(t)
+	}
+	if rs, ok := c.(RecordStreamer); ok {
+		// Rows are written and dropped: no need to make their strings.
+		err = rs.StreamRecords(ctx, q, func(r *api.Record) error {
+			t := r.Transient()
+			return each(&t)
+		})
+	} else {
+		err = c.StreamTransactions(ctx, q, func(t api.Transaction) error { return each(&t) })
+	}
 	prog.Set(seen)
 	prog.Done()
 	if err != nil {
