@@ -124,7 +124,7 @@ func padLines(s string, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-// sparkline draws vals as ▁▂▃▄▅▆▇█ scaled between their min and max,
+// sparkline draws vals as ▁▂▃▄▅▆▇█ scaled from zero to their max,
 // keeping the most recent w points. A flat series is a flat low line.
 func sparkline(vals []int64, w int) string {
 	if w <= 0 || len(vals) == 0 {
@@ -135,7 +135,9 @@ func sparkline(vals []int64, w int) string {
 	}
 	const bars = "▁▂▃▄▅▆▇█"
 	blocks := []rune(bars)
-	lo, hi := vals[0], vals[0]
+	// From zero (or the lowest value when one is negative): a −£5 move on
+	// £7.7M must look like the flat line it is, not a cliff.
+	lo, hi := min(vals[0], 0), vals[0]
 	for _, v := range vals {
 		lo = min(lo, v)
 		hi = max(hi, v)

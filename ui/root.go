@@ -209,9 +209,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.followPayout()
 		return m, nil
 	case txLoadedMsg:
-		cmd := m.tx.loaded(c, msg)
+		cmd := tea.Batch(m.tx.loaded(c, msg), balanceHistory(msg.store, m.now()))
 		m.refreshed(refreshReport)
 		return m, tea.Batch(cmd, m.tracker.lookup(m.tx.store))
+	case balanceHistoryMsg:
+		m.bal.hist = msg.byCur
+		return m, nil
 	case payoutRowsMsg:
 		m.tracker.applyRows(c, msg)
 		m.followPayout()

@@ -305,3 +305,59 @@ func TestTimeZoneInHeaderAndToday(t *testing.T) {
 	h.key("d")
 	mustContain(t, h.view(), "2 of 3 transactions", "today = 2025-03-14 UTC")
 }
+
+// Balance history and drill-down (items 10 and the balances part of the
+// issue): the balances keep the service's order (GBP first, as the CLI);
+// enter opens an account with its available balance over 30/90 days
+// reconstructed from the report back from today's balance, the threshold
+// drawn and its latest transactions; y copies its IBAN; a small move on a
+// large balance is a flat trend, not a cliff.
+func TestBalanceHistoryAndAccountPage(t *testing.T) {
+	day := func(d int) time.Time { return fixedNow.AddDate(0, 0, -d) }
+	rows := []api.Transaction{
+		{TransactionID: "f1", Type: api.TransactionFunding, Currency: "GBP", AmountInMinor: 50_000_00, Status: api.StateSettled, SettledAt: api.NewReportTime(day(10))},
+		{TransactionID: "p1", Type: api.TransactionPayout, Currency: "GBP", AmountInMinor: 20_000_00, Status: api.StateSettled, BeneficiaryName: "Ada", SettledAt: api.NewReportTime(day(5))},
+		{TransactionID: "p2", Type: api.TransactionPayout, Currency: "GBP", AmountInMinor: 99_999_00, Status: api.StateRejected, BeneficiaryName: "Bob", AuthorisedAt: api.NewReportTime(day(3))},
+		{TransactionID: "p3", Type: api.TransactionPayout, Currency: "GBP", AmountInMinor: 5_00, Status: api.StateSettled, BeneficiaryName: "Cy", SettledAt: api.NewReportTime(day(0).Add(-time.Hour))},
+	}
+	fb := newFake(0)
+	fb.balances = []api.Balance{testBalances[0], testBalances[1]} // GBP, then EUR
+	fb.txs = func(i int) api.Transaction { return rows[i] }
+	fb.nTxs = len(rows)
+	h := newHarness(t, Options{Backend: fb, LowBalance: map[string]int64{"GBP": 100_000_00}}, 120, 40)
+	if h.m.bal.rows[0].b.Currency != "GBP" {
+		t.Fatalf("balances not in the service's order: %s first", h.m.bal.rows[0].b.Currency)
+	}
+	series := h.m.bal.history(h.m.bal.rows[0], 30)
+	today := int64(120_000_00)
+	if got := series[29]; got != today {
+		t.Fatalf("today's point %d, want the balance %d", got, today)
+	}
+	// Back through the report: before the £5 payout, before the
+	// £20,000 payout, before the £50,000 funding; the rejected one moved
+	// nothing.
+	for _, c := range []struct {
+		daysAgo int
+		want    int64
+	}{{1, today + 5_00}, {5, today + 5_00}, {6, today + 5_00 + 20_000_00}, {10, today + 5_00 + 20_000_00}, {11, today + 5_00 + 20_000_00 - 50_000_00}, {29, today + 5_00 + 20_000_00 - 50_000_00}} {
+		if got := series[29-c.daysAgo]; got != c.want {
+			t.Errorf("%d days ago: %d, want %d", c.daysAgo, got, c.want)
+		}
+	}
+	if trend := h.m.bal.trend(h.m.bal.rows[0], 10); strings.ContainsRune(trend, '▁') {
+		t.Errorf("a £5 move on £120,000 draws as %q", trend)
+	}
+	h.key("enter")
+	out := h.view()
+	mustContain(t, out, "GBP account", "last 30 days", "threshold £100,000.00", "┄", "Latest transactions", "−£5.00", "+£50,000.00")
+	h.key("h")
+	mustContain(t, h.view(), "last 90 days")
+	h.key("y")
+	if !strings.Contains(h.clip.String(), base64.StdEncoding.EncodeToString([]byte("GB33BUKB20201555555555"))) {
+		t.Fatalf("y did not copy the IBAN: %q", h.clip.String())
+	}
+	h.key("esc")
+	if h.m.bal.open {
+		t.Fatal("esc did not go back to the list")
+	}
+}
