@@ -138,9 +138,11 @@ func (f *fakeBackend) payoutCount() int {
 	return len(f.payouts)
 }
 
+// testBalances is in the order the service lists them (the dashboard
+// keeps it).
 var testBalances = []api.Balance{
-	{Currency: "GBP", IBAN: "GB33BUKB20201555555555", Status: api.AccountEnabled, CurrentBalanceInMinor: 125_000_00, AvailableBalanceInMinor: 120_000_00},
 	{Currency: "EUR", IBAN: "DE89370400440532013000", Status: api.AccountEnabled, CurrentBalanceInMinor: 8_000_00, AvailableBalanceInMinor: 7_500_50},
+	{Currency: "GBP", IBAN: "GB33BUKB20201555555555", Status: api.AccountEnabled, CurrentBalanceInMinor: 125_000_00, AvailableBalanceInMinor: 120_000_00},
 }
 
 var (

@@ -321,7 +321,7 @@ func TestBalanceHistoryAndAccountPage(t *testing.T) {
 		{TransactionID: "p3", Type: api.TransactionPayout, Currency: "GBP", AmountInMinor: 5_00, Status: api.StateSettled, BeneficiaryName: "Cy", SettledAt: api.NewReportTime(day(0).Add(-time.Hour))},
 	}
 	fb := newFake(0)
-	fb.balances = []api.Balance{testBalances[0], testBalances[1]} // GBP, then EUR
+	fb.balances = []api.Balance{testBalances[1], testBalances[0]} // GBP, then EUR
 	fb.txs = func(i int) api.Transaction { return rows[i] }
 	fb.nTxs = len(rows)
 	h := newHarness(t, Options{Backend: fb, LowBalance: map[string]int64{"GBP": 100_000_00}}, 120, 40)
