@@ -148,7 +148,7 @@ func sparkline(vals []int64, w int) string {
 		if hi > lo {
 			// Integer arithmetic on a 0..7 scale; the span fits in float64
 			// exactly enough for choosing one of eight glyphs.
-			i = int(float64(v-lo) / float64(hi-lo) * float64(len(blocks)-1))
+			i = int(float64(v-lo)/float64(hi-lo)*float64(len(blocks)-1) + 0.5)
 		}
 		b.WriteRune(blocks[i])
 	}
