@@ -195,7 +195,7 @@ func TestBalancesChangeAndLowAlert(t *testing.T) {
 	}
 	h.key("down") // select GBP (second, as the service lists them): its detail shows reserved and change
 	mustContain(t, h.view(), "reserved £500.01", "change since start -£20,000.01")
-	if r := h.m.bal.find("GBP", testBalances[1].IBAN); len(r.hist) != 2 || sparkline(r.hist, 10) != "█▆" {
+	if r := h.m.bal.find("GBP", testBalances[1].IBAN); len(r.hist) != 2 || sparkline(r.hist, 10) != "█▇" {
 		t.Errorf("history %v sparkline %q", r.hist, sparkline(r.hist, 10))
 	}
 }
