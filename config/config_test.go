@@ -334,6 +334,7 @@ func TestLoadErrors(t *testing.T) {
 		{name: "bad bool from the environment names the variable", env: map[string]string{"PAYDASH_PRODUCTION": "maybe"}, key: "production", want: []string{"set by PAYDASH_PRODUCTION", `"maybe"`}},
 		{name: "bad URL from a flag says so", overrides: map[string]string{"base_url": "nope"}, key: "base_url", want: []string{"set by command-line flag"}},
 		{name: "unknown override key", overrides: map[string]string{"bse_url": "https://x"}, key: "bse_url", want: []string{"unknown key"}},
+		{name: "unknown time zone", profile: `tz = "Mars/Olympus"`, key: "tz", want: []string{"Mars/Olympus", "not a time zone"}},
 		{name: "malformed low_balance list", env: map[string]string{"PAYDASH_LOW_BALANCE": "GBP"}, key: "low_balance", want: []string{"CURRENCY=AMOUNT"}},
 	}
 	for _, tt := range tests {
@@ -497,6 +498,26 @@ func BenchmarkLoad(b *testing.B) {
 	for b.Loop() {
 		if _, _, err := config.Load(opts); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// tz: local by default, UTC or an IANA name; the dashboard shows times in
+// it (the CLI and exports stay UTC).
+func TestLoadTimeZone(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{"", "Local"},
+		{`tz = "UTC"`, "UTC"},
+		{`tz = "utc"`, "UTC"},
+		{`tz = "America/New_York"`, "America/New_York"},
+	} {
+		path := writeFile(t, t.TempDir(), "config.toml", "[profiles.sandbox]\n"+tc.body+"\n", 0o600)
+		p, _, err := config.Load(config.LoadOptions{Path: path, Getenv: envFunc(t, nil)})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.body, err)
+		}
+		if p.Location == nil || p.Location.String() != tc.want {
+			t.Errorf("%q: location %v, want %s", tc.body, p.Location, tc.want)
 		}
 	}
 }

@@ -39,6 +39,7 @@ type displayProfile struct {
 	RelayTokenEnv    string            `toml:"relay_token_env,omitempty" json:"relay_token_env,omitempty"`
 	BalanceRefresh   string            `toml:"balance_refresh,omitempty" json:"balance_refresh,omitempty"`
 	ReportRefresh    string            `toml:"report_refresh,omitempty" json:"report_refresh,omitempty"`
+	TZ               string            `toml:"tz,omitempty" json:"tz,omitempty"`
 	Production       bool              `toml:"production" json:"production"`
 	Regulated        bool              `toml:"regulated" json:"regulated"`
 	LowBalance       map[string]string `toml:"low_balance,omitempty" json:"low_balance,omitempty"`
@@ -54,7 +55,7 @@ func (p Profile) display() displayProfile {
 		RelayListen: p.RelayListen, RelayURL: p.RelayURL, RelayPublicURL: p.RelayPublicURL,
 		RelayToken: p.RelayToken, RelayTokenEnv: p.RelayTokenEnv,
 		BalanceRefresh: formatDuration(p.BalanceRefresh), ReportRefresh: formatDuration(p.ReportRefresh),
-		Production: p.Production, Regulated: p.Regulated,
+		Production: p.Production, Regulated: p.Regulated, TZ: p.TZ,
 	}
 	// A secret read from a file or variable is shown by where it lives;
 	// showing both spellings would not be a valid profile.

@@ -16,6 +16,7 @@ const (
 	kindDuration      // Go duration string, at least minRefresh
 	kindBool          // TOML boolean; "true"/"false"/"1"/"0" from env and flags
 	kindAmounts       // table currency -> amount in major units, as strings
+	kindTimeZone      // "local", "UTC" or an IANA zone name
 )
 
 // keySpec describes one key of a profile.
@@ -49,6 +50,7 @@ func keySpecs() []keySpec {
 		{name: "relay_token_env", kind: kindEnvName, group: "relay_token"},
 		{name: "balance_refresh", kind: kindDuration},
 		{name: "report_refresh", kind: kindDuration},
+		{name: "tz", kind: kindTimeZone},
 		{name: "low_balance", kind: kindAmounts},
 		{name: "production", kind: kindBool},
 		{name: "regulated", kind: kindBool},

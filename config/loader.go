@@ -108,6 +108,7 @@ func (l *loader) applyDefaults() {
 		"relay_listen":    DefaultRelayListen,
 		"balance_refresh": DefaultBalanceRefresh.String(),
 		"report_refresh":  DefaultReportRefresh.String(),
+		"tz":              "local",
 	} {
 		l.values[key] = setting{value: v, layer: layerDefault}
 	}
@@ -245,6 +246,23 @@ func (l *loader) resolvePath(p string, fromFile bool) string {
 	return p
 }
 
+// checkTimeZone reads tz: "local" (the machine's zone), "UTC", or an IANA
+// zone name such as Europe/London.
+func (l *loader) checkTimeZone(key string, s setting) *time.Location {
+	switch strings.ToLower(strings.TrimSpace(s.value)) {
+	case "", "local":
+		return time.Local
+	case "utc":
+		return time.UTC
+	}
+	loc, err := time.LoadLocation(strings.TrimSpace(s.value))
+	if err != nil {
+		l.fail(key, s, "%q is not a time zone; use local, UTC or a name like Europe/London", s.value)
+		return time.Local
+	}
+	return loc
+}
+
 // build checks every value and produces the typed profile.
 func (l *loader) build() *Profile {
 	p := &Profile{Name: l.profile, File: l.file, LowBalance: map[string]int64{}}
@@ -285,6 +303,8 @@ func (l *loader) build() *Profile {
 				l.fail(key, s, "%q is not a boolean; use true or false", s.value)
 			}
 			*bools[key] = b
+		case kindTimeZone:
+			p.TZ, p.Location = s.value, l.checkTimeZone(key, s)
 		case kindAmounts:
 			cur := strings.TrimPrefix(key, spec.name+".")
 			p.LowBalance[cur] = l.checkAmount(key, cur, s)

@@ -65,6 +65,11 @@ relay_listen = "127.0.0.1:8787"
 balance_refresh = "10s"
 report_refresh = "60s"
 
+# The dashboard's time zone: "local" (this machine's), "UTC", or a name
+# like "Europe/London". The header names it and date:today follows it;
+# the headless commands and exports always write UTC.
+tz = "local"
+
 # true marks this profile as real money: paydash shows it loudly.
 production = false
 # true if you hold a payment-initiation licence: user details become

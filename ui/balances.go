@@ -33,6 +33,12 @@ type balancesView struct {
 	pending  bool
 	nav      listNav
 	filter   filterBar
+	// hist is the report's movements per currency (nil until a report
+	// loaded); open shows the selected account's own page; days is the
+	// chart's span, 30 or 90.
+	hist map[string]*curHistory
+	open bool
+	days int
 }
 
 type balancesMsg struct {
@@ -42,7 +48,7 @@ type balancesMsg struct {
 }
 
 func newBalancesView() balancesView {
-	return balancesView{filter: newFilterBar("currency or IBAN")}
+	return balancesView{filter: newFilterBar("currency or IBAN"), days: 30}
 }
 
 // fetch asks for balances unless a request is already out; then one more
@@ -88,9 +94,14 @@ func (v *balancesView) apply(c *viewContext, msg balancesMsg) tea.Cmd {
 			}
 			seen[r.key()] = true
 		}
-		// An account the service no longer lists is dropped.
+		// An account the service no longer lists is dropped; the rest keep
+		// the service's order, as the CLI prints them.
 		v.rows = slices.DeleteFunc(v.rows, func(r *balanceRow) bool { return !seen[r.key()] })
-		slices.SortFunc(v.rows, func(a, b *balanceRow) int { return strings.Compare(a.key(), b.key()) })
+		order := make(map[string]int, len(msg.list))
+		for i, b := range msg.list {
+			order[b.Currency+"|"+b.IBAN] = i
+		}
+		slices.SortStableFunc(v.rows, func(a, b *balanceRow) int { return order[a.key()] - order[b.key()] })
 	}
 	if v.pending {
 		v.pending = false
@@ -147,10 +158,25 @@ func (v *balancesView) keys(c *viewContext) helpMap {
 	if v.filter.active {
 		return filterBarKeys(c.keys)
 	}
-	return helpMap{
-		short: []key.Binding{g.Up, g.Down, g.Filter, g.Refresh},
-		full:  [][]key.Binding{{g.Up, g.Down, g.Top, g.Bottom}, {g.Filter, g.Refresh}},
+	if v.open {
+		return helpMap{
+			short: []key.Binding{g.CopyIBAN, g.Range, g.Back},
+			full:  [][]key.Binding{{g.CopyIBAN, g.Range, g.Back}, {g.Refresh}},
+		}
 	}
+	return helpMap{
+		short: []key.Binding{g.OpenAccount, g.CopyIBAN, g.Range, g.Filter},
+		full:  [][]key.Binding{{g.Up, g.Down, g.Top, g.Bottom}, {g.OpenAccount, g.CopyIBAN, g.Range}, {g.Filter, g.Refresh}},
+	}
+}
+
+// selected is the account under the cursor.
+func (v *balancesView) selected() *balanceRow {
+	rows := v.visible()
+	if v.nav.cursor < len(rows) {
+		return rows[v.nav.cursor]
+	}
+	return nil
 }
 
 func (v *balancesView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
@@ -159,12 +185,47 @@ func (v *balancesView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 		v.nav.clamp(len(v.visible()), 0)
 		return cmd
 	}
-	if key.Matches(k, c.keys.Back) {
+	switch {
+	case key.Matches(k, c.keys.CopyIBAN):
+		if r := v.selected(); r != nil {
+			return c.copyText(r.b.IBAN, r.b.Currency+" account IBAN "+r.b.IBAN)
+		}
+		return nil
+	case key.Matches(k, c.keys.Range):
+		if v.days == 30 {
+			v.days = historyDays
+		} else {
+			v.days = 30
+		}
+		return nil
+	case key.Matches(k, c.keys.Back):
+		if v.open {
+			v.open = false
+			return nil
+		}
 		v.filter.set("")
 		return nil
+	case !v.open && key.Matches(k, c.keys.OpenAccount):
+		v.open = v.selected() != nil
+		return nil
 	}
-	v.nav.move(k, c.keys, len(v.visible()), 0)
+	if !v.open {
+		v.nav.move(k, c.keys, len(v.visible()), 0)
+	}
 	return nil
+}
+
+// history is the account's end-of-day available balance over days days,
+// reconstructed from the report; nil before a report has loaded.
+func (v *balancesView) history(r *balanceRow, days int) []int64 {
+	if v.hist == nil {
+		return nil
+	}
+	h := v.hist[r.b.Currency]
+	if h == nil {
+		h = &curHistory{} // no movements: a flat line at today's balance
+	}
+	return h.series(r.b.AvailableBalanceInMinor, days)
 }
 
 var balanceCols = []colSpec{
@@ -175,8 +236,8 @@ var balanceCols = []colSpec{
 	{title: "Current", w: 13, right: true},
 	{title: "Available", w: 13, right: true},
 	{title: "Reserved", w: 12, right: true, drop: 5},
-	{title: "Change", w: 12, right: true, drop: 1},
-	{title: "Trend", w: 10, drop: 6, flex: 2, max: 60},
+	{title: "Change", w: 12, right: true, drop: 6},
+	{title: "30 days", w: 10, drop: 1, flex: 2, max: 60},
 }
 
 func signed(minor int64, cur string) string {
@@ -186,7 +247,19 @@ func signed(minor int64, cur string) string {
 	return api.FormatAmount(minor, cur)
 }
 
+// trend is the Trend cell: the last 30 days from the report, else this
+// session's samples.
+func (v *balancesView) trend(r *balanceRow, w int) string {
+	if hist := v.history(r, 30); hist != nil {
+		return sparkline(hist, w)
+	}
+	return sparkline(r.hist, w)
+}
+
 func (v *balancesView) view(c *viewContext, w, h int) string {
+	if r := v.selected(); v.open && r != nil {
+		return v.accountView(c, r, w, h)
+	}
 	var b strings.Builder
 	rows := v.visible()
 	switch {
@@ -222,7 +295,7 @@ func (v *balancesView) view(c *viewContext, w, h int) string {
 			api.FormatAmount(r.b.AvailableBalanceInMinor, r.b.Currency),
 			api.FormatAmount(r.b.CurrentBalanceInMinor-r.b.AvailableBalanceInMinor, r.b.Currency),
 			signed(r.b.AvailableBalanceInMinor-r.first, r.b.Currency),
-			sparkline(r.hist, trendW),
+			v.trend(r, trendW),
 		}
 		var line strings.Builder
 		line.WriteString(gutter(i == v.nav.cursor, false))
@@ -289,4 +362,54 @@ func (v *balancesView) accounts() []api.Balance {
 		out[i] = r.b
 	}
 	return out
+}
+
+// accountView is one account's page: its balances, its available balance
+// over the last 30 or 90 days reconstructed from the report with the
+// low-balance threshold drawn, and its latest transactions.
+func (v *balancesView) accountView(c *viewContext, r *balanceRow, w, h int) string {
+	cur := r.b.Currency
+	var b strings.Builder
+	b.WriteString(c.st.title.Render(clean(cur)+" account · "+rail(cur)) + " · " + clean(r.b.IBAN) + " · " + clean(r.b.Status) + "\n")
+	b.WriteString(fit("current "+api.FormatAmount(r.b.CurrentBalanceInMinor, cur)+
+		" · available "+api.FormatAmount(r.b.AvailableBalanceInMinor, cur)+
+		" · reserved "+api.FormatAmount(r.b.CurrentBalanceInMinor-r.b.AvailableBalanceInMinor, cur), w) + "\n")
+	th, hasTh := c.opts.LowBalance[cur]
+	series := v.history(r, v.days)
+	chartH := max(min(h-6-recentRows, 10), 3)
+	switch {
+	case series == nil:
+		b.WriteString(c.st.muted.Render("Balance history: waiting for the transaction report…") + "\n")
+	default:
+		lo, hi := series[0], series[0]
+		for _, x := range series {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		head := "available, end of each day, last " + itoa(v.days) + " days (from the report) · low " +
+			api.FormatAmount(lo, cur) + " · high " + api.FormatAmount(hi, cur)
+		if hasTh {
+			head += " · ┄ threshold " + api.FormatAmount(th, cur)
+		}
+		b.WriteString(c.st.muted.Render(fit(head, w)) + "\n")
+		for _, line := range chart(series, w, chartH, th, hasTh) {
+			b.WriteString(line + "\n")
+		}
+		first := c.now().AddDate(0, 0, -(v.days - 1))
+		left, right := first.Format("2006-01-02"), "today"
+		b.WriteString(c.st.muted.Render(left+strings.Repeat(" ", max(w-len(left)-len(right), 1))+right) + "\n")
+	}
+	b.WriteString(c.st.bold.Render("Latest transactions") + "\n")
+	var recent []api.Transaction
+	if v.hist != nil && v.hist[cur] != nil {
+		recent = v.hist[cur].recent
+	}
+	if len(recent) == 0 {
+		b.WriteString(c.st.muted.Render("none in the loaded report") + "\n")
+	}
+	loc := c.now().Location()
+	for _, t := range recent {
+		line := stamp(txLatest(t), loc) + "  " + fit(t.Type, 8) + fit(t.Status, 10) + fitRight(signedAmount(t.AmountInMinor, t.Currency, t.Type), 14) + "  " + clean(t.BeneficiaryName)
+		b.WriteString(fit(line, w) + "\n")
+	}
+	return b.String()
 }

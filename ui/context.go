@@ -63,6 +63,16 @@ func (c *viewContext) setFlash(text string, isErr bool) {
 	c.flash = flash{text: text, err: isErr, owner: c.flash.owner, until: c.now().Add(flashFor)}
 }
 
+// zoneName is the time zone of t as a person reads it: its abbreviation
+// (UTC, EST, CET), or its offset when the zone has none.
+func zoneName(t time.Time) string {
+	name, _ := t.Zone()
+	if name == "" {
+		return t.Format("-07:00")
+	}
+	return name
+}
+
 // after delivers msg once d has passed on the clock: the one way the
 // dashboard waits (ticks, retries), so a test's fake clock drives them.
 func after(clk clock.Clock, d time.Duration, msg tea.Msg) tea.Cmd {

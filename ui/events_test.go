@@ -19,7 +19,7 @@ func TestEventUpdatesTrackerAndRefreshesBalances(t *testing.T) {
 	h.key("y")
 	id := fb.payouts[0].TransactionID
 	before := fb.balanceCalls
-	fb.balances[1].AvailableBalanceInMinor -= 1000
+	fb.balances[0].AvailableBalanceInMinor -= 1000 // EUR, the payout's source
 
 	at := fixedNow.Add(time.Second)
 	h.send(relayEventsMsg{events: []relayclient.Event{
@@ -32,7 +32,7 @@ func TestEventUpdatesTrackerAndRefreshesBalances(t *testing.T) {
 	if fb.balanceCalls != before+1 {
 		t.Fatalf("balances fetched %d times after the event, want %d", fb.balanceCalls, before+1)
 	}
-	if got := h.m.bal.find("EUR", testBalances[1].IBAN); got == nil || got.b.AvailableBalanceInMinor != testBalances[1].AvailableBalanceInMinor-1000 {
+	if got := h.m.bal.find("EUR", testBalances[0].IBAN); got == nil || got.b.AvailableBalanceInMinor != testBalances[0].AvailableBalanceInMinor-1000 {
 		t.Errorf("balances not refreshed: %+v", got)
 	}
 	h.key("3")
@@ -185,17 +185,17 @@ func TestBalancesChangeAndLowAlert(t *testing.T) {
 	if strings.Contains(out, "low balance") {
 		t.Fatal("alert while above the threshold")
 	}
-	fb.balances[0].AvailableBalanceInMinor = 99_999_99
-	fb.balances[0].CurrentBalanceInMinor = 100_500_00
+	fb.balances[1].AvailableBalanceInMinor = 99_999_99
+	fb.balances[1].CurrentBalanceInMinor = 100_500_00
 	h.send(balanceTickMsg{})
 	out = h.view()
 	mustContain(t, out, "⚠ low balance: GBP £99,999.99", "-£20,000.01")
 	if n := fb.balanceCalls; n != 2 {
 		t.Errorf("balance calls %d", n)
 	}
-	h.key("down") // select GBP: its detail shows reserved and change
+	h.key("down") // select GBP (second, as the service lists them): its detail shows reserved and change
 	mustContain(t, h.view(), "reserved £500.01", "change since start -£20,000.01")
-	if r := h.m.bal.find("GBP", testBalances[0].IBAN); len(r.hist) != 2 || sparkline(r.hist, 10) != "█▁" {
+	if r := h.m.bal.find("GBP", testBalances[1].IBAN); len(r.hist) != 2 || sparkline(r.hist, 10) != "█▇" {
 		t.Errorf("history %v sparkline %q", r.hist, sparkline(r.hist, 10))
 	}
 }

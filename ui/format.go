@@ -124,7 +124,7 @@ func padLines(s string, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-// sparkline draws vals as ▁▂▃▄▅▆▇█ scaled between their min and max,
+// sparkline draws vals as ▁▂▃▄▅▆▇█ scaled from zero to their max,
 // keeping the most recent w points. A flat series is a flat low line.
 func sparkline(vals []int64, w int) string {
 	if w <= 0 || len(vals) == 0 {
@@ -135,7 +135,9 @@ func sparkline(vals []int64, w int) string {
 	}
 	const bars = "▁▂▃▄▅▆▇█"
 	blocks := []rune(bars)
-	lo, hi := vals[0], vals[0]
+	// From zero (or the lowest value when one is negative): a −£5 move on
+	// £7.7M must look like the flat line it is, not a cliff.
+	lo, hi := min(vals[0], 0), vals[0]
 	for _, v := range vals {
 		lo = min(lo, v)
 		hi = max(hi, v)
@@ -146,7 +148,7 @@ func sparkline(vals []int64, w int) string {
 		if hi > lo {
 			// Integer arithmetic on a 0..7 scale; the span fits in float64
 			// exactly enough for choosing one of eight glyphs.
-			i = int(float64(v-lo) / float64(hi-lo) * float64(len(blocks)-1))
+			i = int(float64(v-lo)/float64(hi-lo)*float64(len(blocks)-1) + 0.5)
 		}
 		b.WriteRune(blocks[i])
 	}

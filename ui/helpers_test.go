@@ -138,9 +138,11 @@ func (f *fakeBackend) payoutCount() int {
 	return len(f.payouts)
 }
 
+// testBalances is in the order the service lists them (the dashboard
+// keeps it).
 var testBalances = []api.Balance{
-	{Currency: "GBP", IBAN: "GB33BUKB20201555555555", Status: api.AccountEnabled, CurrentBalanceInMinor: 125_000_00, AvailableBalanceInMinor: 120_000_00},
 	{Currency: "EUR", IBAN: "DE89370400440532013000", Status: api.AccountEnabled, CurrentBalanceInMinor: 8_000_00, AvailableBalanceInMinor: 7_500_50},
+	{Currency: "GBP", IBAN: "GB33BUKB20201555555555", Status: api.AccountEnabled, CurrentBalanceInMinor: 125_000_00, AvailableBalanceInMinor: 120_000_00},
 }
 
 var (
@@ -224,8 +226,12 @@ type harness struct {
 
 func newHarness(t testing.TB, opts Options, w, h int) *harness {
 	t.Helper()
-	fc := clock.NewFake(fixedNow)
-	if opts.Clock == nil {
+	fc, ok := opts.Clock.(*clock.Fake)
+	if !ok {
+		if opts.Clock != nil {
+			t.Fatal("the harness needs a *clock.Fake")
+		}
+		fc = clock.NewFake(fixedNow)
 		opts.Clock = fc
 	}
 	if opts.Location == nil {

@@ -209,9 +209,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.followPayout()
 		return m, nil
 	case txLoadedMsg:
-		cmd := m.tx.loaded(c, msg)
+		cmd := tea.Batch(m.tx.loaded(c, msg), balanceHistory(msg.store, m.now()))
 		m.refreshed(refreshReport)
 		return m, tea.Batch(cmd, m.tracker.lookup(m.tx.store))
+	case balanceHistoryMsg:
+		m.bal.hist = msg.byCur
+		return m, nil
 	case payoutRowsMsg:
 		m.tracker.applyRows(c, msg)
 		m.followPayout()
@@ -678,7 +681,8 @@ func (m *model) headerLine() string {
 		left += " " + m.st.prod.Render(" PRODUCTION ")
 	}
 	rt, rs := m.relayText()
-	parts := []string{rs.Render(rt), "refreshed " + clockTime(m.bal.lastAt, loc)}
+	// Every time on screen is in this zone; the header names it.
+	parts := []string{rs.Render(rt), "refreshed " + clockTime(m.bal.lastAt, loc) + " " + zoneName(m.now())}
 	if low := m.bal.lowAlerts(m.c()); low != "" {
 		parts = append(parts, m.st.alert.Render("⚠ low balance: "+low))
 	}

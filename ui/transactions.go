@@ -640,6 +640,11 @@ func (v *txView) view(c *viewContext, w, h int) string {
 		if v.loadErr != nil {
 			info += " · " + c.st.bad.Render("incomplete, the load failed: "+clean(v.loadErr.Error())+" (r retries)")
 		}
+		if strings.Contains(strings.ToLower(v.filter.value()), "date:today") {
+			// Which day "today" is depends on the zone: say it.
+			now := c.now()
+			info += " · today = " + now.Format("2006-01-02") + " " + zoneName(now)
+		}
 		if len(v.problems) > 0 {
 			info += " · " + c.st.warn.Render(strings.Join(v.problems, "; "))
 		}

@@ -350,7 +350,9 @@ func TestSparkline(t *testing.T) {
 		want string
 	}{
 		{[]int64{0, 7}, 10, "▁█"},
-		{[]int64{5, 5, 5}, 10, "▁▁▁"},
+		{[]int64{5, 5, 5}, 10, "███"},                 // from zero: a steady balance is a full bar
+		{[]int64{770_000_000, 769_999_500}, 10, "██"}, // −£5 on £7.7M is not a cliff
+		{[]int64{-4, 4}, 10, "▁█"},
 		{[]int64{0, 1, 2, 3, 4, 5, 6, 7}, 10, "▁▂▃▄▅▆▇█"},
 		{[]int64{9, 0, 7}, 2, "▁█"}, // keeps the most recent points
 		{nil, 5, ""},

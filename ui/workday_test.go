@@ -5,8 +5,10 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/api/clock"
 	"github.com/paydash/paydash/report"
 )
 
@@ -270,5 +272,92 @@ func TestCopyInsideTmuxIsPlainOSC52(t *testing.T) {
 	want := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(id)) + "\x07"
 	if got != want {
 		t.Fatalf("inside tmux wrote %q, want the plain OSC 52 %q", got, want)
+	}
+}
+
+// Item 3: the header names the time zone, times show in it, and
+// date:today is that zone's day (and says which day it is).
+func TestTimeZoneInHeaderAndToday(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skip("no tz database:", err)
+	}
+	// 03:30 UTC on the 14th is still the 13th in New York.
+	fc := clock.NewFake(time.Date(2025, 3, 14, 3, 30, 0, 0, time.UTC))
+	fb := newFake(0)
+	fb.txs = func(i int) api.Transaction {
+		tx := genTx(i)
+		at := time.Date(2025, 3, 13, 23, 0, 0, 0, time.UTC).Add(time.Duration(i) * 2 * time.Hour) // 19:00 NY on the 13th, then every 2h
+		tx.Type, tx.AuthorisedAt, tx.SubmittedAt, tx.SettledAt = api.TransactionPayout, api.NewReportTime(at), api.ReportTime{}, api.ReportTime{}
+		return tx
+	}
+	fb.nTxs = 3 // 23:00 UTC 13th, 01:00 and 03:00 UTC 14th: all the 13th in New York
+	h := newHarness(t, Options{Backend: fb, Clock: fc, Location: ny}, 120, 40)
+	mustContain(t, strings.Split(h.view(), "\n")[0], "EDT")
+	h.key("2")
+	h.key("d") // date:today
+	out := h.view()
+	mustContain(t, out, "3 of 3 transactions", "today = 2025-03-13 EDT", "2025-03-13 19:00:00")
+
+	h = newHarness(t, Options{Backend: fb, Clock: fc, Location: time.UTC}, 120, 40)
+	mustContain(t, strings.Split(h.view(), "\n")[0], "UTC")
+	h.key("2")
+	h.key("d")
+	mustContain(t, h.view(), "2 of 3 transactions", "today = 2025-03-14 UTC")
+}
+
+// Balance history and drill-down (items 10 and the balances part of the
+// issue): the balances keep the service's order (GBP first, as the CLI);
+// enter opens an account with its available balance over 30/90 days
+// reconstructed from the report back from today's balance, the threshold
+// drawn and its latest transactions; y copies its IBAN; a small move on a
+// large balance is a flat trend, not a cliff.
+func TestBalanceHistoryAndAccountPage(t *testing.T) {
+	day := func(d int) time.Time { return fixedNow.AddDate(0, 0, -d) }
+	rows := []api.Transaction{
+		{TransactionID: "f1", Type: api.TransactionFunding, Currency: "GBP", AmountInMinor: 50_000_00, Status: api.StateSettled, SettledAt: api.NewReportTime(day(10))},
+		{TransactionID: "p1", Type: api.TransactionPayout, Currency: "GBP", AmountInMinor: 20_000_00, Status: api.StateSettled, BeneficiaryName: "Ada", SettledAt: api.NewReportTime(day(5))},
+		{TransactionID: "p2", Type: api.TransactionPayout, Currency: "GBP", AmountInMinor: 99_999_00, Status: api.StateRejected, BeneficiaryName: "Bob", AuthorisedAt: api.NewReportTime(day(3))},
+		{TransactionID: "p3", Type: api.TransactionPayout, Currency: "GBP", AmountInMinor: 5_00, Status: api.StateSettled, BeneficiaryName: "Cy", SettledAt: api.NewReportTime(day(0).Add(-time.Hour))},
+	}
+	fb := newFake(0)
+	fb.balances = []api.Balance{testBalances[1], testBalances[0]} // GBP, then EUR
+	fb.txs = func(i int) api.Transaction { return rows[i] }
+	fb.nTxs = len(rows)
+	h := newHarness(t, Options{Backend: fb, LowBalance: map[string]int64{"GBP": 100_000_00}}, 120, 40)
+	if h.m.bal.rows[0].b.Currency != "GBP" {
+		t.Fatalf("balances not in the service's order: %s first", h.m.bal.rows[0].b.Currency)
+	}
+	series := h.m.bal.history(h.m.bal.rows[0], 30)
+	today := int64(120_000_00)
+	if got := series[29]; got != today {
+		t.Fatalf("today's point %d, want the balance %d", got, today)
+	}
+	// Back through the report: before the £5 payout, before the
+	// £20,000 payout, before the £50,000 funding; the rejected one moved
+	// nothing.
+	for _, c := range []struct {
+		daysAgo int
+		want    int64
+	}{{1, today + 5_00}, {5, today + 5_00}, {6, today + 5_00 + 20_000_00}, {10, today + 5_00 + 20_000_00}, {11, today + 5_00 + 20_000_00 - 50_000_00}, {29, today + 5_00 + 20_000_00 - 50_000_00}} {
+		if got := series[29-c.daysAgo]; got != c.want {
+			t.Errorf("%d days ago: %d, want %d", c.daysAgo, got, c.want)
+		}
+	}
+	if trend := h.m.bal.trend(h.m.bal.rows[0], 10); strings.ContainsRune(trend, '▁') {
+		t.Errorf("a £5 move on £120,000 draws as %q", trend)
+	}
+	h.key("enter")
+	out := h.view()
+	mustContain(t, out, "GBP account", "last 30 days", "threshold £100,000.00", "┄", "Latest transactions", "−£5.00", "+£50,000.00")
+	h.key("h")
+	mustContain(t, h.view(), "last 90 days")
+	h.key("y")
+	if !strings.Contains(h.clip.String(), base64.StdEncoding.EncodeToString([]byte("GB33BUKB20201555555555"))) {
+		t.Fatalf("y did not copy the IBAN: %q", h.clip.String())
+	}
+	h.key("esc")
+	if h.m.bal.open {
+		t.Fatal("esc did not go back to the list")
 	}
 }

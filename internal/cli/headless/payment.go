@@ -84,7 +84,7 @@ func printCreated(s *cmdutil.Streams, what string, c Created, asJSON bool) error
 	}
 	pairs = append(pairs,
 		[2]string{"resource token", c.ResourceToken},
-		[2]string{"token expires", c.TokenExpiresAt.Local().Format("15:04:05") + " (15 minutes: the user must authorise before then)"},
+		[2]string{"token expires", c.TokenExpiresAt.UTC().Format("15:04:05 MST") + " (15 minutes: the user must authorise before then)"},
 		[2]string{"idempotency key", c.IdempotencyKey})
 	return cmdutil.KeyValues(s.Out, pairs)
 }

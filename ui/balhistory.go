@@ -1,0 +1,195 @@
+package ui
+
+import (
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/report"
+)
+
+// historyDays is how far back the balance history goes (the chart shows
+// the last 30 or all 90).
+const historyDays = 90
+
+// recentRows is how many of an account's latest transactions its detail
+// view lists.
+const recentRows = 8
+
+// curHistory is one currency's movements by day, from the report: moves[d]
+// is the net money in (+) or out (−) on day d, d = 0 being the oldest of
+// historyDays days ending today; recent are its latest transactions.
+type curHistory struct {
+	moves  [historyDays]int64
+	recent []api.Transaction
+}
+
+// balanceHistoryMsg carries the report's movements per currency to the
+// balances view (the root computes them off the Update path from each
+// loaded report).
+type balanceHistoryMsg struct {
+	today time.Time // midnight of today in the dashboard's zone
+	byCur map[string]*curHistory
+}
+
+// balanceHistory reads the report's rows into daily movements per
+// currency, by each row's latest time in loc. Failed and rejected payouts
+// moved no money and are skipped; fundings are credits, payouts debits.
+func balanceHistory(st *report.Store, now time.Time) tea.Cmd {
+	if st == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		y, m, d := now.Date()
+		today := time.Date(y, m, d, 0, 0, 0, 0, now.Location())
+		first := today.AddDate(0, 0, -(historyDays - 1))
+		out := map[string]*curHistory{}
+		n := st.Len()
+		for i := int32(0); i < int32(n); i++ {
+			status := st.Status(i)
+			if status == api.StateFailed || status == api.StateRejected {
+				continue
+			}
+			cur := st.Currency(i)
+			h := out[cur]
+			if h == nil {
+				h = &curHistory{}
+				out[cur] = h
+			}
+			at := st.Time(i).In(now.Location())
+			if at.Before(first) {
+				continue
+			}
+			day := int(at.Sub(first).Hours() / 24)
+			// Days are calendar days in the zone (DST makes some 23 or 25
+			// hours long): correct the estimate by the date.
+			for day > 0 && first.AddDate(0, 0, day).After(at) {
+				day--
+			}
+			for day < historyDays-1 && !first.AddDate(0, 0, day+1).After(at) {
+				day++
+			}
+			if day >= historyDays {
+				continue // after today (clock skew): not history
+			}
+			amt := st.Amount(i)
+			if !credit(st.Type(i)) {
+				amt = -amt
+			}
+			h.moves[day] += amt
+			h.recent = appendRecent(h.recent, st.Tx(i))
+		}
+		return balanceHistoryMsg{today: today, byCur: out}
+	}
+}
+
+// appendRecent keeps the recentRows latest transactions, newest first.
+func appendRecent(list []api.Transaction, t api.Transaction) []api.Transaction {
+	at := txLatest(t)
+	pos := len(list)
+	for pos > 0 && txLatest(list[pos-1]).Before(at) {
+		pos--
+	}
+	if pos >= recentRows {
+		return list
+	}
+	list = append(list, api.Transaction{})
+	copy(list[pos+1:], list[pos:])
+	list[pos] = t
+	if len(list) > recentRows {
+		list = list[:recentRows]
+	}
+	return list
+}
+
+func txLatest(t api.Transaction) time.Time {
+	for _, ts := range []api.ReportTime{t.SettledAt, t.SubmittedAt, t.AuthorisedAt} {
+		if !ts.IsZero() {
+			return ts.Time
+		}
+	}
+	return time.Time{}
+}
+
+// series is the end-of-day balance for the last days days, running back
+// from today's balance through the day's movements: the balance at the
+// end of day d is today's minus everything that moved after day d.
+func (h *curHistory) series(todayBalance int64, days int) []int64 {
+	out := make([]int64, days)
+	bal := todayBalance
+	for k := 0; k < days; k++ {
+		d := historyDays - 1 - k // today, yesterday, …
+		out[days-1-k] = bal
+		bal -= h.moves[d]
+	}
+	return out
+}
+
+// chart draws vals as a bar chart h rows high and one column per value
+// (vals are averaged down when wider than w), from zero (or the lowest
+// value when one is negative) to the highest; the threshold, when set,
+// is drawn as ┄ across the columns it is above.
+func chart(vals []int64, w, h int, threshold int64, hasThreshold bool) []string {
+	if len(vals) == 0 || w <= 0 || h <= 0 {
+		return nil
+	}
+	if len(vals) > w {
+		vals = shrink(vals, w)
+	}
+	lo, hi := int64(0), vals[0]
+	for _, v := range vals {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	if hasThreshold {
+		hi = max(hi, threshold)
+		lo = min(lo, threshold)
+	}
+	if hi == lo {
+		hi = lo + 1
+	}
+	const eighths = " ▁▂▃▄▅▆▇█"
+	blocks := []rune(eighths)
+	level := func(v int64) int { // in eighths of a row, 0..8h
+		return int(float64(v-lo) / float64(hi-lo) * float64(8*h))
+	}
+	thRow := -1
+	if hasThreshold {
+		thRow = min(level(threshold)/8, h-1)
+	}
+	rows := make([]string, h)
+	for r := 0; r < h; r++ { // r = 0 is the top row
+		fromBottom := h - 1 - r
+		var b strings.Builder
+		for _, v := range vals {
+			fill := level(v) - 8*fromBottom
+			switch {
+			case fill >= 8:
+				b.WriteRune('█')
+			case fill > 0:
+				b.WriteRune(blocks[fill])
+			case fromBottom == thRow:
+				b.WriteRune('┄')
+			default:
+				b.WriteRune(' ')
+			}
+		}
+		rows[r] = b.String()
+	}
+	return rows
+}
+
+// shrink averages vals down to w points.
+func shrink(vals []int64, w int) []int64 {
+	out := make([]int64, w)
+	for i := range out {
+		a, b := i*len(vals)/w, (i+1)*len(vals)/w
+		var sum int64
+		for _, v := range vals[a:b] {
+			sum += v
+		}
+		out[i] = sum / int64(max(b-a, 1))
+	}
+	return out
+}
