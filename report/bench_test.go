@@ -3,6 +3,8 @@ package report
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
+	"slices"
 	"sync"
 	"syscall"
 	"testing"
@@ -77,4 +79,51 @@ func BenchmarkSort1M(b *testing.B) {
 		}
 	}
 	b.Logf("slowest sort of 1M rows over every column: %.0f ms", float64(worst)/1e6)
+}
+
+// BenchmarkFilterKeystroke1M types "inv-12345" one key at a time over a
+// million rows, each key narrowing the previous result as the dashboard
+// does, with the rows in time order and in amount order (scattered in
+// storage). The heap is handed back to the system first, as the
+// dashboard does after a load, so a fresh result buffer costs its page
+// faults here too. Reported: median, worst and first-key ms, and the
+// worst CPU ms of a keystroke (both cores count).
+func BenchmarkFilterKeystroke1M(b *testing.B) {
+	st := loaded1M(b)
+	for _, col := range []Column{ColTime, ColAmount} {
+		b.Run(ColumnNames[col], func(b *testing.B) {
+			order := st.Sorted(st.All(), SortKey{Col: col})
+			debug.FreeOSMemory()
+			never := func() bool { return false }
+			const query = "inv-12345"
+			var per, cpu []time.Duration
+			var first time.Duration
+			now := time.Now()
+			for b.Loop() {
+				base := order
+				for k := range query {
+					start, c0 := time.Now(), cpuTime()
+					got, totals, err := st.Select(base, st.Resolve(Parse(query[:k+1], now)), never)
+					d := time.Since(start)
+					if err != nil || totals == nil && len(got) > 0 {
+						b.Fatal(err, len(got))
+					}
+					per, cpu = append(per, d), append(cpu, cpuTime()-c0)
+					if k == 0 {
+						first = max(first, d)
+					}
+					base = got
+				}
+				if len(base) == 0 || len(base) == million {
+					b.Fatalf("query matched %d rows", len(base))
+				}
+			}
+			slices.Sort(per)
+			slices.Sort(cpu)
+			b.ReportMetric(float64(per[len(per)/2])/1e6, "ms/keystroke")
+			b.ReportMetric(float64(per[len(per)-1])/1e6, "worst-ms/keystroke")
+			b.ReportMetric(float64(first)/1e6, "worst-first-key-ms")
+			b.ReportMetric(float64(cpu[len(cpu)-1])/1e6, "worst-cpu-ms/keystroke")
+		})
+	}
 }

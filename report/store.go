@@ -109,7 +109,7 @@ type Store struct {
 
 type totalsCache struct {
 	once sync.Once
-	t    []Total
+	u    *sums
 }
 
 // dictView is the published part of a dictionary: value and folded value

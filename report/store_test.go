@@ -227,7 +227,9 @@ func TestTotals(t *testing.T) {
 	for _, c := range []struct {
 		text  string
 		cands []int32
-	}{{"", byAmount}, {"ada", byAmount}, {"status:failed", st.All()}, {"cur:JPY", byAmount}, {"cur:JPY", byAmount[:500]}, {"inv-1", st.All()[:40000]}} {
+	}{{"", byAmount}, {"ada", byAmount}, {"status:failed", st.All()}, {"cur:JPY", byAmount}, {"cur:JPY", byAmount[:500]}, {"inv-1", st.All()[:40000]},
+		// every row kept: the totals are every row's less none rejected
+		{"inv", st.All()}, {"inv", byAmount}, {"inv-", byAmount[:500]}} {
 		text := c.text
 		f := st.Resolve(Parse(text, time.Now()))
 		sel, selTotals, _ := st.Select(c.cands, f, func() bool { return false })

@@ -49,6 +49,17 @@ func (u *sums) add(c *chunk, j int) {
 	}
 }
 
+// sub takes o's rows off u.
+func (u *sums) sub(o *sums) {
+	for v := range u.acc {
+		a, b := &u.acc[v], &o.acc[v]
+		a.credits -= b.credits
+		a.debits -= b.debits
+		a.count -= b.count
+		a.failed -= b.failed
+	}
+}
+
 func (u *sums) merge(o *sums) {
 	for v := range u.acc {
 		a, b := &u.acc[v], &o.acc[v]
@@ -80,8 +91,7 @@ func (s *Store) totals(u *sums) []Total {
 // the totals of what it selects without a second pass.
 func (s *Store) Totals(rows []int32) []Total {
 	if len(rows) == s.n {
-		s.allTotals.once.Do(func() { s.allTotals.t = s.sumAll(nil) })
-		return s.allTotals.t
+		return s.totals(s.allSums())
 	}
 	if len(rows) > s.n/16 {
 		bits := make([]uint64, (s.n+63)/64)
@@ -98,8 +108,17 @@ func (s *Store) Totals(rows []int32) []Total {
 	return s.totals(u)
 }
 
+// allSums is the sums of every row, computed once per Store; callers
+// copy it before changing it.
+func (s *Store) allSums() *sums {
+	s.allTotals.once.Do(func() { s.allTotals.u = s.sumBits(nil) })
+	return s.allTotals.u
+}
+
 // sumAll sums the rows whose bit is set (every row when bits is nil).
-func (s *Store) sumAll(bits []uint64) []Total {
+func (s *Store) sumAll(bits []uint64) []Total { return s.totals(s.sumBits(bits)) }
+
+func (s *Store) sumBits(bits []uint64) *sums {
 	u := s.newSums()
 	for k := range s.chunks {
 		c := &s.chunks[k]
@@ -110,5 +129,5 @@ func (s *Store) sumAll(bits []uint64) []Total {
 			}
 		}
 	}
-	return s.totals(u)
+	return u
 }
