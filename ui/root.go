@@ -247,6 +247,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.tracker.poll(c) // no webhooks coming: ask the report now
 		}
 		return m, nil
+	case trackPayoutMsg:
+		// A payout picked in the report: the tracker follows it.
+		m.tracker.follow(c, msg.tx)
+		return m, m.switchTab(tabPayouts)
 	case leaveFormMsg:
 		return m, m.switchTab(m.prevTab)
 	case tea.KeyMsg:
