@@ -195,6 +195,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd := m.bal.apply(c, msg)
 		if msg.err == nil {
 			m.accounts = m.bal.accounts()
+			m.payout.accountsChanged(c)
 			m.refreshed(refreshBalances)
 		}
 		return m, cmd

@@ -419,3 +419,25 @@ func TestFollowAPayoutFromTheReport(t *testing.T) {
 		t.Fatalf("a later event did not move the followed payout: %s", p.state)
 	}
 }
+
+// Item 11: the payout form's source accounts show fresh balances while
+// the form is open, keeping the choice.
+func TestPayoutFormBalancesStayFresh(t *testing.T) {
+	fb := newFake(10)
+	h := newHarness(t, Options{Backend: fb}, 120, 40)
+	h.key("5")
+	h.key("down") // GBP
+	mustContain(t, h.view(), "available £120,000.00")
+	fb.mu.Lock()
+	fb.balances[1].AvailableBalanceInMinor = 99_000_00
+	fb.mu.Unlock()
+	h.send(balanceTickMsg{})
+	out := h.view()
+	mustContain(t, out, "available £99,000.00")
+	if strings.Contains(out, "£120,000.00") {
+		t.Fatalf("the form still shows the old balance:\n%s", out)
+	}
+	if p := h.m.payout.spec.(*payoutForm); !strings.HasPrefix(p.account, "GBP|") {
+		t.Fatalf("the refresh changed the chosen account to %s", p.account)
+	}
+}
