@@ -41,6 +41,21 @@ func procStatus(tb testing.TB, pid int, field string) int64 {
 	return 0
 }
 
+// procCPU is a process's user and system CPU time so far.
+func procCPU(tb testing.TB, pid int) time.Duration {
+	tb.Helper()
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	// Fields after the command name (which ends with ')'): utime is the
+	// 14th field of the line, stime the 15th, in clock ticks (100/s).
+	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+st) * 10 * time.Millisecond
+}
+
 var countLine = regexp.MustCompile(`([\d,]+) of ([\d,]+) transactions · sorted by`)
 
 // shownCount is the "N of M transactions" of the report's info line when
@@ -130,6 +145,7 @@ func BenchmarkWholeProcess1M(b *testing.B) {
 	}
 	devnull, _ := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	defer devnull.Close()
+	var csvCPU time.Duration
 	cli := func() (time.Duration, int64) {
 		cmd := exec.Command(bin, "--config", cfg, "transactions", "--csv")
 		cmd.Env, cmd.Stdout, cmd.Stderr = env, devnull, io.Discard
@@ -137,16 +153,29 @@ func BenchmarkWholeProcess1M(b *testing.B) {
 		if err := cmd.Run(); err != nil {
 			b.Fatalf("paydash transactions --csv: %v", err)
 		}
+		csvCPU += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		return time.Since(start), cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
 	}
 	var raws, csvs []time.Duration
 	var bytes, csvPeak int64
+	// CPU the demo (the server) spends serving each: on a shared machine
+	// the CPU a whole run costs is the steadier comparison.
+	var rawServer, csvServer time.Duration
 	for b.Loop() {
+		s0 := procCPU(b, demo.Process.Pid)
 		d, n := raw()
+		s1 := procCPU(b, demo.Process.Pid)
 		raws, bytes = append(raws, d), n
 		d, peak := cli()
+		s2 := procCPU(b, demo.Process.Pid)
 		csvs, csvPeak = append(csvs, d), max(csvPeak, peak)
+		rawServer += s1 - s0
+		csvServer += s2 - s1
 	}
+	runs := float64(len(raws))
+	b.ReportMetric(rawServer.Seconds()/runs, "raw-server-cpu-s")
+	b.ReportMetric(csvServer.Seconds()/runs, "csv-server-cpu-s")
+	b.ReportMetric(csvCPU.Seconds()/runs, "csv-client-cpu-s")
 	b.StopTimer()
 	med := func(ds []time.Duration) time.Duration { s := slices.Clone(ds); slices.Sort(s); return s[len(s)/2] }
 	b.ReportMetric(med(raws).Seconds(), "raw-download-s")

@@ -116,10 +116,18 @@ func NewWriter(w io.Writer, format Format) *Writer {
 func (x *Writer) Count() int { return x.n }
 
 func (x *Writer) flushLine(what string) {
+	x.flushRow(what, nil)
+}
+
+// flushRow writes the line; t (when not nil) names the row in an error.
+func (x *Writer) flushRow(what string, t *api.Transaction) {
 	if x.err != nil {
 		return
 	}
 	if _, err := x.w.Write(x.line); err != nil {
+		if t != nil {
+			what = "row " + strconv.Itoa(x.n) + " (" + t.TransactionID + ")"
+		}
 		x.err = fmt.Errorf("export %s: %s: %w", x.format, what, err)
 	}
 	x.line = x.line[:0]
@@ -136,7 +144,7 @@ func (x *Writer) Write(t *api.Transaction) error {
 	} else {
 		x.appendJSON(t)
 	}
-	x.flushLine("row " + strconv.Itoa(x.n) + " (" + t.TransactionID + ")")
+	x.flushRow("", t)
 	return x.err
 }
 

@@ -22,8 +22,9 @@ type recordSource interface {
 // stream reads the report from src, by records when it can.
 func stream(ctx context.Context, src Source, q api.TransactionQuery, fn func(*api.Transaction) error) error {
 	if rs, ok := src.(recordSource); ok {
+		var t api.Transaction // one for the whole stream: no allocation a record
 		return rs.StreamRecords(ctx, q, func(r *api.Record) error {
-			t := r.Transient()
+			t = r.Transient()
 			return fn(&t)
 		})
 	}

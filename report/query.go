@@ -318,11 +318,11 @@ func (q *Query) MatchTx(t *api.Transaction) bool {
 			return true
 		}
 		for _, f := range [...]string{t.BeneficiaryName, t.BeneficiaryIBAN, t.BeneficiaryReference, t.TransactionID} {
-			if strings.Contains(Fold(f), p) {
+			if containsFolded(f, p) {
 				return true
 			}
 		}
-		return strings.Contains(Fold(t.BeneficiaryIBAN), strings.ReplaceAll(p, " ", ""))
+		return strings.Contains(p, " ") && containsFolded(t.BeneficiaryIBAN, strings.ReplaceAll(p, " ", ""))
 	}
 	for _, n := range q.Numbers {
 		if v, exact := n.minor(digits); !(exact && v == t.AmountInMinor) && !text(Fold(n.Text)) {
@@ -330,4 +330,32 @@ func (q *Query) MatchTx(t *api.Transaction) bool {
 		}
 	}
 	return text(q.Text)
+}
+
+// containsFolded reports whether Fold(s) contains p (already folded),
+// without making Fold(s) when s is ASCII: the CLI tests every field of
+// every record.
+func containsFolded(s, p string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return strings.Contains(Fold(s), p)
+		}
+	}
+	if len(p) == 0 {
+		return true
+	}
+	first := p[0]
+	for i := 0; i+len(p) <= len(s); i++ {
+		if lowerASCII[s[i]] != first {
+			continue
+		}
+		j := 1
+		for j < len(p) && lowerASCII[s[i+j]] == p[j] {
+			j++
+		}
+		if j == len(p) {
+			return true
+		}
+	}
+	return false
 }

@@ -232,8 +232,9 @@ func Transactions(ctx context.Context, s *cmdutil.Streams, c TransactionStreamer
 	}
 	if rs, ok := c.(RecordStreamer); ok {
 		// Rows are written and dropped: no need to make their strings.
+		var t api.Transaction // one for the whole stream: no allocation a record
 		err = rs.StreamRecords(ctx, q, func(r *api.Record) error {
-			t := r.Transient()
+			t = r.Transient()
 			return each(&t)
 		})
 	} else {
