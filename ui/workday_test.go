@@ -441,3 +441,12 @@ func TestPayoutFormBalancesStayFresh(t *testing.T) {
 		t.Fatalf("the refresh changed the chosen account to %s", p.account)
 	}
 }
+
+// Item 6: full help at 80x24 keeps every column of the view's keys (it
+// wraps them instead of cutting the last, where export and copy were).
+func TestHelpKeepsEveryColumnAt80(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10)}, 80, 24)
+	h.key("2")
+	h.key("?")
+	mustContain(t, h.view(), "ctrl+s", "export shown rows", "copy row (JSON)", "copy id", "follow payout in 3")
+}
