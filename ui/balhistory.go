@@ -47,7 +47,7 @@ func balanceHistory(st *report.Store, now time.Time) tea.Cmd {
 		first := today.AddDate(0, 0, -(historyDays - 1))
 		out := map[string]*curHistory{}
 		n := st.Len()
-		for i := int32(0); i < int32(n); i++ {
+		for i := int32(0); i < int32(n); i++ { //nolint:gosec // the store indexes rows by int32: Len fits
 			status := st.Status(i)
 			if status == api.StateFailed || status == api.StateRejected {
 				continue
