@@ -313,6 +313,11 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 	}
 	ws := layoutCols(specs, w-1)
 	b.WriteString(c.st.header.Render(" " + headerCells(specs, ws)))
+	if len(rows) == 0 {
+		// The tracker holds this session's payouts; older ones are in the
+		// report, one key away.
+		b.WriteString("\n" + c.st.muted.Render(wrapText("A payout from before this session: find it in 2 Report (by id or search) and press p on its row to follow it here.", w)))
+	}
 	b.WriteByte('\n')
 	detailH := 0
 	if len(rows) > 0 {

@@ -450,3 +450,10 @@ func TestHelpKeepsEveryColumnAt80(t *testing.T) {
 	h.key("?")
 	mustContain(t, h.view(), "ctrl+s", "export shown rows", "copy row (JSON)", "copy id", "follow payout in 3")
 }
+
+// The tracker points to the report for payouts it does not hold.
+func TestTrackerSaysWhereOlderPayoutsAre(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10)}, 80, 24)
+	h.key("3")
+	mustContain(t, strings.Join(strings.Fields(h.view()), " "), "find it in 2 Report (by id or search) and press p")
+}
