@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -280,7 +281,7 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 	cells := make([]string, len(eventCols))
 	for i := v.nav.top; i < min(v.nav.top+listH, len(v.shown)); i++ {
 		ev := &v.all[v.shown[i]]
-		cells[0] = itoa(int(ev.Seq))
+		cells[0] = strconv.FormatUint(ev.Seq, 10)
 		cells[1] = clockTime(ev.ReceivedAt, loc)
 		cells[2] = ev.Type
 		cells[3] = ev.EventID
@@ -301,7 +302,7 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 
 func (v *eventsView) openView(c *viewContext, w, h int) string {
 	ev := &v.all[v.openIdx]
-	title := c.st.title.Render("Event #"+itoa(int(ev.Seq))+" "+clean(ev.Type)) + c.st.muted.Render("  esc back · y copy body · ↑/↓ scroll")
+	title := c.st.title.Render("Event #"+strconv.FormatUint(ev.Seq, 10)+" "+clean(ev.Type)) + c.st.muted.Render("  esc back · y copy body · ↑/↓ scroll")
 	v.vp.Width, v.vp.Height = w, max(h-2, 1)
 	return fit(title, w) + "\n\n" + v.vp.View()
 }

@@ -559,7 +559,7 @@ func writeExport(dir, name, format string, st *report.Store, idx []int32) (strin
 		}
 		var err error
 		// 0600: the report names people and accounts.
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600) //nolint:gosec // G304: the export directory is the user's own setting
 		if err == nil {
 			break
 		}
