@@ -315,7 +315,6 @@ func (j *Journal) check(f *File) error {
 	return nil
 }
 
-
 // TransactionID is the id fixed for the row on line.
 func (j *Journal) TransactionID(line int) string {
 	j.mu.Lock()
