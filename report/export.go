@@ -290,7 +290,7 @@ func appendAmountPlain(b []byte, minor int64, currency string) []byte {
 	if !ok {
 		digits = 2
 	}
-	mag := uint64(minor)
+	mag := uint64(minor) //nolint:gosec // G115: negated below when minor is negative (two's complement gives the magnitude)
 	if minor < 0 {
 		b = append(b, '-')
 		mag = -mag

@@ -212,7 +212,7 @@ func (s *Store) Select(cands []int32, f *Filter, stale func() bool) ([]int32, []
 	if f.none() {
 		return []int32{}, nil, nil
 	}
-	if f.Query.Empty() {
+	if f.Empty() {
 		return cands, s.Totals(cands), nil
 	}
 	// When the candidates are every row, the totals of every row are
@@ -259,7 +259,7 @@ func (s *Store) Select(cands []int32, f *Filter, stale func() bool) ([]int32, []
 	}
 	out, _, err := selectParallel(cands, func(cands []int32, _ *sums) (word uint64) {
 		for b, i := range cands {
-			word |= (bits[i>>6] >> (uint(i) & 63) & 1) << uint(b)
+			word |= (bits[i>>6] >> (uint(i) & 63) & 1) << uint(b) //nolint:gosec // G115: row numbers are non-negative
 		}
 		return word
 	}, nil, stale)
@@ -301,7 +301,7 @@ func (s *Store) matchBits(f *Filter, cands []int32, rejected bool, stale func() 
 	if len(cands) != n {
 		among = make([]uint64, (n+63)/64)
 		for _, i := range cands {
-			among[i>>6] |= 1 << (uint(i) & 63)
+			among[i>>6] |= 1 << (uint(i) & 63) //nolint:gosec // G115: row numbers are non-negative
 		}
 	}
 	bits := make([]uint64, (n+63)/64)

@@ -104,7 +104,7 @@ func (s *Store) Refresh(ctx context.Context, src Source) (*Store, MergeStats, er
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var ms MergeStats
-	first := int32(b.cur.n)
+	first := int32(b.cur.n) //nolint:gosec // G115: row counts fit int32 (row numbers are int32 throughout)
 	if !b.idsBuilt {
 		b.ids.build(&b.cur)
 		b.idsBuilt = true
@@ -129,7 +129,7 @@ func (s *Store) Refresh(ctx context.Context, src Source) (*Store, MergeStats, er
 	if hadPending && ms.Updated > 0 {
 		b.recomputePending()
 	}
-	for i := first; i < int32(b.cur.n); i++ {
+	for i := first; i < int32(b.cur.n); i++ { //nolint:gosec // G115: row counts fit int32 (row numbers are int32 throughout)
 		ms.Changed = append(ms.Changed, i)
 	}
 	return b.publish(), ms, err

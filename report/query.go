@@ -325,7 +325,7 @@ func (q *Query) MatchTx(t *api.Transaction) bool {
 		return strings.Contains(p, " ") && containsFolded(t.BeneficiaryIBAN, strings.ReplaceAll(p, " ", ""))
 	}
 	for _, n := range q.Numbers {
-		if v, exact := n.minor(digits); !(exact && v == t.AmountInMinor) && !text(Fold(n.Text)) {
+		if v, exact := n.minor(digits); (!exact || v != t.AmountInMinor) && !text(Fold(n.Text)) {
 			return false
 		}
 	}

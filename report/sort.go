@@ -84,13 +84,13 @@ func (s *Store) inRowOrder(idx []int32) []int32 {
 	}
 	bits := make([]uint64, (s.n+63)/64)
 	for _, i := range idx {
-		bits[i>>6] |= 1 << (uint(i) & 63)
+		bits[i>>6] |= 1 << (uint(i) & 63) //nolint:gosec // G115: row numbers are non-negative
 	}
 	out := make([]int32, 0, len(idx))
 	for w, word := range bits {
 		for word != 0 {
 			b := bitsTrailing(word)
-			out = append(out, int32(w*64+b))
+			out = append(out, int32(w*64+b)) //nolint:gosec // G115: a row number, below the row count
 			word &= word - 1
 		}
 	}
@@ -114,7 +114,7 @@ func (s *Store) fillKeys(keys, keys2 []uint64, rows []int32, col Column) {
 		which := map[Column]int{ColType: EnumType, ColStatus: EnumStatus, ColCurrency: EnumCurrency}[col]
 		ranks = rankStrings(s.enums[which], strings.Compare)
 		for len(ranks) < 256 {
-			ranks = append(ranks, uint32(len(ranks)))
+			ranks = append(ranks, uint32(len(ranks))) //nolint:gosec // G115: at most 256 enum ranks
 		}
 	case ColName:
 		ranks = s.names.ranks(true)
@@ -127,9 +127,9 @@ func (s *Store) fillKeys(keys, keys2 []uint64, rows []int32, col Column) {
 			var v uint64
 			switch col {
 			case ColTime:
-				v = uint64(rowTime(c.authorised[j], c.submitted[j], c.settled[j])) ^ 1<<63
+				v = uint64(rowTime(c.authorised[j], c.submitted[j], c.settled[j])) ^ 1<<63 //nolint:gosec // G115: the sign bit flipped: a bit pattern that sorts as the signed value
 			case ColAmount:
-				v = uint64(c.amount[j]) ^ 1<<63
+				v = uint64(c.amount[j]) ^ 1<<63 //nolint:gosec // G115: the sign bit flipped: a bit pattern that sorts as the signed value
 			case ColType:
 				v = uint64(ranks[c.typ[j]])
 			case ColStatus:
@@ -342,14 +342,14 @@ func parallel(n int, fn func(lo, hi int)) {
 func (s *Store) Resort(order []int32, k SortKey, changed []int32) []int32 {
 	moved := make([]uint64, (s.n+63)/64)
 	for _, i := range changed {
-		moved[i>>6] |= 1 << (uint(i) & 63)
+		moved[i>>6] |= 1 << (uint(i) & 63) //nolint:gosec // G115: row numbers are non-negative
 	}
 	d := s.Sorted(changed, k)
 	cmp := s.comparer(k)
 	out := make([]int32, 0, s.n)
 	j := 0
 	for _, i := range order {
-		if moved[i>>6]&(1<<(uint(i)&63)) != 0 {
+		if moved[i>>6]&(1<<(uint(i)&63)) != 0 { //nolint:gosec // G115: row numbers are non-negative
 			continue
 		}
 		for j < len(d) && cmp(d[j], i) < 0 {

@@ -277,7 +277,7 @@ func (s *Store) Tx(i int32) api.Transaction {
 // every id is found.
 func (s *Store) FindIDs(ids map[string]bool) map[string]api.Transaction {
 	out := make(map[string]api.Transaction, len(ids))
-	for i := int32(s.Len()) - 1; i >= 0 && len(out) < len(ids); i-- {
+	for i := int32(s.Len()) - 1; i >= 0 && len(out) < len(ids); i-- { //nolint:gosec // G115: row counts fit int32 (row numbers are int32 throughout)
 		if id := s.ID(i); ids[string(id)] {
 			out[string(id)] = s.Tx(i)
 		}
@@ -319,15 +319,15 @@ func (b *builder) add(t *api.Transaction) error {
 	c.name = append(c.name, b.intern(&s.names, b.nameIndex, t.BeneficiaryName))
 	c.iban = append(c.iban, b.intern(&s.ibans, b.ibanIndex, t.BeneficiaryIBAN))
 	c.text = append(c.text, off)
-	c.idLen = append(c.idLen, uint8(len(id)))
-	c.refLen = append(c.refLen, uint16(len(ref)))
+	c.idLen = append(c.idLen, uint8(len(id)))     //nolint:gosec // G115: clipped to maxID
+	c.refLen = append(c.refLen, uint16(len(ref))) //nolint:gosec // G115: clipped to maxRef
 	c.typ = append(c.typ, b.enum(EnumType, t.Type))
 	c.cur = append(c.cur, b.enum(EnumCurrency, t.Currency))
 	c.status = append(c.status, b.enum(EnumStatus, t.Status))
 	c.context = append(c.context, b.enum(EnumContext, t.ContextCode))
 	s.n++
 	if b.idsBuilt {
-		b.ids.insert(s, int32(s.n-1))
+		b.ids.insert(s, int32(s.n-1)) //nolint:gosec // G115: row counts fit int32 (row numbers are int32 throughout)
 	}
 	b.noteTime(t)
 	return nil
@@ -392,7 +392,7 @@ func (b *builder) appendText(id, ref string) (uint32, error) {
 		s.lower = append(s.lower, make([]byte, 0, size))
 		last++
 	}
-	off := uint32(last)<<blockShift | uint32(len(s.text[last]))
+	off := uint32(last)<<blockShift | uint32(len(s.text[last])) //nolint:gosec // G115: blocks are counted against maxText above
 	t := s.text[last]
 	t = append(t, id...)
 	t = append(t, 0)
@@ -411,7 +411,7 @@ func (b *builder) intern(d *dictView, index map[string]uint32, v string) uint32 
 	if id, ok := index[v]; ok {
 		return id
 	}
-	id := uint32(len(d.vals))
+	id := uint32(len(d.vals))          //nolint:gosec // G115: dictionary ids fit uint32 (a million rows at most)
 	v = strings.Clone(clip(v, maxRef)) // v may share a decoder's buffer (api.Record.Transient)
 	d.vals = append(d.vals, v)
 	d.lower = append(d.lower, string(foldInto(nil, v)))
@@ -427,7 +427,7 @@ func (b *builder) enum(which int, v string) uint8 {
 	if len(e) >= enumOverflow {
 		return enumOverflow
 	}
-	i := uint8(len(e))
+	i := uint8(len(e))   //nolint:gosec // G115: below enumOverflow, checked above
 	v = strings.Clone(v) // v may share a decoder's buffer
 	b.cur.enums[which] = append(e, v)
 	b.enumIndex[which][v] = i
@@ -543,7 +543,7 @@ func (x *idIndex) insert(s *Store, row int32) {
 		x.build(s) // s already includes row: build inserts it
 		return
 	}
-	mask := uint64(len(x.slots) - 1)
+	mask := uint64(len(x.slots) - 1) //nolint:gosec // G115: a positive power of two
 	for h := hashID(s.ID(row)) & mask; ; h = (h + 1) & mask {
 		if x.slots[h] == 0 {
 			x.slots[h] = row + 1
@@ -554,7 +554,7 @@ func (x *idIndex) insert(s *Store, row int32) {
 }
 
 func (x *idIndex) find(s *Store, id []byte) (int32, bool) {
-	mask := uint64(len(x.slots) - 1)
+	mask := uint64(len(x.slots) - 1) //nolint:gosec // G115: a positive power of two
 	for h := hashID(id) & mask; ; h = (h + 1) & mask {
 		r := x.slots[h]
 		if r == 0 {
@@ -595,7 +595,7 @@ func (b *builder) update(i int32, t *api.Transaction) bool {
 		id := string(s.ID(i))
 		off, err := b.appendText(id, clip(t.BeneficiaryReference, maxRef))
 		if err == nil {
-			c.text[j], c.refLen[j] = off, uint16(len(clip(t.BeneficiaryReference, maxRef)))
+			c.text[j], c.refLen[j] = off, uint16(len(clip(t.BeneficiaryReference, maxRef))) //nolint:gosec // G115: clipped to maxRef
 		}
 	}
 	c.amount[j], c.authorised[j], c.submitted[j], c.settled[j] = t.AmountInMinor, au, su, se

@@ -96,7 +96,7 @@ func (s *Store) Totals(rows []int32) []Total {
 	if len(rows) > s.n/16 {
 		bits := make([]uint64, (s.n+63)/64)
 		for _, i := range rows {
-			bits[i>>6] |= 1 << (uint(i) & 63)
+			bits[i>>6] |= 1 << (uint(i) & 63) //nolint:gosec // G115: row numbers are non-negative
 		}
 		return s.sumAll(bits)
 	}
