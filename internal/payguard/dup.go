@@ -255,6 +255,45 @@ func (k *Known) Matching(req *api.PayoutRequest, now time.Time, window time.Dura
 	return out
 }
 
+// SamePayee returns the known payments to the same IBAN under the same
+// reference as req but for another amount or currency, made within
+// window before now, that may have moved money: req is most likely a
+// corrected version of a payout already sent, and sending it pays the
+// payee a second time. Newest first, the record's before the report's.
+func (k *Known) SamePayee(req *api.PayoutRequest, now time.Time, window time.Duration) []Payment {
+	iban := api.NormalizeIBAN(req.BeneficiaryIBAN)
+	ref := strings.TrimSpace(req.BeneficiaryReference)
+	if iban == "" || ref == "" {
+		return nil
+	}
+	var out []Payment
+	seen := map[string]bool{}
+	for _, ps := range [][]Payment{k.Local, k.Report} {
+		var found []Payment
+		for _, p := range ps {
+			if seen[p.TransactionID] || p.TransactionID == req.TransactionID || !p.paid() {
+				continue
+			}
+			if window > 0 && !p.At.IsZero() && now.Sub(p.At) > window {
+				continue
+			}
+			if p.IBAN != iban || !strings.EqualFold(strings.TrimSpace(p.Reference), ref) {
+				continue
+			}
+			if p.AmountInMinor == req.AmountInMinor && strings.EqualFold(p.Currency, req.Currency) {
+				continue // the same details: the duplicate check's case
+			}
+			found = append(found, p)
+		}
+		sort.SliceStable(found, func(i, j int) bool { return found[i].At.After(found[j].At) })
+		for _, p := range found {
+			seen[p.TransactionID] = true
+		}
+		out = append(out, found...)
+	}
+	return out
+}
+
 // ByID returns what is known of one transaction id (record first).
 func (k *Known) ByID(id string) (Payment, bool) {
 	if p, ok := k.LocalByID(id); ok {
