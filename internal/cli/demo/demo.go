@@ -72,6 +72,8 @@ const (
 	SecretFile     = "client-secret"
 	ConfigFile     = "config.toml"
 	RelayStoreFile = "relay.db"
+	// LockFile is held (an OS lock) for as long as a demo runs.
+	LockFile = "demo.lock"
 )
 
 // Ports is what --ports-file receives.
@@ -92,6 +94,7 @@ type Env struct {
 	relay       *webhookrelay.Relay
 	relayCancel context.CancelFunc
 	relayDone   chan error
+	lock        *payguard.Lock
 	closeOnce   sync.Once
 	closeErr    error
 }
@@ -102,6 +105,30 @@ func Start(ctx context.Context, getenv func(string) string, o *Options) (*Env, e
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create the demo directory %s: %w", dir, err)
 	}
+	// One demo at a time per state directory: a second would rewrite the
+	// first's profile with its own ports, rotate the audit record the
+	// first still appends to and delete its relay store. The OS drops the
+	// lock when the demo exits, kill -9 included.
+	lock, err := payguard.TryLock(filepath.Join(dir, LockFile), "paydash demo")
+	if err != nil {
+		var le *payguard.LockedError
+		if errors.As(err, &le) {
+			who := "another process"
+			if le.Holder != nil {
+				who = le.Holder.String()
+			}
+			return nil, cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("a paydash demo is already running (%s) and this one would break it, so it did not start. "+
+				"Use the running demo from this terminal with: paydash --config %s  (or stop it first, then run paydash demo again)",
+				who, filepath.Join(dir, ConfigFile)))
+		}
+		return nil, err
+	}
+	started := false
+	defer func() {
+		if !started {
+			_ = lock.Unlock()
+		}
+	}()
 	// The demo's sandbox is new each run, so is its audit record: payouts
 	// of an earlier demo are not duplicates of anything in this one. The
 	// old record is kept beside it, never deleted.
@@ -128,11 +155,12 @@ func Start(ctx context.Context, getenv func(string) string, o *Options) (*Env, e
 	if err != nil {
 		return nil, fmt.Errorf("start the demo sandbox: %w", err)
 	}
-	env := &Env{Dir: dir, Sandbox: srv}
+	env := &Env{Dir: dir, Sandbox: srv, lock: lock}
 	if err := env.startRelay(ctx, o.RelayListen, srv.Info().JWKSURL); err != nil {
 		srv.Close()
 		return nil, err
 	}
+	started = true // env.Close releases the lock from here on
 	info := srv.Info()
 	env.Client, err = api.NewClient(api.Config{
 		AuthURL: info.AuthURL, BaseURL: info.BaseURL, PayoutsURL: info.PayoutsURL,
@@ -238,6 +266,9 @@ func (e *Env) Close() error {
 		if e.relay != nil {
 			e.relayCancel()
 			errs = append(errs, <-e.relayDone, e.relay.Close())
+		}
+		if e.lock != nil {
+			errs = append(errs, e.lock.Unlock())
 		}
 		e.closeErr = errors.Join(errs...)
 	})
