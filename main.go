@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -206,6 +207,9 @@ running out before a final state was seen.`,
   paydash payout create ... --yes --json --wait 1m`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkDuplicateWindow(o.DuplicateWindow); err != nil {
+				return err
+			}
 			p, client, err := cmdutil.Setup(s, g)
 			if err != nil {
 				return err
@@ -256,12 +260,27 @@ its available balance, and exits 3 if the batch could not be paid in full.`,
 			return []string{"csv"}, cobra.ShellCompDirectiveFilterFileExt
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkDuplicateWindow(bo.DuplicateWindow); err != nil {
+				return err
+			}
 			return batch.Command(cmd.Context(), s, g, args[0], bo)
 		},
 	}
 	bo.Bind(batchCmd.Flags())
 	c.AddCommand(create, batchCmd)
 	return c
+}
+
+// checkDuplicateWindow refuses a window that would switch the duplicate
+// check off (zero) or make no sense (negative): the check is the
+// operator's protection, and turning it off is what --allow-duplicate is
+// for, said explicitly.
+func checkDuplicateWindow(d time.Duration) error {
+	if d <= 0 {
+		return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("--duplicate-window %s: want a positive duration such as 168h (the default) or 24h; "+
+			"to send a payout that matches an earlier one, pass --allow-duplicate instead", d))
+	}
+	return nil
 }
 
 func payoutsCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
@@ -276,7 +295,7 @@ transaction_id, payee, IBAN, amount, reference and the last outcome known
 (accepted, refused, settled, rejected, failed; "no answer recorded" when the
 process stopped before hearing back). The record is append-only, fsynced
 and 0600, under the state directory; the duplicate check reads it first.`,
-		Example: "  paydash payouts log\n  paydash payouts log --since 24h --json",
+		Example: "  paydash payouts log\n  paydash payouts log --since 7d --json",
 		Args:    noArgs,
 		RunE: func(*cobra.Command, []string) error {
 			p, err := cmdutil.LoadProfile(s, g)

@@ -126,3 +126,18 @@ func TestDashboardNeedsATerminal(t *testing.T) {
 		t.Errorf("demo without a terminal: exit %d: %q", code, errOut)
 	}
 }
+
+// A zero or negative --duplicate-window would switch the duplicate check
+// off without saying so: refused as a usage error, nothing sent.
+func TestDuplicateWindowMustBePositive(t *testing.T) {
+	for _, args := range [][]string{
+		{"payout", "create", "--duplicate-window", "-1h", "--name", "Ada", "--iban", "GB33BUKB20201555555555", "--reference", "R", "--amount", "1", "--currency", "GBP", "--yes"},
+		{"payout", "create", "--duplicate-window", "0", "--name", "Ada", "--iban", "GB33BUKB20201555555555", "--reference", "R", "--amount", "1", "--currency", "GBP", "--yes"},
+		{"payout", "batch", "payouts.csv", "--duplicate-window", "-24h", "--yes"},
+	} {
+		_, errOut, code := runIn(t, isolated(t), "", args...)
+		if code != cmdutil.ExitUsage || !strings.Contains(errOut, "--duplicate-window") || !strings.Contains(errOut, "positive") {
+			t.Errorf("%v: exit %d (%q), want 2 and a message naming --duplicate-window", args, code, errOut)
+		}
+	}
+}
