@@ -37,6 +37,10 @@ type Payment struct {
 	Where     string `json:"where"`
 	BatchFile string `json:"batch_file,omitempty"`
 	Line      int    `json:"line,omitempty"`
+	// Unconfirmed is set by Resolve: the record shows it accepted, but the
+	// service's report still lacks it and the relay could not say what
+	// became of it (a rejected payout never enters the report).
+	Unconfirmed bool `json:"unconfirmed,omitempty"`
 }
 
 func (p Payment) String() string {
@@ -45,6 +49,10 @@ func (p Payment) String() string {
 		p.Name, p.IBAN, p.Reference, p.Where)
 	if p.Outcome != "" {
 		s += ", " + p.Outcome
+	}
+	if p.Unconfirmed {
+		s += " (not in the service's report yet, and no final state known: it may have been rejected; check with paydash transactions --search " +
+			p.TransactionID + " and paydash events tail --since 7d)"
 	}
 	return s
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/paydash/paydash/internal/payguard"
 	"github.com/paydash/paydash/ui"
 	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // Options are the flags of `paydash demo`.
@@ -317,7 +318,8 @@ func Run(ctx context.Context, s *cmdutil.Streams, o *Options) error {
 	}
 	err = dashboard.Show(ctx, s, dashboard.Params{
 		UI: ui.Options{
-			Profile: ProfileName, Backend: env.Client, Guard: &payguard.Guard{Log: audit, Report: env.Client, Source: payguard.SourceForm}, BalanceRefresh: 5 * time.Second, ReportRefresh: 30 * time.Second,
+			Profile: ProfileName, Backend: env.Client, Guard: &payguard.Guard{Log: audit, Report: env.Client, Source: payguard.SourceForm,
+				States: relayclient.History{URL: env.RelayURL}}, BalanceRefresh: 5 * time.Second, ReportRefresh: 30 * time.Second,
 			LowBalance: map[string]int64{"GBP": 100_000, "EUR": 100_000}, ExportDir: ".",
 		},
 		RelayURL: env.RelayURL,

@@ -13,6 +13,7 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/payguard"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // PayoutOptions are the flags of `paydash payout create`.
@@ -158,6 +159,14 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 			}
 		}
 		matches = known.Matching(req, time.Now(), window)
+		// A match the record shows only "accepted" may have been rejected
+		// since (rejections never enter the report): what the report and
+		// the relay know now is recorded and counted first.
+		var states payguard.FinalStates
+		if t.RelayURL != "" {
+			states = relayclient.History{URL: t.RelayURL, Token: t.RelayToken}
+		}
+		matches = payguard.Resolve(ctx, t.Audit, known, states, matches, time.Now())
 		if len(matches) > 0 && !o.AllowDuplicate {
 			return refuseDuplicate(s, o, req, matches)
 		}
