@@ -56,6 +56,13 @@ func (g *Guard) Outcome(id string, err error) error {
 	return g.Log.Outcome(id, OutcomeUnknown, err.Error())
 }
 
+// Record appends a final state learnt later (the dashboard's tracker)
+// for a payout this profile sent; see Log.FinalOutcome.
+func (g *Guard) Record(id, state, reason string) error {
+	_, err := g.Log.FinalOutcome(id, state, reason)
+	return err
+}
+
 // DuplicateError stops a payout that matches payouts already made; the
 // operator must confirm a second time to send it.
 type DuplicateError struct {
