@@ -89,6 +89,9 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 	}
 	opts := Options{JournalPath: o.Journal, DryRun: o.DryRun, Rate: o.Rate, Wait: o.Wait,
 		Guard: &Guard{Log: audit, Report: client, Window: o.DuplicateWindow, AllowDuplicate: o.AllowDuplicate}}
+	if relayURL := firstNonEmpty(o.RelayURL, p.RelayURL); relayURL != "" {
+		opts.Guard.States = relayclient.History{URL: relayURL, Token: p.RelayToken.Reveal()}
+	}
 	prep, err := Prepare(ctx, f, opts)
 	if err != nil {
 		return err
@@ -139,6 +142,15 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 		return cmdutil.SilentExit(cmdutil.ExitNotAccepted)
 	}
 	return nil
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 func dryRunUnchecked(ctx context.Context, s *cmdutil.Streams, f *File, o *CommandOptions, why error) error {

@@ -56,6 +56,10 @@ type Guard struct {
 	Window time.Duration
 	// AllowDuplicate sends rows that match earlier payouts as new ones.
 	AllowDuplicate bool
+	// States, when set, tells what became of earlier payouts the record
+	// shows only accepted (the relay's history): a rejected one is not a
+	// duplicate.
+	States payguard.FinalStates
 }
 
 // Row results: what finally happened to a row, as far as paydash knows.
@@ -267,7 +271,7 @@ func Prepare(ctx context.Context, f *File, opt Options) (*Prepared, error) {
 		}
 		p.j = j
 	}
-	if err := p.plan(known); err != nil {
+	if err := p.plan(ctx, known); err != nil {
 		p.Close()
 		return p, err
 	}
@@ -316,7 +320,7 @@ func (p *Prepared) id(line int) string {
 
 // plan decides every row: already sent (journal, audit record or the
 // service's report), a duplicate of an earlier payout, or to send.
-func (p *Prepared) plan(known *payguard.Known) error {
+func (p *Prepared) plan(ctx context.Context, known *payguard.Known) error {
 	now := p.clk.Now()
 	for _, row := range p.f.Rows {
 		pl := Planned{Row: row, TransactionID: p.id(row.Line), Action: ActionSend, Before: p.changed[row.Line]}
@@ -330,7 +334,7 @@ func (p *Prepared) plan(known *payguard.Known) error {
 		case known != nil && pl.TransactionID != "" && acceptedLocally(known, pl.TransactionID):
 			pl.Action, pl.Why = ActionPrevious, "audit record"
 		case known != nil:
-			if m := known.Matching(&req, now, p.opt.Guard.Window); len(m) > 0 {
+			if m := payguard.Resolve(ctx, p.opt.Guard.Log, known, p.opt.Guard.States, known.Matching(&req, now, p.opt.Guard.Window), now); len(m) > 0 {
 				pl.Match = &m[0]
 				if !p.opt.Guard.AllowDuplicate {
 					pl.Action = ActionDuplicate
