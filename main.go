@@ -253,7 +253,9 @@ are not sent again.
 Before anything is sent, every row is checked against payouts already made
 (same IBAN, amount, currency and reference within --duplicate-window, in
 the audit record or the report); matches are listed and not sent unless
---allow-duplicate is given, and so are rows repeated inside the file. The
+--allow-duplicate is given, and so are rows repeated inside the file and
+CHANGED rows: a row edited after it was paid (same line, or same IBAN and
+reference, another amount or payee) would pay that payee twice. The
 rows to send are listed before the confirmation; without a terminal --yes
 is required. --dry-run lists them too, with each currency's total against
 its available balance, and exits 3 if the batch could not be paid in full.`,

@@ -40,7 +40,7 @@ func (o *CommandOptions) Bind(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.Rate, "rate", 0, "send at most this many payouts per second (0 = as fast as the service answers)")
 	fs.StringVar(&o.RelayURL, "relay", "", "relay websocket URL to follow payout states (default: the profile's relay_url)")
 	fs.DurationVar(&o.Wait, "wait", 30*time.Second, "after sending, wait up to this long for every payout's final state from the relay (0 = don't wait)")
-	fs.BoolVar(&o.AllowDuplicate, "allow-duplicate", false, "send rows that repeat another row or match a payout already made (same IBAN, amount, currency and reference) as new payouts")
+	fs.BoolVar(&o.AllowDuplicate, "allow-duplicate", false, "send rows that repeat another row, match a payout already made (same IBAN, amount, currency and reference), or are CHANGED (edited after they were paid) as new payouts")
 	fs.DurationVar(&o.DuplicateWindow, "duplicate-window", payguard.DefaultWindow, "how far back a payout with the same IBAN, amount, currency and reference counts as a duplicate")
 }
 
