@@ -342,8 +342,12 @@ func (p *Prepared) plan(ctx context.Context, known *payguard.Known) error {
 			}
 		}
 		if pl.Action == ActionSend && pl.Before == nil && known != nil {
-			if m := known.SamePayee(&req, now, p.opt.Guard.Window); len(m) > 0 {
-				pl.Before = &m[0]
+			for _, m := range known.SamePayee(&req, now, p.opt.Guard.Window) {
+				if p.otherRowOfThisFile(m, row.Line) {
+					continue // another row of this batch, still as it was sent
+				}
+				pl.Before = &m
+				break
 			}
 		}
 		if pl.Action == ActionSend && pl.Before != nil && (p.opt.Guard == nil || !p.opt.Guard.AllowDuplicate) {
@@ -369,6 +373,23 @@ func (p *Prepared) plan(ctx context.Context, known *payguard.Known) error {
 		p.Plan = append(p.Plan, pl)
 	}
 	return nil
+}
+
+// otherRowOfThisFile reports whether pm is what another line of this
+// file sent, and that line is unchanged: two rows of one batch to one
+// payee under one reference (salary and expenses) are not an edit of
+// each other.
+func (p *Prepared) otherRowOfThisFile(pm payguard.Payment, line int) bool {
+	if pm.BatchFile != p.f.Path || pm.Line == 0 || pm.Line == line {
+		return false
+	}
+	for _, r := range p.f.Rows {
+		if r.Line == pm.Line {
+			sent := api.PayoutRequest{BeneficiaryIBAN: pm.IBAN, AmountInMinor: pm.AmountInMinor, Currency: pm.Currency, BeneficiaryReference: pm.Reference}
+			return payguard.SameDetails(&sent, &r.Request)
+		}
+	}
+	return false
 }
 
 // planned returns the plan of the i-th row (nil before planning): the

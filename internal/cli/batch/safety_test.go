@@ -616,3 +616,32 @@ func TestDamagedAuditRecordAdviceIsSafeToFollow(t *testing.T) {
 	}
 	x.wantPaidOnce(t, "AUD", keys)
 }
+
+// Two rows of one file to one payee under one reference (salary and
+// expenses) are not an edit of each other: a run killed after the first
+// resumes and sends the second.
+func TestTwoRowsToOnePayeeAreNotChangedRows(t *testing.T) {
+	x := startSvc(t, nil)
+	file := writeFileIn(t, "name,iban,reference,amount,currency\n"+
+		"Ada,"+ibanGB+",NOV-ADA,100.00,GBP\n"+
+		"Ada,"+ibanGB+",NOV-ADA,25.50,GBP\n")
+	// The first row only, as if the run stopped after it: sent from a
+	// file holding just that line, under this path.
+	full, _ := os.ReadFile(file)
+	if err := os.WriteFile(file, []byte("name,iban,reference,amount,currency\nAda,"+ibanGB+",NOV-ADA,100.00,GBP\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := x.batch(t, context.Background(), file, "", yes()); r.code != 0 {
+		t.Fatalf("first row: exit %d\n%s", r.code, r.all())
+	}
+	if err := os.WriteFile(file, full, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := yes()
+	o.Journal = filepath.Join(filepath.Dir(file), "full.journal")
+	r := x.batch(t, context.Background(), file, "", o)
+	if r.code != 0 || strings.Contains(r.all(), "CHANGED") {
+		t.Fatalf("the second row to the same payee: exit %d\n%s", r.code, r.all())
+	}
+	x.wantPaidOnce(t, "NOV-ADA", []string{"NOV-ADA 100.00 GBP", "NOV-ADA 25.50 GBP"})
+}
