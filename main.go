@@ -165,9 +165,14 @@ func transactionsCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 		Short:   "Print or export the transaction report, filtered",
 		Example: `  paydash transactions --since 7d
   paydash transactions --type payout --currency GBP --status settled --csv --out payouts.csv
-  paydash transactions --from 2025-01-01 --to 2025-01-31 --search "Lovelace" --json`,
+  paydash transactions --from 2025-01-01 --to 2025-01-31 --search "Lovelace" --json
+  paydash transactions --amount 50..100 --filter 'status:failed inv-'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// A bad flag value is a usage error before any profile is read.
+			if err := o.Check(); err != nil {
+				return err
+			}
 			_, client, err := cmdutil.Setup(s, g)
 			if err != nil {
 				return err

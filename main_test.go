@@ -126,3 +126,22 @@ func TestDashboardNeedsATerminal(t *testing.T) {
 		t.Errorf("demo without a terminal: exit %d: %q", code, errOut)
 	}
 }
+
+// An unknown status, currency or type is a usage error listing the valid
+// values, before any profile is needed: a typo must not read as an empty
+// report.
+func TestTransactionsUnknownValuesExitTwo(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"transactions", "--status", "settld"}, `unknown status "settld"; valid: authorised, failed, settled, submitted`},
+		{[]string{"transactions", "--currency", "XYZ"}, `unknown currency "XYZ"; valid: AED,`},
+		{[]string{"transactions", "--type", "refund"}, `unknown type "refund"; valid: funding, payout`},
+	} {
+		out, errOut, code := runIn(t, isolated(t), "", c.args...)
+		if code != cmdutil.ExitUsage || !strings.Contains(errOut, c.want) || out != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit %d naming the valid values", c.args, code, errOut, out, cmdutil.ExitUsage)
+		}
+	}
+}

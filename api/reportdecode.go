@@ -175,7 +175,7 @@ func view(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	return unsafe.String(unsafe.SliceData(b), len(b))
+	return unsafe.String(unsafe.SliceData(b), len(b)) //nolint:gosec // G103: the zero-copy view is the point; Record documents that its strings live only until the next record
 }
 
 // fill reads more input after the unread bytes, moving them to the front
@@ -210,7 +210,7 @@ func (d *reportReader) fill() bool {
 
 // readErr is the error for input that ended too early.
 func (d *reportReader) readErr() error {
-	if d.err == io.EOF {
+	if errors.Is(d.err, io.EOF) {
 		return io.ErrUnexpectedEOF
 	}
 	return d.err
@@ -405,7 +405,7 @@ func (d *reportReader) value() ([]byte, error) {
 			}
 		}
 		if !d.fill() {
-			if d.err == io.EOF && depth == 0 && !inString && n > 0 {
+			if errors.Is(d.err, io.EOF) && depth == 0 && !inString && n > 0 {
 				return d.take(n), nil // a literal at the very end
 			}
 			return nil, d.readErr()

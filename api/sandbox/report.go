@@ -340,7 +340,7 @@ func appendReportTime(b []byte, ns int64) []byte {
 	b = appendPair(b, mi)
 	b = append(b, ':')
 	b = appendPair(b, s)
-	b = append(b, '.', byte('0'+f/1_000_000))
+	b = append(b, '.', byte('0'+f/1_000_000)) //nolint:gosec // G115: f is a nanosecond count below 1e9, so this is one digit
 	b = appendPair(b, f/10_000%100)
 	b = appendPair(b, f/100%100)
 	b = appendPair(b, f%100)

@@ -184,6 +184,18 @@ func (o *TransactionsOptions) format() (string, error) {
 	return "table", nil
 }
 
+// Check reports a usage error (exit 2) for flags that cannot be read or
+// name an unknown type, currency or status, listing the valid values.
+func (o *TransactionsOptions) Check() error {
+	if _, _, err := o.Query(time.Now()); err != nil {
+		return cmdutil.Exit(cmdutil.ExitUsage, err)
+	}
+	if _, err := o.format(); err != nil {
+		return cmdutil.Exit(cmdutil.ExitUsage, err)
+	}
+	return nil
+}
+
 // Transactions streams the report to standard output or --out, filtered,
 // with a running count on stderr when it is a terminal. CSV and JSON go
 // through the report engine's writer, record by record, so memory stays
