@@ -43,13 +43,24 @@ func (o *TransactionsOptions) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Since, "since", "", "only the last period: 24h, 7d, 30d, 2w, or today")
 	fs.StringVar(&o.Type, "type", "", "transaction type, e.g. payout or funding")
 	fs.StringVar(&o.Currency, "currency", "", "currency, e.g. GBP")
-	fs.StringVar(&o.Status, "status", "", "status, e.g. settled, rejected")
+	// Built from the list --status is checked against, so the help cannot
+	// name a status the command refuses; a rejected payout never reaches
+	// the report (it was never booked), so rejected is not one.
+	fs.StringVar(&o.Status, "status", "", "status: "+orWords(report.KnownStatuses)+" (rejected payouts are not in the report)")
 	fs.StringVar(&o.Search, "search", "", "text to find in beneficiary name, IBAN, reference or transaction id")
 	fs.StringVar(&o.Amount, "amount", "", "amount in the row's currency: 54.89, >1000, <=20 or 50..100")
 	fs.StringVar(&o.Filter, "filter", "", "the dashboard's filter language, e.g. 'cur:GBP status:failed amount:>100 ada'")
 	fs.BoolVar(&o.CSV, "csv", false, "write CSV")
 	fs.BoolVar(&o.JSON, "json", false, "write JSON")
 	fs.StringVarP(&o.Out, "out", "o", "", "write to this file instead of standard output (format from --csv/--json or the .csv/.json extension)")
+}
+
+// orWords writes "a, b or c".
+func orWords(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
 }
 
 // RecordStreamer is the api client's cheaper stream, used when the

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/report"
@@ -239,6 +241,27 @@ func TestTransactionsRejectsConflictingFlags(t *testing.T) {
 		err := Transactions(context.Background(), s, f, &o)
 		if cmdutil.ExitCode(err) != cmdutil.ExitUsage {
 			t.Errorf("%+v: err = %v, want a usage error", o, err)
+		}
+	}
+}
+
+// TestStatusHelpNamesOnlyAcceptedStatuses: every payout state the --status
+// help names is one the command accepts (QA found "e.g. settled, rejected"
+// while --status rejected was exit 2), and every accepted one is named.
+func TestStatusHelpNamesOnlyAcceptedStatuses(t *testing.T) {
+	o := &TransactionsOptions{}
+	fs := pflag.NewFlagSet("transactions", pflag.ContinueOnError)
+	o.Bind(fs)
+	help := fs.Lookup("status").Usage
+	accepted := func(status string) bool {
+		_, _, err := (&TransactionsOptions{Status: status}).Query(time.Now())
+		return err == nil
+	}
+	offered := strings.TrimSpace(strings.SplitN(help, "(", 2)[0]) // the list, before the remark
+	for _, st := range []string{api.StateAuthorised, api.StateSubmitted, api.StateSettled, api.StateRejected, api.StateFailed, api.StateExecuted} {
+		named := strings.Contains(offered, st)
+		if named != accepted(st) {
+			t.Errorf("--status %s: named in the help = %v, accepted = %v (help %q)", st, named, accepted(st), help)
 		}
 	}
 }
