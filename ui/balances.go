@@ -377,10 +377,9 @@ func (v *balancesView) accountView(c *viewContext, r *balanceRow, w, h int) stri
 	th, hasTh := c.opts.LowBalance[cur]
 	series := v.history(r, v.days)
 	chartH := max(min(h-6-recentRows, 10), 3)
-	switch {
-	case series == nil:
+	if series == nil {
 		b.WriteString(c.st.muted.Render("Balance history: waiting for the transaction report…") + "\n")
-	default:
+	} else {
 		lo, hi := series[0], series[0]
 		for _, x := range series {
 			lo, hi = min(lo, x), max(hi, x)

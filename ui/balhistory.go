@@ -47,7 +47,7 @@ func balanceHistory(st *report.Store, now time.Time) tea.Cmd {
 		first := today.AddDate(0, 0, -(historyDays - 1))
 		out := map[string]*curHistory{}
 		n := st.Len()
-		for i := int32(0); i < int32(n); i++ {
+		for i := int32(0); i < int32(n); i++ { //nolint:gosec // the store indexes rows by int32: Len fits
 			status := st.Status(i)
 			if status == api.StateFailed || status == api.StateRejected {
 				continue
@@ -79,7 +79,11 @@ func balanceHistory(st *report.Store, now time.Time) tea.Cmd {
 				amt = -amt
 			}
 			h.moves[day] += amt
-			h.recent = appendRecent(h.recent, st.Tx(i))
+			// Only a row that would enter the latest few is built in full
+			// (a million-row report must not allocate a million records).
+			if len(h.recent) < recentRows || txLatest(h.recent[len(h.recent)-1]).Before(st.Time(i)) {
+				h.recent = appendRecent(h.recent, st.Tx(i))
+			}
 		}
 		return balanceHistoryMsg{today: today, byCur: out}
 	}

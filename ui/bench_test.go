@@ -99,3 +99,17 @@ func BenchmarkView(b *testing.B) {
 		_ = h.m.View()
 	}
 }
+
+// BenchmarkBalanceHistory is the balances' 90-day history built from a
+// loaded million-row report (once per report load, off the Update path).
+func BenchmarkBalanceHistory(b *testing.B) {
+	h := loadedHarness(b)
+	st := h.m.tx.store
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if msg, ok := balanceHistory(st, fixedNow)().(balanceHistoryMsg); !ok || len(msg.byCur) == 0 {
+			b.Fatal("no history")
+		}
+	}
+}

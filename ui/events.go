@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
@@ -102,8 +104,40 @@ func (v *eventsView) types() []string {
 
 // eventSummary is the relay's one-line summary plus, when the relay
 // forwards events, how forwarding went.
-func eventSummary(ev *relayclient.Event) string {
-	s := ev.Summary()
+func eventSummary(ev *relayclient.Event) string { return listSummary(ev, true) }
+
+// listSummary is the summary for the events list: without the payout id
+// when the list has a Payout ID column on screen (saying it twice pushed
+// the state and reason off the line), and with the amount of an
+// external payment from its body.
+func listSummary(ev *relayclient.Event, withID bool) string {
+	var s string
+	switch {
+	case !withID && ev.PayoutID != "":
+		s = ev.State
+		if s == "" {
+			s = ev.Type
+		}
+		s = clean(s)
+		if ev.Reason != "" {
+			s += ": " + clean(ev.Reason)
+		}
+	case ev.Type == api.EventExternalPaymentReceived:
+		s = "received" // the Type column names the event
+		var body struct {
+			Amount   *int64 `json:"amount_in_minor"`
+			Currency string `json:"currency"`
+		}
+		if json.Unmarshal(ev.Body, &body) == nil && body.Amount != nil {
+			if body.Currency != "" {
+				s += " " + api.FormatAmount(*body.Amount, clean(body.Currency))
+			} else {
+				s += " " + thousands(int(*body.Amount)) + " (minor units)"
+			}
+		}
+	default:
+		s = ev.Summary()
+	}
 	if f := ev.Forward; f != nil {
 		switch {
 		case f.Error != "":
@@ -247,12 +281,12 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 	cells := make([]string, len(eventCols))
 	for i := v.nav.top; i < min(v.nav.top+listH, len(v.shown)); i++ {
 		ev := &v.all[v.shown[i]]
-		cells[0] = itoa(int(ev.Seq))
+		cells[0] = strconv.FormatUint(ev.Seq, 10)
 		cells[1] = clockTime(ev.ReceivedAt, loc)
 		cells[2] = ev.Type
 		cells[3] = ev.EventID
 		cells[4] = ev.PayoutID
-		cells[5] = eventSummary(ev)
+		cells[5] = listSummary(ev, ws[4] == 0)
 		var line strings.Builder
 		line.WriteString(gutter(i == v.nav.cursor, false))
 		renderCells(&line, eventCols, ws, cells)
@@ -268,7 +302,7 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 
 func (v *eventsView) openView(c *viewContext, w, h int) string {
 	ev := &v.all[v.openIdx]
-	title := c.st.title.Render("Event #"+itoa(int(ev.Seq))+" "+clean(ev.Type)) + c.st.muted.Render("  esc back · y copy body · ↑/↓ scroll")
+	title := c.st.title.Render("Event #"+strconv.FormatUint(ev.Seq, 10)+" "+clean(ev.Type)) + c.st.muted.Render("  esc back · y copy body · ↑/↓ scroll")
 	v.vp.Width, v.vp.Height = w, max(h-2, 1)
 	return fit(title, w) + "\n\n" + v.vp.View()
 }

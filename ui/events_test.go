@@ -108,7 +108,7 @@ func TestEventsView(t *testing.T) {
 	h := newHarness(t, Options{Backend: newFake(10), Events: closedEvents(testEvents())}, 120, 40)
 	h.key("4")
 	v := &h.m.events
-	mustContain(t, h.view(), "5 of 5 events", "following", "payout 11111111… settled", "external payment received")
+	mustContain(t, h.view(), "5 of 5 events", "following", "11111111-2222-4333-8444-555555555555 settled", "external_payment_received", "received 50,000 (minor units)")
 	if v.nav.cursor != 4 {
 		t.Errorf("following: cursor %d, want the newest (4)", v.nav.cursor)
 	}

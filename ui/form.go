@@ -120,6 +120,21 @@ func (fv *formView) focus(c *viewContext) tea.Cmd {
 	return nil
 }
 
+// redrawMsg makes a huh form lay itself out again (its groups cache
+// their rendering until their next message).
+type redrawMsg struct{}
+
+// accountsChanged tells a form whose choices come from the balances that
+// they changed.
+func (fv *formView) accountsChanged(c *viewContext) {
+	s, ok := fv.spec.(interface{ accountsChanged(*viewContext) })
+	if !ok || !fv.built || fv.form == nil || fv.phase != phaseEdit {
+		return
+	}
+	s.accountsChanged(c)
+	fv.form.Update(redrawMsg{})
+}
+
 // progressed reports whether the operator moved past the first field.
 func (fv *formView) progressed() bool {
 	if fv.form == nil {

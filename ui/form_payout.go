@@ -27,6 +27,8 @@ type payoutForm struct {
 	// progress is the tracker's view of the payout this form sent, handed
 	// over by the root as webhooks arrive.
 	progress *trackedPayout
+	// sourceSel is the source account choice of the form on screen.
+	sourceSel *huh.Select[string]
 }
 
 func (p *payoutForm) title() string   { return "New payout" }
@@ -57,7 +59,8 @@ func (p *payoutForm) source(c *viewContext) *api.Balance {
 	return c.account(cur, iban)
 }
 
-func (p *payoutForm) build(c *viewContext, fv *formView) []*huh.Group {
+// sourceOptions are the payout accounts with their available balance.
+func sourceOptions(c *viewContext) []huh.Option[string] {
 	var opts []huh.Option[string]
 	for _, b := range c.accounts {
 		label := b.Currency + " · " + rail(b.Currency) + " · " + b.IBAN + " · available " + api.FormatAmount(b.AvailableBalanceInMinor, b.Currency)
@@ -72,13 +75,27 @@ func (p *payoutForm) build(c *viewContext, fv *formView) []*huh.Group {
 			opts = append(opts, huh.NewOption(c+" account (balances not loaded yet)", c+"|"))
 		}
 	}
+	return opts
+}
+
+// accountsChanged puts fresh balances in the open form's source choices
+// (they went stale while the form was open), keeping the choice.
+func (p *payoutForm) accountsChanged(c *viewContext) {
+	if p.sourceSel != nil && len(c.accounts) > 0 {
+		p.sourceSel.Options(sourceOptions(c)...)
+	}
+}
+
+func (p *payoutForm) build(c *viewContext, fv *formView) []*huh.Group {
+	opts := sourceOptions(c)
 	if p.account == "" {
 		p.account = opts[0].Value
 	}
+	p.sourceSel = fv.fieldSelect("source", "Source account", "currency").Title("Source account").Options(opts...).Value(&p.account).
+		Validate(fv.check(c, "currency"))
 	return []*huh.Group{
 		huh.NewGroup(
-			fv.fieldSelect("source", "Source account", "currency").Title("Source account").Options(opts...).Value(&p.account).
-				Validate(fv.check(c, "currency")),
+			p.sourceSel,
 			fv.input(c, "name", "Beneficiary name ", "beneficiary_name", &p.name, "e.g. Ada Lovelace"),
 			fv.input(c, "iban", "Beneficiary IBAN ", "beneficiary_iban", &p.iban, "e.g. GB33 BUKB 2020 1555 5555 55"),
 		).Title("New payout · 1/2 · from and to"),

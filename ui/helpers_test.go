@@ -3,7 +3,6 @@ package ui
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"reflect"
 	"runtime"
@@ -468,5 +467,3 @@ func closedEvents(evs []relayclient.Event) <-chan relayclient.Event {
 	close(ch)
 	return ch
 }
-
-var errTimeout = errors.New("Post \"https://payouts.example/v1/payouts\": context deadline exceeded")

@@ -195,6 +195,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd := m.bal.apply(c, msg)
 		if msg.err == nil {
 			m.accounts = m.bal.accounts()
+			m.payout.accountsChanged(c)
 			m.refreshed(refreshBalances)
 		}
 		return m, cmd
@@ -247,6 +248,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.tracker.poll(c) // no webhooks coming: ask the report now
 		}
 		return m, nil
+	case trackPayoutMsg:
+		// A payout picked in the report: the tracker follows it.
+		m.tracker.follow(c, msg.tx)
+		return m, m.switchTab(tabPayouts)
 	case leaveFormMsg:
 		return m, m.switchTab(m.prevTab)
 	case tea.KeyMsg:

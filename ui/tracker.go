@@ -97,6 +97,10 @@ func (p *trackedPayout) details() (name, iban, ref string, minor int64, cur stri
 	return "", "", "", 0, "", false
 }
 
+// trackPayoutMsg asks the root to have the tracker follow a payout the
+// user picked in the report.
+type trackPayoutMsg struct{ tx api.Transaction }
+
 // payoutRowsMsg carries report rows found for payouts the tracker knew
 // only by id.
 type payoutRowsMsg struct {
@@ -237,8 +241,8 @@ func (v *trackerView) keys(c *viewContext) helpMap {
 		return filterBarKeys(c.keys)
 	}
 	return helpMap{
-		short: []key.Binding{g.Up, g.Down, g.Filter, c.keys.CopyPayout},
-		full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom}, {g.Filter, c.keys.CopyPayout}},
+		short: []key.Binding{g.Up, g.Down, g.Filter, c.keys.CopyPayout, c.keys.CopyReason},
+		full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom}, {g.Filter, c.keys.CopyPayout, c.keys.CopyReason}},
 	}
 }
 
@@ -257,6 +261,8 @@ func (v *trackerView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, c.keys.CopyPayout) && v.nav.cursor < len(rows):
 		id := rows[v.nav.cursor].id
 		return c.copyText(id, "payout id "+id)
+	case key.Matches(k, c.keys.CopyReason) && v.nav.cursor < len(rows) && rows[v.nav.cursor].reason != "":
+		return c.copyText(rows[v.nav.cursor].reason, "failure reason")
 	}
 	return nil
 }
@@ -307,6 +313,11 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 	}
 	ws := layoutCols(specs, w-1)
 	b.WriteString(c.st.header.Render(" " + headerCells(specs, ws)))
+	if len(rows) == 0 {
+		// The tracker holds this session's payouts; older ones are in the
+		// report, one key away.
+		b.WriteString("\n" + c.st.muted.Render(wrapText("A payout from before this session: find it in 2 Report (by id or search) and press p on its row to follow it here.", w)))
+	}
 	b.WriteByte('\n')
 	detailH := 0
 	if len(rows) > 0 {
@@ -364,7 +375,9 @@ func (v *trackerView) detail(c *viewContext, p *trackedPayout, w int) string {
 	if src := p.stateSource(); src != "" {
 		head += " · state " + src
 	}
-	b.WriteString(fit(head, w) + "\n")
+	// Wrapped, not cut: the full id and reason are what an operator
+	// quotes to support.
+	b.WriteString(wrapText(head, w) + "\n")
 	if name, iban, ref, minor, cur, ok := p.details(); ok {
 		line := api.FormatAmount(minor, cur) + " to " + name + " · " + iban + " · ref " + ref
 		if p.req == nil {
@@ -391,6 +404,38 @@ func (v *trackerView) detail(c *viewContext, p *trackedPayout, w int) string {
 		b.WriteString(fit(line, w) + "\n")
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// follow adds a payout found in the report (from before this session, or
+// sent elsewhere) to the tracker: its payee and amount come from the
+// row, its state and timeline from the row's times, and events that
+// arrive later move it on as for any payout.
+func (v *trackerView) follow(c *viewContext, t api.Transaction) {
+	p := v.get(c, t.TransactionID)
+	if p.row == nil && p.req == nil {
+		p.row = &t
+	}
+	if len(p.steps) == 0 {
+		for _, st := range []struct {
+			state string
+			at    api.ReportTime
+		}{{api.StateAuthorised, t.AuthorisedAt}, {api.StateSubmitted, t.SubmittedAt}, {api.StateSettled, t.SettledAt}} {
+			if !st.at.IsZero() {
+				p.steps = append(p.steps, payoutStep{state: st.state, at: st.at.Time})
+			}
+		}
+	}
+	if p.state == "" || stateRank(t.Status) > stateRank(p.state) {
+		p.state = t.Status
+	}
+	p.changedAt = c.now()
+	// Select it.
+	v.filter.set("")
+	for i, q := range v.visible() {
+		if q == p {
+			v.nav.cursor = i
+		}
+	}
 }
 
 // snapshot is a copy of what the tracker knows of one payout, for the

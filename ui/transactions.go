@@ -411,7 +411,7 @@ func (v *txView) keys(c *viewContext) helpMap {
 			{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom},
 			{g.Filter, k.Date, k.Type, k.Currency, k.Status},
 			{k.Sort, k.Reverse, k.Detail, g.Refresh, k.Reload},
-			{k.Export, k.CopyRow, k.CopyID},
+			{k.Export, k.CopyRow, k.CopyID, k.Track},
 		},
 	}
 }
@@ -489,6 +489,18 @@ func (v *txView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 		}
 		v.exportAsk = true
 		return nil
+	case key.Matches(k, c.keys.Track):
+		// Follow this payout in the tracker, even one from before this
+		// session.
+		if v.nav.cursor >= len(v.idx) {
+			return nil
+		}
+		t := v.store.Tx(v.idx[v.nav.cursor])
+		if t.Type != api.TransactionPayout {
+			c.setFlash("only payouts can be followed in 3 Payouts", true)
+			return nil
+		}
+		return func() tea.Msg { return trackPayoutMsg{tx: t} }
 	case key.Matches(k, c.keys.CopyID, c.keys.CopyRow):
 		if v.nav.cursor >= len(v.idx) {
 			return nil
@@ -547,7 +559,7 @@ func writeExport(dir, name, format string, st *report.Store, idx []int32) (strin
 		}
 		var err error
 		// 0600: the report names people and accounts.
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600) //nolint:gosec // G304: the export directory is the user's own setting
 		if err == nil {
 			break
 		}

@@ -421,7 +421,7 @@ func TestReportRefreshesIncrementallyKeepingFilterAndSelection(t *testing.T) {
 		t.Fatalf("report calls after the tick: %d, want 1", got)
 	}
 	q := fb.queries[len(fb.queries)-1]
-	if q.From.IsZero() || !q.From.Before(base(3).AuthorisedAt.Time.Add(time.Second)) {
+	if q.From.IsZero() || !q.From.Before(base(3).AuthorisedAt.Add(time.Second)) {
 		t.Fatalf("refresh asked from %v: want a start no later than the row in flight (%v)", q.From, base(3).AuthorisedAt.Time)
 	}
 	if served := fb.served - servedBefore; served > 10+4 { // the new rows, and rows 0-3 since the one in flight

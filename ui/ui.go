@@ -66,12 +66,6 @@ type Options struct {
 	Location *time.Location
 }
 
-// New returns the root model. Calls to the backend use
-// context.Background(); Run gives them its own context instead.
-func New(opts Options) tea.Model {
-	return newModel(context.Background(), opts)
-}
-
 // Run shows the dashboard on the alternate screen until the user quits or
 // ctx is done (which is not an error).
 func Run(ctx context.Context, opts Options, teaOpts ...tea.ProgramOption) error {

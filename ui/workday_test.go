@@ -7,9 +7,12 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/clock"
 	"github.com/paydash/paydash/report"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // Item 1: a UUID and letters typed while a form's select has focus stay in
@@ -360,4 +363,97 @@ func TestBalanceHistoryAndAccountPage(t *testing.T) {
 	if h.m.bal.open {
 		t.Fatal("esc did not go back to the list")
 	}
+}
+
+// Item 9: events name an external payment's amount and do not repeat the
+// payout id the list already shows; the tracker wraps a long reason and
+// id instead of cutting them, and Y copies the reason.
+func TestEventsAndTrackerReadable(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10), Events: closedEvents(testEvents()), States: liveState()}, 120, 40)
+	h.key("4")
+	out := h.view()
+	mustContain(t, out, "received 50,000 (minor units)")
+	if l, ok := line(out, "payout_settled", "11111111-2222-4333-8444-555555555555"); !ok || strings.Count(l, "11111111") != 1 {
+		t.Errorf("the payout id is said twice on its line: %q", l)
+	}
+	long := api.FailureInsufficientFunds + " — the payout account held less than the amount when the bank tried to execute it; fund the account and send a new payout"
+	id := "99999999-8888-4777-8666-555555555555"
+	h.send(relayEventsMsg{events: []relayclient.Event{{Seq: 9, EventID: "e9", Type: api.EventPayoutFailed, PayoutID: id,
+		State: api.StateFailed, Reason: long, OccurredAt: fixedNow, ReceivedAt: fixedNow}}})
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	h.key("3")
+	for h.m.tracker.visible()[h.m.tracker.nav.cursor].id != id {
+		h.key("j")
+	}
+	out = strings.Join(strings.Fields(h.view()), " ")
+	mustContain(t, out, "payout "+id, long)
+	h.key("Y")
+	if !strings.Contains(h.clip.String(), base64.StdEncoding.EncodeToString([]byte(long))) {
+		t.Fatal("Y did not copy the failure reason")
+	}
+}
+
+// Tracker from history: a payout from before this session, found in the
+// report, is followed with p: the tracker has its payee, amount and state
+// from the row, and later events move it.
+func TestFollowAPayoutFromTheReport(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(50)}, 120, 40)
+	h.key("2")
+	want := genTx(3) // a submitted payout from before the session
+	h.key("/")
+	h.typeText(want.TransactionID)
+	h.key("enter")
+	h.key("p")
+	if h.m.tab != tabPayouts {
+		t.Fatalf("p went to %s, want the tracker", tabNames[h.m.tab])
+	}
+	p := h.m.tracker.byID[want.TransactionID]
+	if p == nil || p.state != want.Status {
+		t.Fatalf("tracker has %+v for the report's payout", p)
+	}
+	out := h.view()
+	mustContain(t, out, want.BeneficiaryName, api.FormatAmount(want.AmountInMinor, want.Currency), want.Status)
+	h.send(relayEventsMsg{events: []relayclient.Event{{Seq: 20, EventID: "e20", Type: api.EventPayoutSettled, PayoutID: want.TransactionID,
+		State: api.StateSettled, OccurredAt: fixedNow, ReceivedAt: fixedNow}}})
+	if p.state != api.StateSettled {
+		t.Fatalf("a later event did not move the followed payout: %s", p.state)
+	}
+}
+
+// Item 11: the payout form's source accounts show fresh balances while
+// the form is open, keeping the choice.
+func TestPayoutFormBalancesStayFresh(t *testing.T) {
+	fb := newFake(10)
+	h := newHarness(t, Options{Backend: fb}, 120, 40)
+	h.key("5")
+	h.key("down") // GBP
+	mustContain(t, h.view(), "available £120,000.00")
+	fb.mu.Lock()
+	fb.balances[1].AvailableBalanceInMinor = 99_000_00
+	fb.mu.Unlock()
+	h.send(balanceTickMsg{})
+	out := h.view()
+	mustContain(t, out, "available £99,000.00")
+	if strings.Contains(out, "£120,000.00") {
+		t.Fatalf("the form still shows the old balance:\n%s", out)
+	}
+	if p := h.m.payout.spec.(*payoutForm); !strings.HasPrefix(p.account, "GBP|") {
+		t.Fatalf("the refresh changed the chosen account to %s", p.account)
+	}
+}
+
+// Item 6: full help at 80x24 keeps every column of the view's keys (it
+// wraps them instead of cutting the last, where export and copy were).
+func TestHelpKeepsEveryColumnAt80(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10)}, 80, 24)
+	h.key("2")
+	h.key("?")
+	mustContain(t, h.view(), "ctrl+s", "export shown rows", "copy row (JSON)", "copy id", "follow payout in 3")
+}
+
+// The tracker points to the report for payouts it does not hold.
+func TestTrackerSaysWhereOlderPayoutsAre(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10)}, 80, 24)
+	h.key("3")
+	mustContain(t, strings.Join(strings.Fields(h.view()), " "), "find it in 2 Report (by id or search) and press p")
 }

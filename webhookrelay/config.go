@@ -26,7 +26,7 @@ const (
 
 // Config configures a Relay. Zero fields take the defaults above.
 type Config struct {
-	// Listen is the host:port ListenAndServe binds (default 127.0.0.1:8787).
+	// Listen is the host:port the relay command binds (default 127.0.0.1:8787).
 	Listen string
 	// Path is where webhooks are POSTed (default /webhooks).
 	Path string

@@ -23,7 +23,7 @@ import (
 )
 
 // Relay receives, stores and streams webhooks. Create it with Open, serve
-// it with Serve or ListenAndServe (or mount Handler), and Close it.
+// it with Serve, and Close it.
 type Relay struct {
 	cfg Config
 	be  backend
@@ -130,10 +130,6 @@ func (r *Relay) refuse(w http.ResponseWriter, req *http.Request, status int, rea
 	writeProblem(w, status, reason, detail)
 }
 
-// Handler serves POST {Path}, GET /ws, GET /events, GET /healthz and
-// GET /metrics.
-func (r *Relay) Handler() http.Handler { return r.handler }
-
 // Warnings lists what an operator must know at start, to print loudly.
 func (r *Relay) Warnings() []string {
 	var w []string
@@ -196,16 +192,6 @@ func (r *Relay) httpServer() *http.Server {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(r.cfg.Logger.Handler(), slog.LevelDebug),
 	}
-}
-
-// ListenAndServe listens on cfg.Listen and serves until ctx is done.
-func (r *Relay) ListenAndServe(ctx context.Context) error {
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", r.cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("relay cannot listen on %s: %w", r.cfg.Listen, err)
-	}
-	return r.Serve(ctx, ln)
 }
 
 // Close closes websocket clients, stops the writer (pending webhooks get

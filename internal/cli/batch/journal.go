@@ -315,9 +315,6 @@ func (j *Journal) check(f *File) error {
 	return nil
 }
 
-// Path is the journal's file path.
-func (j *Journal) Path() string { return j.path }
-
 // TransactionID is the id fixed for the row on line.
 func (j *Journal) TransactionID(line int) string {
 	j.mu.Lock()
