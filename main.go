@@ -357,7 +357,7 @@ func mandateCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 		Example: `  paydash mandate create --type sweeping --currency GBP \
       --merchant-account-id 6f2f3c2e-0b9d-4c47-9b1e-5a1f00000826 \
       --user-name "Ada Lovelace" --user-email ada@example.com \
-      --valid-from 2025-02-01 --valid-to 2026-02-01 --max-individual 250.00 \
+      --valid-from 2026-12-01 --valid-to 2029-12-01 --max-individual 250.00 \
       --limit month=5000.00:calendar --limit year=20000.00`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
