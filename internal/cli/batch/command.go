@@ -484,6 +484,9 @@ func writeDryRun(b *strings.Builder, sum *Summary) {
 		switch r.Result {
 		case ResultWouldPay:
 			fmt.Fprintf(b, "  would send  line %d  %s  %s  %s  ref %q\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.Name, r.IBAN, r.Reference)
+			if r.ChangedFrom != nil {
+				fmt.Fprintf(b, "              CHANGED: already paid as %s; would be a second payout (--allow-duplicate)\n", r.ChangedFrom)
+			}
 		case ResultDuplicate:
 			fmt.Fprintf(b, "  DUPLICATE   line %d  %s  %s  %s  ref %q: matches payout %s\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.Name, r.IBAN, r.Reference, r.DuplicateOf)
 		case ResultChanged:

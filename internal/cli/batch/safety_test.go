@@ -218,6 +218,11 @@ func TestChangedFileIsRefusedUntilTheOperatorAllowsASecondPayout(t *testing.T) {
 		t.Fatalf("the summary does not say how to send the changed row:\n%s", r.out)
 	}
 	o.AllowDuplicate = true
+	dry.AllowDuplicate = true
+	if r := x.batch(t, ctx, file, "", dry); r.code != 0 || !strings.Contains(r.out, "would send  line 4  £99.00") ||
+		!strings.Contains(r.out, "would be a second payout (--allow-duplicate)") {
+		t.Errorf("dry run with --allow-duplicate: exit %d, want the row listed as a second payout\n%s", r.code, r.all())
+	}
 	r = x.batch(t, ctx, file, "", o)
 	if r.code != 0 {
 		t.Fatalf("with --allow-duplicate: exit %d\n%s", r.code, r.all())
