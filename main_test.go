@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // runIn runs one command line in-process with an isolated environment.
@@ -159,4 +161,22 @@ func TestTransactionsUnknownValuesExitTwo(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit %d naming the valid values", c.args, code, errOut, out, cmdutil.ExitUsage)
 		}
 	}
+}
+
+// TestHelpNamesEachDefaultOnce walks every command's flags: pflag prints a
+// flag's default itself, so a usage string that also says "(default …)"
+// shows two defaults, which may disagree.
+func TestHelpNamesEachDefaultOnce(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			if strings.Contains(f.Usage, "(default") && f.DefValue != "" && f.DefValue != "false" && f.DefValue != "[]" {
+				t.Errorf("paydash %s --%s: usage %q names a default beside pflag's own (%q)", c.CommandPath(), f.Name, f.Usage, f.DefValue)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRoot(cmdutil.System()))
 }

@@ -55,8 +55,8 @@ func (o *Options) Bind(fs *pflag.FlagSet) {
 	fs.IntVar(&o.HistoryDays, "history-days", sandbox.DefaultHistoryDays, "how many days back the history goes")
 	fs.DurationVar(&o.StepDelay, "step-delay", 2*time.Second, "wait between payout states, so you can watch them move")
 	fs.BoolVar(&o.Activity, "activity", true, "background activity: fundings, other operators' payouts, an occasional failure")
-	fs.StringVar(&o.Listen, "listen", "127.0.0.1:0", "sandbox address (default a free loopback port)")
-	fs.StringVar(&o.RelayListen, "relay-listen", "127.0.0.1:0", "relay address (default a free loopback port)")
+	fs.StringVar(&o.Listen, "listen", "127.0.0.1:0", "sandbox address; port 0 picks a free one")
+	fs.StringVar(&o.RelayListen, "relay-listen", "127.0.0.1:0", "relay address; port 0 picks a free one")
 	fs.StringVar(&o.PortsFile, "ports-file", "", "write the sandbox's and the relay's addresses to this file as JSON (for scripts and tests)")
 }
 
