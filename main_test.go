@@ -171,7 +171,7 @@ func TestHelpNamesEachDefaultOnce(t *testing.T) {
 	walk = func(c *cobra.Command) {
 		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
 			if strings.Contains(f.Usage, "(default") && f.DefValue != "" && f.DefValue != "false" && f.DefValue != "[]" {
-				t.Errorf("paydash %s --%s: usage %q names a default beside pflag's own (%q)", c.CommandPath(), f.Name, f.Usage, f.DefValue)
+				t.Errorf("%s --%s: usage %q names a default beside pflag's own (%q)", c.CommandPath(), f.Name, f.Usage, f.DefValue)
 			}
 		})
 		for _, sub := range c.Commands() {
