@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -211,6 +212,9 @@ running out before a final state was seen.`,
   paydash payout create ... --yes --json --wait 1m`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkDuplicateWindow(o.DuplicateWindow); err != nil {
+				return err
+			}
 			p, client, err := cmdutil.Setup(s, g)
 			if err != nil {
 				return err
@@ -249,7 +253,9 @@ are not sent again.
 Before anything is sent, every row is checked against payouts already made
 (same IBAN, amount, currency and reference within --duplicate-window, in
 the audit record or the report); matches are listed and not sent unless
---allow-duplicate is given, and so are rows repeated inside the file. The
+--allow-duplicate is given, and so are rows repeated inside the file and
+CHANGED rows: a row edited after it was paid (same line, or same IBAN and
+reference, another amount or payee) would pay that payee twice. The
 rows to send are listed before the confirmation; without a terminal --yes
 is required. --dry-run lists them too, with each currency's total against
 its available balance, and exits 3 if the batch could not be paid in full.`,
@@ -261,12 +267,27 @@ its available balance, and exits 3 if the batch could not be paid in full.`,
 			return []string{"csv"}, cobra.ShellCompDirectiveFilterFileExt
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkDuplicateWindow(bo.DuplicateWindow); err != nil {
+				return err
+			}
 			return batch.Command(cmd.Context(), s, g, args[0], bo)
 		},
 	}
 	bo.Bind(batchCmd.Flags())
 	c.AddCommand(create, batchCmd)
 	return c
+}
+
+// checkDuplicateWindow refuses a window that would switch the duplicate
+// check off (zero) or make no sense (negative): the check is the
+// operator's protection, and turning it off is what --allow-duplicate is
+// for, said explicitly.
+func checkDuplicateWindow(d time.Duration) error {
+	if d <= 0 {
+		return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("--duplicate-window %s: want a positive duration such as 168h (the default) or 24h; "+
+			"to send a payout that matches an earlier one, pass --allow-duplicate instead", d))
+	}
+	return nil
 }
 
 func payoutsCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
@@ -281,7 +302,7 @@ transaction_id, payee, IBAN, amount, reference and the last outcome known
 (accepted, refused, settled, rejected, failed; "no answer recorded" when the
 process stopped before hearing back). The record is append-only, fsynced
 and 0600, under the state directory; the duplicate check reads it first.`,
-		Example: "  paydash payouts log\n  paydash payouts log --since 24h --json",
+		Example: "  paydash payouts log\n  paydash payouts log --since 7d --json",
 		Args:    noArgs,
 		RunE: func(*cobra.Command, []string) error {
 			p, err := cmdutil.LoadProfile(s, g)
@@ -336,7 +357,7 @@ func mandateCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 		Example: `  paydash mandate create --type sweeping --currency GBP \
       --merchant-account-id 6f2f3c2e-0b9d-4c47-9b1e-5a1f00000826 \
       --user-name "Ada Lovelace" --user-email ada@example.com \
-      --valid-from 2025-02-01 --valid-to 2026-02-01 --max-individual 250.00 \
+      --valid-from 2026-12-01 --valid-to 2029-12-01 --max-individual 250.00 \
       --limit month=5000.00:calendar --limit year=20000.00`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // runIn runs one command line in-process with an isolated environment.
@@ -127,6 +129,21 @@ func TestDashboardNeedsATerminal(t *testing.T) {
 	}
 }
 
+// A zero or negative --duplicate-window would switch the duplicate check
+// off without saying so: refused as a usage error, nothing sent.
+func TestDuplicateWindowMustBePositive(t *testing.T) {
+	for _, args := range [][]string{
+		{"payout", "create", "--duplicate-window", "-1h", "--name", "Ada", "--iban", "GB33BUKB20201555555555", "--reference", "R", "--amount", "1", "--currency", "GBP", "--yes"},
+		{"payout", "create", "--duplicate-window", "0", "--name", "Ada", "--iban", "GB33BUKB20201555555555", "--reference", "R", "--amount", "1", "--currency", "GBP", "--yes"},
+		{"payout", "batch", "payouts.csv", "--duplicate-window", "-24h", "--yes"},
+	} {
+		_, errOut, code := runIn(t, isolated(t), "", args...)
+		if code != cmdutil.ExitUsage || !strings.Contains(errOut, "--duplicate-window") || !strings.Contains(errOut, "positive") {
+			t.Errorf("%v: exit %d (%q), want 2 and a message naming --duplicate-window", args, code, errOut)
+		}
+	}
+}
+
 // An unknown status, currency or type is a usage error listing the valid
 // values, before any profile is needed: a typo must not read as an empty
 // report.
@@ -144,4 +161,22 @@ func TestTransactionsUnknownValuesExitTwo(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit %d naming the valid values", c.args, code, errOut, out, cmdutil.ExitUsage)
 		}
 	}
+}
+
+// TestHelpNamesEachDefaultOnce walks every command's flags: pflag prints a
+// flag's default itself, so a usage string that also says "(default …)"
+// shows two defaults, which may disagree.
+func TestHelpNamesEachDefaultOnce(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			if strings.Contains(f.Usage, "(default") && f.DefValue != "" && f.DefValue != "false" && f.DefValue != "[]" {
+				t.Errorf("%s --%s: usage %q names a default beside pflag's own (%q)", c.CommandPath(), f.Name, f.Usage, f.DefValue)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRoot(cmdutil.System()))
 }

@@ -145,6 +145,20 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// IsIdempotencyKeyReused reports whether err is (or wraps) the service's
+// 422 answer to an Idempotency-Key that was first used with a different
+// request (problem type .../idempotency_key_reused, title "Idempotency-Key
+// reused"). Sending that key again can never succeed: a new request needs
+// a new key, so callers must not advise retrying with it.
+func IsIdempotencyKeyReused(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) || e.StatusCode != http.StatusUnprocessableEntity || e.Problem == nil {
+		return false
+	}
+	return strings.HasSuffix(e.Problem.Type, "/idempotency_key_reused") ||
+		strings.EqualFold(strings.TrimSpace(e.Problem.Title), "Idempotency-Key reused")
+}
+
 // IsStatus reports whether err is (or wraps) an *Error with the given HTTP
 // status code.
 func IsStatus(err error, code int) bool {

@@ -178,3 +178,18 @@ func TestSummarizeBody(t *testing.T) {
 		}
 	}
 }
+
+// TestIsIdempotencyKeyReusedOnlyForThat422: only the key-reused answer is
+// recognised; another 422 may well be retried with the same key.
+func TestIsIdempotencyKeyReusedOnlyForThat422(t *testing.T) {
+	reused := &Error{StatusCode: 422, Problem: &ProblemDetails{Type: "https://paydash.dev/problems/idempotency_key_reused", Title: "Idempotency-Key reused"}}
+	other422 := &Error{StatusCode: 422, Problem: &ProblemDetails{Title: "Unprocessable"}}
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{{reused, true}, {other422, false}, {&Error{StatusCode: 409}, false}, {nil, false}} {
+		if got := IsIdempotencyKeyReused(c.err); got != c.want {
+			t.Errorf("IsIdempotencyKeyReused(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
+}

@@ -60,7 +60,7 @@ func TestValidatePaymentAndMandateCapNestedFields(t *testing.T) {
 	}
 	m := &MandateRequest{Currency: "GBP"}
 	m.Mandate.ProviderSelection.Filter = &ProviderFilter{CustomerSegments: []string{"retail", strings.Repeat("s", 256)}}
-	if f := ValidateMandate(m, ValidateOptions{}).Fields(); len(f["mandate.provider_selection.filter.customer_segments[1]"]) == 0 {
+	if f := ValidateMandate(m, validationOptions()).Fields(); len(f["mandate.provider_selection.filter.customer_segments[1]"]) == 0 {
 		t.Errorf("slice element not capped: %v", keys(f))
 	}
 }

@@ -159,7 +159,7 @@ func ValidateMandate(req *MandateRequest, opt ValidateOptions) Problems {
 	}
 	checkKnownCurrency(&p, "currency", req.Currency)
 	checkUser(&p, req.User, opt)
-	checkConstraints(&p, &req.Constraints, req.Currency)
+	checkConstraints(&p, &req.Constraints, req.Currency, opt.now())
 	checkMetadata(&p, req.Metadata)
 	checkRelatedProducts(&p, req.RelatedProducts)
 	return p.list
@@ -447,10 +447,18 @@ func checkUUID(p *problems, path, s string, required bool, hint string) {
 	}
 }
 
-func checkConstraints(p *problems, c *Constraints, currency string) {
+// checkConstraints also refuses a validity that has already ended
+// (valid_to not after now): such a mandate could never be used, and the
+// form, the CLI and the sandbox must agree on it, so the rule lives here
+// and takes now from ValidateOptions.Clock.
+func checkConstraints(p *problems, c *Constraints, currency string, now time.Time) {
 	from, fromOK := checkMandateTime(p, "constraints.valid_from", c.ValidFrom)
 	to, toOK := checkMandateTime(p, "constraints.valid_to", c.ValidTo)
-	if fromOK && toOK && !from.Before(to) {
+	switch {
+	case toOK && !to.After(now):
+		p.addf("constraints.valid_to", "has already passed (%s is not after now, %s); give a future end, or leave it empty for no end",
+			FormatMandateTime(to), FormatMandateTime(now.UTC().Truncate(time.Millisecond)))
+	case fromOK && toOK && !from.Before(to):
 		p.addf("constraints.valid_to", "must be after constraints.valid_from (%s)", c.ValidFrom)
 	}
 	maxInd := c.MaximumIndividualAmount

@@ -15,6 +15,12 @@ import (
 // validationNow is the fixed "now" of the date-of-birth rule.
 func validationNow() time.Time { return time.Date(2025, 6, 15, 12, 0, 0, 0, time.UTC) }
 
+// validationOptions validates at validationNow, so the fixtures' mandate
+// validity (2025-2026) does not expire as real time passes.
+func validationOptions() ValidateOptions {
+	return ValidateOptions{Clock: clock.NewFake(validationNow())}
+}
+
 func validationMandate() *MandateRequest {
 	return &MandateRequest{
 		Mandate: Mandate{
@@ -236,9 +242,21 @@ func TestValidateMandate(t *testing.T) {
 		{name: "valid colon milliseconds", edit: func(r *M) { r.Constraints.ValidFrom = "2025-01-01T00:00:00:000Z" }},
 		{name: "valid_from unreadable", edit: func(r *M) { r.Constraints.ValidFrom = "1 Jan 2025" }, fields: []string{"constraints.valid_from"}, msg: "2025-01-31T09:30:00.000Z"},
 		{name: "valid_to unreadable", edit: func(r *M) { r.Constraints.ValidTo = "2026-13-01T00:00:00.000Z" }, fields: []string{"constraints.valid_to"}, msg: "UTC date-time"},
-		{name: "valid_to before valid_from", edit: func(r *M) { r.Constraints.ValidTo = "2024-12-31T23:59:59.999Z" }, fields: []string{"constraints.valid_to"},
-			msg: "must be after constraints.valid_from (2025-01-01T00:00:00.000Z)"},
-		{name: "valid_to equal to valid_from", edit: func(r *M) { r.Constraints.ValidTo = r.Constraints.ValidFrom }, fields: []string{"constraints.valid_to"}, msg: "must be after"},
+		{name: "valid_to before valid_from", edit: func(r *M) {
+			r.Constraints.ValidFrom, r.Constraints.ValidTo = "2025-09-01T00:00:00.000Z", "2025-08-31T23:59:59.999Z"
+		}, fields: []string{"constraints.valid_to"}, msg: "must be after constraints.valid_from (2025-09-01T00:00:00.000Z)"},
+		{name: "valid_to equal to valid_from", edit: func(r *M) {
+			r.Constraints.ValidFrom, r.Constraints.ValidTo = "2025-09-01T00:00:00.000Z", "2025-09-01T00:00:00.000Z"
+		}, fields: []string{"constraints.valid_to"}, msg: "must be after"},
+		// validationNow is 2025-06-15T12:00:00Z: a validity that ended
+		// before it, or ends exactly then, could never be used.
+		{name: "valid_to already passed", edit: func(r *M) {
+			r.Constraints.ValidFrom, r.Constraints.ValidTo = "2024-02-01T00:00:00.000Z", "2025-02-01T00:00:00.000Z"
+		}, fields: []string{"constraints.valid_to"}, msg: "has already passed (2025-02-01T00:00:00.000Z is not after now, 2025-06-15T12:00:00.000Z)"},
+		{name: "valid_to exactly now", edit: func(r *M) { r.Constraints.ValidTo = "2025-06-15T12:00:00.000Z" }, fields: []string{"constraints.valid_to"}, msg: "has already passed"},
+		{name: "valid_to already passed without valid_from", edit: func(r *M) { r.Constraints.ValidFrom, r.Constraints.ValidTo = "", "2025-06-15T11:59:59.999Z" },
+			fields: []string{"constraints.valid_to"}, msg: "has already passed"},
+		{name: "valid_to a millisecond after now", edit: func(r *M) { r.Constraints.ValidTo = "2025-06-15T12:00:00.001Z" }},
 		{name: "maximum individual amount zero", edit: func(r *M) { r.Constraints.MaximumIndividualAmount = 0 }, fields: []string{"constraints.maximum_individual_amount"}, msg: "more than zero"},
 		{name: "maximum individual amount negative", edit: func(r *M) { r.Constraints.MaximumIndividualAmount = -1 }, fields: []string{"constraints.maximum_individual_amount"}, msg: "more than zero"},
 		{name: "valid periodic limit equal to individual", edit: func(r *M) { r.Constraints.PeriodicLimits.Month.MaximumAmount = 5000 }},
@@ -402,7 +420,7 @@ func TestValidateReturnsEveryProblemInFieldOrder(t *testing.T) {
 			"metadata.a", "metadata.b",
 		}
 		for range 20 { // map order must not leak into the result
-			assertFields(t, ValidateMandate(r, ValidateOptions{}), want)
+			assertFields(t, ValidateMandate(r, validationOptions()), want)
 		}
 	})
 	t.Run("payment", func(t *testing.T) {
@@ -440,7 +458,7 @@ func TestValidateMandateRelatedProductsFromJSON(t *testing.T) {
 		if err := json.Unmarshal([]byte(withMember), &r); err != nil {
 			t.Fatal(err)
 		}
-		if ps := ValidateMandate(&r, ValidateOptions{}); len(ps) != c.want {
+		if ps := ValidateMandate(&r, validationOptions()); len(ps) != c.want {
 			t.Errorf("related_products %s: got %v, want %d problems", c.member, ps, c.want)
 		}
 	}
@@ -493,7 +511,7 @@ func BenchmarkValidatePayment(b *testing.B) {
 func BenchmarkValidateMandate(b *testing.B) {
 	r := validationMandate()
 	for b.Loop() {
-		if ps := ValidateMandate(r, ValidateOptions{}); len(ps) != 0 {
+		if ps := ValidateMandate(r, validationOptions()); len(ps) != 0 {
 			b.Fatal(ps)
 		}
 	}

@@ -169,19 +169,28 @@ func TestBatchKilledThenFileEditedFollowsTheAdvice(t *testing.T) {
 	if code == 0 || !strings.Contains(stderr, "pass --journal NEWPATH") {
 		t.Fatalf("re-run of the edited file: exit %d, want the --journal NEWPATH advice\n%s", code, stderr)
 	}
-	// Word for word.
-	stdout, stderr, code := runCLI(t, svc.env, 30*time.Second, "payout", "batch", file, "--yes", "--wait", "0", "--journal", filepath.Join(dir, "payroll-v2.journal"))
-	if code != 0 {
-		t.Fatalf("with --journal NEWPATH: exit %d\n%s\n%s", code, stdout, stderr)
+	// Word for word. Row 0 was paid before the kill: edited, it is
+	// CHANGED and held back (exit 3); the last row was never sent, so its
+	// new amount goes out.
+	journal := filepath.Join(dir, "payroll-v2.journal")
+	stdout, stderr, code := runCLI(t, svc.env, 30*time.Second, "payout", "batch", file, "--yes", "--wait", "0", "--journal", journal)
+	if code != 3 || !strings.Contains(stderr, "CHANGED  line 2  £500.00") || !strings.Contains(stdout, "run the same command with --allow-duplicate") {
+		t.Fatalf("with --journal NEWPATH: exit %d, want 3 with line 2 held back as CHANGED\n%s\n%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stderr, "send  line 2  £500.00") || !strings.Contains(stderr, fmt.Sprintf("send  line %d  £500.00", rows+1)) {
-		t.Errorf("the edited rows are not listed before sending:\n%s", stderr)
+	if !strings.Contains(stderr, fmt.Sprintf("send  line %d  £500.00", rows+1)) {
+		t.Errorf("the edited unsent row is not listed before sending:\n%s", stderr)
 	}
-	// Every unchanged row once; row 0 at its old amount (paid before the
-	// kill) and at its new one (a new payout, listed and confirmed); the
-	// last row at its new amount only.
 	want := rowKeys("E2E-KE", rows, amountOf)
 	want[rows-1] = fmt.Sprintf("E2E-KE-%02d 50000", rows-1)
+	wantEachOnce(t, svc, "E2E-KE", want)
+	// "run the same command with --allow-duplicate", word for word: row 0
+	// at its new amount, as a second payout the operator asked for.
+	stdout, stderr, code = runCLI(t, svc.env, 30*time.Second, "payout", "batch", file, "--yes", "--wait", "0", "--journal", journal, "--allow-duplicate")
+	if code != 0 || !strings.Contains(stderr, "send  line 2  £500.00") {
+		t.Fatalf("with --allow-duplicate: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// Every unchanged row once; row 0 at its old amount (paid before the
+	// kill) and at its new one; the last row at its new amount only.
 	want = append(want, "E2E-KE-00 50000")
 	wantEachOnce(t, svc, "E2E-KE", want)
 }
@@ -328,7 +337,7 @@ func TestDashboardFormRefusesADuplicateUntilConfirmed(t *testing.T) {
 	if err := json.Unmarshal([]byte(logOut), &log); err != nil || len(log) != 2 {
 		t.Fatalf("payouts log --json: %v\n%s", err, logOut)
 	}
-	if log[0].Source != "create" || log[1].Source != "form" || !log[1].AllowedDuplicate || log[1].Outcome != "accepted" {
+	if log[0].Source != "create" || log[1].Source != "form" || !log[1].AllowedDuplicate || (log[1].Outcome != "accepted" && log[1].Outcome != "settled") {
 		t.Errorf("payouts log: %+v", log)
 	}
 	s.press("q")

@@ -51,7 +51,7 @@ func TestTypingIntoEveryFieldNeverChangesTheView(t *testing.T) {
 			choice(), choice(), choice(), text("Ada"), choice(), text("040004"), text("12345678"),
 			choice(), blank(), choice(), blank(),
 			text("Ada"), text("ada@example.com"), blank(), blank(),
-			text("2025-04-01"), text("2026-04-01"), text("100"),
+			text("2026-12-01"), text("2029-12-01"), text("100"),
 		}},
 	}
 	for _, f := range forms {

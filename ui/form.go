@@ -420,11 +420,16 @@ func (fv *formView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 		case key.Matches(k, keys.Retry):
 			return fv.startSend(c)
 		case key.Matches(k, keys.Edit):
-			if fv.definite {
+			target := fv.errorField()
+			if asDuplicate(fv.err) != nil {
+				// Stopped before sending: the payout keeps its id, and
+				// e lands on the amount, what usually tells two
+				// payments to one payee apart, not on the confirmation.
+				target = fv.fieldKeys[owner("amount_in_minor", fv.spec.paths())]
+			} else if fv.definite {
 				// Nothing was created, so the edited request is a new one.
 				fv.key = c.newID()
 			}
-			target := fv.errorField()
 			fv.err = nil
 			return tea.Batch(fv.rebuild(c), fv.advanceTo(c, target))
 		case key.Matches(k, keys.NewForm):

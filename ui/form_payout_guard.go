@@ -70,8 +70,9 @@ func (fv *formView) duplicateView(c *viewContext, d *payguard.DuplicateError, w 
 	b.WriteString(c.st.bad.Render("⚠ Possible duplicate: nothing was sent") + "\n\n")
 	b.WriteString(wrapText("The same IBAN, amount, currency and reference were already paid:", w) + "\n")
 	for _, m := range d.Matches {
-		b.WriteString(wrapRow(c, m.At.In(c.loc).Format("2006-01-02 15:04"), m.TransactionID+" · "+api.FormatAmount(m.AmountInMinor, m.Currency)+
-			" to "+m.Name+" · "+m.IBAN+" · ref "+m.Reference+" (from the "+m.Where+")", w))
+		// The date is 16 wide; the key column leaves a gap after it.
+		b.WriteString(wrapRowW(c, m.At.In(c.loc).Format("2006-01-02 15:04"), m.TransactionID+" · "+api.FormatAmount(m.AmountInMinor, m.Currency)+
+			" to "+m.Name+" · "+m.IBAN+" · ref "+m.Reference+" (from the "+m.Where+")", w, summaryKeyW+2))
 	}
 	b.WriteString("\n" + c.st.warn.Render(wrapText("a sends it anyway as a second payment · e edits · n discards it", w)) + "\n")
 	return b.String()

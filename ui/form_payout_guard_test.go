@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -67,5 +68,58 @@ func TestFormDuplicateNeedsASecondConfirmation(t *testing.T) {
 	}
 	if got := be.payouts[1]; got.BeneficiaryReference != "INV-2" || got.Currency != "EUR" || got.AmountInMinor != 500 {
 		t.Errorf("sent %+v", got)
+	}
+}
+
+// TestDuplicateScreenSpacingAndEditGoesBackToTheFields: on the duplicate
+// screen the earlier payout's date and id are apart at both sizes; e goes
+// back to the fields (the amount), not straight to the confirmation, and
+// the payout keeps its transaction id (nothing was sent).
+func TestDuplicateScreenSpacingAndEditGoesBackToTheFields(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		log, err := payguard.Open(filepath.Join(t.TempDir(), "audit.jsonl"), "demo", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const earlier = "ffe93e3a-e073-466f-a707-0a227507fcdd"
+		if _, err := log.Reserve(context.Background(), payguard.Entry{Source: payguard.SourceCreate, TransactionID: earlier, Name: "Ada Lovelace",
+			IBAN: "GB33BUKB20201555555555", Reference: "INV-1", AmountInMinor: 4200, Currency: "EUR"}, payguard.DefaultWindow, false); err != nil {
+			t.Fatal(err)
+		}
+		_ = log.Outcome(earlier, payguard.OutcomeAccepted, "")
+		be := newFake(10)
+		h := newHarness(t, Options{Backend: be, Guard: &payguard.Guard{Log: log, Source: payguard.SourceForm},
+			Events: closedEvents(testEvents()), States: liveState()}, size[0], size[1])
+		fillPayout(h, "Ada Lovelace", "GB33 BUKB 2020 1555 5555 55", "INV-1", "42.00")
+		idRe := regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+		var before []string
+		for _, id := range idRe.FindAllString(ansi.Strip(h.view()), -1) {
+			if id != earlier {
+				before = append(before, id)
+			}
+		}
+		h.key("y")
+		screen := ansi.Strip(h.view())
+		if !regexp.MustCompile(`\d\d:\d\d +` + earlier[:8]).MatchString(screen) {
+			t.Errorf("%dx%d: date and id run together:\n%s", size[0], size[1], screen)
+		}
+		h.key("e")
+		screen = ansi.Strip(h.view())
+		if strings.Contains(screen, "Possible duplicate") || strings.Contains(screen, "a sends it anyway") || !strings.Contains(screen, "┃ Amount") {
+			t.Fatalf("%dx%d: e did not go back to the fields:\n%s", size[0], size[1], screen)
+		}
+		for range 6 {
+			h.key("backspace")
+		}
+		h.typeText("43.00")
+		h.key("enter")
+		h.key("enter") // context code
+		h.key("y")
+		if n := len(be.payouts); n != 1 {
+			t.Fatalf("%dx%d: %d payout(s) sent after the edit, want 1:\n%s", size[0], size[1], n, ansi.Strip(h.view()))
+		}
+		if got := be.payouts[0]; got.AmountInMinor != 4300 || (len(before) > 0 && got.TransactionID != before[0]) {
+			t.Errorf("%dx%d: sent %d under %s; the confirmation showed %v", size[0], size[1], got.AmountInMinor, got.TransactionID, before)
+		}
 	}
 }

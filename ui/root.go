@@ -208,7 +208,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case polledMsg:
 		m.tracker.applyPolled(c, msg)
 		m.followPayout()
-		return m, nil
+		return m, m.tracker.recordOutcomes(c)
 	case txLoadedMsg:
 		cmd := tea.Batch(m.tx.loaded(c, msg), balanceHistory(msg.store, m.now()))
 		m.refreshed(refreshReport)
@@ -585,7 +585,7 @@ func (m *model) onEvents(msg relayEventsMsg) tea.Cmd {
 		}
 		// Payouts from other operators arrive by id only: their amount and
 		// beneficiary come from the report already loaded, if it has them.
-		cmds = append(cmds, m.tracker.lookup(m.tx.store))
+		cmds = append(cmds, m.tracker.lookup(m.tx.store), m.tracker.recordOutcomes(m.c()))
 		m.followPayout()
 	}
 	if !msg.closed {

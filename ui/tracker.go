@@ -76,6 +76,8 @@ type trackerView struct {
 	nav         listNav
 	filter      filterBar
 	pageH       int
+	// recorded holds the ids whose final state went to the audit record.
+	recorded map[string]bool
 }
 
 func newTrackerView() trackerView {

@@ -134,7 +134,7 @@ func (r *Relay) refuse(w http.ResponseWriter, req *http.Request, status int, rea
 func (r *Relay) Warnings() []string {
 	var w []string
 	if r.verifier == nil {
-		w = append(w, "webhook signature verification is OFF: anyone who can reach "+r.cfg.Path+" can inject events; configure the service's public key or JWKS URL")
+		w = append(w, "webhook signature verification is OFF: anyone who can reach "+r.cfg.Path+" can inject events; give the relay the service's key: --verify-key FILE (PEM public key), --jwks-url URL or --jku-allow URL")
 	}
 	if r.cfg.Token == "" {
 		w = append(w, "no relay token: any local process can read events on /ws and /events; set a token to require Authorization: Bearer")

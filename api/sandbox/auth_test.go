@@ -368,3 +368,33 @@ func TestIdempotency(t *testing.T) {
 		t.Fatalf("corrected request under the same key: %v", err)
 	}
 }
+
+// TestMandateWhoseValidityEndedIsRefused: the sandbox applies the same rule
+// as the CLI and the form, on its own clock (testStart, 2025-03-14T09:00Z):
+// a valid_to at or before now is a 400 naming constraints.valid_to.
+func TestMandateWhoseValidityEndedIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	for _, tc := range []struct {
+		validTo string
+		status  int
+	}{
+		{"2025-03-14T08:59:59.999Z", 400},
+		{"2025-03-14T09:00:00.000Z", 400},
+		{"2025-03-14T09:00:00.001Z", 201},
+	} {
+		m := validMandate(api.MandateSweeping)
+		m.Constraints.ValidFrom, m.Constraints.ValidTo = "2025-01-01T00:00:00.000Z", tc.validTo
+		body, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := e.signedPost("/v3/mandates", api.HeaderSignature, e.token(api.ScopeSweeping), uuid.NewString(), body, e.key)
+		if r.status != tc.status {
+			t.Fatalf("valid_to %s: status %d, want %d: %s", tc.validTo, r.status, tc.status, r.body)
+		}
+		if tc.status == 400 && len(r.problem.Errors["constraints.valid_to"]) == 0 {
+			t.Fatalf("valid_to %s: errors %v, want constraints.valid_to", tc.validTo, r.problem.Errors)
+		}
+	}
+}

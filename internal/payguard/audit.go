@@ -273,6 +273,33 @@ func (l *Log) Outcome(transactionID, outcome, detail string) error {
 	return l.append(Entry{Event: EventOutcome, TransactionID: transactionID, Outcome: outcome, Detail: detail})
 }
 
+// FinalOutcome appends the final state learnt later (by the dashboard's
+// tracker, a relay, the report) for a payout the record holds whose
+// outcome is still open (accepted or no answer), so the record and the
+// duplicate check know it. Ids the record does not hold (other operators'
+// payouts) and outcomes already final are left alone: it reports whether
+// a line was written.
+func (l *Log) FinalOutcome(transactionID, state, reason string) (bool, error) {
+	if !final(state) {
+		return false, nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lk, err := l.lock(context.Background())
+	if err != nil {
+		return false, fmt.Errorf("audit record: %w", err)
+	}
+	defer func() { _ = lk.Unlock() }()
+	if err := l.refresh(); err != nil {
+		return false, err
+	}
+	i, ok := l.index.byID[transactionID]
+	if !ok || !open(l.index.list[i].Outcome) {
+		return false, nil
+	}
+	return true, l.append(Entry{Event: EventOutcome, TransactionID: transactionID, Outcome: state, Detail: reason})
+}
+
 // repairTail cuts a last line torn by a crash (no newline after it), so
 // the next record starts on a line of its own instead of gluing onto it
 // and leaving a damaged line in the middle. The caller holds the lock.

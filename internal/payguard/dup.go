@@ -37,6 +37,10 @@ type Payment struct {
 	Where     string `json:"where"`
 	BatchFile string `json:"batch_file,omitempty"`
 	Line      int    `json:"line,omitempty"`
+	// Unconfirmed is set by Resolve: the record shows it accepted, but the
+	// service's report still lacks it and the relay could not say what
+	// became of it (a rejected payout never enters the report).
+	Unconfirmed bool `json:"unconfirmed,omitempty"`
 }
 
 func (p Payment) String() string {
@@ -45,6 +49,10 @@ func (p Payment) String() string {
 		p.Name, p.IBAN, p.Reference, p.Where)
 	if p.Outcome != "" {
 		s += ", " + p.Outcome
+	}
+	if p.Unconfirmed {
+		s += " (not in the service's report yet, and no final state known: it may have been rejected; check with paydash transactions --search " +
+			p.TransactionID + " and paydash events tail --since 7d)"
 	}
 	return s
 }
@@ -251,6 +259,45 @@ func (k *Known) Matching(req *api.PayoutRequest, now time.Time, window time.Dura
 		if !seen[p.TransactionID] {
 			out = append(out, p)
 		}
+	}
+	return out
+}
+
+// SamePayee returns the known payments to the same IBAN under the same
+// reference as req but for another amount or currency, made within
+// window before now, that may have moved money: req is most likely a
+// corrected version of a payout already sent, and sending it pays the
+// payee a second time. Newest first, the record's before the report's.
+func (k *Known) SamePayee(req *api.PayoutRequest, now time.Time, window time.Duration) []Payment {
+	iban := api.NormalizeIBAN(req.BeneficiaryIBAN)
+	ref := strings.TrimSpace(req.BeneficiaryReference)
+	if iban == "" || ref == "" {
+		return nil
+	}
+	var out []Payment
+	seen := map[string]bool{}
+	for _, ps := range [][]Payment{k.Local, k.Report} {
+		var found []Payment
+		for _, p := range ps {
+			if seen[p.TransactionID] || p.TransactionID == req.TransactionID || !p.paid() {
+				continue
+			}
+			if window > 0 && !p.At.IsZero() && now.Sub(p.At) > window {
+				continue
+			}
+			if p.IBAN != iban || !strings.EqualFold(strings.TrimSpace(p.Reference), ref) {
+				continue
+			}
+			if p.AmountInMinor == req.AmountInMinor && strings.EqualFold(p.Currency, req.Currency) {
+				continue // the same details: the duplicate check's case
+			}
+			found = append(found, p)
+		}
+		sort.SliceStable(found, func(i, j int) bool { return found[i].At.After(found[j].At) })
+		for _, p := range found {
+			seen[p.TransactionID] = true
+		}
+		out = append(out, found...)
 	}
 	return out
 }

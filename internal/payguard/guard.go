@@ -17,6 +17,10 @@ type Guard struct {
 	Report ReportReader // nil checks the record only
 	Window time.Duration
 	Source string // SourceForm, SourceCreate
+	// States, when set, tells what became of payouts the record shows
+	// accepted (the relay's history), so a rejected one does not block
+	// its re-send.
+	States FinalStates
 }
 
 func (g *Guard) window() time.Duration {
@@ -33,7 +37,7 @@ func (g *Guard) Check(ctx context.Context, req *api.PayoutRequest) ([]Payment, e
 	if err != nil {
 		return nil, err
 	}
-	return k.Matching(req, now, g.window()), nil
+	return Resolve(ctx, g.Log, k, g.States, k.Matching(req, now, g.window()), now), nil
 }
 
 // Reserve records the attempt under the record's lock unless the record
@@ -50,6 +54,13 @@ func (g *Guard) Outcome(id string, err error) error {
 		return g.Log.Outcome(id, OutcomeAccepted, "")
 	}
 	return g.Log.Outcome(id, OutcomeUnknown, err.Error())
+}
+
+// Record appends a final state learnt later (the dashboard's tracker)
+// for a payout this profile sent; see Log.FinalOutcome.
+func (g *Guard) Record(id, state, reason string) error {
+	_, err := g.Log.FinalOutcome(id, state, reason)
+	return err
 }
 
 // DuplicateError stops a payout that matches payouts already made; the

@@ -40,7 +40,7 @@ func (o *CommandOptions) Bind(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.Rate, "rate", 0, "send at most this many payouts per second (0 = as fast as the service answers)")
 	fs.StringVar(&o.RelayURL, "relay", "", "relay websocket URL to follow payout states (default: the profile's relay_url)")
 	fs.DurationVar(&o.Wait, "wait", 30*time.Second, "after sending, wait up to this long for every payout's final state from the relay (0 = don't wait)")
-	fs.BoolVar(&o.AllowDuplicate, "allow-duplicate", false, "send rows that repeat another row or match a payout already made (same IBAN, amount, currency and reference) as new payouts")
+	fs.BoolVar(&o.AllowDuplicate, "allow-duplicate", false, "send rows that repeat another row, match a payout already made (same IBAN, amount, currency and reference), or are CHANGED (edited after they were paid) as new payouts")
 	fs.DurationVar(&o.DuplicateWindow, "duplicate-window", payguard.DefaultWindow, "how far back a payout with the same IBAN, amount, currency and reference counts as a duplicate")
 }
 
@@ -89,6 +89,9 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 	}
 	opts := Options{JournalPath: o.Journal, DryRun: o.DryRun, Rate: o.Rate, Wait: o.Wait,
 		Guard: &Guard{Log: audit, Report: client, Window: o.DuplicateWindow, AllowDuplicate: o.AllowDuplicate}}
+	if relayURL := firstNonEmpty(o.RelayURL, p.RelayURL); relayURL != "" {
+		opts.Guard.States = relayclient.History{URL: relayURL, Token: p.RelayToken.Reveal()}
+	}
 	prep, err := Prepare(ctx, f, opts)
 	if err != nil {
 		return err
@@ -139,6 +142,15 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 		return cmdutil.SilentExit(cmdutil.ExitNotAccepted)
 	}
 	return nil
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 func dryRunUnchecked(ctx context.Context, s *cmdutil.Streams, f *File, o *CommandOptions, why error) error {
@@ -200,8 +212,14 @@ func CheckFunds(toSend map[string]int64, bals []api.Balance) []FundsCheck {
 }
 
 // Payable reports whether a dry run found the batch payable in full:
-// every currency funded, no duplicate rows.
+// every currency funded, no duplicate or changed rows held back.
 func (s *Summary) Payable() bool {
+	return s.Funded() && s.Counts.Duplicate == 0 && s.Counts.Changed == 0
+}
+
+// Funded reports whether a dry run found every currency's rows to send
+// covered by an enabled account's available balance.
+func (s *Summary) Funded() bool {
 	if s.Unchecked != "" {
 		return false
 	}
@@ -210,7 +228,7 @@ func (s *Summary) Payable() bool {
 			return false
 		}
 	}
-	return s.Counts.Duplicate == 0
+	return true
 }
 
 // follow subscribes to the relay. A fresh batch's events all come later,
@@ -267,7 +285,11 @@ func confirm(s *cmdutil.Streams, prep *Prepared, profile string, production, yes
 	for _, pl := range send {
 		toSend[pl.Row.Request.Currency] += pl.Row.Request.AmountInMinor
 	}
-	fmt.Fprintf(s.Err, "Batch %s (profile %s): %d row(s); this run sends %d payout(s), %s\n", f.Path, profile, len(f.Rows), len(send), formatTotals(toSend))
+	sends := fmt.Sprintf("this run sends %d payout(s)", len(send))
+	if len(send) > 0 {
+		sends += ", " + formatTotals(toSend)
+	}
+	fmt.Fprintf(s.Err, "Batch %s (profile %s): %d row(s); %s\n", f.Path, profile, len(f.Rows), sends)
 	_ = writePlan(s.Err, prep.Plan)
 	if len(send) == 0 || yes {
 		return nil
@@ -300,7 +322,7 @@ func confirm(s *cmdutil.Streams, prep *Prepared, profile string, production, yes
 // what the operator checks), then the rows not sent and why.
 func writePlan(w io.Writer, plan []Planned) error {
 	var b strings.Builder
-	var skipped, dups []Planned
+	var skipped, dups, changed []Planned
 	for _, pl := range plan {
 		switch pl.Action {
 		case ActionSend:
@@ -310,12 +332,14 @@ func writePlan(w io.Writer, plan []Planned) error {
 				fmt.Fprintf(&b, "        DUPLICATE of %s: sent anyway (--allow-duplicate)\n", pl.Match)
 			}
 			if pl.Before != nil {
-				fmt.Fprintf(&b, "        CHANGED since line %d was sent as %s: this is a second, new payout\n", pl.Row.Line, pl.Before)
+				fmt.Fprintf(&b, "        CHANGED: already paid as %s; this is a second, new payout (--allow-duplicate)\n", pl.Before)
 			}
 		case ActionPrevious:
 			skipped = append(skipped, pl)
 		case ActionDuplicate:
 			dups = append(dups, pl)
+		case ActionChanged:
+			changed = append(changed, pl)
 		}
 	}
 	if len(skipped) > 0 {
@@ -328,9 +352,20 @@ func writePlan(w io.Writer, plan []Planned) error {
 	if len(dups) > 0 {
 		b.WriteString("  (to pay a duplicate row again as a new payout, pass --allow-duplicate)\n")
 	}
+	for _, pl := range changed {
+		r := pl.Row.Request
+		fmt.Fprintf(&b, "  CHANGED  line %d  %s  %s  %s  ref %q: already paid as %s; not sent\n", pl.Row.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.BeneficiaryName, r.BeneficiaryIBAN, r.BeneficiaryReference, pl.Before)
+	}
+	if len(changed) > 0 {
+		b.WriteString("  " + changedAdvice + "\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// changedAdvice is what a CHANGED row needs; tests follow it literally.
+const changedAdvice = "CHANGED rows were edited after they were paid: sending one pays the payee a second time. " +
+	"Check the payout already made (paydash payouts log); to pay a changed row as a second, new payout, run the same command with --allow-duplicate"
 
 func formatTotals(t map[string]int64) string {
 	curs := make([]string, 0, len(t))
@@ -368,7 +403,11 @@ func writeSummary(w io.Writer, sum *Summary) error {
 		fmt.Fprintf(&b, " (%d in an earlier run, not sent again)", c.PreviousRun)
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "  settled %d, pending %d, rejected %d, failed %d, not sent %d, duplicate (not sent) %d\n", c.Settled, c.Pending, c.Rejected, c.Failed, c.NotSent, c.Duplicate)
+	fmt.Fprintf(&b, "  settled %d, pending %d, rejected %d, failed %d, not sent %d, duplicate (not sent) %d", c.Settled, c.Pending, c.Rejected, c.Failed, c.NotSent, c.Duplicate)
+	if c.Changed > 0 {
+		fmt.Fprintf(&b, ", changed (not sent) %d", c.Changed)
+	}
+	b.WriteString("\n")
 	for _, r := range sum.Rows {
 		var what string
 		switch r.Result {
@@ -386,6 +425,8 @@ func writeSummary(w io.Writer, sum *Summary) error {
 			}
 		case ResultDuplicate:
 			what = "DUPLICATE, not sent: matches payout " + r.DuplicateOf.String()
+		case ResultChanged:
+			what = "CHANGED, not sent: already paid as " + r.ChangedFrom.String()
 		default:
 			continue
 		}
@@ -400,6 +441,9 @@ func writeSummary(w io.Writer, sum *Summary) error {
 	}
 	if c.Duplicate > 0 {
 		b.WriteString("  duplicate rows match payouts already made and were not sent; to pay them again as new payouts, pass --allow-duplicate\n")
+	}
+	if c.Changed > 0 {
+		b.WriteString("  " + changedAdvice + "\n")
 	}
 	if c.NotSent > 0 {
 		b.WriteString("  run the same command again to send the rest: rows already accepted are skipped, the others keep their transaction_id\n")
@@ -421,16 +465,32 @@ func writeDryRun(b *strings.Builder, sum *Summary) {
 	switch {
 	case sum.Unchecked != "":
 		verdict = "the file is valid, but " + sum.Unchecked
-	case !sum.Payable():
+	case !sum.Funded():
 		verdict = "can NOT be paid in full"
+	case !sum.Payable():
+		// Funds suffice; rows are held back because they repeat or
+		// change payouts already made, and that is what needs a look.
+		var held []string
+		if c.Duplicate > 0 {
+			held = append(held, fmt.Sprintf("%d DUPLICATE", c.Duplicate))
+		}
+		if c.Changed > 0 {
+			held = append(held, fmt.Sprintf("%d CHANGED", c.Changed))
+		}
+		verdict = "funds suffice, but " + strings.Join(held, " and ") + " row(s) would NOT be sent (see below)"
 	}
 	fmt.Fprintf(b, "dry run: %s: %d row(s), %s; %s\n", sum.File, c.Rows, formatTotals(sum.Totals), verdict)
 	for _, r := range sum.Rows {
 		switch r.Result {
 		case ResultWouldPay:
 			fmt.Fprintf(b, "  would send  line %d  %s  %s  %s  ref %q\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.Name, r.IBAN, r.Reference)
+			if r.ChangedFrom != nil {
+				fmt.Fprintf(b, "              CHANGED: already paid as %s; would be a second payout (--allow-duplicate)\n", r.ChangedFrom)
+			}
 		case ResultDuplicate:
 			fmt.Fprintf(b, "  DUPLICATE   line %d  %s  %s  %s  ref %q: matches payout %s\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.Name, r.IBAN, r.Reference, r.DuplicateOf)
+		case ResultChanged:
+			fmt.Fprintf(b, "  CHANGED     line %d  %s  %s  %s  ref %q: already paid as %s\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.Name, r.IBAN, r.Reference, r.ChangedFrom)
 		}
 	}
 	for _, f := range sum.Funds {
@@ -453,5 +513,12 @@ func writeDryRun(b *strings.Builder, sum *Summary) {
 	if c.Duplicate > 0 {
 		fmt.Fprintf(b, "; %d duplicate(s) would not be sent without --allow-duplicate", c.Duplicate)
 	}
-	b.WriteString("\n  nothing was sent\n")
+	if c.Changed > 0 {
+		fmt.Fprintf(b, "; %d CHANGED row(s) would not be sent without --allow-duplicate", c.Changed)
+	}
+	b.WriteString("\n")
+	if c.Changed > 0 {
+		b.WriteString("  " + changedAdvice + "\n")
+	}
+	b.WriteString("  nothing was sent\n")
 }

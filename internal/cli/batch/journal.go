@@ -305,7 +305,8 @@ func (j *Journal) check(f *File) error {
 		}
 		return fmt.Errorf("%w: %s changed since the run that wrote %s, which records %d payout(s) accepted by the service. "+
 			"Restore the original file to resume that batch, or pass --journal NEWPATH to reconcile the changed file with what was already sent: "+
-			"rows already sent are skipped, and only new or changed rows are listed and sent after you confirm", ErrJournalMismatch, f.Path, j.path, accepted)
+			"rows already sent are skipped and only new rows are sent, listed first; a row edited after it was paid is listed as CHANGED and not sent "+
+			"(pass --allow-duplicate as well to pay it as a second, new payout)", ErrJournalMismatch, f.Path, j.path, accepted)
 	}
 	for _, r := range f.Rows {
 		if j.ids[r.Line] == "" {

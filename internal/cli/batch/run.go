@@ -56,6 +56,10 @@ type Guard struct {
 	Window time.Duration
 	// AllowDuplicate sends rows that match earlier payouts as new ones.
 	AllowDuplicate bool
+	// States, when set, tells what became of earlier payouts the record
+	// shows only accepted (the relay's history): a rejected one is not a
+	// duplicate.
+	States payguard.FinalStates
 }
 
 // Row results: what finally happened to a row, as far as paydash knows.
@@ -66,6 +70,7 @@ const (
 	ResultFailed    = "failed"    // a failure webhook
 	ResultNotSent   = "not_sent"  // not sent, or no answer: a re-run sends it
 	ResultDuplicate = "duplicate" // matches a payout already made: not sent
+	ResultChanged   = "changed"   // an edited version of a payout already sent: not sent
 	ResultWouldPay  = "would_send"
 )
 
@@ -94,6 +99,10 @@ type RowResult struct {
 	Reason string `json:"reason,omitempty"`
 	// DuplicateOf is the earlier payout a duplicate row matches.
 	DuplicateOf *payguard.Payment `json:"duplicate_of,omitempty"`
+	// ChangedFrom is the payout already sent for this row (same line of
+	// the file, or same IBAN and reference) with other details: the row
+	// was edited after it was paid.
+	ChangedFrom *payguard.Payment `json:"changed_from,omitempty"`
 }
 
 // Counts tallies the rows by result.
@@ -106,6 +115,7 @@ type Counts struct {
 	Failed      int `json:"failed"`
 	NotSent     int `json:"not_sent"`
 	Duplicate   int `json:"duplicate"`
+	Changed     int `json:"changed"`
 	PreviousRun int `json:"previous_run"`
 	WouldSend   int `json:"would_send,omitempty"`
 }
@@ -136,7 +146,7 @@ type Summary struct {
 // OK reports whether every row was paid or is on its way: nothing
 // rejected, failed, left unsent or refused as a duplicate.
 func (s *Summary) OK() bool {
-	return s.Counts.Rejected == 0 && s.Counts.Failed == 0 && s.Counts.NotSent == 0 && s.Counts.Duplicate == 0
+	return s.Counts.Rejected == 0 && s.Counts.Failed == 0 && s.Counts.NotSent == 0 && s.Counts.Duplicate == 0 && s.Counts.Changed == 0
 }
 
 // ErrInterrupted is wrapped when a run stops before every row was sent
@@ -151,6 +161,11 @@ const (
 	ActionSend      = "send"
 	ActionPrevious  = "previous"  // already accepted: not sent again
 	ActionDuplicate = "duplicate" // matches an earlier payout: not sent
+	// ActionChanged is a row edited after an earlier payout for it was
+	// sent (same line, or same IBAN and reference, another amount or
+	// payee name): sending it pays a second time, so it is refused unless
+	// the operator passes --allow-duplicate.
+	ActionChanged = "changed"
 )
 
 // Planned is what a run does with one row, decided before anything is
@@ -256,7 +271,7 @@ func Prepare(ctx context.Context, f *File, opt Options) (*Prepared, error) {
 		}
 		p.j = j
 	}
-	if err := p.plan(known); err != nil {
+	if err := p.plan(ctx, known); err != nil {
 		p.Close()
 		return p, err
 	}
@@ -305,7 +320,7 @@ func (p *Prepared) id(line int) string {
 
 // plan decides every row: already sent (journal, audit record or the
 // service's report), a duplicate of an earlier payout, or to send.
-func (p *Prepared) plan(known *payguard.Known) error {
+func (p *Prepared) plan(ctx context.Context, known *payguard.Known) error {
 	now := p.clk.Now()
 	for _, row := range p.f.Rows {
 		pl := Planned{Row: row, TransactionID: p.id(row.Line), Action: ActionSend, Before: p.changed[row.Line]}
@@ -319,14 +334,28 @@ func (p *Prepared) plan(known *payguard.Known) error {
 		case known != nil && pl.TransactionID != "" && acceptedLocally(known, pl.TransactionID):
 			pl.Action, pl.Why = ActionPrevious, "audit record"
 		case known != nil:
-			if m := known.Matching(&req, now, p.opt.Guard.Window); len(m) > 0 {
+			if m := payguard.Resolve(ctx, p.opt.Guard.Log, known, p.opt.Guard.States, known.Matching(&req, now, p.opt.Guard.Window), now); len(m) > 0 {
 				pl.Match = &m[0]
 				if !p.opt.Guard.AllowDuplicate {
 					pl.Action = ActionDuplicate
 				}
 			}
 		}
+		if pl.Action == ActionSend && pl.Before == nil && known != nil {
+			for _, m := range known.SamePayee(&req, now, p.opt.Guard.Window) {
+				if p.otherRowOfThisFile(m, row.Line) {
+					continue // another row of this batch, still as it was sent
+				}
+				pl.Before = &m
+				break
+			}
+		}
+		if pl.Action == ActionSend && pl.Before != nil && (p.opt.Guard == nil || !p.opt.Guard.AllowDuplicate) {
+			pl.Action = ActionChanged
+		}
 		switch pl.Action {
+		case ActionChanged:
+			p.changed[row.Line] = pl.Before
 		case ActionPrevious:
 			p.previous[row.Line] = true
 			if p.j != nil && pl.Why != "journal" {
@@ -342,6 +371,32 @@ func (p *Prepared) plan(known *payguard.Known) error {
 			p.sum.ToSend[req.Currency] += req.AmountInMinor
 		}
 		p.Plan = append(p.Plan, pl)
+	}
+	return nil
+}
+
+// otherRowOfThisFile reports whether pm is what another line of this
+// file sent, and that line is unchanged: two rows of one batch to one
+// payee under one reference (salary and expenses) are not an edit of
+// each other.
+func (p *Prepared) otherRowOfThisFile(pm payguard.Payment, line int) bool {
+	if pm.BatchFile != p.f.Path || pm.Line == 0 || pm.Line == line {
+		return false
+	}
+	for _, r := range p.f.Rows {
+		if r.Line == pm.Line {
+			sent := api.PayoutRequest{BeneficiaryIBAN: pm.IBAN, AmountInMinor: pm.AmountInMinor, Currency: pm.Currency, BeneficiaryReference: pm.Reference}
+			return payguard.SameDetails(&sent, &r.Request)
+		}
+	}
+	return false
+}
+
+// planned returns the plan of the i-th row (nil before planning): the
+// plan is in file order.
+func (p *Prepared) planned(i int) *Planned {
+	if i < len(p.Plan) {
+		return &p.Plan[i]
 	}
 	return nil
 }
@@ -558,7 +613,7 @@ func accepted(f *File, j *Journal) map[int]bool {
 func (p *Prepared) results() []RowResult {
 	f, j, previous, dry := p.f, p.j, p.previous, p.opt.DryRun
 	out := make([]RowResult, 0, len(f.Rows))
-	for _, row := range f.Rows {
+	for i, row := range f.Rows {
 		r := RowResult{
 			Line: row.Line, TransactionID: p.id(row.Line),
 			Name: row.Request.BeneficiaryName, IBAN: row.Request.BeneficiaryIBAN, Reference: row.Request.BeneficiaryReference,
@@ -602,6 +657,12 @@ func (p *Prepared) results() []RowResult {
 		if m := p.dups[row.Line]; m != nil {
 			r.Result, r.DuplicateOf = ResultDuplicate, m
 		}
+		if pl := p.planned(i); pl != nil && pl.Before != nil {
+			r.ChangedFrom = pl.Before
+			if pl.Action == ActionChanged {
+				r.Result = ResultChanged
+			}
+		}
 		out = append(out, r)
 	}
 	return out
@@ -631,6 +692,8 @@ func (s *Summary) tally() {
 			c.WouldSend++
 		case ResultDuplicate:
 			c.Duplicate++
+		case ResultChanged:
+			c.Changed++
 		}
 	}
 	s.Counts = c

@@ -171,7 +171,7 @@ func followMv(t *testing.T, msg string) {
 	}
 }
 
-func TestChangedFileWithNewJournalSendsOnlyTheChangedRow(t *testing.T) {
+func TestChangedFileIsRefusedUntilTheOperatorAllowsASecondPayout(t *testing.T) {
 	x := startSvc(t, nil)
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -187,31 +187,90 @@ func TestChangedFileWithNewJournalSendsOnlyTheChangedRow(t *testing.T) {
 		return plainAmount(i)
 	})
 	r := x.batch(t, ctx, file, "", yes())
-	if r.code == 0 || !strings.Contains(r.all(), "pass --journal NEWPATH") {
-		t.Fatalf("re-run of a changed file: exit %d, want a refusal naming --journal NEWPATH\n%s", r.code, r.all())
+	if r.code == 0 || !strings.Contains(r.all(), "pass --journal NEWPATH") || !strings.Contains(r.all(), "pass --allow-duplicate as well") {
+		t.Fatalf("re-run of a changed file: exit %d, want a refusal naming --journal NEWPATH and --allow-duplicate\n%s", r.code, r.all())
 	}
 	x.wantPaidOnce(t, "CHG", keys)
 
-	// Following the advice literally.
+	// Following the advice literally: --journal NEWPATH. The dry run
+	// first: it names the changed row and fails.
 	o := yes()
 	o.Journal = filepath.Join(dir, "new.journal")
+	dry := CommandOptions{DryRun: true, Journal: o.Journal}
+	r = x.batch(t, ctx, file, "", dry)
+	if r.code == 0 || !strings.Contains(r.out, "CHANGED     line 4  £99.00") || !strings.Contains(r.out, "already paid as") ||
+		strings.Contains(r.out, "would send  line 4") || !strings.Contains(r.out, "1 CHANGED row(s) would NOT be sent") {
+		t.Errorf("dry run of the changed file: exit %d, want the row flagged CHANGED and a non-zero exit\n%s", r.code, r.all())
+	}
+	// The real run refuses the changed row even with --yes.
+	r = x.batch(t, ctx, file, "", o)
+	if r.code != cmdutil.ExitNotAccepted {
+		t.Errorf("with --journal NEWPATH: exit %d, want %d (the changed row held back)\n%s", r.code, cmdutil.ExitNotAccepted, r.all())
+	}
+	if !strings.Contains(r.err, "this run sends 0 payout(s)\n") || !strings.Contains(r.err, "CHANGED  line 4  £99.00") {
+		t.Errorf("the changed row was not listed as held back:\n%s", r.err)
+	}
+	x.wantPaidOnce(t, "CHG", keys)
+
+	// The advice says how to pay it anyway; follow it word for word.
+	const advice = "to pay a changed row as a second, new payout, run the same command with --allow-duplicate"
+	if !strings.Contains(r.out, advice) {
+		t.Fatalf("the summary does not say how to send the changed row:\n%s", r.out)
+	}
+	o.AllowDuplicate = true
+	dry.AllowDuplicate = true
+	if r := x.batch(t, ctx, file, "", dry); r.code != 0 || !strings.Contains(r.out, "would send  line 4  £99.00") ||
+		!strings.Contains(r.out, "would be a second payout (--allow-duplicate)") {
+		t.Errorf("dry run with --allow-duplicate: exit %d, want the row listed as a second payout\n%s", r.code, r.all())
+	}
 	r = x.batch(t, ctx, file, "", o)
 	if r.code != 0 {
-		t.Fatalf("with --journal NEWPATH: exit %d\n%s", r.code, r.all())
+		t.Fatalf("with --allow-duplicate: exit %d\n%s", r.code, r.all())
 	}
 	if !strings.Contains(r.err, "this run sends 1 payout(s)") || !strings.Contains(r.err, "send  line 4  £99.00") ||
-		!strings.Contains(r.err, "CHANGED since line 4 was sent as") {
+		!strings.Contains(r.err, "CHANGED: already paid as") {
 		t.Errorf("the row to send was not listed before sending:\n%s", r.err)
 	}
 	// The three unchanged rows once; the edited row's old and new amounts
-	// once each (the new amount is a new payout the operator confirmed).
+	// once each (the new amount is a second payout the operator allowed).
 	x.wantPaidOnce(t, "CHG", append(keys, keys2[2]))
 
-	// And again: nothing more.
+	// And again, same command: nothing more.
 	if r := x.batch(t, ctx, file, "", o); r.code != 0 {
 		t.Fatalf("third run: exit %d\n%s", r.code, r.all())
 	}
 	x.wantPaidOnce(t, "CHG", append(keys, keys2[2]))
+}
+
+// The QA walkthrough: a one-row file settles, the amount is corrected,
+// and the operator reconciles under a new journal. The correction goes to
+// the same IBAN under the same reference: it is flagged, not paid.
+func TestCorrectedAmountIsFlaggedNotPaidSilently(t *testing.T) {
+	x := startSvc(t, nil)
+	ctx := context.Background()
+	file := writeFileIn(t, "name,iban,reference,amount,currency\nGrace Chen,"+ibanGB+",SAL-NOV-9,500.00,GBP\n")
+	if r := x.batch(t, ctx, file, "", yes()); r.code != 0 {
+		t.Fatalf("first run: exit %d\n%s", r.code, r.all())
+	}
+	if err := os.WriteFile(file, []byte("name,iban,reference,amount,currency\nGrace Chen,"+ibanGB+",SAL-NOV-9,550.00,GBP\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := yes()
+	o.Journal = filepath.Join(filepath.Dir(file), "c2.journal")
+	r := x.batch(t, ctx, file, "", CommandOptions{DryRun: true, Journal: o.Journal})
+	if r.code == 0 || !strings.Contains(r.out, "CHANGED") || strings.Contains(r.out, "can be paid in full") {
+		t.Errorf("dry run: exit %d, want the corrected row flagged CHANGED\n%s", r.code, r.all())
+	}
+	if r := x.batch(t, ctx, file, "", o); r.code == 0 || !strings.Contains(r.out, "CHANGED, not sent") {
+		t.Errorf("real run with --yes: exit %d, want the corrected row refused\n%s", r.code, r.all())
+	}
+	// Even with the journal gone and a fresh one named, the audit record
+	// and the report know the first payout.
+	o.Journal = filepath.Join(filepath.Dir(file), "c3.journal")
+	if r := x.batch(t, ctx, file, "", o); r.code == 0 {
+		t.Errorf("third journal: exit %d, want the corrected row refused\n%s", r.code, r.all())
+	}
+	x.wantPaidOnce(t, "SAL-NOV", []string{"SAL-NOV-9 500.00 GBP"})
 }
 
 func TestUnreadableJournalAdviceIsSafeToFollow(t *testing.T) {
@@ -450,6 +509,11 @@ func TestRowMatchingAnEarlierPayoutIsNotSent(t *testing.T) {
 	if dry.code != cmdutil.ExitNotAccepted || !strings.Contains(dry.out, "DUPLICATE   line 2") || !strings.Contains(dry.out, earlier.TransactionID) {
 		t.Errorf("dry run does not show the duplicate with its id: exit %d\n%s", dry.code, dry.all())
 	}
+	// Funds are ample: the verdict says what holds the row back, not that
+	// the batch cannot be paid.
+	if strings.Contains(dry.out, "can NOT be paid in full") || !strings.Contains(dry.out, "funds suffice, but 1 DUPLICATE row(s) would NOT be sent") {
+		t.Errorf("dry run's verdict misnames a duplicate as a funding problem:\n%s", dry.out)
+	}
 	r := x.batch(t, context.Background(), file, "", yes())
 	if r.code != cmdutil.ExitNotAccepted {
 		t.Errorf("exit %d, want %d (a row was refused as a duplicate)", r.code, cmdutil.ExitNotAccepted)
@@ -458,8 +522,11 @@ func TestRowMatchingAnEarlierPayoutIsNotSent(t *testing.T) {
 		t.Errorf("the duplicate is not shown with its id, source and the way to pay it anyway:\n%s", r.all())
 	}
 	x.wantPaidOnce(t, "EARLY", []string{"EARLY-1 10.00 GBP", "EARLY-2 20.00 GBP"})
-	// Re-running pays nothing more.
-	x.batch(t, context.Background(), file, "", yes())
+	// Re-running pays nothing more, and says so without a dangling list.
+	r = x.batch(t, context.Background(), file, "", yes())
+	if !strings.Contains(r.err, "this run sends 0 payout(s)\n") {
+		t.Errorf("a run sending nothing is misworded:\n%s", r.err)
+	}
 	x.wantPaidOnce(t, "EARLY", []string{"EARLY-1 10.00 GBP", "EARLY-2 20.00 GBP"})
 }
 
@@ -553,4 +620,33 @@ func TestDamagedAuditRecordAdviceIsSafeToFollow(t *testing.T) {
 		t.Errorf("the rows already paid are not refused from the report:\n%s", r.all())
 	}
 	x.wantPaidOnce(t, "AUD", keys)
+}
+
+// Two rows of one file to one payee under one reference (salary and
+// expenses) are not an edit of each other: a run killed after the first
+// resumes and sends the second.
+func TestTwoRowsToOnePayeeAreNotChangedRows(t *testing.T) {
+	x := startSvc(t, nil)
+	file := writeFileIn(t, "name,iban,reference,amount,currency\n"+
+		"Ada,"+ibanGB+",NOV-ADA,100.00,GBP\n"+
+		"Ada,"+ibanGB+",NOV-ADA,25.50,GBP\n")
+	// The first row only, as if the run stopped after it: sent from a
+	// file holding just that line, under this path.
+	full, _ := os.ReadFile(file)
+	if err := os.WriteFile(file, []byte("name,iban,reference,amount,currency\nAda,"+ibanGB+",NOV-ADA,100.00,GBP\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := x.batch(t, context.Background(), file, "", yes()); r.code != 0 {
+		t.Fatalf("first row: exit %d\n%s", r.code, r.all())
+	}
+	if err := os.WriteFile(file, full, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := yes()
+	o.Journal = filepath.Join(filepath.Dir(file), "full.journal")
+	r := x.batch(t, context.Background(), file, "", o)
+	if r.code != 0 || strings.Contains(r.all(), "CHANGED") {
+		t.Fatalf("the second row to the same payee: exit %d\n%s", r.code, r.all())
+	}
+	x.wantPaidOnce(t, "NOV-ADA", []string{"NOV-ADA 100.00 GBP", "NOV-ADA 25.50 GBP"})
 }

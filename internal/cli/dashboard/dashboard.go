@@ -63,10 +63,16 @@ func Run(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) error {
 	if err != nil {
 		return err
 	}
+	guard := &payguard.Guard{Log: audit, Report: client, Source: payguard.SourceForm}
+	if prof.RelayURL != "" {
+		// What became of payouts the record shows only accepted: a
+		// rejected one must not block its re-send from the form.
+		guard.States = relayclient.History{URL: prof.RelayURL, Token: prof.RelayToken.Reveal()}
+	}
 	return Show(ctx, s, Params{
 		UI: ui.Options{
 			Profile: prof.Name, Production: prof.Production, Regulated: prof.Regulated,
-			Backend: client, Guard: &payguard.Guard{Log: audit, Report: client, Source: payguard.SourceForm}, BalanceRefresh: prof.BalanceRefresh, ReportRefresh: prof.ReportRefresh, LowBalance: prof.LowBalance, ExportDir: ".",
+			Backend: client, Guard: guard, BalanceRefresh: prof.BalanceRefresh, ReportRefresh: prof.ReportRefresh, LowBalance: prof.LowBalance, ExportDir: ".",
 			Location: prof.Location,
 		},
 		RelayURL: prof.RelayURL, RelayToken: prof.RelayToken.Reveal(),

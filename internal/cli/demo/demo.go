@@ -31,6 +31,7 @@ import (
 	"github.com/paydash/paydash/internal/payguard"
 	"github.com/paydash/paydash/ui"
 	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // Options are the flags of `paydash demo`.
@@ -54,8 +55,8 @@ func (o *Options) Bind(fs *pflag.FlagSet) {
 	fs.IntVar(&o.HistoryDays, "history-days", sandbox.DefaultHistoryDays, "how many days back the history goes")
 	fs.DurationVar(&o.StepDelay, "step-delay", 2*time.Second, "wait between payout states, so you can watch them move")
 	fs.BoolVar(&o.Activity, "activity", true, "background activity: fundings, other operators' payouts, an occasional failure")
-	fs.StringVar(&o.Listen, "listen", "127.0.0.1:0", "sandbox address (default a free loopback port)")
-	fs.StringVar(&o.RelayListen, "relay-listen", "127.0.0.1:0", "relay address (default a free loopback port)")
+	fs.StringVar(&o.Listen, "listen", "127.0.0.1:0", "sandbox address; port 0 picks a free one")
+	fs.StringVar(&o.RelayListen, "relay-listen", "127.0.0.1:0", "relay address; port 0 picks a free one")
 	fs.StringVar(&o.PortsFile, "ports-file", "", "write the sandbox's and the relay's addresses to this file as JSON (for scripts and tests)")
 }
 
@@ -72,6 +73,8 @@ const (
 	SecretFile     = "client-secret"
 	ConfigFile     = "config.toml"
 	RelayStoreFile = "relay.db"
+	// LockFile is held (an OS lock) for as long as a demo runs.
+	LockFile = "demo.lock"
 )
 
 // Ports is what --ports-file receives.
@@ -92,6 +95,7 @@ type Env struct {
 	relay       *webhookrelay.Relay
 	relayCancel context.CancelFunc
 	relayDone   chan error
+	lock        *payguard.Lock
 	closeOnce   sync.Once
 	closeErr    error
 }
@@ -102,6 +106,30 @@ func Start(ctx context.Context, getenv func(string) string, o *Options) (*Env, e
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create the demo directory %s: %w", dir, err)
 	}
+	// One demo at a time per state directory: a second would rewrite the
+	// first's profile with its own ports, rotate the audit record the
+	// first still appends to and delete its relay store. The OS drops the
+	// lock when the demo exits, kill -9 included.
+	lock, err := payguard.TryLock(filepath.Join(dir, LockFile), "paydash demo")
+	if err != nil {
+		var le *payguard.LockedError
+		if errors.As(err, &le) {
+			who := "another process"
+			if le.Holder != nil {
+				who = le.Holder.String()
+			}
+			return nil, cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("a paydash demo is already running (%s) and this one would break it, so it did not start. "+
+				"Use the running demo from this terminal with: paydash --config %s  (or stop it first, then run paydash demo again)",
+				who, filepath.Join(dir, ConfigFile)))
+		}
+		return nil, err
+	}
+	started := false
+	defer func() {
+		if !started {
+			_ = lock.Unlock()
+		}
+	}()
 	// The demo's sandbox is new each run, so is its audit record: payouts
 	// of an earlier demo are not duplicates of anything in this one. The
 	// old record is kept beside it, never deleted.
@@ -128,11 +156,12 @@ func Start(ctx context.Context, getenv func(string) string, o *Options) (*Env, e
 	if err != nil {
 		return nil, fmt.Errorf("start the demo sandbox: %w", err)
 	}
-	env := &Env{Dir: dir, Sandbox: srv}
+	env := &Env{Dir: dir, Sandbox: srv, lock: lock}
 	if err := env.startRelay(ctx, o.RelayListen, srv.Info().JWKSURL); err != nil {
 		srv.Close()
 		return nil, err
 	}
+	started = true // env.Close releases the lock from here on
 	info := srv.Info()
 	env.Client, err = api.NewClient(api.Config{
 		AuthURL: info.AuthURL, BaseURL: info.BaseURL, PayoutsURL: info.PayoutsURL,
@@ -239,6 +268,9 @@ func (e *Env) Close() error {
 			e.relayCancel()
 			errs = append(errs, <-e.relayDone, e.relay.Close())
 		}
+		if e.lock != nil {
+			errs = append(errs, e.lock.Unlock())
+		}
 		e.closeErr = errors.Join(errs...)
 	})
 	return e.closeErr
@@ -286,7 +318,8 @@ func Run(ctx context.Context, s *cmdutil.Streams, o *Options) error {
 	}
 	err = dashboard.Show(ctx, s, dashboard.Params{
 		UI: ui.Options{
-			Profile: ProfileName, Backend: env.Client, Guard: &payguard.Guard{Log: audit, Report: env.Client, Source: payguard.SourceForm}, BalanceRefresh: 5 * time.Second, ReportRefresh: 30 * time.Second,
+			Profile: ProfileName, Backend: env.Client, Guard: &payguard.Guard{Log: audit, Report: env.Client, Source: payguard.SourceForm,
+				States: relayclient.History{URL: env.RelayURL}}, BalanceRefresh: 5 * time.Second, ReportRefresh: 30 * time.Second,
 			LowBalance: map[string]int64{"GBP": 100_000, "EUR": 100_000}, ExportDir: ".",
 		},
 		RelayURL: env.RelayURL,

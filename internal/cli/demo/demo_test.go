@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +13,8 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
+	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/payguard"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
@@ -103,4 +106,81 @@ func TestStartWiresEverythingAndCloseLeavesNothing(t *testing.T) {
 	if err := env.Close(); err != nil {
 		t.Errorf("a second Close: %v", err)
 	}
+}
+
+// TestSecondDemoRefusesAndLeavesTheFirstIntact: a person starts a demo,
+// then `paydash demo` again in another terminal. The second refuses,
+// naming the running one and how to use it; the first keeps its profile,
+// its audit record and its relay store. Once the first stops, a demo
+// starts again.
+func TestSecondDemoRefusesAndLeavesTheFirstIntact(t *testing.T) {
+	state := t.TempDir()
+	home := t.TempDir()
+	getenv := func(k string) string {
+		switch k {
+		case "XDG_STATE_HOME":
+			return state
+		case "HOME":
+			return home
+		}
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	opts := func() *Options {
+		return &Options{History: 20, Seed: 3, StepDelay: 0, Listen: "127.0.0.1:0", RelayListen: "127.0.0.1:0"}
+	}
+	a, err := Start(ctx, getenv, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	// A payout recorded in the first demo's audit record.
+	rec := payguard.DefaultPath(config.StateDir(getenv), ProfileName)
+	log, err := payguard.Open(rec, ProfileName, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := log.Reserve(ctx, payguard.Entry{Source: payguard.SourceCreate, TransactionID: uuid.NewString(), Name: "Ada",
+		IBAN: "GB33BUKB20201555555555", Reference: "DEMO-A", AmountInMinor: 100, Currency: "GBP"}, payguard.DefaultWindow, false); err != nil {
+		t.Fatal(err)
+	}
+	cfgBefore, err := os.ReadFile(a.ConfigPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	b, err := Start(ctx, getenv, opts())
+	if err == nil {
+		b.Close()
+		t.Fatal("a second demo started while the first runs")
+	}
+	if !strings.Contains(err.Error(), "already running") || !strings.Contains(err.Error(), "paydash --config "+a.ConfigPath()) {
+		t.Errorf("the refusal does not say a demo runs and how to use it: %v", err)
+	}
+	if cmdutil.ExitCode(err) != cmdutil.ExitUsage {
+		t.Errorf("exit %d, want %d", cmdutil.ExitCode(err), cmdutil.ExitUsage)
+	}
+	if cfgAfter, _ := os.ReadFile(a.ConfigPath()); string(cfgAfter) != string(cfgBefore) {
+		t.Errorf("the first demo's profile was rewritten:\n%s", cfgAfter)
+	}
+	entries, err := log.Entries()
+	if err != nil || len(payguard.Attempts(entries)) != 1 {
+		t.Errorf("the first demo's audit record lost its payout: %d attempt(s), %v", len(payguard.Attempts(entries)), err)
+	}
+	if _, err := os.Stat(filepath.Join(a.Dir, RelayStoreFile)); err != nil {
+		t.Errorf("the first demo's relay store: %v", err)
+	}
+	if _, err := a.Client.Balances(ctx); err != nil {
+		t.Errorf("the first demo stopped answering: %v", err)
+	}
+
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Start(ctx, getenv, opts())
+	if err != nil {
+		t.Fatalf("a demo after the first stopped: %v", err)
+	}
+	c.Close()
 }

@@ -124,6 +124,12 @@ func create(s *cmdutil.Streams, what string, usage []string, probs api.Problems,
 	}
 	key = idempotencyKey(key)
 	c, err := send(key)
+	if api.IsIdempotencyKeyReused(err) {
+		// Retrying with this key would be refused again: it belongs to an
+		// earlier, different request, which stays as it was.
+		return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("create %s: idempotency key %s was already used for a different request, so nothing was created; "+
+			"for this new request run the command again without --idempotency-key (a new key is made) or with a new key: %w", what, key, err))
+	}
 	if err != nil {
 		return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("create %s (idempotency key %s; re-run with --idempotency-key %s to retry safely): %w", what, key, key, err))
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/payguard"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // PayoutOptions are the flags of `paydash payout create`.
@@ -97,6 +98,9 @@ type PayoutResult struct {
 	State     string `json:"state,omitempty"`
 	Reason    string `json:"reason,omitempty"`
 	StateFrom string `json:"state_from,omitempty"`
+	// Returned is true when the payout failed after it was submitted: the
+	// money went out and came back.
+	Returned bool `json:"returned,omitempty"`
 	// DuplicateOf lists earlier payouts this one matches (sent only with
 	// --allow-duplicate).
 	DuplicateOf []payguard.Payment `json:"duplicate_of,omitempty"`
@@ -155,6 +159,14 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 			}
 		}
 		matches = known.Matching(req, time.Now(), window)
+		// A match the record shows only "accepted" may have been rejected
+		// since (rejections never enter the report): what the report and
+		// the relay know now is recorded and counted first.
+		var states payguard.FinalStates
+		if t.RelayURL != "" {
+			states = relayclient.History{URL: t.RelayURL, Token: t.RelayToken}
+		}
+		matches = payguard.Resolve(ctx, t.Audit, known, states, matches, time.Now())
 		if len(matches) > 0 && !o.AllowDuplicate {
 			return refuseDuplicate(s, o, req, matches)
 		}
@@ -219,8 +231,13 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 	}
 	st := follow.wait(ctx, o.Wait)
 	res.State, res.Reason, res.StateFrom = st.state, st.reason, st.from
+	res.Returned = st.state == api.StateFailed && st.submitted
 	if t.Audit != nil && st.state != "" {
-		_ = t.Audit.Outcome(req.TransactionID, st.state, st.reason)
+		detail := st.reason
+		if res.Returned && detail == "" {
+			detail = reasonReturned
+		}
+		_ = t.Audit.Outcome(req.TransactionID, st.state, detail)
 	}
 	if o.JSON {
 		if werr := cmdutil.WriteJSON(s.Out, res); werr != nil {
@@ -234,7 +251,18 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 		fmt.Fprintf(s.Err, "settled: %s to %s (state from the %s)\n", api.FormatAmount(req.AmountInMinor, req.Currency), req.BeneficiaryName, st.from)
 		return nil
 	case api.StateRejected, api.StateFailed:
-		return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("payout %s %s: %s (state from the %s); nothing was paid", req.TransactionID, st.state, st.reason, st.from))
+		reason := st.reason
+		if reason == "" {
+			reason = "no reason given"
+			if st.from != "relay" {
+				reason += " (the service report carries none; the relay, when reachable, does: paydash events tail --since 1h)"
+			}
+		}
+		if res.Returned {
+			return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("payout %s returned: the money went out to the payee's bank and came back, so the payee was NOT paid (%s; state from the %s)",
+				req.TransactionID, reason, st.from))
+		}
+		return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("payout %s %s: %s (state from the %s); nothing was paid", req.TransactionID, st.state, reason, st.from))
 	}
 	return cmdutil.Exit(exitNoFinalState, fmt.Errorf("payout %s: no final state within %s (%s); follow it with: paydash transactions --search %s",
 		req.TransactionID, o.Wait, st.note, req.TransactionID))

@@ -14,18 +14,25 @@ import (
 // PayoutsLogOptions are the flags of `paydash payouts log`.
 type PayoutsLogOptions struct {
 	JSON  bool
-	Since time.Duration
+	Since string
 }
 
 // Bind registers the flags.
 func (o *PayoutsLogOptions) Bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.JSON, "json", false, "print the attempts as a JSON array")
-	fs.DurationVar(&o.Since, "since", 0, "only attempts within this long (0 = all)")
+	fs.StringVar(&o.Since, "since", "", "only the last period: 24h, 7d, 2w, or today (as transactions --since; default all)")
 }
 
 // PayoutsLog prints the profile's audit record: one line per attempt to
 // send a payout (form, payout create, batch) with its last known outcome.
 func PayoutsLog(s *cmdutil.Streams, log *payguard.Log, o *PayoutsLogOptions) error {
+	var from time.Time
+	if o.Since != "" {
+		var err error
+		if from, err = ParseSince(o.Since, time.Now()); err != nil {
+			return cmdutil.Exit(cmdutil.ExitUsage, err)
+		}
+	}
 	entries, err := log.Entries()
 	if err != nil {
 		return err
@@ -33,7 +40,7 @@ func PayoutsLog(s *cmdutil.Streams, log *payguard.Log, o *PayoutsLogOptions) err
 	all := payguard.Attempts(entries)
 	var rows []payguard.Attempt
 	for _, a := range all {
-		if o.Since > 0 && time.Since(a.At) > o.Since {
+		if !from.IsZero() && a.At.Before(from) {
 			continue
 		}
 		rows = append(rows, a)

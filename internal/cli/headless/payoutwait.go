@@ -27,7 +27,16 @@ type finalState struct {
 	state, reason string
 	from          string // "relay" or "service report"
 	note          string // why no final state was seen
+	// submitted is true when the payout was submitted before it failed:
+	// the money left the account and came back (a return), which is not
+	// the same as "nothing was paid".
+	submitted bool
 }
+
+// relayGrace is how long --wait waits for the relay's event after the
+// report already shows the final state: only the relay's event carries
+// the failure reason, and both usually arrive within a moment.
+const relayGrace = 3 * time.Second
 
 // startFollow subscribes to the relay (from its current end: the payout
 // is not sent yet) before the payout is sent, so no event is missed.
@@ -54,43 +63,72 @@ func startFollow(ctx context.Context, s *cmdutil.Streams, t Target, r payguard.R
 func (f *payoutFollower) stop() { f.cancel() }
 
 // wait returns the payout's final state, or an empty state after d.
+// The relay's event is preferred (it carries the reason); the report's
+// state is used when the relay is not followed, closes, or stays silent
+// for relayGrace after the report showed the state.
 func (f *payoutFollower) wait(ctx context.Context, d time.Duration) finalState {
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
 	poll := time.NewTicker(250 * time.Millisecond)
 	defer poll.Stop()
+	var reported *finalState
+	var grace <-chan time.Time
+	submitted := false
 	for {
-		if st, ok := f.fromReport(ctx); ok {
-			return st
+		if reported == nil {
+			if st, ok := f.fromReport(ctx); ok {
+				if f.events == nil {
+					return st
+				}
+				reported, grace = &st, time.After(relayGrace)
+			}
 		}
 		select {
 		case <-ctx.Done():
 			return finalState{note: ctx.Err().Error()}
 		case <-deadline.C:
+			if reported != nil {
+				return *reported
+			}
 			return finalState{note: f.note}
+		case <-grace:
+			return *reported
 		case ev, ok := <-f.events:
 			if !ok {
 				f.events = nil
+				if reported != nil {
+					return *reported
+				}
 				continue
 			}
 			if ev.PayoutID != f.id {
 				continue
 			}
 			switch ev.State {
+			case api.StateSubmitted:
+				submitted = true
 			case api.StateSettled, api.StateExecuted, api.StateRejected, api.StateFailed:
-				return finalState{state: ev.State, reason: ev.Reason, from: "relay"}
+				st := finalState{state: ev.State, reason: ev.Reason, from: "relay", submitted: submitted || ev.Reason == reasonReturned}
+				if reported != nil && reported.submitted {
+					st.submitted = true
+				}
+				return st
 			}
 		case <-poll.C:
 		}
 	}
 }
 
+// reasonReturned is the failure reason of a payout the beneficiary's bank
+// sent back after it was submitted.
+const reasonReturned = "returned"
+
 func (f *payoutFollower) fromReport(ctx context.Context) (finalState, bool) {
 	var st finalState
 	found := false
 	_ = f.report.StreamTransactions(ctx, api.TransactionQuery{Type: api.TransactionPayout, From: time.Now().Add(-payguard.DefaultWindow - 24*time.Hour)}, func(t api.Transaction) error {
 		if t.TransactionID == f.id && (t.Status == api.StateSettled || t.Status == api.StateFailed) {
-			st, found = finalState{state: t.Status, from: "service report"}, true
+			st, found = finalState{state: t.Status, from: "service report", submitted: !t.SubmittedAt.IsZero()}, true
 		}
 		return nil
 	})

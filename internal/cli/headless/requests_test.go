@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -208,5 +209,54 @@ func TestPayoutNotAcceptedExitsNonZeroWithRetryHint(t *testing.T) {
 	var ae *api.Error
 	if !errors.As(err, &ae) {
 		t.Error("the service error is not wrapped")
+	}
+}
+
+type mandateCounter struct{ sent int }
+
+func (m *mandateCounter) CreateMandate(context.Context, *api.MandateRequest, string) (*api.MandateResponse, error) {
+	m.sent++
+	return &api.MandateResponse{ID: "m1"}, nil
+}
+
+// TestMandateWhoseValidityEndedIsRefused: `mandate create` with the
+// README's old dates (valid until 2026-02-01, which has passed) is refused
+// before anything is sent, naming --valid-to; a validity still to come is
+// sent.
+func TestMandateWhoseValidityEndedIsRefused(t *testing.T) {
+	args := func(from, to string) []string {
+		return []string{"--type", "sweeping", "--currency", "GBP", "--merchant-account-id", "6f2f3c2e-0b9d-4c47-9b1e-5a1f00000826",
+			"--user-name", "Ada Lovelace", "--user-email", "ada@example.com", "--valid-from", from, "--valid-to", to, "--max-individual", "250.00"}
+	}
+	now := time.Now().UTC()
+	tests := []struct {
+		name     string
+		from, to string
+		wantSent bool
+	}{
+		{"ended", "2025-02-01", "2026-02-01", false},
+		{"ended a minute ago", now.Add(-48 * time.Hour).Format(time.RFC3339), now.Add(-time.Minute).Format(time.RFC3339), false},
+		{"ends in the future", now.Add(-24 * time.Hour).Format(time.DateOnly), now.AddDate(1, 0, 0).Format(time.DateOnly), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := &MandateOptions{}
+			parse(t, o.Bind, args(tc.from, tc.to)...)
+			m := &mandateCounter{}
+			s, _, _ := testStreams("")
+			err := CreateMandate(context.Background(), s, m, false, o)
+			if tc.wantSent {
+				if err != nil || m.sent != 1 {
+					t.Fatalf("err = %v, sent %d; want it sent", err, m.sent)
+				}
+				return
+			}
+			if cmdutil.ExitCode(err) != cmdutil.ExitUsage || m.sent != 0 {
+				t.Fatalf("err = %v (exit %d), sent %d; want a usage error and nothing sent", err, cmdutil.ExitCode(err), m.sent)
+			}
+			if msg := err.Error(); !strings.Contains(msg, "(--valid-to)") || !strings.Contains(msg, "has already passed") {
+				t.Errorf("message does not name --valid-to as passed:\n%s", msg)
+			}
+		})
 	}
 }

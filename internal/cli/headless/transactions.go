@@ -43,13 +43,24 @@ func (o *TransactionsOptions) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Since, "since", "", "only the last period: 24h, 7d, 30d, 2w, or today")
 	fs.StringVar(&o.Type, "type", "", "transaction type, e.g. payout or funding")
 	fs.StringVar(&o.Currency, "currency", "", "currency, e.g. GBP")
-	fs.StringVar(&o.Status, "status", "", "status, e.g. settled, rejected")
+	// Built from the list --status is checked against, so the help cannot
+	// name a status the command refuses; a rejected payout never reaches
+	// the report (it was never booked), so rejected is not one.
+	fs.StringVar(&o.Status, "status", "", "status: "+orWords(report.KnownStatuses)+" (rejected payouts are not in the report)")
 	fs.StringVar(&o.Search, "search", "", "text to find in beneficiary name, IBAN, reference or transaction id")
 	fs.StringVar(&o.Amount, "amount", "", "amount in the row's currency: 54.89, >1000, <=20 or 50..100")
 	fs.StringVar(&o.Filter, "filter", "", "the dashboard's filter language, e.g. 'cur:GBP status:failed amount:>100 ada'")
 	fs.BoolVar(&o.CSV, "csv", false, "write CSV")
 	fs.BoolVar(&o.JSON, "json", false, "write JSON")
 	fs.StringVarP(&o.Out, "out", "o", "", "write to this file instead of standard output (format from --csv/--json or the .csv/.json extension)")
+}
+
+// orWords writes "a, b or c".
+func orWords(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
 }
 
 // RecordStreamer is the api client's cheaper stream, used when the
@@ -264,11 +275,56 @@ func Transactions(ctx context.Context, s *cmdutil.Streams, c TransactionStreamer
 		if err := file.commit(); err != nil {
 			return err
 		}
-		fmt.Fprintf(s.Err, "wrote %s of %s transactions to %s\n", humanize.Comma(kept), humanize.Comma(seen), o.Out)
+		fmt.Fprintf(s.Err, "wrote %s to %s: %s\n", transactionCount(kept), o.Out, o.countedAs(kept, seen))
 	} else if s.ErrTerminal && format == "table" {
-		fmt.Fprintf(s.Err, "%s of %s transactions\n", humanize.Comma(kept), humanize.Comma(seen))
+		fmt.Fprintf(s.Err, "%s: %s\n", transactionCount(kept), o.countedAs(kept, seen))
 	}
 	return nil
+}
+
+// countedAs says what the kept rows are and what they were counted among:
+// the service returns the rows of the dates, type and currency asked
+// (seen), and --status, --amount, --search and --filter are matched here,
+// so "3,301 of 3,355" needs both halves named.
+func (o *TransactionsOptions) countedAs(kept, seen int64) string {
+	among := "in the report"
+	if scope := flagList([2]string{"type", o.Type}, [2]string{"currency", o.Currency},
+		[2]string{"since", o.Since}, [2]string{"from", o.From}, [2]string{"to", o.To}); scope != "" {
+		among = "for " + scope
+	}
+	matching := flagList([2]string{"status", o.Status}, [2]string{"amount", o.Amount}, [2]string{"search", o.Search}, [2]string{"filter", o.Filter})
+	if matching == "" {
+		if kept == seen {
+			return "all " + among
+		}
+		// The service sent rows of another type or currency than asked;
+		// they were matched out here.
+		matching = flagList([2]string{"type", o.Type}, [2]string{"currency", o.Currency})
+	}
+	return fmt.Sprintf("those matching %s among the %s %s", matching, humanize.Comma(seen), among)
+}
+
+func transactionCount(n int64) string {
+	if n == 1 {
+		return "1 transaction"
+	}
+	return humanize.Comma(n) + " transactions"
+}
+
+// flagList writes the given flags as typed: --type payout --currency GBP.
+func flagList(flags ...[2]string) string {
+	var parts []string
+	for _, f := range flags {
+		v := strings.TrimSpace(f[1])
+		if v == "" {
+			continue
+		}
+		if strings.ContainsAny(v, " \t'\"") {
+			v = strconv.Quote(v)
+		}
+		parts = append(parts, "--"+f[0]+" "+v)
+	}
+	return strings.Join(parts, " ")
 }
 
 type rowWriter interface {

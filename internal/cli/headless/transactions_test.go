@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/report"
@@ -181,7 +183,7 @@ func TestTransactionsOutFileIsCompleteAndPrivate(t *testing.T) {
 	if out.Len() != 0 {
 		t.Errorf("stdout got %q with --out", out)
 	}
-	if !strings.Contains(errb.String(), "wrote 5 of 5 transactions to "+path) {
+	if !strings.Contains(errb.String(), "wrote 5 transactions to "+path+": all in the report") {
 		t.Errorf("stderr = %q", errb)
 	}
 	got, _ := os.ReadFile(path)
@@ -240,5 +242,68 @@ func TestTransactionsRejectsConflictingFlags(t *testing.T) {
 		if cmdutil.ExitCode(err) != cmdutil.ExitUsage {
 			t.Errorf("%+v: err = %v, want a usage error", o, err)
 		}
+	}
+}
+
+// TestStatusHelpNamesOnlyAcceptedStatuses: every payout state the --status
+// help names is one the command accepts (QA found "e.g. settled, rejected"
+// while --status rejected was exit 2), and every accepted one is named.
+func TestStatusHelpNamesOnlyAcceptedStatuses(t *testing.T) {
+	o := &TransactionsOptions{}
+	fs := pflag.NewFlagSet("transactions", pflag.ContinueOnError)
+	o.Bind(fs)
+	help := fs.Lookup("status").Usage
+	accepted := func(status string) bool {
+		_, _, err := (&TransactionsOptions{Status: status}).Query(time.Now())
+		return err == nil
+	}
+	offered := strings.TrimSpace(strings.SplitN(help, "(", 2)[0]) // the list, before the remark
+	for _, st := range []string{api.StateAuthorised, api.StateSubmitted, api.StateSettled, api.StateRejected, api.StateFailed, api.StateExecuted} {
+		named := strings.Contains(offered, st)
+		if named != accepted(st) {
+			t.Errorf("--status %s: named in the help = %v, accepted = %v (help %q)", st, named, accepted(st), help)
+		}
+	}
+}
+
+// TestTransactionsOutSaysWhatWasWrittenOfWhat: QA read "wrote 3,301 of
+// 3,355 transactions" while the report held 5,004 rows. The message names
+// what the written rows match and what they were counted among, and the
+// number written is the number of rows in the file.
+func TestTransactionsOutSaysWhatWasWrittenOfWhat(t *testing.T) {
+	txs := makeTxs(14) // rows 3 and 10 failed, the other 12 settled
+	tests := []struct {
+		name string
+		opts TransactionsOptions
+		want string
+		rows int
+	}{
+		{"service and local filters", TransactionsOptions{Type: "payout", Currency: "GBP", Status: "settled"},
+			"wrote 12 transactions to %s: those matching --status settled among the 14 for --type payout --currency GBP", 12},
+		{"local filter only", TransactionsOptions{Filter: "status:failed ref-"},
+			`wrote 2 transactions to %s: those matching --filter "status:failed ref-" among the 14 in the report`, 2},
+		{"service filters only", TransactionsOptions{Type: "payout", Since: "30000d"},
+			"wrote 14 transactions to %s: all for --type payout --since 30000d", 14},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "payouts.csv")
+			s, _, errb := testStreams("")
+			o := tc.opts
+			o.Out = path
+			if err := Transactions(context.Background(), s, &fakeStreamer{txs: txs}, &o); err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf(tc.want, path); strings.TrimSpace(errb.String()) != want {
+				t.Errorf("stderr = %q\nwant     %q", errb, want)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lines := strings.Count(string(data), "\n") - 1; lines != tc.rows {
+				t.Errorf("the file holds %d rows, the message says %d", lines, tc.rows)
+			}
+		})
 	}
 }

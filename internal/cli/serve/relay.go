@@ -52,11 +52,11 @@ type RelayOptions struct {
 // Bind registers the flags.
 func (o *RelayOptions) Bind(fs *pflag.FlagSet) {
 	o.flags = fs
-	fs.StringVar(&o.Listen, "listen", webhookrelay.DefaultListen, "address to listen on; beyond loopback a token is required (default: the profile's relay_listen)")
+	fs.StringVar(&o.Listen, "listen", webhookrelay.DefaultListen, "address to listen on when the profile sets no relay_listen; beyond loopback a token is required")
 	fs.StringVar(&o.Path, "path", webhookrelay.DefaultPath, "path webhooks are POSTed to")
 	fs.StringVar(&o.Store, "store", "", "event store file (default $XDG_STATE_HOME/paydash/relay/events.db)")
 	fs.StringVar(&o.Token, "token", "", "bearer token readers (/ws, /events) must send, at least 16 characters, no spaces (prefer --token-env or the profile's relay_token: flags show in ps)")
-	fs.StringVar(&o.TokenEnv, "token-env", "PAYDASH_RELAY_TOKEN", "environment variable holding the token, used when --token is not given (default: the profile's relay_token, then this variable)")
+	fs.StringVar(&o.TokenEnv, "token-env", "PAYDASH_RELAY_TOKEN", "environment variable holding the token, used when --token is not given; left at its default it is read only if the profile has no relay_token")
 	fs.DurationVar(&o.Tolerance, "tolerance", webhookrelay.DefaultTolerance, "how far a webhook's timestamp may be from now, either way")
 	fs.StringVar(&o.VerifyKeyFile, "verify-key", "", "PEM public key that verifies webhook signatures")
 	fs.StringVar(&o.JWKSURL, "jwks-url", "", "JWKS URL with the keys that verify webhook signatures (e.g. the sandbox's /.well-known/jwks)")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 )
 
@@ -203,5 +204,43 @@ func TestRelayVerboseLogsEachWebhook(t *testing.T) {
 				t.Errorf("verbose=%v: log contains %q = %v:\n%s", verbose, want, got, out)
 			}
 		}
+	}
+}
+
+// TestRelayNoKeyWarningNamesTheFlags: without a key the relay warns that
+// signatures are not checked and names the flags that fix it; passing the
+// first one it names, --verify-key, silences the warning.
+func TestRelayNoKeyWarningNamesTheFlags(t *testing.T) {
+	const off = "signature verification is OFF"
+	run, err := startRelay(t, &cmdutil.Global{ConfigPath: writeConfig(t, "")}, nil, "--listen", freeAddr(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	warned := strings.Join(run.info.Warnings, "\n")
+	for _, want := range []string{off, "--verify-key", "--jwks-url", "--jku-allow"} {
+		if !strings.Contains(warned, want) {
+			t.Errorf("warnings lack %q:\n%s", want, warned)
+		}
+	}
+	run.stop()
+
+	key, err := api.GenerateSigningKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pemKey, err := api.EncodePublicKeyPEM(&key.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(t.TempDir(), "service.pem")
+	if err := os.WriteFile(keyFile, pemKey, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run, err = startRelay(t, &cmdutil.Global{ConfigPath: writeConfig(t, "")}, nil, "--listen", freeAddr(t), "--verify-key", keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(run.info.Warnings, "\n"); strings.Contains(w, off) {
+		t.Errorf("with --verify-key the relay still warns:\n%s", w)
 	}
 }

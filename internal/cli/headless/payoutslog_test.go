@@ -1,0 +1,43 @@
+package headless
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/payguard"
+)
+
+// `payouts log --since 7d` reads periods as `transactions --since` does.
+func TestPayoutsLogSinceTakesDays(t *testing.T) {
+	at := time.Now().Add(-10 * 24 * time.Hour)
+	log, err := payguard.Open(filepath.Join(t.TempDir(), "audit.jsonl"), "test", func() time.Time { return at })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range []string{"OLD-10D", "NEW-1D"} {
+		if _, err := log.Reserve(context.Background(), payguard.Entry{Source: payguard.SourceCreate, TransactionID: ref + "-id", Name: "Ada",
+			IBAN: "GB33BUKB20201555555555", Reference: ref, AmountInMinor: 100, Currency: "GBP"}, payguard.DefaultWindow, true); err != nil {
+			t.Fatal(err)
+		}
+		at = time.Now().Add(-24 * time.Hour)
+	}
+	s, out, errb := testStreams("")
+	if err := PayoutsLog(s, log, &PayoutsLogOptions{Since: "7d"}); err != nil {
+		t.Fatalf("--since 7d: %v\n%s", err, errb)
+	}
+	if !strings.Contains(out.String(), "NEW-1D") || strings.Contains(out.String(), "OLD-10D") {
+		t.Errorf("--since 7d shows the wrong attempts:\n%s", out)
+	}
+	s, out, _ = testStreams("")
+	if err := PayoutsLog(s, log, &PayoutsLogOptions{Since: "2w"}); err != nil || !strings.Contains(out.String(), "OLD-10D") {
+		t.Errorf("--since 2w: %v\n%s", err, out)
+	}
+	s, _, _ = testStreams("")
+	if err := PayoutsLog(s, log, &PayoutsLogOptions{Since: "7x"}); cmdutil.ExitCode(err) != cmdutil.ExitUsage {
+		t.Errorf("--since 7x: exit %d (%v), want 2", cmdutil.ExitCode(err), err)
+	}
+}

@@ -1,0 +1,42 @@
+package ui
+
+import tea "github.com/charmbracelet/bubbletea"
+
+// OutcomeRecorder, when the payout guard is one (*payguard.Guard is),
+// takes the final states the tracker learns (from the relay or the
+// report) into the profile's audit record: `paydash payouts log` and the
+// duplicate check then know a payout was rejected, not just accepted. It
+// ignores payouts the record does not hold.
+type OutcomeRecorder interface {
+	Record(id, state, reason string) error
+}
+
+// recordOutcomes returns a command writing the final states not yet
+// passed on, off the update loop (it touches a file under a lock).
+func (v *trackerView) recordOutcomes(c *viewContext) tea.Cmd {
+	rec, ok := c.opts.Guard.(OutcomeRecorder)
+	if !ok || rec == nil {
+		return nil
+	}
+	type final struct{ id, state, reason string }
+	var todo []final
+	for _, p := range v.list {
+		if stateRank(p.state) < 3 || v.recorded[p.id] {
+			continue
+		}
+		if v.recorded == nil {
+			v.recorded = map[string]bool{}
+		}
+		v.recorded[p.id] = true
+		todo = append(todo, final{p.id, p.state, p.reason})
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	return func() tea.Msg {
+		for _, f := range todo {
+			_ = rec.Record(f.id, f.state, f.reason) // the record is a trace; the screen already shows the state
+		}
+		return nil
+	}
+}
