@@ -311,17 +311,21 @@ func (h *harness) exec(c tea.Cmd) (tea.Msg, bool) {
 	before := h.clock.Pending()
 	done := make(chan tea.Msg, 1)
 	go func() { done <- c() }()
+	// Block between looks, as Bubble Tea's own loop does while a command
+	// runs: a spin here would take a core from the command it waits for
+	// (the report filter's workers) and skew every benchmark through it.
+	poll := time.NewTicker(200 * time.Microsecond)
+	defer poll.Stop()
 	for {
 		select {
 		case msg := <-done:
 			return msg, true
-		default:
+		case <-poll.C:
 		}
 		if h.clock.Pending() > before {
 			h.parked = append(h.parked, done)
 			return nil, false
 		}
-		runtime.Gosched()
 	}
 }
 
