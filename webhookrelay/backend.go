@@ -39,11 +39,17 @@ type backend interface {
 	close() error
 }
 
+// rawScanner is what scanEvents reads from: the relay's backend for
+// backlog pages, the bbolt store for the forwarder.
+type rawScanner interface {
+	scanRaw(after uint64, fn func(seq uint64, rec []byte) (more bool, err error)) (uint64, error)
+}
+
 // scanEvents decodes scanRaw's records: fn gets each event after seq
 // `after` that keep (if not nil) accepts, in order, stopping when fn
 // returns false, after max events or roughly maxBytes of bodies. It
 // returns the last seq it looked at (kept or not).
-func scanEvents(b backend, after uint64, max, maxBytes int, keep func(*Event) bool, fn func(Event) bool) (uint64, error) {
+func scanEvents(b rawScanner, after uint64, max, maxBytes int, keep func(*Event) bool, fn func(Event) bool) (uint64, error) {
 	n, size := 0, 0
 	return b.scanRaw(after, func(seq uint64, rec []byte) (bool, error) {
 		e, err := decodeRecord(rec)

@@ -59,7 +59,7 @@ func (f *forwarder) run() {
 	defer close(f.stopped)
 	for {
 		var pending []Event
-		_, err := f.store.scan(f.cursor, forwardScanWindow, 8<<20, nil, func(e Event) bool {
+		_, err := scanEvents(f.store, f.cursor, forwardScanWindow, 8<<20, nil, func(e Event) bool {
 			pending = append(pending, e)
 			return true
 		})

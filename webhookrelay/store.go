@@ -322,27 +322,6 @@ func (s *store) scanRaw(after uint64, fn func(seq uint64, rec []byte) (more bool
 	return lastSeen, err
 }
 
-// scan calls fn with each event after seq `after` that keep (if not nil)
-// accepts, in order, stopping when fn returns false, after max events,
-// after roughly maxBytes of bodies, or after scanLook records. It returns
-// the last seq it looked at (kept or not).
-func (s *store) scan(after uint64, max, maxBytes int, keep func(*Event) bool, fn func(Event) bool) (uint64, error) {
-	n, size := 0, 0
-	return s.scanRaw(after, func(seq uint64, rec []byte) (bool, error) {
-		e, err := decodeRecord(rec)
-		if err != nil {
-			return false, err
-		}
-		e.Seq = seq
-		if keep != nil && !keep(&e) {
-			return true, nil
-		}
-		n++
-		size += len(e.Body)
-		return fn(e) && n < max && size < maxBytes, nil
-	})
-}
-
 // Splice points of a record's JSON fields.
 var (
 	bodyNull  = []byte(`"body":null`)

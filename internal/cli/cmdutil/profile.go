@@ -66,6 +66,17 @@ var ErrNoProfile = &ExitError{Code: ExitUsage, Err: errors.New("no paydash profi
 // When nothing is configured it prints NoProfileMessage and returns
 // ErrNoProfile.
 func LoadProfile(s *Streams, g *Global) (*config.Profile, error) {
+	p, err := LoadProfileIfAny(s, g)
+	if err == nil && p == nil {
+		fmt.Fprint(s.Err, NoProfileMessage)
+		return nil, ErrNoProfile
+	}
+	return p, err
+}
+
+// LoadProfileIfAny resolves the profile like LoadProfile, but nothing
+// configured is (nil, nil), for commands that also run without one.
+func LoadProfileIfAny(s *Streams, g *Global) (*config.Profile, error) {
 	ov, err := g.Overrides()
 	if err != nil {
 		return nil, err
@@ -76,8 +87,7 @@ func LoadProfile(s *Streams, g *Global) (*config.Profile, error) {
 	}
 	var cerr *config.Error
 	if errors.Is(err, config.ErrNoConfig) && !errors.As(err, &cerr) {
-		fmt.Fprint(s.Err, NoProfileMessage)
-		return nil, ErrNoProfile
+		return nil, nil
 	}
 	if err != nil {
 		return nil, Exit(ExitUsage, err)

@@ -3,7 +3,6 @@ package serve
 import (
 	"context"
 	"crypto/ecdsa"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -96,22 +95,7 @@ func relayProfile(s *cmdutil.Streams, g *cmdutil.Global) (*config.Profile, error
 	if g == nil {
 		return nil, nil
 	}
-	ov, err := g.Overrides()
-	if err != nil {
-		return nil, err
-	}
-	p, warns, err := config.Load(config.LoadOptions{Path: g.ConfigPath, Profile: g.Profile, Getenv: s.Getenv, Overrides: ov})
-	for _, w := range warns {
-		fmt.Fprintf(s.Err, "warning: %s\n", w)
-	}
-	var cerr *config.Error
-	if errors.Is(err, config.ErrNoConfig) && !errors.As(err, &cerr) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, cmdutil.Exit(cmdutil.ExitUsage, err)
-	}
-	return p, nil
+	return cmdutil.LoadProfileIfAny(s, g)
 }
 
 // relaySettings resolves where the relay listens and its token: a flag
