@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"io"
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -102,4 +103,15 @@ func (c *viewContext) account(cur, iban string) *api.Balance {
 		}
 	}
 	return nil
+}
+
+// merchantCurrency is the currency of the merchant account with this id,
+// when the profile lists it (api.ValidateOptions.AccountCurrency).
+func (c *viewContext) merchantCurrency(id string) (string, bool) {
+	for _, a := range c.opts.MerchantAccounts {
+		if strings.EqualFold(a.ID, strings.TrimSpace(id)) {
+			return a.Currency, true
+		}
+	}
+	return "", false
 }

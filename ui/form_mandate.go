@@ -157,7 +157,7 @@ func (f *mandateForm) request() (*api.MandateRequest, api.Problems) {
 
 func (f *mandateForm) problems(c *viewContext, _ string) api.Problems {
 	req, ps := f.request()
-	return mergeProblems(ps, api.ValidateMandate(req, api.ValidateOptions{Regulated: c.opts.Regulated, Clock: c.clock}))
+	return mergeProblems(ps, api.ValidateMandate(req, api.ValidateOptions{Regulated: c.opts.Regulated, Clock: c.clock, AccountCurrency: c.merchantCurrency}))
 }
 
 func (f *mandateForm) hint(c *viewContext, key string) string {

@@ -46,7 +46,10 @@ func (b *benFields) groups(c *viewContext, fv *formView, title, prefix string, i
 	p := prefix + ".beneficiary"
 	first := []huh.Field{
 		fv.choice(c, "ben_type", "Beneficiary type ", p, &b.typ, opts(api.BeneficiaryMerchantAccount, api.BeneficiaryExternalAccount)...),
-		fv.input(c, "ben_name", "Account holder   ", p+".account_holder_name", &b.holderName, "required for external_account"),
+		// The holder's name is required for an external account only; a
+		// merchant-account pay-in falls back to the account's own name.
+		fv.input(c, "ben_name", "Account holder   ", p+".account_holder_name", &b.holderName, "").
+			PlaceholderFunc(b.holderPlaceholder, &b.typ),
 	}
 	if withReference {
 		first = append(first, fv.input(c, "ben_ref", "Reference        ", p+".reference", &b.reference, "shown on the payer's statement"))
@@ -82,6 +85,13 @@ func (b *benFields) groups(c *viewContext, fv *formView, title, prefix string, i
 		).Title(title+" · NRB").WithHideFunc(idIs(api.AccountIdentifierNRB)))
 	}
 	return groups
+}
+
+func (b *benFields) holderPlaceholder() string {
+	if b.typ == api.BeneficiaryMerchantAccount {
+		return "optional: the merchant account's name is used if empty"
+	}
+	return "required: the name shown on the payer's statement"
 }
 
 func slicesContains(list []string, s string) bool {

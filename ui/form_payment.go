@@ -90,7 +90,7 @@ func (p *paymentForm) request() (*api.PaymentRequest, api.Problems) {
 
 func (p *paymentForm) problems(c *viewContext, _ string) api.Problems {
 	req, ps := p.request()
-	return mergeProblems(ps, api.ValidatePayment(req, api.ValidateOptions{Regulated: c.opts.Regulated, Clock: c.clock}))
+	return mergeProblems(ps, api.ValidatePayment(req, api.ValidateOptions{Regulated: c.opts.Regulated, Clock: c.clock, AccountCurrency: c.merchantCurrency}))
 }
 
 func (p *paymentForm) hint(c *viewContext, key string) string {

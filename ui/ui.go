@@ -32,6 +32,13 @@ type Backend interface {
 	CreateMandate(ctx context.Context, req *api.MandateRequest, idempotencyKey string) (*api.MandateResponse, error)
 }
 
+// MerchantAccount is one of the merchant's accounts: its id and the
+// currency it holds.
+type MerchantAccount struct {
+	ID       string
+	Currency string
+}
+
 // Options configure the dashboard.
 type Options struct {
 	Profile    string
@@ -61,6 +68,11 @@ type Options struct {
 	// Clock is the time source of the header clock, countdowns, ticks and
 	// relative dates (nil = the system clock); tests use a fake.
 	Clock clock.Clock
+	// MerchantAccounts are the merchant's own accounts from the profile
+	// (nil when it lists none): the payment and mandate forms check that
+	// a merchant-account beneficiary holds the payment's currency, and
+	// offer these accounts instead of a free-text id.
+	MerchantAccounts []MerchantAccount
 	// Location is the time zone every time on screen is shown in and
 	// date:today means (nil = the local zone); the header names it.
 	Location *time.Location
