@@ -70,6 +70,10 @@ type Profile struct {
 	// LowBalance maps a currency to the balance, in minor units, below
 	// which the dashboard warns.
 	LowBalance map[string]int64
+	// MerchantAccounts maps a currency to the id of the merchant account
+	// that holds it; the payment and mandate forms offer these accounts.
+	// Empty when the profile lists none.
+	MerchantAccounts map[string]string
 	// TZ is the dashboard's time zone as configured ("local", "UTC" or an
 	// IANA name); Location is it loaded. The CLI and exports stay in UTC.
 	TZ       string

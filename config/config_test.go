@@ -336,6 +336,10 @@ func TestLoadErrors(t *testing.T) {
 		{name: "unknown override key", overrides: map[string]string{"bse_url": "https://x"}, key: "bse_url", want: []string{"unknown key"}},
 		{name: "unknown time zone", profile: `tz = "Mars/Olympus"`, key: "tz", want: []string{"Mars/Olympus", "not a time zone"}},
 		{name: "malformed low_balance list", env: map[string]string{"PAYDASH_LOW_BALANCE": "GBP"}, key: "low_balance", want: []string{"CURRENCY=AMOUNT"}},
+		{name: "merchant account not a UUID", profile: `merchant_accounts = { GBP = "acct-1" }`, key: "merchant_accounts.GBP", want: []string{"acct-1", "not a merchant account id", "UUID"}},
+		{name: "merchant account unknown currency", profile: `merchant_accounts = { XXQ = "6f2f3c2e-0b9d-4c47-9b1e-5a1f00000826" }`, key: "merchant_accounts.XXQ", want: []string{"currency"}},
+		{name: "merchant accounts not a table", profile: `merchant_accounts = "6f2f3c2e-0b9d-4c47-9b1e-5a1f00000826"`, key: "merchant_accounts", want: []string{"table", "merchant_accounts"}},
+		{name: "malformed merchant_accounts list", env: map[string]string{"PAYDASH_MERCHANT_ACCOUNTS": "GBP"}, key: "merchant_accounts", want: []string{"CURRENCY=ID"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -519,5 +523,31 @@ func TestLoadTimeZone(t *testing.T) {
 		if p.Location == nil || p.Location.String() != tc.want {
 			t.Errorf("%q: location %v, want %s", tc.body, p.Location, tc.want)
 		}
+	}
+}
+
+// merchant_accounts is read from the file as a table and from the
+// environment as CURRENCY=ID pairs, ids in lower case; a profile without it
+// lists none.
+func TestLoadMerchantAccounts(t *testing.T) {
+	const gbp, eur = "6f2f3c2e-0b9d-4c47-9b1e-5a1f00000826", "6f2f3c2e-0b9d-4c47-9b1e-5a1f00000978"
+	path := writeFile(t, t.TempDir(), "config.toml", "[profiles.sandbox]\nmerchant_accounts = { gbp = \""+strings.ToUpper(gbp)+"\" }\n", 0o600)
+	p, _, err := config.Load(config.LoadOptions{Path: path, Getenv: envFunc(t, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.MerchantAccounts) != 1 || p.MerchantAccounts["GBP"] != gbp {
+		t.Errorf("from the file: %v, want GBP %s", p.MerchantAccounts, gbp)
+	}
+	p, _, err = config.Load(config.LoadOptions{Path: path, Getenv: envFunc(t, map[string]string{"PAYDASH_MERCHANT_ACCOUNTS": "EUR=" + eur})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.MerchantAccounts["GBP"] != gbp || p.MerchantAccounts["EUR"] != eur {
+		t.Errorf("file and environment merged: %v", p.MerchantAccounts)
+	}
+	none := writeFile(t, t.TempDir(), "config.toml", "[profiles.sandbox]\n", 0o600)
+	if p, _, err = config.Load(config.LoadOptions{Path: none, Getenv: envFunc(t, nil)}); err != nil || len(p.MerchantAccounts) != 0 {
+		t.Errorf("no merchant_accounts: %v, %v", p.MerchantAccounts, err)
 	}
 }

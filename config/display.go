@@ -43,6 +43,7 @@ type displayProfile struct {
 	Production       bool              `toml:"production" json:"production"`
 	Regulated        bool              `toml:"regulated" json:"regulated"`
 	LowBalance       map[string]string `toml:"low_balance,omitempty" json:"low_balance,omitempty"`
+	MerchantAccounts map[string]string `toml:"merchant_accounts,omitempty" json:"merchant_accounts,omitempty"`
 }
 
 func (p Profile) display() displayProfile {
@@ -56,6 +57,9 @@ func (p Profile) display() displayProfile {
 		RelayToken: p.RelayToken, RelayTokenEnv: p.RelayTokenEnv,
 		BalanceRefresh: formatDuration(p.BalanceRefresh), ReportRefresh: formatDuration(p.ReportRefresh),
 		Production: p.Production, Regulated: p.Regulated, TZ: p.TZ,
+	}
+	if len(p.MerchantAccounts) > 0 {
+		d.MerchantAccounts = p.MerchantAccounts
 	}
 	// A secret read from a file or variable is shown by where it lives;
 	// showing both spellings would not be a valid profile.

@@ -17,7 +17,12 @@ const (
 	kindBool          // TOML boolean; "true"/"false"/"1"/"0" from env and flags
 	kindAmounts       // table currency -> amount in major units, as strings
 	kindTimeZone      // "local", "UTC" or an IANA zone name
+	kindAccounts      // table currency -> merchant account id (UUID)
 )
+
+// isTable is whether a kind's value is a table keyed by currency, whose
+// members are addressed as "key.CUR".
+func (k kind) isTable() bool { return k == kindAmounts || k == kindAccounts }
 
 // keySpec describes one key of a profile.
 type keySpec struct {
@@ -52,6 +57,7 @@ func keySpecs() []keySpec {
 		{name: "report_refresh", kind: kindDuration},
 		{name: "tz", kind: kindTimeZone},
 		{name: "low_balance", kind: kindAmounts},
+		{name: "merchant_accounts", kind: kindAccounts},
 		{name: "production", kind: kindBool},
 		{name: "regulated", kind: kindBool},
 	}

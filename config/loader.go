@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/google/uuid"
 
 	"github.com/paydash/paydash/api"
 )
@@ -137,16 +138,20 @@ func (l *loader) applyFile(doc *configFile, table map[string]toml.Primitive) {
 				continue
 			}
 			s.value = strconv.FormatBool(b)
-		case kindAmounts:
+		case kindAmounts, kindAccounts:
+			example, member := `[profiles.%s.low_balance] GBP = "1000.00"`, `an amount in quotes, e.g. "1000.00"`
+			if spec.kind == kindAccounts {
+				example, member = `[profiles.%s.merchant_accounts] GBP = "6f2f3c2e-0b9d-4c47-9b1e-5a1f00000826"`, "a merchant account id (UUID) in quotes"
+			}
 			var members map[string]toml.Primitive
 			if err := decodeTable(doc.md, table[key], &members); err != nil {
-				l.fail(key, s, "must be a table of currency = \"amount\" (e.g. [profiles.%s.low_balance] GBP = \"1000.00\"), got %s", l.profile, tomlType(doc.md, path...))
+				l.fail(key, s, "must be a table of currency = value (e.g. "+example+"), got %s", l.profile, tomlType(doc.md, path...))
 				continue
 			}
 			for _, cur := range sortedKeys(members) {
 				var v string
 				if err := doc.md.PrimitiveDecode(members[cur], &v); err != nil {
-					l.fail(key+"."+cur, s, "must be an amount in quotes, e.g. \"1000.00\", got %s", tomlType(doc.md, append(path, cur)...))
+					l.fail(key+"."+cur, s, "must be %s, got %s", member, tomlType(doc.md, append(path, cur)...))
 					continue
 				}
 				l.set(spec, key+"."+strings.ToUpper(cur), setting{value: v, layer: layerFile})
@@ -184,7 +189,7 @@ func (l *loader) applyOverrides() {
 	for _, key := range sortedKeys(l.overrides) {
 		s := setting{value: l.overrides[key], layer: layerFlag, source: flagSource}
 		spec, ok := lookupKey(key)
-		if !ok || (spec.name != key && spec.kind != kindAmounts) {
+		if !ok || (spec.name != key && !spec.kind.isTable()) {
 			l.fail(key, s, "unknown key")
 			continue
 		}
@@ -196,17 +201,21 @@ func (l *loader) applyOverrides() {
 // low_balance is written "GBP=1000.00,EUR=250" and merges per currency.
 func (l *loader) applyString(spec keySpec, key string, s setting) {
 	switch {
-	case spec.kind == kindAmounts && key == spec.name:
+	case spec.kind.isTable() && key == spec.name:
 		for _, item := range splitAmounts(s.value) {
 			cur, amount, ok := strings.Cut(item, "=")
 			if !ok {
-				l.fail(key, s, "%q is not CURRENCY=AMOUNT; write e.g. GBP=1000.00,EUR=250", item)
+				if spec.kind == kindAccounts {
+					l.fail(key, s, "%q is not CURRENCY=ID; write e.g. GBP=<uuid>,EUR=<uuid>", item)
+				} else {
+					l.fail(key, s, "%q is not CURRENCY=AMOUNT; write e.g. GBP=1000.00,EUR=250", item)
+				}
 				continue
 			}
 			member := setting{value: strings.TrimSpace(amount), layer: s.layer, source: s.source}
 			l.set(spec, key+"."+strings.ToUpper(strings.TrimSpace(cur)), member)
 		}
-	case spec.kind == kindAmounts:
+	case spec.kind.isTable():
 		cur := strings.TrimPrefix(key, spec.name+".")
 		l.set(spec, spec.name+"."+strings.ToUpper(cur), s)
 	case spec.kind == kindPath:
@@ -265,7 +274,7 @@ func (l *loader) checkTimeZone(key string, s setting) *time.Location {
 
 // build checks every value and produces the typed profile.
 func (l *loader) build() *Profile {
-	p := &Profile{Name: l.profile, File: l.file, LowBalance: map[string]int64{}}
+	p := &Profile{Name: l.profile, File: l.file, LowBalance: map[string]int64{}, MerchantAccounts: map[string]string{}}
 	strs := map[string]*string{
 		"auth_url": &p.AuthURL, "base_url": &p.BaseURL, "payouts_url": &p.PayoutsURL,
 		"client_id": &p.ClientID, "signing_key_id": &p.SigningKeyID, "signing_key_file": &p.SigningKeyFile,
@@ -308,6 +317,11 @@ func (l *loader) build() *Profile {
 		case kindAmounts:
 			cur := strings.TrimPrefix(key, spec.name+".")
 			p.LowBalance[cur] = l.checkAmount(key, cur, s)
+		case kindAccounts:
+			cur := strings.TrimPrefix(key, spec.name+".")
+			if id, ok := l.checkMerchantAccount(key, cur, s); ok {
+				p.MerchantAccounts[cur] = id
+			}
 		}
 	}
 
@@ -407,6 +421,22 @@ func (l *loader) checkAmount(key, cur string, s setting) int64 {
 		return 0
 	}
 	return minor
+}
+
+// checkMerchantAccount reads one merchant_accounts member: a known
+// currency and the account's id, a UUID (written in lower case, as the
+// service returns it).
+func (l *loader) checkMerchantAccount(key, cur string, s setting) (string, bool) {
+	if _, known := api.CurrencyDigits(cur); !known || len(cur) != 3 {
+		l.fail(key, s, "%q is not a currency paydash knows; use an ISO 4217 code like GBP or EUR", cur)
+		return "", false
+	}
+	id := strings.ToLower(strings.TrimSpace(s.value))
+	if _, err := uuid.Parse(id); err != nil || len(id) != 36 {
+		l.fail(key, s, "%q is not a merchant account id; give its UUID, e.g. 6f2f3c2e-0b9d-4c47-9b1e-5a1f00000826", s.value)
+		return "", false
+	}
+	return id, true
 }
 
 // resolveSecret fills a secret from the file or environment variable that

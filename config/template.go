@@ -76,6 +76,12 @@ production = false
 # optional and mandate references are allowed.
 regulated = false
 
+# Your merchant accounts' ids, one per currency (optional; UUIDs from the
+# developer console): the payment and mandate forms then offer them in a
+# list, and catch a payment into an account of another currency, instead
+# of asking for the id as text.
+# merchant_accounts = { GBP = "00000000-0000-0000-0000-000000000000", EUR = "00000000-0000-0000-0000-000000000000" }
+
 # Warn when a payout account's balance falls below these amounts (major
 # units, in quotes).
 [profiles.sandbox.low_balance]

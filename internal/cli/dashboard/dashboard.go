@@ -6,6 +6,8 @@ package dashboard
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -73,8 +75,19 @@ func Run(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) error {
 		UI: ui.Options{
 			Profile: prof.Name, Production: prof.Production, Regulated: prof.Regulated,
 			Backend: client, Guard: guard, BalanceRefresh: prof.BalanceRefresh, ReportRefresh: prof.ReportRefresh, LowBalance: prof.LowBalance, ExportDir: ".",
-			Location: prof.Location,
+			Location: prof.Location, MerchantAccounts: MerchantAccounts(prof.MerchantAccounts),
 		},
 		RelayURL: prof.RelayURL, RelayToken: prof.RelayToken.Reveal(),
 	})
+}
+
+// MerchantAccounts lists a profile's merchant_accounts (currency -> id)
+// for the forms, in currency order.
+func MerchantAccounts(byCurrency map[string]string) []ui.MerchantAccount {
+	out := make([]ui.MerchantAccount, 0, len(byCurrency))
+	for cur, id := range byCurrency {
+		out = append(out, ui.MerchantAccount{ID: id, Currency: cur})
+	}
+	slices.SortFunc(out, func(a, b ui.MerchantAccount) int { return strings.Compare(a.Currency, b.Currency) })
+	return out
 }

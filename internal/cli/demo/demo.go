@@ -249,7 +249,23 @@ relay_url = %q
 balance_refresh = "5s"
 `, os.Getpid(), filepath.Join(e.Dir, ConfigFile), ProfileName, ProfileName,
 		info.AuthURL, info.BaseURL, info.PayoutsURL, info.ClientID, SecretFile, KeyID, SigningKeyFile, e.RelayURL)
+	// The sandbox's own merchant accounts, so the payment and mandate
+	// forms offer them in a list.
+	body += "\n[profiles." + ProfileName + ".merchant_accounts]\n"
+	for _, a := range e.MerchantAccounts() {
+		body += fmt.Sprintf("%s = %q\n", a.Currency, a.ID)
+	}
 	return serve.WritePrivate(filepath.Join(e.Dir, ConfigFile), []byte(body))
+}
+
+// MerchantAccounts are the sandbox's merchant accounts, as the dashboard
+// offers them.
+func (e *Env) MerchantAccounts() []ui.MerchantAccount {
+	var out []ui.MerchantAccount
+	for _, a := range e.Sandbox.MerchantAccounts() {
+		out = append(out, ui.MerchantAccount{ID: a.ID, Currency: a.Currency})
+	}
+	return out
 }
 
 // ConfigPath is the demo's profile file.
@@ -321,6 +337,7 @@ func Run(ctx context.Context, s *cmdutil.Streams, o *Options) error {
 			Profile: ProfileName, Backend: env.Client, Guard: &payguard.Guard{Log: audit, Report: env.Client, Source: payguard.SourceForm,
 				States: relayclient.History{URL: env.RelayURL}}, BalanceRefresh: 5 * time.Second, ReportRefresh: 30 * time.Second,
 			LowBalance: map[string]int64{"GBP": 100_000, "EUR": 100_000}, ExportDir: ".",
+			MerchantAccounts: env.MerchantAccounts(),
 		},
 		RelayURL: env.RelayURL,
 	})

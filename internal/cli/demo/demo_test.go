@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/api/sandbox"
 	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/payguard"
@@ -59,6 +60,9 @@ func TestStartWiresEverythingAndCloseLeavesNothing(t *testing.T) {
 	cfg, err := p.APIConfig()
 	if err != nil || cfg.SigningKey == nil || p.RelayURL != env.RelayURL {
 		t.Fatalf("demo profile: %v (relay %q vs %q)", err, p.RelayURL, env.RelayURL)
+	}
+	if p.MerchantAccounts["GBP"] != sandbox.MerchantAccountGBP || p.MerchantAccounts["EUR"] != sandbox.MerchantAccountEUR {
+		t.Errorf("demo profile's merchant accounts %v, want the sandbox's", p.MerchantAccounts)
 	}
 	profClient, err := api.NewClient(cfg)
 	if err != nil {
