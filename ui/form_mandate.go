@@ -74,7 +74,7 @@ func (f *mandateForm) build(c *viewContext, fv *formView) []*huh.Group {
 	}
 	groups := []*huh.Group{huh.NewGroup(first...).Title("New mandate · kind").
 		Description("The access token's scope follows the type: recurring_payments:<type>.")}
-	groups = append(groups, f.ben.groups(c, fv, "New mandate", mandatePrefix, []string{api.AccountIdentifierSortCode, api.AccountIdentifierIBAN}, false)...)
+	groups = append(groups, f.ben.groups(c, fv, "New mandate", mandatePrefix, &f.currency, []string{api.AccountIdentifierSortCode, api.AccountIdentifierIBAN}, false)...)
 	groups = append(groups, f.prov.groups(c, fv, "New mandate", mandatePrefix, false)...)
 	groups = append(groups, f.user.group(c, fv, "New mandate", false))
 	groups = append(groups, huh.NewGroup(

@@ -42,7 +42,9 @@ func (b *benFields) paths(prefix string, withReference bool) []string {
 	return out
 }
 
-func (b *benFields) groups(c *viewContext, fv *formView, title, prefix string, idTypes []string, withReference bool) []*huh.Group {
+// groups are the beneficiary's pages; cur is the request's currency, to
+// which the merchant accounts offered are filtered.
+func (b *benFields) groups(c *viewContext, fv *formView, title, prefix string, cur *string, idTypes []string, withReference bool) []*huh.Group {
 	p := prefix + ".beneficiary"
 	first := []huh.Field{
 		fv.choice(c, "ben_type", "Beneficiary type ", p, &b.typ, opts(api.BeneficiaryMerchantAccount, api.BeneficiaryExternalAccount)...),
@@ -58,11 +60,22 @@ func (b *benFields) groups(c *viewContext, fv *formView, title, prefix string, i
 	idIs := func(t string) func() bool {
 		return func() bool { return b.typ != api.BeneficiaryExternalAccount || b.idType != t }
 	}
-	groups := []*huh.Group{
-		huh.NewGroup(first...).Title(title + " · beneficiary"),
+	notMerchant := func() bool { return b.typ != api.BeneficiaryMerchantAccount }
+	listed := func() []huh.Option[string] { return merchantOptions(c, *cur) }
+	groups := []*huh.Group{huh.NewGroup(first...).Title(title + " · beneficiary")}
+	// With the profile's merchant accounts, a list of those holding the
+	// request's currency; otherwise (or when none does) the id as text.
+	if len(c.opts.MerchantAccounts) > 0 {
+		path := p + ".merchant_account_id"
+		groups = append(groups, huh.NewGroup(
+			fv.fieldSelect("ben_merchant", "Merchant account ", path).OptionsFunc(listed, cur).
+				Value(&b.merchantAccountID).Inline(true).Validate(fv.check(c, path)),
+		).Title(title+" · beneficiary (merchant account)").WithHideFunc(func() bool { return notMerchant() || len(listed()) == 0 }))
+	}
+	groups = append(groups,
 		huh.NewGroup(
 			fv.input(c, "ben_merchant", "Merchant account ", p+".merchant_account_id", &b.merchantAccountID, "merchant account id"),
-		).Title(title + " · beneficiary (merchant account)").WithHideFunc(func() bool { return b.typ != api.BeneficiaryMerchantAccount }),
+		).Title(title+" · beneficiary (merchant account)").WithHideFunc(func() bool { return notMerchant() || len(listed()) > 0 }),
 		huh.NewGroup(
 			fv.choice(c, "ben_id_type", "Account identifier ", p+".account_identifier", &b.idType, opts(idTypes...)...),
 		).Title(title + " · beneficiary (external account)").WithHideFunc(external),
@@ -72,8 +85,8 @@ func (b *benFields) groups(c *viewContext, fv *formView, title, prefix string, i
 		).Title(title + " · sort code and account number").WithHideFunc(idIs(api.AccountIdentifierSortCode)),
 		huh.NewGroup(
 			fv.input(c, "ben_iban", "IBAN             ", p+".account_identifier.iban", &b.iban, "e.g. GB33 BUKB 2020 1555 5555 55"),
-		).Title(title + " · IBAN").WithHideFunc(idIs(api.AccountIdentifierIBAN)),
-	}
+		).Title(title+" · IBAN").WithHideFunc(idIs(api.AccountIdentifierIBAN)),
+	)
 	if slicesContains(idTypes, api.AccountIdentifierBBAN) {
 		groups = append(groups, huh.NewGroup(
 			fv.input(c, "ben_bban", "BBAN             ", p+".account_identifier.bban", &b.bban, "basic bank account number"),
@@ -85,6 +98,18 @@ func (b *benFields) groups(c *viewContext, fv *formView, title, prefix string, i
 		).Title(title+" · NRB").WithHideFunc(idIs(api.AccountIdentifierNRB)))
 	}
 	return groups
+}
+
+// merchantOptions are the profile's merchant accounts holding cur, shown
+// as "GBP · id".
+func merchantOptions(c *viewContext, cur string) []huh.Option[string] {
+	var out []huh.Option[string]
+	for _, a := range c.opts.MerchantAccounts {
+		if a.Currency == cur {
+			out = append(out, huh.NewOption(a.Currency+" · "+a.ID, a.ID))
+		}
+	}
+	return out
 }
 
 func (b *benFields) holderPlaceholder() string {

@@ -53,7 +53,7 @@ func (p *paymentForm) build(c *viewContext, fv *formView) []*huh.Group {
 			fv.choice(c, "currency", "Currency ", "currency", &p.currency, opts("GBP", "EUR")...),
 		).Title("New payment · amount").Description("A GBP payment cannot go to an EUR account, nor the reverse."),
 	}
-	groups = append(groups, p.ben.groups(c, fv, "New payment", paymentPrefix, []string{
+	groups = append(groups, p.ben.groups(c, fv, "New payment", paymentPrefix, &p.currency, []string{
 		api.AccountIdentifierSortCode, api.AccountIdentifierIBAN, api.AccountIdentifierBBAN, api.AccountIdentifierNRB}, true)...)
 	groups = append(groups, p.prov.groups(c, fv, "New payment", paymentPrefix, true)...)
 	groups = append(groups, p.user.group(c, fv, "New payment", true), p.extra.group(c, fv, "New payment"))

@@ -42,8 +42,9 @@ func TestMerchantBeneficiaryHolderIsOptional(t *testing.T) {
 
 // A GBP payment into the profile's EUR merchant account stops at the
 // merchant account field, named by its title, before the confirmation.
+// (The profile lists no GBP account, so the id is typed.)
 func TestPaymentCurrencyMustMatchMerchantAccount(t *testing.T) {
-	h := newHarness(t, Options{Backend: newFake(10), MerchantAccounts: testMerchantAccounts()}, 120, 40)
+	h := newHarness(t, Options{Backend: newFake(10), MerchantAccounts: []MerchantAccount{{ID: testMerchantEUR, Currency: "EUR"}}}, 120, 40)
 	toMerchantBeneficiary(h)
 	h.key("enter") // holder (optional)
 	h.key("enter") // reference
@@ -62,4 +63,57 @@ func TestPaymentCurrencyMustMatchMerchantAccount(t *testing.T) {
 func enterMerchantAccount(h *harness, id string) {
 	h.typeText(id)
 	h.key("enter")
+}
+
+// With the profile's merchant accounts, the form offers those holding the
+// payment's currency as a list (currency · id), and the one chosen is sent.
+func TestMerchantAccountPicker(t *testing.T) {
+	for _, tc := range []struct {
+		currency    string
+		want, other string
+	}{{"GBP", testMerchantGBP, testMerchantEUR}, {"EUR", testMerchantEUR, testMerchantGBP}} {
+		h := newHarness(t, Options{Backend: newFake(10), MerchantAccounts: testMerchantAccounts()}, 120, 40)
+		h.key("6")
+		h.typeText("1")
+		h.key("enter")
+		if tc.currency == "EUR" {
+			h.key("right")
+		}
+		h.key("enter")
+		h.key("left") // merchant_account
+		h.key("enter")
+		h.key("enter") // holder
+		h.key("enter") // reference
+		f := h.m.payment.form.GetFocusedField()
+		if f == nil || f.GetKey() != "ben_merchant" || !h.m.payment.choiceFocused() {
+			t.Fatalf("%s: the merchant account is not a list:\n%s", tc.currency, h.view())
+		}
+		v := h.view()
+		mustContain(t, v, tc.currency+" · "+tc.want)
+		if strings.Contains(v, tc.other) {
+			t.Fatalf("%s: the list offers the other currency's account %s:\n%s", tc.currency, tc.other, v)
+		}
+		h.key("enter")
+		if got := h.m.payment.spec.(*paymentForm).ben.merchantAccountID; got != tc.want {
+			t.Fatalf("%s: merchant account %q chosen, want %s", tc.currency, got, tc.want)
+		}
+		if f := h.m.payment.form.GetFocusedField(); f == nil || f.GetKey() == "ben_merchant" {
+			t.Fatalf("%s: the chosen account did not let the form move on:\n%s", tc.currency, h.view())
+		}
+	}
+}
+
+// Without merchant accounts in the profile the id is typed, as before.
+func TestMerchantAccountIsTextWithoutProfileAccounts(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10)}, 120, 40)
+	toMerchantBeneficiary(h)
+	h.key("enter")
+	h.key("enter")
+	if f := h.m.payment.form.GetFocusedField(); f == nil || f.GetKey() != "ben_merchant" || h.m.payment.choiceFocused() {
+		t.Fatalf("without profile accounts the merchant account is not a text field:\n%s", h.view())
+	}
+	enterMerchantAccount(h, testMerchantGBP)
+	if got := h.m.payment.spec.(*paymentForm).ben.merchantAccountID; got != testMerchantGBP {
+		t.Fatalf("typed merchant account %q, want %s", got, testMerchantGBP)
+	}
 }
