@@ -78,11 +78,11 @@ func (b *benFields) groups(c *viewContext, fv *formView, title, prefix string, c
 		).Title(title+" · beneficiary (merchant account)").WithHideFunc(func() bool { return notMerchant() || len(listed()) > 0 }),
 		huh.NewGroup(
 			fv.choice(c, "ben_id_type", "Account identifier ", p+".account_identifier", &b.idType, opts(idTypes...)...),
-		).Title(title + " · beneficiary (external account)").WithHideFunc(external),
+		).Title(title+" · beneficiary (external account)").WithHideFunc(external),
 		huh.NewGroup(
 			fv.input(c, "ben_sort_code", "Sort code        ", p+".account_identifier.sort_code", &b.sortCode, "e.g. 040004"),
 			fv.input(c, "ben_account_number", "Account number   ", p+".account_identifier.account_number", &b.accountNumber, "e.g. 12345678"),
-		).Title(title + " · sort code and account number").WithHideFunc(idIs(api.AccountIdentifierSortCode)),
+		).Title(title+" · sort code and account number").WithHideFunc(idIs(api.AccountIdentifierSortCode)),
 		huh.NewGroup(
 			fv.input(c, "ben_iban", "IBAN             ", p+".account_identifier.iban", &b.iban, "e.g. GB33 BUKB 2020 1555 5555 55"),
 		).Title(title+" · IBAN").WithHideFunc(idIs(api.AccountIdentifierIBAN)),
