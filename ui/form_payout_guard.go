@@ -12,11 +12,14 @@ import (
 // PayoutGuard is the duplicate check and audit record the payout form
 // sends through (*payguard.Guard is one): Check before sending, Reserve
 // records the attempt (refusing a duplicate the record shows unless
-// allowed), Outcome records the answer.
+// allowed), Outcome records the answer. Recorded returns the payouts
+// the record holds among ids, as they were sent: the tracker's payee and
+// amount for payouts the report lacks.
 type PayoutGuard interface {
 	Check(ctx context.Context, req *api.PayoutRequest) ([]payguard.Payment, error)
 	Reserve(ctx context.Context, req *api.PayoutRequest, allowDuplicate bool) ([]payguard.Payment, error)
 	Outcome(id string, err error) error
+	Recorded(ids map[string]bool) (map[string]api.PayoutRequest, error)
 }
 
 // guardedSend is the form's send with the guard: a payout matching one

@@ -212,7 +212,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case txLoadedMsg:
 		cmd := tea.Batch(m.tx.loaded(c, msg), balanceHistory(msg.store, m.now()))
 		m.refreshed(refreshReport)
-		return m, tea.Batch(cmd, m.tracker.lookup(m.tx.store))
+		return m, tea.Batch(cmd, m.tracker.lookup(c, m.tx.store))
 	case balanceHistoryMsg:
 		m.bal.hist = msg.byCur
 		return m, nil
@@ -585,7 +585,7 @@ func (m *model) onEvents(msg relayEventsMsg) tea.Cmd {
 		}
 		// Payouts from other operators arrive by id only: their amount and
 		// beneficiary come from the report already loaded, if it has them.
-		cmds = append(cmds, m.tracker.lookup(m.tx.store), m.tracker.recordOutcomes(m.c()))
+		cmds = append(cmds, m.tracker.lookup(m.c(), m.tx.store), m.tracker.recordOutcomes(m.c()))
 		m.followPayout()
 	}
 	if !msg.closed {

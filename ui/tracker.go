@@ -35,7 +35,11 @@ type trackedPayout struct {
 	// row is the payout's record from the transaction report, for
 	// payouts seen only through the relay (whose events carry no amount
 	// or beneficiary).
-	row       *api.Transaction
+	row *api.Transaction
+	// recorded is the payout as the profile's audit record holds it, for
+	// one sent before this session (or by another paydash on this
+	// profile) that the report does not show.
+	recorded  *api.PayoutRequest
 	state     string
 	reason    string
 	steps     []payoutStep
@@ -86,7 +90,8 @@ func newTrackerView() trackerView {
 }
 
 // details returns what the tracker knows of a payout's beneficiary and
-// amount: the request this session sent, else the report's row, else nil.
+// amount: the request this session sent, else the report's row, else the
+// audit record's attempt, else nothing.
 func (p *trackedPayout) details() (name, iban, ref string, minor int64, cur string, ok bool) {
 	switch {
 	case p.req != nil:
@@ -94,6 +99,9 @@ func (p *trackedPayout) details() (name, iban, ref string, minor int64, cur stri
 		return r.BeneficiaryName, r.BeneficiaryIBAN, r.BeneficiaryReference, r.AmountInMinor, r.Currency, true
 	case p.row != nil:
 		r := p.row
+		return r.BeneficiaryName, r.BeneficiaryIBAN, r.BeneficiaryReference, r.AmountInMinor, r.Currency, true
+	case p.recorded != nil:
+		r := p.recorded
 		return r.BeneficiaryName, r.BeneficiaryIBAN, r.BeneficiaryReference, r.AmountInMinor, r.Currency, true
 	}
 	return "", "", "", 0, "", false
@@ -104,16 +112,21 @@ func (p *trackedPayout) details() (name, iban, ref string, minor int64, cur stri
 type trackPayoutMsg struct{ tx api.Transaction }
 
 // payoutRowsMsg carries report rows found for payouts the tracker knew
-// only by id.
+// only by id, and the audit record's attempts for those the report lacks.
 type payoutRowsMsg struct {
-	rows map[string]api.Transaction
+	rows     map[string]api.Transaction
+	recorded map[string]api.PayoutRequest
 }
 
 // lookup searches the loaded report, off the Update path, for payouts
-// the tracker has no details for. The report is immutable once loaded,
-// so the scan shares it safely; each id is searched once per report.
-func (v *trackerView) lookup(st *report.Store) tea.Cmd {
-	if st == nil || st.Len() == 0 {
+// the tracker has no details for, and the audit record (through the
+// guard) for those the report lacks. The report is immutable once
+// loaded, so the scan shares it safely; each id is searched once per
+// report.
+func (v *trackerView) lookup(c *viewContext, st *report.Store) tea.Cmd {
+	g := c.opts.Guard
+	hasRows := st != nil && st.Len() > 0
+	if !hasRows && g == nil {
 		return nil
 	}
 	if st != v.lookupStore {
@@ -130,7 +143,24 @@ func (v *trackerView) lookup(st *report.Store) tea.Cmd {
 	if len(want) == 0 {
 		return nil
 	}
-	return func() tea.Msg { return payoutRowsMsg{rows: st.FindIDs(want)} }
+	return func() tea.Msg {
+		var msg payoutRowsMsg
+		if hasRows {
+			msg.rows = st.FindIDs(want)
+		}
+		missing := map[string]bool{}
+		for id := range want {
+			if _, ok := msg.rows[id]; !ok {
+				missing[id] = true
+			}
+		}
+		if g != nil && len(missing) > 0 {
+			// A record that cannot be read leaves the payee unknown, as
+			// before; the duplicate check reports the record's damage.
+			msg.recorded, _ = g.Recorded(missing)
+		}
+		return msg
+	}
 }
 
 func (v *trackerView) applyRows(c *viewContext, msg payoutRowsMsg) {
@@ -138,6 +168,12 @@ func (v *trackerView) applyRows(c *viewContext, msg payoutRowsMsg) {
 		if p := v.byID[id]; p != nil && p.req == nil && p.row == nil {
 			t := t
 			p.row = &t
+		}
+	}
+	for id, r := range msg.recorded {
+		if p := v.byID[id]; p != nil && p.req == nil && p.row == nil {
+			r := r
+			p.recorded = &r
 		}
 	}
 }

@@ -63,6 +63,23 @@ func (g *Guard) Record(id, state, reason string) error {
 	return err
 }
 
+// Recorded returns, for the ids the record holds an attempt for, the
+// payout as it was sent (the latest attempt of each): the dashboard's
+// tracker shows payee and amount from it for payouts the report lacks.
+func (g *Guard) Recorded(ids map[string]bool) (map[string]api.PayoutRequest, error) {
+	entries, err := g.Log.Entries()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]api.PayoutRequest{}
+	for _, e := range entries {
+		if e.Event == EventAttempt && ids[e.TransactionID] {
+			out[e.TransactionID] = e.Request()
+		}
+	}
+	return out, nil
+}
+
 // DuplicateError stops a payout that matches payouts already made; the
 // operator must confirm a second time to send it.
 type DuplicateError struct {

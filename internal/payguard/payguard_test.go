@@ -132,3 +132,28 @@ func TestTryLockNamesTheHolder(t *testing.T) {
 	}
 	b.Unlock()
 }
+
+// Recorded gives the payouts the record holds among the ids asked for,
+// as the latest attempt sent them, and nothing for ids it does not hold.
+func TestGuardRecorded(t *testing.T) {
+	l, err := Open(filepath.Join(t.TempDir(), "audit.jsonl"), "p", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &Guard{Log: l, Source: SourceForm}
+	for _, r := range []*api.PayoutRequest{
+		{TransactionID: "a", BeneficiaryName: "Ada", BeneficiaryIBAN: "GB33BUKB20201555555555", Currency: "GBP", AmountInMinor: 100},
+		{TransactionID: "b", BeneficiaryName: "Bea", BeneficiaryIBAN: "GB33BUKB20201555555555", Currency: "EUR", AmountInMinor: 250},
+	} {
+		if _, err := g.Reserve(t.Context(), r, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := g.Recorded(map[string]bool{"b": true, "zzz": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got["b"].BeneficiaryName != "Bea" || got["b"].AmountInMinor != 250 || got["b"].Currency != "EUR" {
+		t.Fatalf("Recorded = %+v, want only b (Bea, 2.50 EUR)", got)
+	}
+}
