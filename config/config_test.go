@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -545,6 +546,10 @@ func TestLoadMerchantAccounts(t *testing.T) {
 	}
 	if p.MerchantAccounts["GBP"] != gbp || p.MerchantAccounts["EUR"] != eur {
 		t.Errorf("file and environment merged: %v", p.MerchantAccounts)
+	}
+	// config show prints them.
+	if out, err := json.Marshal(p); err != nil || !strings.Contains(string(out), `"merchant_accounts":{"EUR":"`+eur+`","GBP":"`+gbp+`"}`) {
+		t.Errorf("config show: %s (%v)", out, err)
 	}
 	none := writeFile(t, t.TempDir(), "config.toml", "[profiles.sandbox]\n", 0o600)
 	if p, _, err = config.Load(config.LoadOptions{Path: none, Getenv: envFunc(t, nil)}); err != nil || len(p.MerchantAccounts) != 0 {

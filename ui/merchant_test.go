@@ -117,3 +117,24 @@ func TestMerchantAccountIsTextWithoutProfileAccounts(t *testing.T) {
 		t.Fatalf("typed merchant account %q, want %s", got, testMerchantGBP)
 	}
 }
+
+// The mandate form offers the same list, filtered to its currency.
+func TestMandateMerchantAccountPicker(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10), MerchantAccounts: testMerchantAccounts()}, 120, 40)
+	h.key("7")
+	h.key("enter") // mandate type
+	h.key("right") // EUR
+	h.key("enter")
+	h.key("left") // merchant_account
+	h.key("enter")
+	h.key("enter") // holder
+	f := h.m.mandate.form.GetFocusedField()
+	if f == nil || f.GetKey() != "ben_merchant" || !h.m.mandate.choiceFocused() {
+		t.Fatalf("the mandate's merchant account is not a list:\n%s", h.view())
+	}
+	v := h.view()
+	mustContain(t, v, "EUR · "+testMerchantEUR)
+	if strings.Contains(v, testMerchantGBP) {
+		t.Fatalf("the EUR mandate offers the GBP account:\n%s", v)
+	}
+}
