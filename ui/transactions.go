@@ -787,8 +787,12 @@ func (v *txView) detailView(c *viewContext, w int) string {
 		}
 		return field(k1, v1, half) + field(k2, v2, w-half)
 	}
+	typ := t.Type
+	if t.ContextCode != "" { // fundings carry none
+		typ += " · " + t.ContextCode
+	}
 	lines := []string{
-		pair("id", t.TransactionID, "type", t.Type+" · "+t.ContextCode),
+		pair("id", t.TransactionID, "type", typ),
 		pair("amount", api.FormatAmount(t.AmountInMinor, t.Currency)+" "+t.Currency, "status", t.Status),
 		pair("beneficiary", t.BeneficiaryName, "iban", t.BeneficiaryIBAN),
 		pair("reference", t.BeneficiaryReference, "authorised", ts(t.AuthorisedAt)),

@@ -472,3 +472,28 @@ func findRow(h *harness, id string) int32 {
 	}
 	return -1
 }
+
+// A funding has no context code: its detail shows the type alone, not a
+// separator with nothing after it.
+func TestDetailPaneTypeWithoutContextCode(t *testing.T) {
+	fb := newFake(50)
+	fb.txs = func(i int) api.Transaction {
+		tx := genTx(i)
+		if tx.Type == api.TransactionFunding {
+			tx.ContextCode = ""
+		}
+		return tx
+	}
+	h := newHarness(t, Options{Backend: fb}, 120, 40)
+	h.key("2")
+	for _, k := range []string{"/", "t", "y", "p", "e", ":", "f", "u", "n", "d", "i", "n", "g", "enter", "enter"} {
+		h.key(k)
+	}
+	view := h.view()
+	if !strings.Contains(view, "funding") {
+		t.Fatalf("no funding row in the detail pane:\n%s", view)
+	}
+	if strings.Contains(view, "funding ·") {
+		t.Fatalf("the type of a funding ends in a bare separator:\n%s", view)
+	}
+}
