@@ -765,12 +765,14 @@ func (m *model) helpView() string {
 		{g.Help, g.Refresh, g.Quit, g.ForceQuit},
 	}
 	var b strings.Builder
-	b.WriteString(m.st.title.Render("Help — "+tabNames[m.tab]) + "\n\n")
+	// How to close goes on the title line: on a short screen the end of
+	// the help is cut, and the way out must not be.
+	b.WriteString(m.st.title.Render("Help — "+tabNames[m.tab]) + m.st.muted.Render("  ? or esc closes") + "\n\n")
 	b.WriteString(m.st.bold.Render("This view") + "\n")
 	b.WriteString(m.helpColumns(m.current().keys(m.c()).full) + "\n\n")
 	b.WriteString(m.st.bold.Render("Everywhere") + "\n")
 	b.WriteString(m.helpColumns(frame) + "\n\n")
-	b.WriteString(m.st.muted.Render(wrapText("Commands: :balances :transactions :payouts :events :payout :payment :mandate :quit (tab completes) — press ? or esc to close", m.width)))
+	b.WriteString(m.st.muted.Render(wrapText("Commands: :balances :transactions :payouts :events :payout :payment :mandate :quit (tab completes)", m.width)))
 	lines := strings.Split(b.String(), "\n")
 	for i, l := range lines {
 		lines[i] = fit(l, m.width)

@@ -457,3 +457,15 @@ func TestTrackerSaysWhereOlderPayoutsAre(t *testing.T) {
 	h.key("3")
 	mustContain(t, strings.Join(strings.Fields(h.view()), " "), "find it in 2 Report (by id or search) and press p")
 }
+
+// The way out of help stays on screen however short the terminal is.
+func TestHelpSaysHowToCloseAt80x24(t *testing.T) {
+	for _, tab := range []string{"1", "2", "3", "4"} {
+		h := newHarness(t, Options{Backend: newFake(50)}, 80, 24)
+		h.key(tab)
+		h.key("?")
+		if v := h.view(); !strings.Contains(v, "esc closes") {
+			t.Fatalf("view %s: help does not say how to close it at 80x24:\n%s", tab, v)
+		}
+	}
+}
