@@ -619,6 +619,9 @@ func (v *txView) view(c *viewContext, w, h int) string {
 		total = v.store.Len()
 	}
 	var info string
+	// Filter problems get lines of their own, wrapped: the hint that says
+	// how to write the term is what the user needs whole.
+	var problemLines []string
 	switch {
 	case v.exportAsk:
 		info = c.st.warn.Render("Export " + itoa(len(v.idx)) + " rows as [c]sv or [j]son?  (esc cancels)")
@@ -658,11 +661,15 @@ func (v *txView) view(c *viewContext, w, h int) string {
 			info += " · today = " + now.Format("2006-01-02") + " " + zoneName(now)
 		}
 		if len(v.problems) > 0 {
-			info += " · " + c.st.warn.Render(strings.Join(v.problems, "; "))
+			problemLines = strings.Split(wrapText(strings.Join(v.problems, "; "), w), "\n")
 		}
 	}
 	b.WriteString(fit(info, w))
 	b.WriteByte('\n')
+	for _, l := range problemLines {
+		b.WriteString(c.st.warn.Render(fit(l, w)))
+		b.WriteByte('\n')
+	}
 	// Line 3: what the rows on screen add up to, always in view.
 	b.WriteString(v.totalsLine(c, w))
 	b.WriteByte('\n')
@@ -677,7 +684,7 @@ func (v *txView) view(c *viewContext, w, h int) string {
 	ws := layoutCols(specs[:], w-1)
 	b.WriteString(c.st.header.Render(" " + headerCells(specs[:], ws)))
 	b.WriteByte('\n')
-	rowsH := h - 4
+	rowsH := h - 4 - len(problemLines)
 	if v.detail {
 		rowsH -= detailHeight(w)
 	}

@@ -469,3 +469,24 @@ func TestHelpSaysHowToCloseAt80x24(t *testing.T) {
 		}
 	}
 }
+
+// A filter term the report cannot read is explained in full, even at 80
+// columns, and the screen still fits.
+func TestFilterProblemIsShownWholeAt80(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(50)}, 80, 24)
+	h.key("2")
+	h.key("/")
+	for _, r := range "amount:>abc" {
+		h.key(string(r))
+	}
+	v := h.view()
+	flat := strings.Join(strings.Fields(v), " ")
+	for _, want := range []string{"amount:>1000", "amount:<=20", "amount:50..100"} {
+		if !strings.Contains(flat, want) {
+			t.Fatalf("the filter hint lacks %q at 80 columns:\n%s", want, v)
+		}
+	}
+	if n := strings.Count(v, "\n") + 1; n > 24 {
+		t.Fatalf("view is %d lines at 80x24", n)
+	}
+}
