@@ -166,7 +166,8 @@ func transactionsCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 		Short:   "Print or export the transaction report, filtered",
 		Example: `  paydash transactions --since 7d
   paydash transactions --type payout --currency GBP --status settled --csv --out payouts.csv
-  paydash transactions --from 2025-01-01 --to 2025-01-31 --search "Lovelace" --json
+  paydash transactions --since 30d --search "Harbour" --json
+  paydash transactions --from 2026-11-01 --to 2026-11-30 --status failed
   paydash transactions --amount 50..100 --filter 'status:failed inv-'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
