@@ -2,7 +2,6 @@ package batch
 
 import (
 	"context"
-	"net"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/paydash/paydash/internal/payguard"
 	"github.com/paydash/paydash/webhookrelay"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/webhookrelay/relaytest"
 )
 
 // TestRejectedEarlierPayoutIsNotADuplicateInABatch: a batch pays a row
@@ -22,21 +22,9 @@ import (
 // row; it is paid once.
 func TestRejectedEarlierPayoutIsNotADuplicateInABatch(t *testing.T) {
 	x := startSvc(t, nil)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := webhookrelay.Open(webhookrelay.Config{Listen: ln.Addr().String(), StorePath: filepath.Join(t.TempDir(), "events.db"),
-		JKUAllow: []string{x.srv.Info().JWKSURL}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = r.Serve(ctx, ln) }()
-	t.Cleanup(func() { cancel(); <-done; r.Close() })
-	x.srv.SetWebhookURI("http://" + ln.Addr().String() + webhookrelay.DefaultPath)
-	relayURL := "ws://" + ln.Addr().String() + "/ws"
+	rl := relaytest.Start(t, webhookrelay.Config{JKUAllow: []string{x.srv.Info().JWKSURL}})
+	x.srv.SetWebhookURI(rl.WebhookURL)
+	relayURL := rl.WSURL
 
 	first := writeFileIn(t, "name,iban,reference,amount,currency\nAML Test,"+ibanGB+",REJ-1,9.99,GBP\n")
 	if r := x.batch(t, context.Background(), first, "", CommandOptions{Yes: true, RelayURL: relayURL}); r.code != 0 {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"encoding/json"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"github.com/paydash/paydash/api/sandbox"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relaytest"
 )
 
 // profileEnv points a profile at a sandbox through PAYDASH_* variables.
@@ -103,28 +103,14 @@ func (s *syncBuffer) String() string {
 }
 
 func TestTailPrintsNewEventsFilteredByType(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := webhookrelay.Open(webhookrelay.Config{Listen: ln.Addr().String(), StorePath: filepath.Join(t.TempDir(), "events.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	rl := relaytest.Start(t, webhookrelay.Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = r.Serve(ctx, ln)
-	}()
-	base := "http://" + ln.Addr().String()
 	post := func(eventType, eventID, payoutID string) {
 		t.Helper()
 		body, _ := json.Marshal(api.PayoutWebhook{EventType: eventType, EventID: eventID,
 			EventBody: json.RawMessage(`{"transaction_id":"` + payoutID + `"}`)})
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/webhooks", bytes.NewReader(body))
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, rl.WebhookURL, bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set(api.HeaderWebhookTimestamp, time.Now().UTC().Format(api.WebhookTimeLayout))
 		resp, err := http.DefaultClient.Do(req)
@@ -144,7 +130,7 @@ func TestTailPrintsNewEventsFilteredByType(t *testing.T) {
 	tailCtx, stopTail := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		done <- Tail(tailCtx, s, "ws://"+ln.Addr().String()+"/ws", "", &TailOptions{Since: "now", Types: []string{api.EventPayoutSettled, api.EventPayoutRejected}})
+		done <- Tail(tailCtx, s, rl.WSURL, "", &TailOptions{Since: "now", Types: []string{api.EventPayoutSettled, api.EventPayoutRejected}})
 	}()
 	// Posted until the tail is connected and shows it (the subscription
 	// races the first post).
@@ -173,8 +159,6 @@ func TestTailPrintsNewEventsFilteredByType(t *testing.T) {
 			t.Errorf("unexpected line %q", l)
 		}
 	}
-	cancel()
-	<-served
 }
 
 func newID(i int, prefix string) string {

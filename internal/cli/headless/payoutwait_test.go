@@ -3,7 +3,6 @@ package headless
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/paydash/paydash/internal/payguard"
 	"github.com/paydash/paydash/webhookrelay"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/webhookrelay/relaytest"
 )
 
 // withRelay runs a webhook relay on loopback, trusting the sandbox's
@@ -21,21 +21,9 @@ import (
 // returns the relay's websocket URL.
 func (e *createEnv) withRelay(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := webhookrelay.Open(webhookrelay.Config{Listen: ln.Addr().String(), StorePath: filepath.Join(t.TempDir(), "events.db"),
-		JKUAllow: []string{e.srv.Info().JWKSURL}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = r.Serve(ctx, ln) }()
-	t.Cleanup(func() { cancel(); <-done; r.Close() })
-	e.srv.SetWebhookURI("http://" + ln.Addr().String() + webhookrelay.DefaultPath)
-	return "ws://" + ln.Addr().String() + "/ws"
+	r := relaytest.Start(t, webhookrelay.Config{JKUAllow: []string{e.srv.Info().JWKSURL}})
+	e.srv.SetWebhookURI(r.WebhookURL)
+	return r.WSURL
 }
 
 // TestCreateWaitKeepsTheReasonAndSaysReturned: `payout create --wait
