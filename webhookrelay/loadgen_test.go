@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -121,22 +120,8 @@ func runLoadgenChild(spec string) int {
 // measured in the same run.
 func BenchmarkIngestRelayOnly(b *testing.B) {
 	tr := startRelay(b, Config{Tolerance: time.Hour, VerifyKey: &testSigningKey(b).PublicKey})
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d", loadgenEnv, tr.base, b.N))
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
-	lines := bufio.NewReader(out)
+	gen := startChild(b, fmt.Sprintf("%s=%s %d", loadgenEnv, tr.base, b.N))
+	lines := gen.out
 	if line, err := lines.ReadString('\n'); err != nil || strings.TrimSpace(line) != "READY" {
 		b.Fatalf("load generator: %q %v", line, err)
 	}
@@ -148,10 +133,10 @@ func BenchmarkIngestRelayOnly(b *testing.B) {
 		time.Sleep(time.Millisecond)
 	}
 	anchor, vcpu := verifyRate(b, time.Second)
-	pid := cmd.Process.Pid
+	pid := gen.pid
 	b.ResetTimer()
 	cpu0, load0 := cpuTime(), procCPU(b, pid)
-	if _, err := fmt.Fprintln(stdin, "GO"); err != nil {
+	if _, err := fmt.Fprintln(gen.stdin, "GO"); err != nil {
 		b.Fatal(err)
 	}
 	line, err := lines.ReadString('\n')

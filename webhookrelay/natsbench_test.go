@@ -38,8 +38,31 @@ func runNATSChild(dir string) int {
 // and a function reading the child's CPU time so far.
 func startNATSChild(b testing.TB) ([]string, func() time.Duration) {
 	b.Helper()
+	child := startChild(b, natsChildEnv+"="+b.TempDir())
+	line, err := child.out.ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "URLS ") {
+		b.Fatalf("NATS child: %q %v", line, err)
+	}
+	pid := child.pid
+	return strings.Split(strings.TrimSpace(strings.TrimPrefix(line, "URLS ")), ","), func() time.Duration {
+		return procCPU(b, pid)
+	}
+}
+
+// child is this test binary run again as a helper process (a load
+// generator, a NATS cluster) so its CPU is measured apart from ours.
+type child struct {
+	pid   int
+	stdin io.Writer
+	out   *bufio.Reader
+}
+
+// startChild runs the test binary with env set and no tests; the child
+// exits when its stdin closes, at the end of the benchmark.
+func startChild(b testing.TB, env string) *child {
+	b.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), natsChildEnv+"="+b.TempDir())
+	cmd.Env = append(os.Environ(), env)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -53,14 +76,7 @@ func startNATSChild(b testing.TB) ([]string, func() time.Duration) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "URLS ") {
-		b.Fatalf("NATS child: %q %v", line, err)
-	}
-	pid := cmd.Process.Pid
-	return strings.Split(strings.TrimSpace(strings.TrimPrefix(line, "URLS ")), ","), func() time.Duration {
-		return procCPU(b, pid)
-	}
+	return &child{pid: cmd.Process.Pid, stdin: stdin, out: bufio.NewReader(out)}
 }
 
 // procCPU reads a process's user+system time from /proc (in clock ticks
