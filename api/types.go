@@ -317,6 +317,17 @@ type Transaction struct {
 	Status               string     `json:"status"`
 }
 
+// LatestTime is when the transaction last moved: settled, else
+// submitted, else authorised (zero when it carries no time).
+func (t Transaction) LatestTime() time.Time {
+	for _, ts := range []ReportTime{t.SettledAt, t.SubmittedAt, t.AuthorisedAt} {
+		if !ts.IsZero() {
+			return ts.Time
+		}
+	}
+	return time.Time{}
+}
+
 // TransactionsResponse is the body of GET /v1/transactions.
 type TransactionsResponse struct {
 	Results []Transaction `json:"results"`

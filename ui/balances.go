@@ -407,7 +407,7 @@ func (v *balancesView) accountView(c *viewContext, r *balanceRow, w, h int) stri
 	}
 	loc := c.now().Location()
 	for _, t := range recent {
-		line := stamp(txLatest(t), loc) + "  " + fit(t.Type, 8) + fit(t.Status, 10) + fitRight(signedAmount(t.AmountInMinor, t.Currency, t.Type), 14) + "  " + clean(t.BeneficiaryName)
+		line := stamp(t.LatestTime(), loc) + "  " + fit(t.Type, 8) + fit(t.Status, 10) + fitRight(signedAmount(t.AmountInMinor, t.Currency, t.Type), 14) + "  " + clean(t.BeneficiaryName)
 		b.WriteString(fit(line, w) + "\n")
 	}
 	return b.String()

@@ -81,7 +81,7 @@ func balanceHistory(st *report.Store, now time.Time) tea.Cmd {
 			h.moves[day] += amt
 			// Only a row that would enter the latest few is built in full
 			// (a million-row report must not allocate a million records).
-			if len(h.recent) < recentRows || txLatest(h.recent[len(h.recent)-1]).Before(st.Time(i)) {
+			if len(h.recent) < recentRows || h.recent[len(h.recent)-1].LatestTime().Before(st.Time(i)) {
 				h.recent = appendRecent(h.recent, st.Tx(i))
 			}
 		}
@@ -91,9 +91,9 @@ func balanceHistory(st *report.Store, now time.Time) tea.Cmd {
 
 // appendRecent keeps the recentRows latest transactions, newest first.
 func appendRecent(list []api.Transaction, t api.Transaction) []api.Transaction {
-	at := txLatest(t)
+	at := t.LatestTime()
 	pos := len(list)
-	for pos > 0 && txLatest(list[pos-1]).Before(at) {
+	for pos > 0 && list[pos-1].LatestTime().Before(at) {
 		pos--
 	}
 	if pos >= recentRows {
@@ -106,15 +106,6 @@ func appendRecent(list []api.Transaction, t api.Transaction) []api.Transaction {
 		list = list[:recentRows]
 	}
 	return list
-}
-
-func txLatest(t api.Transaction) time.Time {
-	for _, ts := range []api.ReportTime{t.SettledAt, t.SubmittedAt, t.AuthorisedAt} {
-		if !ts.IsZero() {
-			return ts.Time
-		}
-	}
-	return time.Time{}
 }
 
 // series is the end-of-day balance for the last days days, running back

@@ -390,7 +390,7 @@ func (t *tableWriter) write(tx *api.Transaction) error {
 	if err := t.header(); err != nil {
 		return err
 	}
-	return t.line([]string{txTime(*tx).UTC().Format(time.DateTime), tx.Type, tx.Status,
+	return t.line([]string{tx.LatestTime().UTC().Format(time.DateTime), tx.Type, tx.Status,
 		api.FormatAmount(tx.AmountInMinor, tx.Currency), tx.BeneficiaryName, tx.BeneficiaryReference, tx.TransactionID})
 }
 
@@ -402,16 +402,6 @@ func (t *tableWriter) close() error {
 		return f.Flush()
 	}
 	return nil
-}
-
-// txTime is a transaction's latest timestamp.
-func txTime(tx api.Transaction) time.Time {
-	for _, ts := range []api.ReportTime{tx.SettledAt, tx.SubmittedAt, tx.AuthorisedAt} {
-		if !ts.IsZero() {
-			return ts.Time
-		}
-	}
-	return time.Time{}
 }
 
 // atomicFile is an output file that appears only when complete, so a
