@@ -166,6 +166,13 @@ func TestUnreachableServiceIsNotAnEmptyReport(t *testing.T) {
 		t.Fatalf("a failed load looks like an empty filter:\n%s", out)
 	}
 	mustContain(t, strings.Join(strings.Fields(out), " "), "Could not load the transaction report", "connection refused", "r retries")
+	// Follow the advice once the service answers again: r loads the report.
+	fb.streamErr = nil
+	h.key("r")
+	out = h.view()
+	if strings.Contains(out, "Could not load the transaction report") || !strings.Contains(out, "10 of 10 transactions") {
+		t.Fatalf("r did not load the report once the service answered:\n%s", out)
+	}
 }
 
 // Item 5: a new sort starts at the top; the sorted column's header has
@@ -466,6 +473,10 @@ func TestHelpSaysHowToCloseAt80x24(t *testing.T) {
 		h.key("?")
 		if v := h.view(); !strings.Contains(v, "esc closes") {
 			t.Fatalf("view %s: help does not say how to close it at 80x24:\n%s", tab, v)
+		}
+		h.key("esc")
+		if v := h.view(); strings.Contains(v, "esc closes") {
+			t.Fatalf("view %s: esc did not close help:\n%s", tab, v)
 		}
 	}
 }
