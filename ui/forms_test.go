@@ -466,7 +466,7 @@ func TestReusedKeyAfterALostAnswerWarnsOfTheEarlierPayment(t *testing.T) {
 	h.key("e") // same key, back at the confirmation
 	h.key("shift+tab")
 	h.key("shift+tab") // metadata
-	h.typeText("7") // order=427
+	h.typeText("7")    // order=427
 	h.key("enter")
 	h.key("enter")
 	h.key("y")
