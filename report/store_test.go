@@ -229,7 +229,12 @@ func TestTotals(t *testing.T) {
 		cands []int32
 	}{{"", byAmount}, {"ada", byAmount}, {"status:failed", st.All()}, {"cur:JPY", byAmount}, {"cur:JPY", byAmount[:500]}, {"inv-1", st.All()[:40000]},
 		// every row kept: the totals are every row's less none rejected
-		{"inv", st.All()}, {"inv", byAmount}, {"inv-", byAmount[:500]}} {
+		{"inv", st.All()}, {"inv", byAmount}, {"inv-", byAmount[:500]},
+		// most rows kept, not all: every row's totals less the rejected
+		// (in storage order and through the bitmap of a scattered order)
+		{"status:settled", st.All()}, {"status:settled", byAmount}, {"e", st.All()}, {"e", byAmount},
+		// a scattered part of the report: only rows among it are tested
+		{"inv-1", byAmount[:30000]}, {"e", byAmount[:30000]}} {
 		text := c.text
 		f := st.Resolve(Parse(text, time.Now()))
 		sel, selTotals, _ := st.Select(c.cands, f, func() bool { return false })
