@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"errors"
 	"math/bits"
 	"runtime"
@@ -164,34 +163,55 @@ func (s *Store) matchRow(f *Filter, c *chunk, j int) bool {
 // of such a keystroke). A query holds no NUL, so no match spans the id
 // and the reference.
 func (s *Store) textMatch(c *chunk, j int, t *textPattern) bool {
-	off := c.text[j]
-	blk := s.lower[off>>blockShift]
-	o := off & (blockSize - 1)
-	ref := o + uint32(c.idLen[j]) + 1
-	if containsShort(blk[ref:ref+uint32(c.refLen[j])], t.p) {
+	id, ref, tab := s.searchText(c, j)
+	if containsFold(ref, t.p, tab) {
 		return true
 	}
 	if t.names != nil && bit(t.names, c.name[j]) || t.ibans != nil && bit(t.ibans, c.iban[j]) {
 		return true
 	}
-	return !t.refOnly && containsShort(blk[o:ref], t.p)
+	return !t.refOnly && containsFold(id, t.p, tab)
 }
 
-// containsShort is bytes.Contains for the short haystacks of one row's
-// text: a plain loop, inlined into the row test, costs a few nanoseconds
-// where bytes.Contains's call and vector set-up cost about twenty, which
-// over a million rows was most of a keystroke.
-func containsShort(s, p []byte) bool {
-	if len(s) > 64 || len(p) == 0 {
-		return bytes.Contains(s, p)
+// searchText returns row j's id and reference to search, with the table
+// that folds them: the text as received folded by lowerASCII, or, for a
+// row with other characters, its folded copy taken as it is.
+func (s *Store) searchText(c *chunk, j int) (id, ref []byte, tab *[256]byte) {
+	off := c.text[j]
+	blk := s.text[off>>blockShift]
+	o := off & (blockSize - 1)
+	il, rl := uint32(c.idLen[j]), uint32(c.refLen[j])
+	tab = &lowerASCII
+	if rl&foldedCopy != 0 {
+		rl &= refLenMask
+		o += il + 1 + rl + 1
+		tab = &sameByte
+	}
+	return blk[o : o+il], blk[o+il+1 : o+il+1+rl], tab
+}
+
+// sameByte maps each byte to itself: the fold of text already folded.
+var sameByte = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+	}
+	return t
+}()
+
+// containsFold reports whether s, each byte mapped by tab, contains p:
+// a plain loop for the short texts of one row (bytes.Contains's call and
+// vector set-up cost more than the search there).
+func containsFold(s, p []byte, tab *[256]byte) bool {
+	if len(p) == 0 {
+		return true
 	}
 	first := p[0]
 	for k := 0; k+len(p) <= len(s); k++ {
-		if s[k] != first {
+		if tab[s[k]] != first {
 			continue
 		}
 		m := 1
-		for m < len(p) && s[k+m] == p[m] {
+		for m < len(p) && tab[s[k+m]] == p[m] {
 			m++
 		}
 		if m == len(p) {
@@ -208,36 +228,39 @@ func containsShort(s, p []byte) bool {
 // text test, the search) cost more than the search itself, and over a
 // million rows each nanosecond a row is a millisecond a keystroke.
 func (s *Store) textWord(rows []int32, t *textPattern) (word uint64) {
-	p, lower := t.p, s.lower
+	p := t.p
 	first := p[0]
 	for b, i := range rows {
 		c := &s.chunks[i>>chunkShift]
 		j := int(i & chunkMask)
+		// searchText, inlined by hand (the compiler finds it too big)
 		off := c.text[j]
-		blk := lower[off>>blockShift]
+		blk := s.text[off>>blockShift]
 		o := off & (blockSize - 1)
-		at := o + uint32(c.idLen[j]) + 1
-		ref := blk[at : at+uint32(c.refLen[j])]
+		il, rl := uint32(c.idLen[j]), uint32(c.refLen[j])
+		tab := &lowerASCII
+		if rl&foldedCopy != 0 {
+			rl &= refLenMask
+			o += il + 1 + rl + 1
+			tab = &sameByte
+		}
+		ref := blk[o+il+1 : o+il+1+rl]
 		hit := false
-		if len(ref) > 64 {
-			hit = bytes.Contains(ref, p)
-		} else {
-			for k := 0; k+len(p) <= len(ref); k++ {
-				if ref[k] != first {
-					continue
-				}
-				m := 1
-				for m < len(p) && ref[k+m] == p[m] {
-					m++
-				}
-				if m == len(p) {
-					hit = true
-					break
-				}
+		for k := 0; k+len(p) <= len(ref); k++ {
+			if tab[ref[k]] != first {
+				continue
+			}
+			m := 1
+			for m < len(p) && tab[ref[k+m]] == p[m] {
+				m++
+			}
+			if m == len(p) {
+				hit = true
+				break
 			}
 		}
 		if hit || t.names != nil && bit(t.names, c.name[j]) || t.ibans != nil && bit(t.ibans, c.iban[j]) ||
-			!t.refOnly && containsShort(blk[o:at], p) {
+			!t.refOnly && containsFold(blk[o:o+il], p, tab) {
 			word |= 1 << uint(b)
 		}
 	}

@@ -36,6 +36,55 @@ func TestStoreHoldsEveryRow(t *testing.T) {
 	}
 }
 
+// TestTextSearchFolds: free text finds references and ids whatever their
+// case, ASCII (folded as it is searched) or not (searched in a folded
+// copy kept beside the text), and the text reads back as received.
+func TestTextSearchFolds(t *testing.T) {
+	rows := genTxs(3000)
+	special := map[int]struct{ id, ref string }{
+		10: {"TX-ÄRGER-10", "Rechnung ÄRGER März"},
+		11: {"tx-plain-11", "Facture ÉTÉ 2025"},
+		12: {"TX-UPPER-12", "REF-Ünï-12"},
+		13: {"tx-lower-13", "MiXeD CaSe Ref"},
+	}
+	for i, sp := range special {
+		rows[i].TransactionID, rows[i].BeneficiaryReference = sp.id, sp.ref
+	}
+	st := load(t, rows)
+	for i, sp := range special {
+		if got := st.Tx(int32(i)); got.TransactionID != sp.id || got.BeneficiaryReference != sp.ref {
+			t.Errorf("row %d reads back as %q / %q", i, got.TransactionID, got.BeneficiaryReference)
+		}
+	}
+	byAmount := st.Sorted(st.All(), SortKey{Col: ColAmount})
+	for _, c := range []struct {
+		text string
+		want []int32
+	}{
+		{"ärger", []int32{10}}, {"ÄRGER MÄRZ", []int32{10}}, {"tx-ärger", []int32{10}}, {"été 2025", []int32{11}},
+		{"ünï", []int32{12}}, {"tx-upper", []int32{12}}, {"mixed case", []int32{13}}, {"TX-LOWER-13", []int32{13}},
+		// with a structured condition the row test takes the other path
+		{"été type:" + rows[11].Type, []int32{11}}, {"mixed cur:" + rows[13].Currency, []int32{13}},
+	} {
+		q := Parse(c.text, time.Now())
+		f := st.Resolve(q)
+		for _, cands := range [][]int32{st.All(), byAmount} {
+			got, _, err := st.Select(cands, f, func() bool { return false })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("%q: rows %v, want %v", c.text, got, c.want)
+			}
+		}
+		for _, i := range c.want {
+			if !q.MatchTx(&rows[i]) {
+				t.Errorf("%q: MatchTx misses row %d", c.text, i)
+			}
+		}
+	}
+}
+
 var testQueries = []string{
 	"", "ada", "ADA LOVE", "gb33", "GB33 BUKB", "inv-1", "tx-1", "4000-8", "e", "édith", "ÉDITH", "özlem", "quotes",
 	"type:funding", "cur:jpy", "status:failed", "status:settled ada", "128.95", "1234", "12",
