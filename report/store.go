@@ -99,7 +99,7 @@ type Store struct {
 	// foldedCopy in its refLen. A folded copy of every row doubled the
 	// text written on load (a fifth of its memory, in page faults) for
 	// the few rows that need one.
-	text [][]byte
+	text   [][]byte
 	names  dictView
 	ibans  dictView
 	enums  [numEnums][]string
@@ -323,7 +323,7 @@ func (b *builder) add(t *api.Transaction) error {
 	c.name = append(c.name, b.intern(&s.names, b.nameIndex, t.BeneficiaryName))
 	c.iban = append(c.iban, b.intern(&s.ibans, b.ibanIndex, t.BeneficiaryIBAN))
 	c.text = append(c.text, off)
-	c.idLen = append(c.idLen, uint8(len(id)))     //nolint:gosec // G115: clipped to maxID
+	c.idLen = append(c.idLen, uint8(len(id)))            //nolint:gosec // G115: clipped to maxID
 	c.refLen = append(c.refLen, uint16(len(ref))|folded) //nolint:gosec // G115: clipped to maxRef
 	c.typ = append(c.typ, b.enum(EnumType, t.Type))
 	c.cur = append(c.cur, b.enum(EnumCurrency, t.Currency))
