@@ -361,6 +361,9 @@ func (fv *formView) keys(c *viewContext) helpMap {
 		}
 	case fv.phase == phaseFailed && asDuplicate(fv.err) != nil:
 		return helpMap{short: []key.Binding{k.SendAnyway, k.Edit, k.NewForm}, full: [][]key.Binding{{k.SendAnyway, k.Edit, k.NewForm}}}
+	case fv.phase == phaseFailed && api.IsIdempotencyKeyReused(fv.err):
+		// Retrying as is would be refused again: no enter.
+		return helpMap{short: []key.Binding{k.Edit, k.NewForm}, full: [][]key.Binding{{k.Edit, k.NewForm}}}
 	case fv.phase == phaseFailed:
 		return helpMap{short: []key.Binding{k.Retry, k.Edit, k.NewForm}, full: [][]key.Binding{{k.Retry, k.Edit, k.NewForm}}}
 	case fv.phase == phaseDone:
@@ -418,6 +421,11 @@ func (fv *formView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 				return fv.startSend(c)
 			}
 		case key.Matches(k, keys.Retry):
+			if api.IsIdempotencyKeyReused(fv.err) {
+				// The key belongs to another request: sending it again
+				// can only be refused again.
+				return nil
+			}
 			return fv.startSend(c)
 		case key.Matches(k, keys.Edit):
 			target := fv.errorField()
@@ -532,11 +540,18 @@ func (fv *formView) failureView(c *viewContext, w int) string {
 	b.WriteString(c.st.bad.Render("✗ "+strings.ToUpper(fv.spec.noun()[:1])+fv.spec.noun()[1:]+" not created") + "\n\n")
 	b.WriteString(errorDetails(c, fv, fv.err, w))
 	b.WriteString("\n")
-	if fv.definite {
+	switch {
+	case api.IsIdempotencyKeyReused(fv.err):
+		// Only an earlier attempt of this form can have used the key: one
+		// whose answer was lost, before an edit. That one may exist.
+		b.WriteString(c.st.warn.Render(wrapText("This edited "+fv.spec.noun()+" was not created, but an earlier attempt of this form reached the service under the same "+fv.spec.keyName()+
+			" with the details as they were before your edit: that "+fv.spec.noun()+" may exist. Check it before sending this one: a fresh "+fv.spec.keyName()+" sends a second "+fv.spec.noun()+".", w)) + "\n")
+		b.WriteString(c.st.muted.Render(wrapText("e edits (a fresh "+fv.spec.keyName()+"), n starts over.", w)) + "\n")
+	case fv.definite:
 		b.WriteString(c.st.muted.Render(wrapText("The service refused it, so nothing was created. e edits (a fresh "+fv.spec.keyName()+"), enter retries as is, n starts over.", w)) + "\n")
-	} else {
+	default:
 		b.WriteString(c.st.warn.Render(wrapText("The request may or may not have reached the service. enter retries with the same "+fv.spec.keyName()+", so it can never be created twice.", w)) + "\n")
-		b.WriteString(c.st.muted.Render(wrapText("e edits (same key), n discards and starts over.", w)) + "\n")
+		b.WriteString(c.st.muted.Render(wrapText("e edits (same key: if the first attempt arrived, the service keeps it and refuses the edit), n discards and starts over.", w)) + "\n")
 	}
 	return b.String()
 }

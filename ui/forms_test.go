@@ -448,3 +448,75 @@ func TestDigitsInForms(t *testing.T) {
 		})
 	}
 }
+
+// An answer lost after the service created the payment, then an edit with
+// the same key (as "e edits (same key)" offers): the service refuses the
+// edited request as a reused key. The screen must not call that "nothing
+// was created" nor offer to retry as is; it warns that the earlier payment
+// may exist and that a fresh key sends a second one. Each piece of advice
+// is followed: enter sends nothing; e takes a fresh key; n starts over.
+func TestReusedKeyAfterALostAnswerWarnsOfTheEarlierPayment(t *testing.T) {
+	fb := newFake(10)
+	fb.paymentKeys, fb.paymentLoseAnswers = map[string]string{}, 1
+	h := newHarness(t, Options{Backend: fb}, 120, 40)
+	fillPayment(h, "040004")
+	h.key("y")
+	mustContain(t, h.view(), "may or may not have reached the service", "e edits (same key")
+	key := h.m.payment.key
+	h.key("e") // same key, back at the confirmation
+	h.key("shift+tab")
+	h.key("shift+tab") // metadata
+	h.typeText("7") // order=427
+	h.key("enter")
+	h.key("enter")
+	h.key("y")
+	if h.m.payment.key != key || len(fb.payments) != 2 {
+		t.Fatalf("edit after a lost answer: key %s (was %s), %d sends", h.m.payment.key, key, len(fb.payments))
+	}
+	v := h.view()
+	mustContain(t, v, "Idempotency-Key reused (HTTP 422)", "may exist", "a fresh Idempotency-Key sends a second payment", "e edits (a fresh Idempotency-Key), n starts over")
+	if strings.Contains(v, "enter retries") || strings.Contains(v, "nothing was created") {
+		t.Errorf("a reused key offered a retry or claimed nothing exists:\n%s", v)
+	}
+	h.key("enter") // not offered: must send nothing
+	if len(fb.payments) != 2 || h.m.payment.phase != phaseFailed {
+		t.Fatalf("enter after a reused key: %d sends, phase %v", len(fb.payments), h.m.payment.phase)
+	}
+	h.key("n") // starts over: nothing sent, a fresh key
+	if len(fb.payments) != 2 || h.m.payment.key == key || h.m.payment.phase != phaseEdit {
+		t.Fatalf("n after a reused key: %d sends, key %s, phase %v", len(fb.payments), h.m.payment.key, h.m.payment.phase)
+	}
+	if fb.paymentsCreated != 1 {
+		t.Errorf("the service holds %d payments, want the first one only", fb.paymentsCreated)
+	}
+}
+
+// The same, following e: the edited payment goes out under a fresh key, as
+// the warning said, and is the only one created besides the first.
+func TestReusedKeyEditSendsTheEditedPaymentUnderAFreshKey(t *testing.T) {
+	fb := newFake(10)
+	fb.paymentKeys, fb.paymentLoseAnswers = map[string]string{}, 1
+	h := newHarness(t, Options{Backend: fb}, 120, 40)
+	fillPayment(h, "040004")
+	h.key("y")
+	key := h.m.payment.key
+	h.key("e")
+	h.key("shift+tab")
+	h.key("shift+tab")
+	h.typeText("7") // order=427
+	h.key("enter")
+	h.key("enter")
+	h.key("y")
+	mustContain(t, h.view(), "may exist")
+	h.key("e") // a fresh key
+	if h.m.payment.key == key {
+		t.Fatal("e after a reused key kept the key")
+	}
+	h.key("y")
+	if h.m.payment.phase != phaseDone || fb.paymentsCreated != 2 || len(fb.payments) != 3 {
+		t.Fatalf("phase %v, %d created, %d sends", h.m.payment.phase, fb.paymentsCreated, len(fb.payments))
+	}
+	if got := fb.paymentReqs[2].Metadata["order"]; got != "427" {
+		t.Errorf("the payment sent under the fresh key is not the edited one: metadata %v", fb.paymentReqs[2].Metadata)
+	}
+}

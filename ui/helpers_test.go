@@ -3,6 +3,8 @@ package ui
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
 	"runtime"
@@ -47,8 +49,16 @@ type fakeBackend struct {
 	payments     []string
 	paymentReqs  []api.PaymentRequest
 	paymentErr   error
-	mandates     []string
-	mandateReqs  []api.MandateRequest
+	// paymentKeys makes CreatePayment keep Idempotency-Keys like the
+	// service: the same key with the same request answers the first
+	// result, with another request 422 idempotency_key_reused. Payments
+	// created while paymentLoseAnswers > 0 lose their answer (a timeout
+	// after the service created them).
+	paymentKeys        map[string]string
+	paymentsCreated    int
+	paymentLoseAnswers int
+	mandates           []string
+	mandateReqs        []api.MandateRequest
 }
 
 func (f *fakeBackend) Balances(context.Context) ([]api.Balance, error) {
@@ -104,6 +114,22 @@ func (f *fakeBackend) CreatePayment(_ context.Context, req *api.PaymentRequest, 
 	f.paymentReqs = append(f.paymentReqs, *req)
 	if f.paymentErr != nil {
 		return nil, f.paymentErr
+	}
+	if f.paymentKeys != nil {
+		body, _ := json.Marshal(req)
+		switch first, seen := f.paymentKeys[key]; {
+		case seen && first != string(body):
+			return nil, &api.Error{StatusCode: 422, Method: "POST", URL: "https://payments.example/v1/payments",
+				Problem: &api.ProblemDetails{Type: "https://docs.example/errors/idempotency_key_reused", Title: "Idempotency-Key reused",
+					Detail: "This Idempotency-Key was used with a different request."}}
+		case !seen:
+			f.paymentKeys[key] = string(body)
+			f.paymentsCreated++
+		}
+		if f.paymentLoseAnswers > 0 {
+			f.paymentLoseAnswers--
+			return nil, fmt.Errorf("create payment: %w", context.DeadlineExceeded)
+		}
 	}
 	return &api.PaymentResponse{ID: "pay_" + strconv.Itoa(len(f.payments)), User: api.IDRef{ID: "6f1d3c2a-1111-4a4a-9b9b-000000000001"},
 		ResourceToken: "rt_" + strings.Repeat("x", 40), Status: api.PaymentStatusAuthorizationRequired}, nil
