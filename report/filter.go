@@ -282,7 +282,8 @@ func (s *Store) All() []int32 {
 // Select returns the candidates matching f, in candidate order, and
 // their totals. It splits the work across the CPUs and gives up
 // (ErrStale) once stale() says a newer request exists, so fast typing
-// never piles up work.
+// never piles up work. When every candidate matches, the result is cands
+// itself.
 //
 // The rows are tested first and summed after, in a second pass over
 // whichever is fewer, the matches or (when the candidates are every row,
@@ -290,6 +291,16 @@ func (s *Store) All() []int32 {
 // which keep every row, then sum nothing, and a key that keeps a fifth
 // of the report sums that fifth, not the other four.
 func (s *Store) Select(cands []int32, f *Filter, stale func() bool) ([]int32, []Total, error) {
+	return s.SelectInto(nil, cands, f, stale)
+}
+
+// SelectInto is Select writing its result into dst's array when it is
+// large enough (dst's contents are not read; dst must not share cands'
+// array). A dashboard hands back a result no longer on screen: the
+// first keys of a query keep nearly every row, and a fresh million-row
+// result is 4 MB of memory the kernel faults in page by page, which
+// cost more than the filtering.
+func (s *Store) SelectInto(dst, cands []int32, f *Filter, stale func() bool) ([]int32, []Total, error) {
 	if f.none() {
 		return []int32{}, nil, nil
 	}
@@ -309,7 +320,7 @@ func (s *Store) Select(cands []int32, f *Filter, stale func() bool) ([]int32, []
 		if f.textOnly {
 			keep = func(cands []int32) uint64 { return s.textWord(cands, &f.text) }
 		}
-		out, u, err := s.selectParallel(cands, keep, true, stale)
+		out, u, err := s.selectParallel(dst, cands, keep, true, stale)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -325,7 +336,7 @@ func (s *Store) Select(cands []int32, f *Filter, stale func() bool) ([]int32, []
 	if err != nil {
 		return nil, nil, err
 	}
-	out, _, err := s.selectParallel(cands, func(cands []int32) (word uint64) {
+	out, _, err := s.selectParallel(dst, cands, func(cands []int32) (word uint64) {
 		for b, i := range cands {
 			word |= (bits[i>>6] >> (uint(i) & 63) & 1) << uint(b) //nolint:gosec // G115: row numbers are non-negative
 		}
@@ -510,7 +521,7 @@ func (s *Store) sumWords(set []uint64, invert bool) *sums {
 // keys of a query typically match the whole report, and writing a fresh
 // million-entry result (4 MB of pages the kernel must fault in, the heap
 // having been handed back after load) cost most of such a keystroke.
-func (s *Store) selectParallel(cands []int32, keep func([]int32) uint64, sum bool, stale func() bool) ([]int32, *sums, error) {
+func (s *Store) selectParallel(dst, cands []int32, keep func([]int32) uint64, sum bool, stale func() bool) ([]int32, *sums, error) {
 	n := len(cands)
 	pos := make([]uint64, (n+63)/64)
 	workers := workersFor(n)
@@ -552,6 +563,8 @@ func (s *Store) selectParallel(cands []int32, keep func([]int32) uint64, sum boo
 	copyOut := total < n
 	out := cands
 	switch {
+	case copyOut && cap(dst) >= total:
+		out = dst[:total]
 	case copyOut:
 		out = make([]int32, total)
 	case cands == nil:
