@@ -319,6 +319,37 @@ func TestTotals(t *testing.T) {
 	}
 }
 
+// TestSelectIntoWritesGivenArray: a result written into a given array is
+// the one Select makes, in that array when it is large enough; whatever
+// the array held before does not matter.
+func TestSelectIntoWritesGivenArray(t *testing.T) {
+	rows := genTxs(chunkRows + 3000)
+	st := load(t, rows)
+	never := func() bool { return false }
+	byAmount := st.Sorted(st.All(), SortKey{Col: ColAmount})
+	for _, text := range []string{"inv-1", "e", "status:settled", "cur:JPY ada"} {
+		f := st.Resolve(Parse(text, time.Now()))
+		for _, cands := range [][]int32{st.All(), byAmount} {
+			want, wantTotals, _ := st.Select(cands, f, never)
+			big := make([]int32, len(cands))
+			for i := range big {
+				big[i] = -7 // garbage from an earlier result
+			}
+			got, gotTotals, err := st.SelectInto(big, cands, f, never)
+			if err != nil || !slices.Equal(got, want) || !slices.Equal(gotTotals, wantTotals) {
+				t.Fatalf("%q: SelectInto differs from Select (%d rows, want %d; %v)", text, len(got), len(want), err)
+			}
+			if len(got) > 0 && len(got) < len(cands) && &got[0] != &big[0] {
+				t.Errorf("%q: result not written into the array given", text)
+			}
+			small := make([]int32, 0, 1)
+			if got, _, _ := st.SelectInto(small, cands, f, never); !slices.Equal(got, want) {
+				t.Errorf("%q: with a small array, %d rows, want %d", text, len(got), len(want))
+			}
+		}
+	}
+}
+
 // TestRefreshMerges: a refresh asks from the newest row minus the overlap
 // (or the oldest row in flight), updates changed rows in place, appends
 // new ones, and leaves the Store it started from untouched.
