@@ -267,6 +267,34 @@ func TestSortedEveryColumn(t *testing.T) {
 	}
 }
 
+// TestSortedAlreadyInOrder: a report whose times already run one way (as
+// the service sends it) is put in order without a sort, and the result
+// is the stable sort's: equal times stay in row order, both directions.
+func TestSortedAlreadyInOrder(t *testing.T) {
+	rows := genTxs(5000)
+	for i := range rows {
+		at := api.NewReportTime(tBase.Add(time.Duration(i/7) * time.Minute)) // runs of seven equal times
+		rows[i].AuthorisedAt, rows[i].SubmittedAt, rows[i].SettledAt = at, api.ReportTime{}, api.ReportTime{}
+	}
+	st := load(t, rows)
+	for _, desc := range []bool{false, true} {
+		for _, cands := range [][]int32{st.All(), st.All()[:4000]} {
+			got := st.Sorted(cands, SortKey{Col: ColTime, Desc: desc})
+			want := slices.Clone(cands)
+			c := refCompare(ColTime)
+			slices.SortStableFunc(want, func(a, b int32) int {
+				if desc {
+					return c(&rows[b], &rows[a])
+				}
+				return c(&rows[a], &rows[b])
+			})
+			if !slices.Equal(got, want) {
+				t.Fatalf("desc=%v, %d rows: order differs from the stable sort", desc, len(cands))
+			}
+		}
+	}
+}
+
 // TestTotals: per-currency credits, debits (failed payouts excluded), net
 // and counts of the filtered rows, on both summing paths.
 func TestTotals(t *testing.T) {
