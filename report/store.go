@@ -82,6 +82,10 @@ const (
 	numEnums
 )
 
+// enumScan is the number of a column's values up to which a value is
+// looked up by comparing rather than in the map.
+const enumScan = 16
+
 // enumOverflow stands for values beyond the first 255 of a column, which
 // the interface never produces.
 const enumOverflow = 255
@@ -446,10 +450,18 @@ func (b *builder) intern(d *dictView, index map[string]uint32, v string) uint32 
 }
 
 func (b *builder) enum(which int, v string) uint8 {
-	if i, ok := b.enumIndex[which][v]; ok {
+	e := b.cur.enums[which]
+	if len(e) <= enumScan {
+		// A column's few values are found by comparing: four columns a
+		// row, and a map's hashing cost more than the comparisons.
+		for i, x := range e {
+			if x == v {
+				return uint8(i) //nolint:gosec // G115: below enumScan
+			}
+		}
+	} else if i, ok := b.enumIndex[which][v]; ok {
 		return i
 	}
-	e := b.cur.enums[which]
 	if len(e) >= enumOverflow {
 		return enumOverflow
 	}
