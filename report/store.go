@@ -136,6 +136,7 @@ type builder struct {
 	enumIndex  [numEnums]map[string]uint8
 	ids        idIndex
 	idsBuilt   bool
+	nameOfIBAN []uint32 // by IBAN id: the name id last seen with it (see payee)
 	firstChunk int   // rows the first chunk is sized for; 0 = unknown
 	pendingMin int64 // report time of the oldest row not yet settled or failed; 0 = none
 }
@@ -324,8 +325,9 @@ func (b *builder) add(t *api.Transaction) error {
 	c.authorised = append(c.authorised, unixNano(t.AuthorisedAt))
 	c.submitted = append(c.submitted, unixNano(t.SubmittedAt))
 	c.settled = append(c.settled, unixNano(t.SettledAt))
-	c.name = append(c.name, b.intern(&s.names, b.nameIndex, t.BeneficiaryName))
-	c.iban = append(c.iban, b.intern(&s.ibans, b.ibanIndex, t.BeneficiaryIBAN))
+	name, iban := b.payee(t.BeneficiaryName, t.BeneficiaryIBAN)
+	c.name = append(c.name, name)
+	c.iban = append(c.iban, iban)
 	c.text = append(c.text, off)
 	c.idLen = append(c.idLen, uint8(len(id)))            //nolint:gosec // G115: clipped to maxID
 	c.refLen = append(c.refLen, uint16(len(ref))|folded) //nolint:gosec // G115: clipped to maxRef
@@ -437,6 +439,26 @@ func isASCII(s string) bool {
 }
 
 // intern returns the dictionary id of v, adding it when new.
+// payee returns the dictionary ids of a row's beneficiary name and IBAN.
+// An IBAN mostly comes with the same name, so the name last seen with it
+// is compared first: one map lookup a row on load instead of two.
+func (b *builder) payee(name, iban string) (nameID, ibanID uint32) {
+	s := &b.cur
+	ibanID = b.intern(&s.ibans, b.ibanIndex, iban)
+	for len(b.nameOfIBAN) < len(s.ibans.vals) {
+		b.nameOfIBAN = append(b.nameOfIBAN, noName)
+	}
+	if n := b.nameOfIBAN[ibanID]; n != noName && s.names.vals[n] == clip(name, maxRef) {
+		return n, ibanID
+	}
+	nameID = b.intern(&s.names, b.nameIndex, name)
+	b.nameOfIBAN[ibanID] = nameID
+	return nameID, ibanID
+}
+
+// noName marks an IBAN not yet seen with a name.
+const noName = ^uint32(0)
+
 func (b *builder) intern(d *dictView, index map[string]uint32, v string) uint32 {
 	if id, ok := index[v]; ok {
 		return id
@@ -641,8 +663,7 @@ func (b *builder) update(i int32, t *api.Transaction) bool {
 	c.typ[j] = b.enum(EnumType, t.Type)
 	c.cur[j] = b.enum(EnumCurrency, t.Currency)
 	c.context[j] = b.enum(EnumContext, t.ContextCode)
-	c.name[j] = b.intern(&s.names, b.nameIndex, t.BeneficiaryName)
-	c.iban[j] = b.intern(&s.ibans, b.ibanIndex, t.BeneficiaryIBAN)
+	c.name[j], c.iban[j] = b.payee(t.BeneficiaryName, t.BeneficiaryIBAN)
 	return true
 }
 
