@@ -137,8 +137,8 @@ type builder struct {
 	ids        idIndex
 	idsBuilt   bool
 	nameOfIBAN []uint32 // by IBAN id: the name id last seen with it (see payee)
-	firstChunk int   // rows the first chunk is sized for; 0 = unknown
-	pendingMin int64 // report time of the oldest row not yet settled or failed; 0 = none
+	firstChunk int      // rows the first chunk is sized for; 0 = unknown
+	pendingMin int64    // report time of the oldest row not yet settled or failed; 0 = none
 }
 
 // New returns an empty store; sizeHint (0 = unknown) sizes the first
