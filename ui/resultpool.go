@@ -12,7 +12,10 @@ import (
 // its next collection): more than the filtering cost. A result that
 // leaves the screen is retired; retired arrays are reused only once no
 // filter request or export that could still read or write one is
-// running, so an array is never written while anything reads it.
+// running, so an array is never written while anything reads it. The
+// pool holds arrays only while a filter is applied: one spare beside the
+// result on screen is what typing needs, and without a filter the
+// dashboard's memory stays what the report holds.
 type resultPool struct {
 	busy    int       // filter requests and exports running
 	retired [][]int32 // off screen, maybe still read by what is running
@@ -20,7 +23,7 @@ type resultPool struct {
 }
 
 // maxPooled bounds the arrays kept; more are left to the collector.
-const maxPooled = 3
+const maxPooled = 1
 
 // take returns an array for a filter request to write its result into
 // (nil when none is free) and counts the request as running.
@@ -52,6 +55,12 @@ func (p *resultPool) take() []int32 {
 	p.free = append(p.free[:best], p.free[best+1:]...)
 	p.free[:len(p.free)+1][len(p.free)] = nil // no stale reference left behind
 	return b[:0]
+}
+
+// drop forgets every array (the running requests keep theirs alive until
+// they finish; they are simply not reused).
+func (p *resultPool) drop() {
+	p.retired, p.free = nil, nil
 }
 
 // hold counts an export of a result as running.

@@ -198,6 +198,7 @@ func (v *txView) loaded(c *viewContext, msg txLoadedMsg) tea.Cmd {
 		return tea.Batch(v.recompute(c, true), release)
 	}
 	v.idx = msg.order
+	v.results.drop() // arrays sized for the previous report
 	v.applied = report.Query{}
 	v.appliedSort = msg.sort
 	v.busy = false
@@ -312,6 +313,10 @@ func (v *txView) result(c *viewContext, msg txResultMsg) {
 		return // superseded
 	}
 	defer func(old []int32) {
+		if msg.q.Empty() {
+			v.results.drop() // no filter: nothing to recycle for
+			return
+		}
 		v.results.reclaim(v.idx) // back on screen (a result that kept its base)
 		v.results.retire(old, v.idx, v.order)
 		v.results.retire(msg.dst, v.idx, v.order)
