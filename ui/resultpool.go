@@ -12,10 +12,10 @@ import (
 // its next collection): more than the filtering cost. A result that
 // leaves the screen is retired; retired arrays are reused only once no
 // filter request or export that could still read or write one is
-// running, so an array is never written while anything reads it. The
-// pool holds arrays only while a filter is applied: one spare beside the
-// result on screen is what typing needs, and without a filter the
-// dashboard's memory stays what the report holds.
+// running, so an array is never written while anything reads it. Only
+// filters' results are handed back, and one spare is kept (what typing
+// needs beside the result on screen): 4 bytes a row once a filter has
+// been typed, none before.
 type resultPool struct {
 	busy    int       // filter requests and exports running
 	retired [][]int32 // off screen, maybe still read by what is running

@@ -314,7 +314,9 @@ func (v *txView) result(c *viewContext, msg txResultMsg) {
 	}
 	defer func(old []int32) {
 		if msg.q.Empty() {
-			v.results.drop() // no filter: nothing to recycle for
+			// Without a filter the rows on screen are the report's
+			// order: nothing is handed back, so refreshes leave the
+			// dashboard's memory what the report holds.
 			return
 		}
 		v.results.reclaim(v.idx) // back on screen (a result that kept its base)
