@@ -312,17 +312,16 @@ func (v *txView) result(c *viewContext, msg txResultMsg) {
 		v.results.retire(msg.dst, v.idx, v.order)
 		return // superseded
 	}
-	defer func(old []int32) {
-		if msg.q.Empty() {
-			// Without a filter the rows on screen are the report's
-			// order: nothing is handed back, so refreshes leave the
-			// dashboard's memory what the report holds.
-			return
-		}
+	// Only a filter's result is handed back: without a filter the rows on
+	// screen are the report's order, so refreshes leave the dashboard's
+	// memory what the report holds.
+	defer func(old []int32, filtered bool) {
 		v.results.reclaim(v.idx) // back on screen (a result that kept its base)
-		v.results.retire(old, v.idx, v.order)
+		if filtered {
+			v.results.retire(old, v.idx, v.order)
+		}
 		v.results.retire(msg.dst, v.idx, v.order)
-	}(v.idx)
+	}(v.idx, !v.applied.Empty())
 	var selected int32 = -1
 	if v.nav.cursor < len(v.idx) {
 		selected = v.idx[v.nav.cursor]
