@@ -1,9 +1,6 @@
 package ui
 
-import (
-	"slices"
-	"unsafe"
-)
+import "slices"
 
 // resultPool recycles the arrays of filter results between keystrokes.
 // Over a million rows the first keys of a query keep nearly every row,
@@ -114,5 +111,5 @@ func (p *resultPool) reclaim(b []int32) {
 }
 
 func sameArray(a, b []int32) bool {
-	return cap(a) > 0 && cap(b) > 0 && unsafe.SliceData(a[:1]) == unsafe.SliceData(b[:1])
+	return cap(a) > 0 && cap(b) > 0 && &a[:1][0] == &b[:1][0]
 }
