@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/bits"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -291,7 +292,7 @@ func (s *Store) All() []int32 {
 // which keep every row, then sum nothing, and a key that keeps a fifth
 // of the report sums that fifth, not the other four.
 func (s *Store) Select(cands []int32, f *Filter, stale func() bool) ([]int32, []Total, error) {
-	return s.SelectInto(nil, cands, f, stale)
+	return s.SelectInto(nil, cands, nil, f, stale)
 }
 
 // SelectInto is Select writing its result into dst's array when it is
@@ -299,8 +300,10 @@ func (s *Store) Select(cands []int32, f *Filter, stale func() bool) ([]int32, []
 // array). A dashboard hands back a result no longer on screen: the
 // first keys of a query keep nearly every row, and a fresh million-row
 // result is 4 MB of memory the kernel faults in page by page, which
-// cost more than the filtering.
-func (s *Store) SelectInto(dst, cands []int32, f *Filter, stale func() bool) ([]int32, []Total, error) {
+// cost more than the filtering. candTotals, when not nil, are the totals
+// of cands (as Select gave them): a key that keeps most of the rows on
+// screen then sums the few it drops instead of the many it keeps.
+func (s *Store) SelectInto(dst, cands []int32, candTotals []Total, f *Filter, stale func() bool) ([]int32, []Total, error) {
 	if f.none() {
 		return []int32{}, nil, nil
 	}
@@ -320,7 +323,16 @@ func (s *Store) SelectInto(dst, cands []int32, f *Filter, stale func() bool) ([]
 		if f.textOnly {
 			keep = func(cands []int32) uint64 { return s.textWord(cands, &f.text) }
 		}
-		out, u, err := s.selectParallel(dst, cands, keep, true, stale)
+		var known *sums
+		switch {
+		case len(cands) == s.n:
+			// Candidates that are every row are each row once: their
+			// sums are every row's.
+			known = s.allSums()
+		case candTotals != nil:
+			known = s.sumsOf(candTotals)
+		}
+		out, u, err := s.selectParallel(dst, cands, keep, true, known, stale)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -341,11 +353,28 @@ func (s *Store) SelectInto(dst, cands []int32, f *Filter, stale func() bool) ([]
 			word |= (bits[i>>6] >> (uint(i) & 63) & 1) << uint(b) //nolint:gosec // G115: row numbers are non-negative
 		}
 		return word
-	}, false, stale)
+	}, false, nil, stale)
 	if err != nil {
 		return nil, nil, err
 	}
 	return out, s.totals(u), nil
+}
+
+// sumsOf turns totals back into sums, nil when a currency is not one of
+// the store's.
+func (s *Store) sumsOf(ts []Total) *sums {
+	u := s.newSums()
+	for _, t := range ts {
+		code := slices.Index(s.enums[EnumCurrency], t.Currency)
+		switch {
+		case code < 0 && t.Currency == s.enumName(EnumCurrency, enumOverflow):
+			code = enumOverflow
+		case code < 0:
+			return nil
+		}
+		u.acc[code] = struct{ credits, debits, count, failed int64 }{t.Credits, t.Debits, int64(t.Count), int64(t.Failed)}
+	}
+	return u
 }
 
 // scattered reports whether neighbouring candidates are mostly far apart
@@ -521,7 +550,7 @@ func (s *Store) sumWords(set []uint64, invert bool) *sums {
 // keys of a query typically match the whole report, and writing a fresh
 // million-entry result (4 MB of pages the kernel must fault in, the heap
 // having been handed back after load) cost most of such a keystroke.
-func (s *Store) selectParallel(dst, cands []int32, keep func([]int32) uint64, sum bool, stale func() bool) ([]int32, *sums, error) {
+func (s *Store) selectParallel(dst, cands []int32, keep func([]int32) uint64, sum bool, known *sums, stale func() bool) ([]int32, *sums, error) {
 	n := len(cands)
 	pos := make([]uint64, (n+63)/64)
 	workers := workersFor(n)
@@ -555,10 +584,9 @@ func (s *Store) selectParallel(dst, cands []int32, keep func([]int32) uint64, su
 		}
 		total += counts[w]
 	}
-	// Candidates that are every row are each row once: their sums are
-	// every row's, known, so the rejected can be summed instead.
-	whole := sum && n == s.n
-	sumRejected := whole && total > n/2
+	// When the candidates' sums are known, the rejected can be summed
+	// instead, when they are fewer.
+	sumRejected := sum && known != nil && total > n/2
 	sumKept := sum && !sumRejected
 	copyOut := total < n
 	out := cands
@@ -574,7 +602,7 @@ func (s *Store) selectParallel(dst, cands []int32, keep func([]int32) uint64, su
 		if !sum {
 			return out, nil, nil
 		}
-		u := *s.allSums()
+		u := *known
 		return out, &u, nil
 	}
 	us := make([]*sums, workers)
@@ -624,7 +652,7 @@ func (s *Store) selectParallel(dst, cands []int32, keep func([]int32) uint64, su
 		us[0].merge(u)
 	}
 	if sumRejected {
-		all := *s.allSums()
+		all := *known
 		all.sub(us[0])
 		return out, &all, nil
 	}

@@ -311,7 +311,10 @@ func TestTotals(t *testing.T) {
 		// (in storage order and through the bitmap of a scattered order)
 		{"status:settled", st.All()}, {"status:settled", byAmount}, {"e", st.All()}, {"e", byAmount},
 		// a scattered part of the report: only rows among it are tested
-		{"inv-1", byAmount[:30000]}, {"e", byAmount[:30000]}} {
+		{"inv-1", byAmount[:30000]}, {"e", byAmount[:30000]},
+		// part of the report in storage order, most kept: with the
+		// candidates' totals given, the rejected are summed
+		{"e", st.All()[:40000]}, {"status:settled", st.All()[1000:50000]}} {
 		text := c.text
 		f := st.Resolve(Parse(text, time.Now()))
 		sel, selTotals, _ := st.Select(c.cands, f, func() bool { return false })
@@ -334,7 +337,11 @@ func TestTotals(t *testing.T) {
 			}
 			w.Net = w.Credits - w.Debits
 		}
-		for _, got := range [][]Total{st.Totals(sel), selTotals} {
+		sel2, knownTotals, _ := st.SelectInto(nil, c.cands, st.Totals(c.cands), f, func() bool { return false })
+		if !slices.Equal(sel2, sel) {
+			t.Fatalf("%q: with the candidates' totals given, %d rows, want %d", text, len(sel2), len(sel))
+		}
+		for _, got := range [][]Total{st.Totals(sel), selTotals, knownTotals} {
 			if len(got) != len(want) {
 				t.Fatalf("%q: %d currencies, want %d", text, len(got), len(want))
 			}
@@ -363,7 +370,7 @@ func TestSelectIntoWritesGivenArray(t *testing.T) {
 			for i := range big {
 				big[i] = -7 // garbage from an earlier result
 			}
-			got, gotTotals, err := st.SelectInto(big, cands, f, never)
+			got, gotTotals, err := st.SelectInto(big, cands, nil, f, never)
 			if err != nil || !slices.Equal(got, want) || !slices.Equal(gotTotals, wantTotals) {
 				t.Fatalf("%q: SelectInto differs from Select (%d rows, want %d; %v)", text, len(got), len(want), err)
 			}
@@ -371,7 +378,7 @@ func TestSelectIntoWritesGivenArray(t *testing.T) {
 				t.Errorf("%q: result not written into the array given", text)
 			}
 			small := make([]int32, 0, 1)
-			if got, _, _ := st.SelectInto(small, cands, f, never); !slices.Equal(got, want) {
+			if got, _, _ := st.SelectInto(small, cands, nil, f, never); !slices.Equal(got, want) {
 				t.Errorf("%q: with a small array, %d rows, want %d", text, len(got), len(want))
 			}
 		}

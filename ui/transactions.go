@@ -248,7 +248,7 @@ func (v *txView) recompute(c *viewContext, keepSel bool) tea.Cmd {
 		store: v.store, gen: gen, cur: v.gen, q: q, sort: v.sort,
 		base: v.idx, baseQ: v.applied, baseSort: v.appliedSort,
 		order: v.order, orderSort: v.orderSort, keepSel: keepSel,
-		dst: v.results.take(),
+		dst: v.results.take(), baseTotals: v.totals,
 	}
 	if keepSel {
 		req.base = nil // the store changed: nothing to narrow from
@@ -269,6 +269,8 @@ type computeReq struct {
 	orderSort report.SortKey
 	keepSel   bool
 	dst       []int32
+	// baseTotals are the totals of base (the rows on screen).
+	baseTotals []report.Total
 }
 
 // run computes the rows for a filter and sort, and their totals. When the
@@ -285,7 +287,7 @@ func (r computeReq) run() txResultMsg {
 		res.idx = r.base
 		res.totals = r.store.Totals(res.idx)
 	case r.base != nil && r.q.Narrows(&r.baseQ):
-		res.idx, res.totals, res.err = r.store.SelectInto(r.dst, r.base, f, stale)
+		res.idx, res.totals, res.err = r.store.SelectInto(r.dst, r.base, r.baseTotals, f, stale)
 		if res.err == nil && r.sort != r.baseSort {
 			res.idx = r.store.Sorted(res.idx, r.sort)
 		}
@@ -300,7 +302,7 @@ func (r computeReq) run() txResultMsg {
 			res.err = report.ErrStale
 			return res
 		}
-		res.idx, res.totals, res.err = r.store.SelectInto(r.dst, res.order, f, stale)
+		res.idx, res.totals, res.err = r.store.SelectInto(r.dst, res.order, nil, f, stale)
 	}
 	return res
 }
