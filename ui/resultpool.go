@@ -26,7 +26,7 @@ const maxPooled = 1
 // (nil when none is free) and counts the request as running.
 func (p *resultPool) take() []int32 {
 	if p.busy == 0 && len(p.retired) > 0 {
-		// Keep the largest few.
+		// Keep the largest (see take below).
 		p.free = append(p.free, p.retired...)
 		clear(p.retired)
 		p.retired = p.retired[:0]
