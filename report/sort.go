@@ -64,6 +64,9 @@ func (s *Store) Sorted(idx []int32, k SortKey) []int32 {
 			keys2[i] = ^keys2[i]
 		}
 	}
+	if keys2 == nil && inOrder(keys, rows) {
+		return rows
+	}
 	if keys2 != nil {
 		radixSort(keys2, rows, keys) // LSD: the less significant word first
 		radixSort(keys, rows, keys2)
@@ -72,6 +75,37 @@ func (s *Store) Sorted(idx []int32, k SortKey) []int32 {
 		radixSort(keys, rows, nil)
 	}
 	return rows
+}
+
+// inOrder puts rows in key order without sorting when the keys already
+// run one way, as a report's times do (the service sends it oldest
+// first, and the dashboard shows it newest first): two passes instead of
+// a radix sort of a million rows, a tenth of a second of every load. It
+// reports false, changing nothing, when the keys are in neither order.
+// The result is the stable sort's: ties stay in row order.
+func inOrder(keys []uint64, rows []int32) bool {
+	up, down := true, true
+	for i := 1; i < len(keys) && (up || down); i++ {
+		up = up && keys[i-1] <= keys[i]
+		down = down && keys[i-1] >= keys[i]
+	}
+	switch {
+	case up:
+		return true
+	case !down:
+		return false
+	}
+	slices.Reverse(keys)
+	slices.Reverse(rows)
+	for i := 0; i < len(keys); { // ties, now in reverse row order, back
+		j := i + 1
+		for j < len(keys) && keys[j] == keys[i] {
+			j++
+		}
+		slices.Reverse(rows[i:j])
+		i = j
+	}
+	return true
 }
 
 // inRowOrder returns idx's rows in ascending row order (a fresh slice),

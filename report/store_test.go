@@ -36,6 +36,55 @@ func TestStoreHoldsEveryRow(t *testing.T) {
 	}
 }
 
+// TestTextSearchFolds: free text finds references and ids whatever their
+// case, ASCII (folded as it is searched) or not (searched in a folded
+// copy kept beside the text), and the text reads back as received.
+func TestTextSearchFolds(t *testing.T) {
+	rows := genTxs(3000)
+	special := map[int]struct{ id, ref string }{
+		10: {"TX-ÄRGER-10", "Rechnung ÄRGER März"},
+		11: {"tx-plain-11", "Facture ÉTÉ 2025"},
+		12: {"TX-UPPER-12", "REF-Ünï-12"},
+		13: {"tx-lower-13", "MiXeD CaSe Ref"},
+	}
+	for i, sp := range special {
+		rows[i].TransactionID, rows[i].BeneficiaryReference = sp.id, sp.ref
+	}
+	st := load(t, rows)
+	for i, sp := range special {
+		if got := st.Tx(int32(i)); got.TransactionID != sp.id || got.BeneficiaryReference != sp.ref {
+			t.Errorf("row %d reads back as %q / %q", i, got.TransactionID, got.BeneficiaryReference)
+		}
+	}
+	byAmount := st.Sorted(st.All(), SortKey{Col: ColAmount})
+	for _, c := range []struct {
+		text string
+		want []int32
+	}{
+		{"ärger", []int32{10}}, {"ÄRGER MÄRZ", []int32{10}}, {"tx-ärger", []int32{10}}, {"été 2025", []int32{11}},
+		{"ünï", []int32{12}}, {"tx-upper", []int32{12}}, {"mixed case", []int32{13}}, {"TX-LOWER-13", []int32{13}},
+		// with a structured condition the row test takes the other path
+		{"été type:" + rows[11].Type, []int32{11}}, {"mixed cur:" + rows[13].Currency, []int32{13}},
+	} {
+		q := Parse(c.text, time.Now())
+		f := st.Resolve(q)
+		for _, cands := range [][]int32{st.All(), byAmount} {
+			got, _, err := st.Select(cands, f, func() bool { return false })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("%q: rows %v, want %v", c.text, got, c.want)
+			}
+		}
+		for _, i := range c.want {
+			if !q.MatchTx(&rows[i]) {
+				t.Errorf("%q: MatchTx misses row %d", c.text, i)
+			}
+		}
+	}
+}
+
 var testQueries = []string{
 	"", "ada", "ADA LOVE", "gb33", "GB33 BUKB", "inv-1", "tx-1", "4000-8", "e", "édith", "ÉDITH", "özlem", "quotes",
 	"type:funding", "cur:jpy", "status:failed", "status:settled ada", "128.95", "1234", "12",
@@ -218,6 +267,34 @@ func TestSortedEveryColumn(t *testing.T) {
 	}
 }
 
+// TestSortedAlreadyInOrder: a report whose times already run one way (as
+// the service sends it) is put in order without a sort, and the result
+// is the stable sort's: equal times stay in row order, both directions.
+func TestSortedAlreadyInOrder(t *testing.T) {
+	rows := genTxs(5000)
+	for i := range rows {
+		at := api.NewReportTime(tBase.Add(time.Duration(i/7) * time.Minute)) // runs of seven equal times
+		rows[i].AuthorisedAt, rows[i].SubmittedAt, rows[i].SettledAt = at, api.ReportTime{}, api.ReportTime{}
+	}
+	st := load(t, rows)
+	for _, desc := range []bool{false, true} {
+		for _, cands := range [][]int32{st.All(), st.All()[:4000]} {
+			got := st.Sorted(cands, SortKey{Col: ColTime, Desc: desc})
+			want := slices.Clone(cands)
+			c := refCompare(ColTime)
+			slices.SortStableFunc(want, func(a, b int32) int {
+				if desc {
+					return c(&rows[b], &rows[a])
+				}
+				return c(&rows[a], &rows[b])
+			})
+			if !slices.Equal(got, want) {
+				t.Fatalf("desc=%v, %d rows: order differs from the stable sort", desc, len(cands))
+			}
+		}
+	}
+}
+
 // TestTotals: per-currency credits, debits (failed payouts excluded), net
 // and counts of the filtered rows, on both summing paths.
 func TestTotals(t *testing.T) {
@@ -229,7 +306,15 @@ func TestTotals(t *testing.T) {
 		cands []int32
 	}{{"", byAmount}, {"ada", byAmount}, {"status:failed", st.All()}, {"cur:JPY", byAmount}, {"cur:JPY", byAmount[:500]}, {"inv-1", st.All()[:40000]},
 		// every row kept: the totals are every row's less none rejected
-		{"inv", st.All()}, {"inv", byAmount}, {"inv-", byAmount[:500]}} {
+		{"inv", st.All()}, {"inv", byAmount}, {"inv-", byAmount[:500]},
+		// most rows kept, not all: every row's totals less the rejected
+		// (in storage order and through the bitmap of a scattered order)
+		{"status:settled", st.All()}, {"status:settled", byAmount}, {"e", st.All()}, {"e", byAmount},
+		// a scattered part of the report: only rows among it are tested
+		{"inv-1", byAmount[:30000]}, {"e", byAmount[:30000]},
+		// part of the report in storage order, most kept: with the
+		// candidates' totals given, the rejected are summed
+		{"e", st.All()[:40000]}, {"status:settled", st.All()[1000:50000]}} {
 		text := c.text
 		f := st.Resolve(Parse(text, time.Now()))
 		sel, selTotals, _ := st.Select(c.cands, f, func() bool { return false })
@@ -252,7 +337,11 @@ func TestTotals(t *testing.T) {
 			}
 			w.Net = w.Credits - w.Debits
 		}
-		for _, got := range [][]Total{st.Totals(sel), selTotals} {
+		sel2, knownTotals, _ := st.SelectInto(nil, c.cands, st.Totals(c.cands), f, func() bool { return false })
+		if !slices.Equal(sel2, sel) {
+			t.Fatalf("%q: with the candidates' totals given, %d rows, want %d", text, len(sel2), len(sel))
+		}
+		for _, got := range [][]Total{st.Totals(sel), selTotals, knownTotals} {
 			if len(got) != len(want) {
 				t.Fatalf("%q: %d currencies, want %d", text, len(got), len(want))
 			}
@@ -260,6 +349,37 @@ func TestTotals(t *testing.T) {
 				if w := want[g.Currency]; w == nil || *w != g {
 					t.Errorf("%q: %+v, want %+v", text, g, w)
 				}
+			}
+		}
+	}
+}
+
+// TestSelectIntoWritesGivenArray: a result written into a given array is
+// the one Select makes, in that array when it is large enough; whatever
+// the array held before does not matter.
+func TestSelectIntoWritesGivenArray(t *testing.T) {
+	rows := genTxs(chunkRows + 3000)
+	st := load(t, rows)
+	never := func() bool { return false }
+	byAmount := st.Sorted(st.All(), SortKey{Col: ColAmount})
+	for _, text := range []string{"inv-1", "e", "status:settled", "cur:JPY ada"} {
+		f := st.Resolve(Parse(text, time.Now()))
+		for _, cands := range [][]int32{st.All(), byAmount} {
+			want, wantTotals, _ := st.Select(cands, f, never)
+			big := make([]int32, len(cands))
+			for i := range big {
+				big[i] = -7 // garbage from an earlier result
+			}
+			got, gotTotals, err := st.SelectInto(big, cands, nil, f, never)
+			if err != nil || !slices.Equal(got, want) || !slices.Equal(gotTotals, wantTotals) {
+				t.Fatalf("%q: SelectInto differs from Select (%d rows, want %d; %v)", text, len(got), len(want), err)
+			}
+			if len(got) > 0 && len(got) < len(cands) && &got[0] != &big[0] {
+				t.Errorf("%q: result not written into the array given", text)
+			}
+			small := make([]int32, 0, 1)
+			if got, _, _ := st.SelectInto(small, cands, nil, f, never); !slices.Equal(got, want) {
+				t.Errorf("%q: with a small array, %d rows, want %d", text, len(got), len(want))
 			}
 		}
 	}

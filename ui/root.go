@@ -224,6 +224,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.tx.result(c, msg)
 		return m, nil
 	case exportedMsg:
+		m.tx.results.done()
 		if msg.err != nil {
 			m.setFlash("export failed: "+msg.err.Error(), true)
 		} else {

@@ -52,6 +52,8 @@ type txView struct {
 	gen      *atomic.Uint64
 	busy     bool
 	problems []string
+	// results recycles the arrays of results gone off screen.
+	results resultPool
 
 	filter    filterBar
 	nav       listNav
@@ -82,6 +84,8 @@ type txResultMsg struct {
 	problems  []string
 	keepSel   bool
 	err       error
+	// dst is the array the request was given to write into.
+	dst []int32
 }
 
 type exportedMsg struct {
@@ -194,6 +198,7 @@ func (v *txView) loaded(c *viewContext, msg txLoadedMsg) tea.Cmd {
 		return tea.Batch(v.recompute(c, true), release)
 	}
 	v.idx = msg.order
+	v.results.drop() // arrays sized for the previous report
 	v.applied = report.Query{}
 	v.appliedSort = msg.sort
 	v.busy = false
@@ -243,6 +248,7 @@ func (v *txView) recompute(c *viewContext, keepSel bool) tea.Cmd {
 		store: v.store, gen: gen, cur: v.gen, q: q, sort: v.sort,
 		base: v.idx, baseQ: v.applied, baseSort: v.appliedSort,
 		order: v.order, orderSort: v.orderSort, keepSel: keepSel,
+		dst: v.results.take(), baseTotals: v.totals,
 	}
 	if keepSel {
 		req.base = nil // the store changed: nothing to narrow from
@@ -262,6 +268,9 @@ type computeReq struct {
 	order     []int32
 	orderSort report.SortKey
 	keepSel   bool
+	dst       []int32
+	// baseTotals are the totals of base (the rows on screen).
+	baseTotals []report.Total
 }
 
 // run computes the rows for a filter and sort, and their totals. When the
@@ -270,7 +279,7 @@ type computeReq struct {
 // report.
 func (r computeReq) run() txResultMsg {
 	stale := func() bool { return r.cur.Load() != r.gen }
-	res := txResultMsg{gen: r.gen, q: r.q, sort: r.sort, order: r.order, orderSort: r.orderSort, keepSel: r.keepSel}
+	res := txResultMsg{gen: r.gen, q: r.q, sort: r.sort, order: r.order, orderSort: r.orderSort, keepSel: r.keepSel, dst: r.dst}
 	f := r.store.Resolve(r.q)
 	res.problems = f.Problems
 	switch {
@@ -278,7 +287,7 @@ func (r computeReq) run() txResultMsg {
 		res.idx = r.base
 		res.totals = r.store.Totals(res.idx)
 	case r.base != nil && r.q.Narrows(&r.baseQ):
-		res.idx, res.totals, res.err = r.store.Select(r.base, f, stale)
+		res.idx, res.totals, res.err = r.store.SelectInto(r.dst, r.base, r.baseTotals, f, stale)
 		if res.err == nil && r.sort != r.baseSort {
 			res.idx = r.store.Sorted(res.idx, r.sort)
 		}
@@ -293,15 +302,28 @@ func (r computeReq) run() txResultMsg {
 			res.err = report.ErrStale
 			return res
 		}
-		res.idx, res.totals, res.err = r.store.Select(res.order, f, stale)
+		res.idx, res.totals, res.err = r.store.SelectInto(r.dst, res.order, nil, f, stale)
 	}
 	return res
 }
 
 func (v *txView) result(c *viewContext, msg txResultMsg) {
+	v.results.done()
 	if msg.gen != v.gen.Load() || msg.err != nil {
+		v.results.retire(msg.idx, v.idx, v.order)
+		v.results.retire(msg.dst, v.idx, v.order)
 		return // superseded
 	}
+	// Only a filter's result is handed back: without a filter the rows on
+	// screen are the report's order, so refreshes leave the dashboard's
+	// memory what the report holds.
+	defer func(old []int32, filtered bool) {
+		v.results.reclaim(v.idx) // back on screen (a result that kept its base)
+		if filtered {
+			v.results.retire(old, v.idx, v.order)
+		}
+		v.results.retire(msg.dst, v.idx, v.order)
+	}(v.idx, !v.applied.Empty())
 	var selected int32 = -1
 	if v.nav.cursor < len(v.idx) {
 		selected = v.idx[v.nav.cursor]
@@ -539,6 +561,7 @@ func (v *txView) export(c *viewContext, format string) tea.Cmd {
 	st, idx := v.store, v.idx
 	dir := c.opts.ExportDir
 	name := "paydash-transactions-" + c.now().Format("20060102-150405")
+	v.results.hold() // idx must not be reused while it is written out
 	return func() tea.Msg {
 		path, n, err := writeExport(dir, name, format, st, idx)
 		return exportedMsg{path: path, n: n, err: err}
