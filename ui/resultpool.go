@@ -11,8 +11,8 @@ import "slices"
 // filter request or export that could still read or write one is
 // running, so an array is never written while anything reads it. Only
 // filters' results are handed back, and one spare is kept (what typing
-// needs beside the result on screen): 4 bytes a row once a filter has
-// been typed, none before.
+// needs beside the result on screen): 4 bytes a row once the filter bar
+// has been opened over a big report (see prepareSpare), none before.
 type resultPool struct {
 	busy    int       // filter requests and exports running
 	retired [][]int32 // off screen, maybe still read by what is running
@@ -52,6 +52,23 @@ func (p *resultPool) take() []int32 {
 	p.free = append(p.free[:best], p.free[best+1:]...)
 	p.free[:len(p.free)+1][len(p.free)] = nil // no stale reference left behind
 	return b[:0]
+}
+
+// hasFree reports whether a free array holds n rows.
+func (p *resultPool) hasFree(n int) bool {
+	for _, b := range p.free {
+		if cap(b) >= n {
+			return true
+		}
+	}
+	return false
+}
+
+// give adds b, read by nothing, to the free arrays (within maxPooled).
+func (p *resultPool) give(b []int32) {
+	if len(p.free) < maxPooled {
+		p.free = append(p.free, b[:0])
+	}
 }
 
 // drop forgets every array (the running requests keep theirs alive until

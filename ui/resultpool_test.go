@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/report"
 )
 
 // TestResultPoolReusesOnlyWhatNothingReads: an array handed back is given
@@ -106,5 +107,46 @@ func TestFilterRowsRightWhileRecycled(t *testing.T) {
 	}
 	if v.results.busy != 0 {
 		t.Fatalf("%d requests still counted as running", v.results.busy)
+	}
+}
+
+// Opening the filter bar over a big report makes the first key's result
+// array ready (every page touched) while the operator starts typing, so
+// the first keystroke does not wait for the kernel to fault a fresh one
+// in; the first key's rows land in it, and are the right rows. An array
+// made for a report since replaced is not used.
+func TestFilterBarPreparesTheFirstKeysArray(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(bigReport)}, 120, 40)
+	h.key("2")
+	v := &h.m.tx
+	if len(v.results.free) != 0 {
+		t.Fatalf("the pool holds %d arrays before any filter", len(v.results.free))
+	}
+	h.key("/")
+	if !v.results.hasFree(bigReport) {
+		t.Fatal("opening the filter bar over a big report prepared no result array")
+	}
+	spare := v.results.free[0]
+	h.typeText("7") // keeps some rows, not all (every row kept is the base itself)
+	wantIDs := want(bigReport, func(t api.Transaction) bool {
+		return strings.Contains(strings.ToLower(t.BeneficiaryName+"\x00"+t.BeneficiaryIBAN+"\x00"+t.BeneficiaryReference+"\x00"+t.TransactionID), "7")
+	})
+	if len(v.idx) != len(wantIDs) || len(v.idx) == 0 || len(v.idx) == bigReport {
+		t.Fatalf("first key: %d rows, want %d", len(v.idx), len(wantIDs))
+	}
+	if !sameArray(v.idx, spare) {
+		t.Error("the first key's rows were not written into the prepared array")
+	}
+	for _, i := range v.idx {
+		if !wantIDs[string(v.store.ID(i))] {
+			t.Fatalf("row %d does not match", i)
+		}
+	}
+	h.key("esc")
+	h.key("esc")
+	v.results.drop()
+	v.spare(spareMsg{store: &report.Store{}, arr: make([]int32, bigReport)})
+	if len(v.results.free) != 0 {
+		t.Error("an array made for another report was taken into the pool")
 	}
 }

@@ -223,6 +223,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case txResultMsg:
 		m.tx.result(c, msg)
 		return m, nil
+	case spareMsg:
+		m.tx.spare(msg)
+		return m, nil
 	case exportedMsg:
 		m.tx.results.done()
 		if msg.err != nil {
