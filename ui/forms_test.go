@@ -456,23 +456,7 @@ func TestDigitsInForms(t *testing.T) {
 // may exist and that a fresh key sends a second one. Each piece of advice
 // is followed: enter sends nothing; e takes a fresh key; n starts over.
 func TestReusedKeyAfterALostAnswerWarnsOfTheEarlierPayment(t *testing.T) {
-	fb := newFake(10)
-	fb.paymentKeys, fb.paymentLoseAnswers = map[string]string{}, 1
-	h := newHarness(t, Options{Backend: fb}, 120, 40)
-	fillPayment(h, "040004")
-	h.key("y")
-	mustContain(t, h.view(), "may or may not have reached the service", "e edits (same key")
-	key := h.m.payment.key
-	h.key("e") // same key, back at the confirmation
-	h.key("shift+tab")
-	h.key("shift+tab") // metadata
-	h.typeText("7")    // order=427
-	h.key("enter")
-	h.key("enter")
-	h.key("y")
-	if h.m.payment.key != key || len(fb.payments) != 2 {
-		t.Fatalf("edit after a lost answer: key %s (was %s), %d sends", h.m.payment.key, key, len(fb.payments))
-	}
+	h, fb, key := editAfterALostAnswer(t)
 	v := h.view()
 	mustContain(t, v, "Idempotency-Key reused (HTTP 422)", "may exist", "a fresh Idempotency-Key sends a second payment", "e edits (a fresh Idempotency-Key), n starts over")
 	if strings.Contains(v, "enter retries") || strings.Contains(v, "nothing was created") {
@@ -494,19 +478,7 @@ func TestReusedKeyAfterALostAnswerWarnsOfTheEarlierPayment(t *testing.T) {
 // The same, following e: the edited payment goes out under a fresh key, as
 // the warning said, and is the only one created besides the first.
 func TestReusedKeyEditSendsTheEditedPaymentUnderAFreshKey(t *testing.T) {
-	fb := newFake(10)
-	fb.paymentKeys, fb.paymentLoseAnswers = map[string]string{}, 1
-	h := newHarness(t, Options{Backend: fb}, 120, 40)
-	fillPayment(h, "040004")
-	h.key("y")
-	key := h.m.payment.key
-	h.key("e")
-	h.key("shift+tab")
-	h.key("shift+tab")
-	h.typeText("7") // order=427
-	h.key("enter")
-	h.key("enter")
-	h.key("y")
+	h, fb, key := editAfterALostAnswer(t)
 	mustContain(t, h.view(), "may exist")
 	h.key("e") // a fresh key
 	if h.m.payment.key == key {
@@ -519,4 +491,30 @@ func TestReusedKeyEditSendsTheEditedPaymentUnderAFreshKey(t *testing.T) {
 	if got := fb.paymentReqs[2].Metadata["order"]; got != "427" {
 		t.Errorf("the payment sent under the fresh key is not the edited one: metadata %v", fb.paymentReqs[2].Metadata)
 	}
+}
+
+// editAfterALostAnswer sends a payment whose answer is lost after the
+// service created it, follows "e edits (same key)", changes the metadata
+// (order=427) and sends again: the service answers that the key was
+// reused. It returns the form's key of the first attempt.
+func editAfterALostAnswer(t *testing.T) (*harness, *fakeBackend, string) {
+	t.Helper()
+	fb := newFake(10)
+	fb.paymentKeys, fb.paymentLoseAnswers = map[string]string{}, 1
+	h := newHarness(t, Options{Backend: fb}, 120, 40)
+	fillPayment(h, "040004")
+	h.key("y")
+	mustContain(t, h.view(), "may or may not have reached the service", "e edits (same key")
+	key := h.m.payment.key
+	h.key("e") // same key, back at the confirmation
+	h.key("shift+tab")
+	h.key("shift+tab") // metadata
+	h.typeText("7")    // order=427
+	h.key("enter")
+	h.key("enter")
+	h.key("y")
+	if h.m.payment.key != key || len(fb.payments) != 2 {
+		t.Fatalf("edit after a lost answer: key %s (was %s), %d sends", h.m.payment.key, key, len(fb.payments))
+	}
+	return h, fb, key
 }
