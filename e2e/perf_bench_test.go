@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
+	"github.com/paydash/paydash/internal/rawreport"
 )
 
 // procStatus reads a field of /proc/<pid>/status in KiB (VmRSS: resident
@@ -129,19 +129,7 @@ func BenchmarkWholeProcess1M(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		req, _ := http.NewRequest("GET", strings.TrimSuffix(acfg.PayoutsURL, "/")+"/v1/transactions", nil)
-		req.Header.Set("Authorization", "Bearer "+tok)
-		start := time.Now()
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n, err := io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if err != nil || resp.StatusCode != 200 {
-			b.Fatalf("raw download: %d %v", resp.StatusCode, err)
-		}
-		return time.Since(start), n
+		return rawreport.Download(b, acfg.PayoutsURL, tok)
 	}
 	devnull, _ := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	defer devnull.Close()
