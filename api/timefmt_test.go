@@ -149,3 +149,16 @@ func TestParseMandateTime(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendReportTime: the hand-placed digits equal time.Format across
+// leap years, centuries, month ends and the whole of a day.
+func TestAppendReportTime(t *testing.T) {
+	start := time.Date(1899, 12, 31, 23, 59, 59, 999_999_900, time.UTC)
+	for i := range 200_000 {
+		at := start.Add(time.Duration(i)*7*time.Hour + time.Duration(i%1000)*123_456_700)
+		rt := api.NewReportTime(at)
+		if got, want := string(api.AppendReportTime(nil, rt)), rt.String(); got != want {
+			t.Fatalf("%v: %s, want %s", at, got, want)
+		}
+	}
+}

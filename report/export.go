@@ -177,7 +177,7 @@ func (x *Writer) appendCSV(t *api.Transaction) {
 	for _, ts := range [...]api.ReportTime{t.AuthorisedAt, t.SubmittedAt, t.SettledAt} {
 		b = append(b, ',')
 		if !ts.IsZero() {
-			b = appendReportTime(b, ts)
+			b = api.AppendReportTime(b, ts)
 		}
 	}
 	x.line = append(b, '\n')
@@ -263,7 +263,7 @@ func (x *Writer) appendJSON(t *api.Transaction) {
 	}{{`,"authorised_at":"`, t.AuthorisedAt}, {`,"submitted_at":"`, t.SubmittedAt}, {`,"settled_at":"`, t.SettledAt}} {
 		if !m.ts.IsZero() {
 			b = append(b, m.name...)
-			b = append(appendReportTime(b, m.ts), '"')
+			b = append(api.AppendReportTime(b, m.ts), '"')
 		}
 	}
 	x.line = append(b, "}\n"...)
@@ -309,72 +309,6 @@ func appendAmountPlain(b []byte, minor int64, currency string) []byte {
 	}
 	return b
 }
-
-// appendReportTime writes t in api.ReportTimeLayout
-// ("2006-01-02T15:04:05.0000000Z") with hand-placed digits: three
-// timestamps a row make time.Format most of an export's time.
-func appendReportTime(b []byte, t api.ReportTime) []byte {
-	// Years 1700 to 2200: well inside UnixNano's range.
-	if sec := t.Unix(); sec < -8_520_336_000 || sec > 7_258_118_400 {
-		return t.UTC().AppendFormat(b, api.ReportTimeLayout)
-	}
-	ns := t.UnixNano()
-	secs := ns / 1e9
-	frac := ns % 1e9
-	if frac < 0 {
-		secs--
-		frac += 1e9
-	}
-	days := secs / 86400
-	rem := secs % 86400
-	if rem < 0 {
-		days--
-		rem += 86400
-	}
-	y, m, d := civil(days)
-	b = append2(append2(b, y/100), y%100)
-	b = append2(append(b, '-'), m)
-	b = append2(append(b, '-'), d)
-	b = append2(append(b, 'T'), int(rem/3600))
-	b = append2(append(b, ':'), int(rem/60%60))
-	b = append2(append(b, ':'), int(rem%60))
-	f := int(frac / 100)
-	b = append(b, '.', byte('0'+f/1_000_000))
-	b = append2(b, f/10_000%100)
-	b = append2(b, f/100%100)
-	b = append2(b, f%100)
-	return append(b, 'Z')
-}
-
-// civil converts days since 1970-01-01 to a date (Howard Hinnant's
-// days_from_civil, inverted).
-func civil(days int64) (year, month, day int) {
-	z := days + 719468
-	era := z / 146097
-	if z < 0 && z%146097 != 0 {
-		era = (z - 146096) / 146097
-	}
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	y := yoe + era*400
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d := doy - (153*mp+2)/5 + 1
-	m := mp + 3
-	if m > 12 {
-		m -= 12
-	}
-	if m <= 2 {
-		y++
-	}
-	return int(y), int(m), int(d)
-}
-
-const pairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
-	"8081828384858687888990919293949596979899"
-
-func append2(b []byte, v int) []byte { return append(b, pairs[2*v], pairs[2*v+1]) }
 
 // Export writes rows of s in their order.
 func (s *Store) Export(w io.Writer, f Format, rows []int32) (int, error) {

@@ -320,39 +320,11 @@ func appendPlain(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// appendReportTime writes "YYYY-MM-DDTHH:MM:SS.fffffffZ" (api.ReportTimeLayout)
-// with hand-placed digits: it runs three times per record.
+// appendReportTime writes the quoted report timestamp of ns (Unix
+// nanoseconds).
 func appendReportTime(b []byte, ns int64) []byte {
-	t := time.Unix(0, ns).UTC()
-	y, mo, d := t.Date()
-	h, mi, s := t.Clock()
-	f := t.Nanosecond() / 100
-	b = append(b, '"')
-	b = appendPair(b, y/100)
-	b = appendPair(b, y%100)
-	b = append(b, '-')
-	b = appendPair(b, int(mo))
-	b = append(b, '-')
-	b = appendPair(b, d)
-	b = append(b, 'T')
-	b = appendPair(b, h)
-	b = append(b, ':')
-	b = appendPair(b, mi)
-	b = append(b, ':')
-	b = appendPair(b, s)
-	b = append(b, '.', byte('0'+f/1_000_000)) //nolint:gosec // G115: f is a nanosecond count below 1e9, so this is one digit
-	b = appendPair(b, f/10_000%100)
-	b = appendPair(b, f/100%100)
-	b = appendPair(b, f%100)
-	return append(b, 'Z', '"')
+	return append(api.AppendReportTime(append(b, '"'), api.ReportTime{Time: time.Unix(0, ns)}), '"')
 }
-
-const pairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
-	"8081828384858687888990919293949596979899"
-
-// appendPair writes v (0..99) as two digits.
-func appendPair(b []byte, v int) []byte { return append(b, pairs[2*v], pairs[2*v+1]) }
 
 // appendDigits writes v zero-padded to n digits.
 func appendDigits(b []byte, v, n int) []byte {
