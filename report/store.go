@@ -232,6 +232,20 @@ func (s *Store) Status(i int32) string   { c, j := s.at(i); return s.enumName(En
 // never were (fundings), when it was submitted or settled.
 func (s *Store) Time(i int32) time.Time { return time.Unix(0, s.atNs(i)) }
 
+// LatestTime is when row i last moved: settled, else submitted, else
+// authorised, as api.Transaction.LatestTime (the account page and the
+// CLI's time column). Time, the report's own row time, is the
+// authorisation.
+func (s *Store) LatestTime(i int32) time.Time {
+	c, j := s.at(i)
+	for _, ns := range [...]int64{c.settled[j], c.submitted[j], c.authorised[j]} {
+		if ns != 0 {
+			return time.Unix(0, ns)
+		}
+	}
+	return time.Time{}
+}
+
 func (s *Store) atNs(i int32) int64 {
 	c, j := s.at(i)
 	return rowTime(c.authorised[j], c.submitted[j], c.settled[j])

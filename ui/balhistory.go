@@ -58,7 +58,8 @@ func balanceHistory(st *report.Store, now time.Time) tea.Cmd {
 				h = &curHistory{}
 				out[cur] = h
 			}
-			at := st.Time(i).In(now.Location())
+			latest := st.LatestTime(i)
+			at := latest.In(now.Location())
 			if at.Before(first) {
 				continue
 			}
@@ -81,7 +82,7 @@ func balanceHistory(st *report.Store, now time.Time) tea.Cmd {
 			h.moves[day] += amt
 			// Only a row that would enter the latest few is built in full
 			// (a million-row report must not allocate a million records).
-			if len(h.recent) < recentRows || h.recent[len(h.recent)-1].LatestTime().Before(st.Time(i)) {
+			if len(h.recent) < recentRows || h.recent[len(h.recent)-1].LatestTime().Before(latest) {
 				h.recent = appendRecent(h.recent, st.Tx(i))
 			}
 		}
