@@ -302,7 +302,7 @@ func (q *Query) MatchTx(t *api.Transaction) bool {
 		return false
 	}
 	if q.From != 0 || q.To != 0 {
-		at := rowTime(unixNano(t.AuthorisedAt), unixNano(t.SubmittedAt), unixNano(t.SettledAt))
+		at := rowTimeOf(t)
 		if q.From != 0 && at < q.From || q.To != 0 && at >= q.To {
 			return false
 		}
@@ -330,6 +330,22 @@ func (q *Query) MatchTx(t *api.Transaction) bool {
 		}
 	}
 	return text(q.Text)
+}
+
+// RowTime is t's time in the report, as the Store keeps it (Store.Time):
+// when it was authorised, or for a row never authorised (a funding), when
+// it was submitted or settled. The date, from and to filters, the sort by
+// time and the dashboard's Time column all use it, so the CLI's time
+// column does too: a row shown is then always inside the dates asked for.
+func RowTime(t *api.Transaction) time.Time {
+	if ns := rowTimeOf(t); ns != 0 {
+		return time.Unix(0, ns).UTC()
+	}
+	return time.Time{}
+}
+
+func rowTimeOf(t *api.Transaction) int64 {
+	return rowTime(unixNano(t.AuthorisedAt), unixNano(t.SubmittedAt), unixNano(t.SettledAt))
 }
 
 // containsFolded reports whether Fold(s) contains p (already folded),

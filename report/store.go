@@ -368,7 +368,7 @@ func (b *builder) ownForUpdate(k int) {
 }
 
 func (b *builder) noteTime(t *api.Transaction) {
-	at := rowTime(unixNano(t.AuthorisedAt), unixNano(t.SubmittedAt), unixNano(t.SettledAt))
+	at := rowTimeOf(t)
 	b.cur.newest = max(b.cur.newest, at)
 	if pending(t.Status) && (b.pendingMin == 0 || at < b.pendingMin) {
 		b.pendingMin = at

@@ -390,7 +390,7 @@ func (t *tableWriter) write(tx *api.Transaction) error {
 	if err := t.header(); err != nil {
 		return err
 	}
-	return t.line([]string{tx.LatestTime().UTC().Format(time.DateTime), tx.Type, tx.Status,
+	return t.line([]string{report.RowTime(tx).Format(time.DateTime), tx.Type, tx.Status,
 		api.FormatAmount(tx.AmountInMinor, tx.Currency), tx.BeneficiaryName, tx.BeneficiaryReference, tx.TransactionID})
 }
 

@@ -307,3 +307,31 @@ func TestTransactionsOutSaysWhatWasWrittenOfWhat(t *testing.T) {
 		})
 	}
 }
+
+// The table's time is the row's report time, the one --from/--to, date:
+// and the dashboard's Time column use: a payout authorised on the last
+// day asked for and settled two days later is listed at its authorisation,
+// inside the dates asked for, and rows come out in time order.
+func TestTransactionsTableTimeIsTheTimeTheDatesFilterBy(t *testing.T) {
+	day := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	txs := []api.Transaction{
+		{TransactionID: "00000000-0000-4000-8000-000000000001", Type: api.TransactionPayout, Status: api.StateSettled, Currency: "GBP", AmountInMinor: 100,
+			AuthorisedAt: api.NewReportTime(day.Add(9 * time.Hour)), SettledAt: api.NewReportTime(day.Add(9*time.Hour + time.Minute))},
+		{TransactionID: "00000000-0000-4000-8000-000000000002", Type: api.TransactionPayout, Status: api.StateSettled, Currency: "GBP", AmountInMinor: 200,
+			AuthorisedAt: api.NewReportTime(day.Add(23*time.Hour + 59*time.Minute)), SubmittedAt: api.NewReportTime(day.Add(47 * time.Hour)),
+			SettledAt: api.NewReportTime(day.Add(71 * time.Hour))},
+	}
+	s, out, _ := testStreams("")
+	if err := Transactions(context.Background(), s, &fakeStreamer{txs: txs}, &TransactionsOptions{From: "2025-03-01", To: "2025-03-01"}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want a header and 2 rows:\n%s", out)
+	}
+	for i, want := range []string{"2025-03-01 09:00:00", "2025-03-01 23:59:00"} {
+		if !strings.HasPrefix(lines[i+1], want) {
+			t.Errorf("row %d: %q, want it at %s", i+1, lines[i+1], want)
+		}
+	}
+}
