@@ -233,9 +233,9 @@ func (s *Store) Status(i int32) string   { c, j := s.at(i); return s.enumName(En
 func (s *Store) Time(i int32) time.Time { return time.Unix(0, s.atNs(i)) }
 
 // LatestTime is when row i last moved: settled, else submitted, else
-// authorised, as api.Transaction.LatestTime (the account page and the
-// CLI's time column). Time, the report's own row time, is the
-// authorisation.
+// authorised, as api.Transaction.LatestTime, read from the columns so a
+// pass over a million rows builds no records (the account page's daily
+// movements). Time, the report's own row time, is the authorisation.
 func (s *Store) LatestTime(i int32) time.Time {
 	c, j := s.at(i)
 	for _, ns := range [...]int64{c.settled[j], c.submitted[j], c.authorised[j]} {
