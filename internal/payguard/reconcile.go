@@ -68,6 +68,14 @@ func Resolve(ctx context.Context, log *Log, k *Known, states FinalStates, matche
 	return out
 }
 
+// Paid reports whether p may have paid its payee: not refused, rejected
+// or failed as far as the record shows, and, when the record leaves it
+// open, not since found rejected or failed in the report or the relay's
+// history (which Resolve then appends to the record).
+func Paid(ctx context.Context, log *Log, k *Known, states FinalStates, p Payment, now time.Time) bool {
+	return p.paid() && len(Resolve(ctx, log, k, states, []Payment{p}, now)) > 0
+}
+
 // open reports whether an outcome is not final yet: accepted, or no
 // answer recorded.
 func open(outcome string) bool {

@@ -380,6 +380,13 @@ func formatTotals(t map[string]int64) string {
 	return strings.Join(parts, " + ")
 }
 
+// unpaidAdvice is how to pay rows the service rejected or that failed:
+// none of their money left (a returned payout's came back). Running this
+// file again would not send them (its journal has them as done); sending
+// the whole file again as a new one is safe but noisy (the rows paid are
+// held as duplicates). Tests follow it literally.
+const unpaidAdvice = "rejected and failed rows were not paid: to pay them, fix the cause shown and send only those rows in a new file; a row matching a payout already made is held as a duplicate, not paid twice"
+
 // report prints the summary: JSON on stdout, or a few lines a person reads
 // at a glance, with every row that needs attention.
 func report(s *cmdutil.Streams, sum *Summary, asJSON bool) error {
@@ -444,6 +451,9 @@ func writeSummary(w io.Writer, sum *Summary) error {
 	}
 	if c.Changed > 0 {
 		b.WriteString("  " + changedAdvice + "\n")
+	}
+	if c.Rejected+c.Failed > 0 {
+		b.WriteString("  " + unpaidAdvice + "\n")
 	}
 	if c.NotSent > 0 {
 		b.WriteString("  run the same command again to send the rest: rows already accepted are skipped, the others keep their transaction_id\n")

@@ -341,10 +341,18 @@ func (p *Prepared) plan(ctx context.Context, known *payguard.Known) error {
 				}
 			}
 		}
+		// What this line sent before it was edited only makes the edit a
+		// second payment if that payout may have paid: one the service
+		// rejected or that failed paid nobody, and the corrected row is
+		// simply its first payout.
+		if pl.Before != nil && known != nil && !p.paid(ctx, known, *pl.Before, now) {
+			pl.Before = nil
+			delete(p.changed, row.Line)
+		}
 		if pl.Action == ActionSend && pl.Before == nil && known != nil {
 			for _, m := range known.SamePayee(&req, now, p.opt.Guard.Window) {
-				if p.otherRowOfThisFile(m, row.Line) {
-					continue // another row of this batch, still as it was sent
+				if p.otherRowOfThisFile(m, row.Line) || !p.paid(ctx, known, m, now) {
+					continue // another row of this batch, still as it was sent; or nothing paid
 				}
 				pl.Before = &m
 				break
@@ -373,6 +381,19 @@ func (p *Prepared) plan(ctx context.Context, known *payguard.Known) error {
 		p.Plan = append(p.Plan, pl)
 	}
 	return nil
+}
+
+// paid reports whether an earlier payout pm may have paid its payee (see
+// payguard.Paid).
+func (p *Prepared) paid(ctx context.Context, known *payguard.Known, pm payguard.Payment, now time.Time) bool {
+	var (
+		log    *payguard.Log
+		states payguard.FinalStates
+	)
+	if p.opt.Guard != nil {
+		log, states = p.opt.Guard.Log, p.opt.Guard.States
+	}
+	return payguard.Paid(ctx, log, known, states, pm, now)
 }
 
 // otherRowOfThisFile reports whether pm is what another line of this
