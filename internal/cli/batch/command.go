@@ -112,6 +112,9 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 		}
 		return nil
 	}
+	if err := checkFundsBeforeSending(ctx, prep, client); err != nil {
+		return err
+	}
 	if err := confirm(s, prep, p.Name, p.Production, o.Yes); err != nil {
 		return err
 	}
@@ -143,6 +146,36 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 	}
 	return nil
 }
+
+// checkFundsBeforeSending refuses a run whose rows to send one account
+// cannot pay, or that has no account for, before anything is sent or
+// asked, as payout create does: sent anyway, the service pays the rows in
+// file order until the money runs out and rejects the rest, leaving a
+// batch half paid.
+func checkFundsBeforeSending(ctx context.Context, prep *Prepared, client *api.Client) error {
+	toSend := prep.Summary().ToSend
+	if len(toSend) == 0 {
+		return nil
+	}
+	bals, err := client.Balances(ctx)
+	if err != nil {
+		return fmt.Errorf("reading balances to check the batch can be paid (nothing was sent): %w", err)
+	}
+	funds := CheckFunds(toSend, bals)
+	for _, f := range funds {
+		if !f.OK {
+			var b strings.Builder
+			b.WriteString("the batch cannot be paid in full, so nothing was sent:\n")
+			writeFunds(&b, funds)
+			b.WriteString(fundsAdvice)
+			return cmdutil.Exit(cmdutil.ExitNotAccepted, errors.New(b.String()))
+		}
+	}
+	return nil
+}
+
+// fundsAdvice follows a refusal for funds; a test follows it literally.
+const fundsAdvice = "fund the account, then run the same command again (--dry-run shows this check without sending)"
 
 func firstNonEmpty(ss ...string) string {
 	for _, s := range ss {
@@ -497,25 +530,16 @@ func writeDryRun(b *strings.Builder, sum *Summary) {
 			if r.ChangedFrom != nil {
 				fmt.Fprintf(b, "              CHANGED: already paid as %s; would be a second payout (--allow-duplicate)\n", r.ChangedFrom)
 			}
+			if r.DuplicateOf != nil {
+				fmt.Fprintf(b, "              DUPLICATE of %s; would be a second payout (--allow-duplicate)\n", r.DuplicateOf)
+			}
 		case ResultDuplicate:
 			fmt.Fprintf(b, "  DUPLICATE   line %d  %s  %s  %s  ref %q: matches payout %s\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.Name, r.IBAN, r.Reference, r.DuplicateOf)
 		case ResultChanged:
 			fmt.Fprintf(b, "  CHANGED     line %d  %s  %s  %s  ref %q: already paid as %s\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.Name, r.IBAN, r.Reference, r.ChangedFrom)
 		}
 	}
-	for _, f := range sum.Funds {
-		switch {
-		case !f.Account:
-			fmt.Fprintf(b, "  %s: %s to send, but the profile has NO %s payout account\n", f.Currency, api.FormatAmount(f.ToSendInMinor, f.Currency), f.Currency)
-		case f.Status == api.AccountDisabled:
-			fmt.Fprintf(b, "  %s: %s to send, but the %s account is disabled\n", f.Currency, api.FormatAmount(f.ToSendInMinor, f.Currency), f.Currency)
-		case !f.OK:
-			fmt.Fprintf(b, "  %s: %s to send EXCEEDS the available %s (short by %s)\n", f.Currency, api.FormatAmount(f.ToSendInMinor, f.Currency),
-				api.FormatAmount(f.AvailableInMinor, f.Currency), api.FormatAmount(f.ToSendInMinor-f.AvailableInMinor, f.Currency))
-		default:
-			fmt.Fprintf(b, "  %s: %s to send, %s available\n", f.Currency, api.FormatAmount(f.ToSendInMinor, f.Currency), api.FormatAmount(f.AvailableInMinor, f.Currency))
-		}
-	}
+	writeFunds(b, sum.Funds)
 	fmt.Fprintf(b, "  would send %d", c.WouldSend)
 	if c.PreviousRun > 0 {
 		fmt.Fprintf(b, "; %d already sent (journal %s) would be skipped", c.PreviousRun, sum.Journal)
@@ -531,4 +555,22 @@ func writeDryRun(b *strings.Builder, sum *Summary) {
 		b.WriteString("  " + changedAdvice + "\n")
 	}
 	b.WriteString("  nothing was sent\n")
+}
+
+// writeFunds writes one line per currency: what the rows to send add up
+// to against the account's available balance, or why it cannot pay.
+func writeFunds(b *strings.Builder, funds []FundsCheck) {
+	for _, f := range funds {
+		switch {
+		case !f.Account:
+			fmt.Fprintf(b, "  %s: %s to send, but the profile has NO %s payout account\n", f.Currency, api.FormatAmount(f.ToSendInMinor, f.Currency), f.Currency)
+		case f.Status == api.AccountDisabled:
+			fmt.Fprintf(b, "  %s: %s to send, but the %s account is disabled\n", f.Currency, api.FormatAmount(f.ToSendInMinor, f.Currency), f.Currency)
+		case !f.OK:
+			fmt.Fprintf(b, "  %s: %s to send EXCEEDS the available %s (short by %s)\n", f.Currency, api.FormatAmount(f.ToSendInMinor, f.Currency),
+				api.FormatAmount(f.AvailableInMinor, f.Currency), api.FormatAmount(f.ToSendInMinor-f.AvailableInMinor, f.Currency))
+		default:
+			fmt.Fprintf(b, "  %s: %s to send, %s available\n", f.Currency, api.FormatAmount(f.ToSendInMinor, f.Currency), api.FormatAmount(f.AvailableInMinor, f.Currency))
+		}
+	}
 }

@@ -97,7 +97,8 @@ type RowResult struct {
 	// rejection or failure reason.
 	State  string `json:"state,omitempty"`
 	Reason string `json:"reason,omitempty"`
-	// DuplicateOf is the earlier payout a duplicate row matches.
+	// DuplicateOf is the earlier payout a duplicate row matches: held
+	// back, or, released by --allow-duplicate, a second payout.
 	DuplicateOf *payguard.Payment `json:"duplicate_of,omitempty"`
 	// ChangedFrom is the payout already sent for this row (same line of
 	// the file, or same IBAN and reference) with other details: the row
@@ -677,6 +678,10 @@ func (p *Prepared) results() []RowResult {
 		}
 		if m := p.dups[row.Line]; m != nil {
 			r.Result, r.DuplicateOf = ResultDuplicate, m
+		} else if pl := p.planned(i); pl != nil && pl.Match != nil && !r.PreviousRun {
+			// Released by --allow-duplicate: sent (or to be sent) as a
+			// second payout, and shown as one.
+			r.DuplicateOf = pl.Match
 		}
 		if pl := p.planned(i); pl != nil && pl.Before != nil {
 			r.ChangedFrom = pl.Before

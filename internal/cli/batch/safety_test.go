@@ -3,6 +3,7 @@ package batch
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -649,4 +650,73 @@ func TestTwoRowsToOnePayeeAreNotChangedRows(t *testing.T) {
 		t.Fatalf("the second row to the same payee: exit %d\n%s", r.code, r.all())
 	}
 	x.wantPaidOnce(t, "NOV-ADA", []string{"NOV-ADA 100.00 GBP", "NOV-ADA 25.50 GBP"})
+}
+
+// TestUnpayableBatchIsRefusedBeforeAnythingIsSent: a batch whose rows one
+// account cannot pay, or that has no account for, is refused before any
+// row goes (sent anyway, the service pays rows in file order until the
+// money runs out and rejects the rest). The advice, followed literally
+// (fund the account, run the same command again), pays each row once.
+func TestUnpayableBatchIsRefusedBeforeAnythingIsSent(t *testing.T) {
+	x := startSvc(t, map[string]int64{"GBP": 770_000_000})
+	file := writeFileIn(t, "name,iban,reference,amount,currency\n"+
+		"Big,"+ibanGB+",UNF-1,5000000.00,GBP\n"+
+		"Bigger,"+ibanGB+",UNF-2,5000000.00,GBP\n")
+	r := x.batch(t, context.Background(), file, "", CommandOptions{Yes: true})
+	if r.code != cmdutil.ExitNotAccepted || !strings.Contains(r.all(), "nothing was sent") ||
+		!strings.Contains(r.all(), "£10,000,000.00 to send EXCEEDS the available £7,700,000.00") || !strings.Contains(r.all(), fundsAdvice) {
+		t.Fatalf("unfunded batch: exit %d, want %d with the shortfall and the advice\n%s", r.code, cmdutil.ExitNotAccepted, r.all())
+	}
+	if got := x.paid(t, "UNF"); len(got) != 0 {
+		t.Fatalf("an unfunded batch sent payouts: %v", got)
+	}
+
+	// The advice: fund the account, then the same command again.
+	if _, err := x.srv.Fund("GBP", 300_000_000, "Treasury Top Up"); err != nil {
+		t.Fatal(err)
+	}
+	if r := x.batch(t, context.Background(), file, "", CommandOptions{Yes: true}); r.code != 0 {
+		t.Fatalf("after funding: exit %d\n%s", r.code, r.all())
+	}
+	x.wantPaidOnce(t, "UNF", []string{"UNF-1 5000000.00 GBP", "UNF-2 5000000.00 GBP"})
+
+	// A currency the profile has no account for stops the whole batch too.
+	usd := writeFileIn(t, "name,iban,reference,amount,currency\n"+
+		"Pound,"+ibanGB+",USD-1,1.00,GBP\n"+
+		"Dollar,"+ibanGB+",USD-2,77.70,USD\n")
+	r = x.batch(t, context.Background(), usd, "", CommandOptions{Yes: true})
+	if r.code != cmdutil.ExitNotAccepted || !strings.Contains(r.all(), "NO USD payout account") {
+		t.Fatalf("batch with a USD row and no USD account: exit %d\n%s", r.code, r.all())
+	}
+	if got := x.paid(t, "USD"); len(got) != 0 {
+		t.Fatalf("a batch with an unpayable currency sent payouts: %v", got)
+	}
+}
+
+// TestDryRunShowsDuplicatesReleasedByAllowDuplicate: with
+// --allow-duplicate a dry run lists each row matching an earlier payout
+// as a second payout (text and JSON), as the confirmation does, so
+// "check with --dry-run, then --yes" never pays one twice unseen.
+func TestDryRunShowsDuplicatesReleasedByAllowDuplicate(t *testing.T) {
+	x := startSvc(t, nil)
+	first := writeFileIn(t, "name,iban,reference,amount,currency\nAda Lovelace,"+ibanGB+",REL-1,10.00,GBP\n")
+	if r := x.batch(t, context.Background(), first, "", CommandOptions{Yes: true}); r.code != 0 {
+		t.Fatalf("first batch: exit %d\n%s", r.code, r.all())
+	}
+	again := writeFileIn(t, "name,iban,reference,amount,currency\n"+
+		"Ada Lovelace,"+ibanGB+",REL-1,10.00,GBP\n"+
+		"Grace Hopper,"+ibanGB+",REL-2,20.00,GBP\n")
+	r := x.batch(t, context.Background(), again, "", CommandOptions{DryRun: true, AllowDuplicate: true})
+	if !strings.Contains(r.out, "DUPLICATE of") || !strings.Contains(r.out, "would be a second payout (--allow-duplicate)") {
+		t.Fatalf("dry run with --allow-duplicate does not show the duplicate:\n%s", r.all())
+	}
+	r = x.batch(t, context.Background(), again, "", CommandOptions{DryRun: true, AllowDuplicate: true, JSON: true})
+	var sum Summary
+	if err := json.Unmarshal([]byte(r.out), &sum); err != nil {
+		t.Fatalf("JSON dry run: %v\n%s", err, r.out)
+	}
+	if len(sum.Rows) != 2 || sum.Rows[0].DuplicateOf == nil || sum.Rows[1].DuplicateOf != nil {
+		t.Fatalf("JSON dry run: want duplicate_of on line 2 only, got %+v", sum.Rows)
+	}
+	x.wantPaidOnce(t, "REL", []string{"REL-1 10.00 GBP"})
 }
