@@ -93,6 +93,9 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 		opts.Guard.States = relayclient.History{URL: relayURL, Token: p.RelayToken.Reveal()}
 	}
 	prep, err := Prepare(ctx, f, opts)
+	if errors.As(err, &bad) {
+		return cmdutil.Exit(cmdutil.ExitUsage, err)
+	}
 	if err != nil {
 		return err
 	}

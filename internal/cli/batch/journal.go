@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/paydash/paydash/api"
 )
 
 // Journal record kinds.
@@ -297,16 +299,24 @@ func (j *Journal) check(f *File) error {
 		return fmt.Errorf("batch journal %s has version %d; this paydash writes version %d", j.path, j.begin.Version, journalVersion)
 	}
 	if j.begin.SHA256 != f.SHA256 {
-		accepted := 0
-		for _, s := range j.sent {
-			if s.Outcome == OutcomeAccepted {
-				accepted++
+		accepted, unpaid := 0, 0
+		for line, s := range j.sent {
+			if s.Outcome != OutcomeAccepted {
+				continue
+			}
+			accepted++
+			if st := j.states[j.ids[line]].State; st == api.StateRejected || st == api.StateFailed {
+				unpaid++
 			}
 		}
-		return fmt.Errorf("%w: %s changed since the run that wrote %s, which records %d payout(s) accepted by the service. "+
+		records := fmt.Sprintf("%d payout(s) accepted by the service", accepted)
+		if unpaid > 0 {
+			records += fmt.Sprintf(" (%d of them since rejected or failed)", unpaid)
+		}
+		return fmt.Errorf("%w: %s changed since the run that wrote %s, which records %s. "+
 			"Restore the original file to resume that batch, or pass --journal NEWPATH to reconcile the changed file with what was already sent: "+
 			"rows already sent are skipped and only new rows are sent, listed first; a row edited after it was paid is listed as CHANGED and not sent "+
-			"(pass --allow-duplicate as well to pay it as a second, new payout)", ErrJournalMismatch, f.Path, j.path, accepted)
+			"(pass --allow-duplicate as well to pay it as a second, new payout)", ErrJournalMismatch, f.Path, j.path, records)
 	}
 	for _, r := range f.Rows {
 		if j.ids[r.Line] == "" {

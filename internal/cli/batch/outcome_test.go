@@ -118,6 +118,16 @@ func TestRejectedRowAdviceIsSafeToFollow(t *testing.T) {
 		t.Fatalf("whole file again: exit %d, want three rows held as duplicates\n%s", r.code, r.all())
 	}
 	x.wantPaidOnce(t, "ADV", []string{"ADV-1 1.00 GBP", "ADV-2 2.00 GBP", "ADV-3 3.00 GBP"})
+
+	// The first file edited in place: the stop counts the rejected row
+	// as accepted, then rejected, not as paid.
+	if err := os.WriteFile(first, []byte(head+"Ada Lovelace,"+ibanGB+",ADV-1,1.00,GBP\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = x.batch(t, context.Background(), first, "", opts)
+	if r.code == 0 || !strings.Contains(r.all(), "3 payout(s) accepted by the service (1 of them since rejected or failed)") {
+		t.Fatalf("edited first file: exit %d, want the rejected row told apart\n%s", r.code, r.all())
+	}
 }
 
 // TestRejectedRowEditedInPlace: the operator corrects a rejected row in

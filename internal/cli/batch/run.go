@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -241,6 +242,14 @@ func Prepare(ctx context.Context, f *File, opt Options) (*Prepared, error) {
 			p.sum.AuditRecord = g.Log.Path()
 		}
 	}
+	if known != nil {
+		// Before a journal is written, so that fixing the file and
+		// running again is a fresh start.
+		if probs := idsUsedElsewhere(f, known); len(probs) > 0 {
+			p.Close()
+			return p, &InvalidFileError{Path: f.Path, Problems: probs}
+		}
+	}
 	var window time.Duration
 	if opt.Guard != nil {
 		window = opt.Guard.Window
@@ -277,6 +286,33 @@ func Prepare(ctx context.Context, f *File, opt Options) (*Prepared, error) {
 		return p, err
 	}
 	return p, nil
+}
+
+// idsUsedElsewhere finds rows whose transaction_id cell names a payout
+// already made (audit record or report) with other details. The service
+// creates nothing for a transaction_id it has seen, so such a row would
+// never be paid, yet would look sent, with the other payout's outcome.
+// payout create refuses the same.
+func idsUsedElsewhere(f *File, known *payguard.Known) []LineProblem {
+	var probs []LineProblem
+	for _, r := range f.Rows {
+		id := r.Request.TransactionID
+		if id == "" {
+			continue
+		}
+		pm, ok := known.ByID(id)
+		if !ok {
+			continue
+		}
+		was := api.PayoutRequest{BeneficiaryIBAN: pm.IBAN, AmountInMinor: pm.AmountInMinor, Currency: pm.Currency, BeneficiaryReference: pm.Reference}
+		if payguard.SameDetails(&was, &r.Request) && strings.EqualFold(strings.TrimSpace(pm.Name), strings.TrimSpace(r.Request.BeneficiaryName)) {
+			continue // this row, sent before: a resume, not a clash
+		}
+		probs = append(probs, LineProblem{r.Line, ColTransactionID, fmt.Sprintf(
+			"%s was already used on %s for a different payout (%s to %s, %s, ref %q, from the %s); the service would create nothing for this row. Leave the cell empty and paydash assigns a new id",
+			id, pm.At.UTC().Format("2006-01-02 15:04 MST"), api.FormatAmount(pm.AmountInMinor, pm.Currency), pm.Name, pm.IBAN, pm.Reference, pm.Where)})
+	}
+	return probs
 }
 
 // adopter finds, for a row of a batch whose journal is new, the

@@ -720,3 +720,38 @@ func TestDryRunShowsDuplicatesReleasedByAllowDuplicate(t *testing.T) {
 	}
 	x.wantPaidOnce(t, "REL", []string{"REL-1 10.00 GBP"})
 }
+
+// TestRowWithAnotherPayoutsIDIsRefused: a row whose transaction_id cell
+// names an earlier, different payout would never be paid (the service
+// creates nothing for an id it has seen) yet looked sent, with the other
+// payout's outcome. It is a bad row: nothing is sent, and the advice
+// (leave the cell empty, run again) pays it once.
+func TestRowWithAnotherPayoutsIDIsRefused(t *testing.T) {
+	x := startSvc(t, nil)
+	first := writeFileIn(t, "name,iban,reference,amount,currency\nAlice Smith,"+ibanGB+",TID-A,12.34,GBP\n")
+	if r := x.batch(t, context.Background(), first, "", CommandOptions{Yes: true}); r.code != 0 {
+		t.Fatalf("first batch: exit %d\n%s", r.code, r.all())
+	}
+	ids := x.auditIDs(t)
+	if len(ids) != 1 {
+		t.Fatalf("audit record ids: %v", ids)
+	}
+	const head = "name,iban,reference,amount,currency,transaction_id\n"
+	file := writeFileIn(t, head+"Tid Test,"+ibanGB+",TID-1,7.00,GBP,"+ids[0]+"\n")
+	for _, o := range []CommandOptions{{DryRun: true}, {Yes: true}} {
+		r := x.batch(t, context.Background(), file, "", o)
+		if r.code != cmdutil.ExitUsage || !strings.Contains(r.all(), "was already used on") || !strings.Contains(r.all(), "Leave the cell empty") {
+			t.Fatalf("row with another payout's id (dry run %v): exit %d, want %d and the clash\n%s", o.DryRun, r.code, cmdutil.ExitUsage, r.all())
+		}
+	}
+	x.wantPaidOnce(t, "TID", []string{"TID-A 12.34 GBP"})
+
+	// The advice, literally: the cell left empty, the same command again.
+	if err := os.WriteFile(file, []byte(head+"Tid Test,"+ibanGB+",TID-1,7.00,GBP,\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := x.batch(t, context.Background(), file, "", CommandOptions{Yes: true}); r.code != 0 {
+		t.Fatalf("after emptying the cell: exit %d\n%s", r.code, r.all())
+	}
+	x.wantPaidOnce(t, "TID", []string{"TID-A 12.34 GBP", "TID-1 7.00 GBP"})
+}
