@@ -334,10 +334,13 @@ func (v *txView) result(c *viewContext, msg txResultMsg) {
 	v.totals, v.problems = msg.totals, msg.problems
 	v.busy = false
 	// A refresh keeps the same transaction selected, at the same place on
-	// screen; a new sort or filter starts at the top, where the rows it
-	// puts first are (keeping the cursor's row made "sorted by Amount ↓"
-	// open on a row in the middle).
-	if msg.keepSel && !sortChanged && selected >= 0 {
+	// screen, unless the selection is the first row: then the list
+	// follows its head, and new rows appear at the top where "sorted by
+	// Time ↓" promises the newest (kept, the old first row stayed on top
+	// with the new ones hidden above it). A new sort or filter starts at
+	// the top, where the rows it puts first are (keeping the cursor's row
+	// made "sorted by Amount ↓" open on a row in the middle).
+	if msg.keepSel && !sortChanged && selected >= 0 && v.nav.cursor > 0 {
 		offset := v.nav.cursor - v.nav.top
 		v.nav.cursor, v.nav.top = 0, 0
 		for i, x := range v.idx {
@@ -351,7 +354,7 @@ func (v *txView) result(c *viewContext, msg txResultMsg) {
 			}
 		}
 		v.nav.top = max(v.nav.top, 0)
-	} else if !msg.keepSel {
+	} else if !msg.keepSel || v.nav.cursor == 0 {
 		v.nav.cursor, v.nav.top = 0, 0
 	}
 	v.nav.clamp(len(v.idx), v.pageH)

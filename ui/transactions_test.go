@@ -463,6 +463,40 @@ func TestReportRefreshesIncrementallyKeepingFilterAndSelection(t *testing.T) {
 	}
 }
 
+// TestRefreshAtTheTopShowsTheNewRows: with the first row selected (as on
+// first display), a refresh that brings newer transactions shows them at
+// the top of "sorted by Time ↓", selected from the newest; nothing new is
+// left hidden above the screen.
+func TestRefreshAtTheTopShowsTheNewRows(t *testing.T) {
+	fb := newFake(50)
+	base := fb.txs
+	fb.txs = func(i int) api.Transaction {
+		t := base(i)
+		if i >= 50 {
+			t.TransactionID = testUUID(1000 + i)
+			at := fixedNow.Add(time.Duration(i-49) * time.Minute) // newer than anything loaded
+			t.AuthorisedAt, t.SubmittedAt, t.SettledAt = api.NewReportTime(at), api.ReportTime{}, api.ReportTime{}
+			if t.Type == api.TransactionFunding {
+				t.AuthorisedAt, t.SettledAt = api.ReportTime{}, api.NewReportTime(at)
+			}
+		}
+		return t
+	}
+	h := newHarness(t, Options{Backend: fb, ReportRefresh: time.Minute}, 120, 40)
+	h.key("2")
+	if h.m.tx.nav.cursor != 0 {
+		t.Fatalf("cursor %d on first display", h.m.tx.nav.cursor)
+	}
+	fb.setRows(53)
+	h.advance(time.Minute)
+	mustContain(t, h.view(), "of 53 transactions")
+	shown := shownIDs(h)
+	if len(shown) == 0 || shown[0] != testUUID(1000+52) || h.m.tx.nav.cursor != 0 || h.m.tx.nav.top != 0 {
+		t.Fatalf("after the refresh the screen starts at %v (cursor %d, top %d), want the newest row %s selected at the top",
+			shown[:min(3, len(shown))], h.m.tx.nav.cursor, h.m.tx.nav.top, testUUID(1000+52))
+	}
+}
+
 func findRow(h *harness, id string) int32 {
 	st := h.m.tx.store
 	for i := range int32(st.Len()) {
