@@ -340,7 +340,7 @@ func paymentCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return headless.CreatePayment(cmd.Context(), s, client, p.Regulated, o)
+			return headless.CreatePayment(cmd.Context(), s, client, cmdutil.Validation(p), o)
 		},
 	}
 	o.Bind(create.Flags())
@@ -366,7 +366,7 @@ func mandateCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return headless.CreateMandate(cmd.Context(), s, client, p.Regulated, o)
+			return headless.CreateMandate(cmd.Context(), s, client, cmdutil.Validation(p), o)
 		},
 	}
 	o.Bind(create.Flags())

@@ -159,6 +159,16 @@ func IsIdempotencyKeyReused(err error) bool {
 		strings.EqualFold(strings.TrimSpace(e.Problem.Title), "Idempotency-Key reused")
 }
 
+// IsRefusal reports whether err is (or wraps) the service's definite
+// refusal of a request: a 4xx answer other than 408 and 429, which mean
+// "try later". Nothing was created, and the same request sent again
+// would be refused again.
+func IsRefusal(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.StatusCode >= 400 && e.StatusCode < 500 &&
+		e.StatusCode != http.StatusRequestTimeout && e.StatusCode != http.StatusTooManyRequests
+}
+
 // IsStatus reports whether err is (or wraps) an *Error with the given HTTP
 // status code.
 func IsStatus(err error, code int) bool {

@@ -641,8 +641,7 @@ func classify(err error, now time.Time) Sent {
 		return Sent{Outcome: OutcomeAccepted, HTTPStatus: http.StatusAccepted, At: now}
 	}
 	var ae *api.Error
-	if errors.As(err, &ae) && ae.StatusCode >= 400 && ae.StatusCode < 500 &&
-		ae.StatusCode != http.StatusRequestTimeout && ae.StatusCode != http.StatusTooManyRequests {
+	if api.IsRefusal(err) && errors.As(err, &ae) {
 		return Sent{Outcome: OutcomeRefused, HTTPStatus: ae.StatusCode, Detail: ae.Error(), At: now}
 	}
 	s := Sent{Outcome: OutcomeUnknown, Detail: err.Error(), At: now}

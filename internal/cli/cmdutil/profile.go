@@ -121,3 +121,22 @@ func Setup(s *Streams, g *Global) (*config.Profile, *api.Client, error) {
 	}
 	return p, c, nil
 }
+
+// Validation is how requests are checked before sending under profile p:
+// its regulated flag, and the currency of each merchant account it lists,
+// so a payment or mandate into an account of another currency is refused
+// here, as the dashboard's forms refuse it, not by the service.
+func Validation(p *config.Profile) api.ValidateOptions {
+	v := api.ValidateOptions{Regulated: p.Regulated}
+	if len(p.MerchantAccounts) > 0 {
+		v.AccountCurrency = func(id string) (string, bool) {
+			for cur, acct := range p.MerchantAccounts {
+				if strings.EqualFold(acct, strings.TrimSpace(id)) {
+					return cur, true
+				}
+			}
+			return "", false
+		}
+	}
+	return v
+}

@@ -146,9 +146,9 @@ type MandateCreator interface {
 }
 
 // CreateMandate validates and creates a VRP mandate.
-func CreateMandate(ctx context.Context, s *cmdutil.Streams, c MandateCreator, regulated bool, o *MandateOptions) error {
+func CreateMandate(ctx context.Context, s *cmdutil.Streams, c MandateCreator, v api.ValidateOptions, o *MandateOptions) error {
 	req, usage := o.Request()
-	probs := dropFields(api.ValidateMandate(req, api.ValidateOptions{Regulated: regulated}), o.unparsed...)
+	probs := dropFields(api.ValidateMandate(req, v), o.unparsed...)
 	return create(s, "mandate", usage, probs, o.IdempotencyKey, o.JSON, func(key string) (Created, error) {
 		resp, err := c.CreateMandate(ctx, req, key)
 		if err != nil {

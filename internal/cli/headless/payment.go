@@ -103,9 +103,9 @@ type PaymentCreator interface {
 }
 
 // CreatePayment validates and creates a single payment.
-func CreatePayment(ctx context.Context, s *cmdutil.Streams, c PaymentCreator, regulated bool, o *PaymentOptions) error {
+func CreatePayment(ctx context.Context, s *cmdutil.Streams, c PaymentCreator, v api.ValidateOptions, o *PaymentOptions) error {
 	req, usage := o.Request()
-	probs := dropFields(api.ValidatePayment(req, api.ValidateOptions{Regulated: regulated}), o.unparsed...)
+	probs := dropFields(api.ValidatePayment(req, v), o.unparsed...)
 	return create(s, "payment", usage, probs, o.IdempotencyKey, o.JSON, func(key string) (Created, error) {
 		resp, err := c.CreatePayment(ctx, req, key)
 		if err != nil {
@@ -129,6 +129,12 @@ func create(s *cmdutil.Streams, what string, usage []string, probs api.Problems,
 		// earlier, different request, which stays as it was.
 		return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("create %s: idempotency key %s was already used for a different request, so nothing was created; "+
 			"for this new request run the command again without --idempotency-key (a new key is made) or with a new key: %w", what, key, err))
+	}
+	if api.IsRefusal(err) {
+		// A definite answer: nothing was created, and the same request
+		// would be refused again, under this key or another.
+		return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("create %s: the service refused it, so nothing was created; "+
+			"correct what it names and run the command again (without --idempotency-key: a new key is made): %w", what, err))
 	}
 	if err != nil {
 		return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("create %s (idempotency key %s; re-run with --idempotency-key %s to retry safely): %w", what, key, key, err))

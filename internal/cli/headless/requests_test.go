@@ -127,7 +127,7 @@ func (c *countingCreator) CreatePayment(context.Context, *api.PaymentRequest, st
 func TestInvalidRequestsSendNothingAndNameTheFlag(t *testing.T) {
 	c := &countingCreator{}
 	s, _, _ := testStreams("")
-	err := CreatePayment(context.Background(), s, c, false, &PaymentOptions{Amount: "12.345", Currency: "GBP"})
+	err := CreatePayment(context.Background(), s, c, api.ValidateOptions{}, &PaymentOptions{Amount: "12.345", Currency: "GBP"})
 	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || c.payments != 0 {
 		t.Fatalf("err = %v, payments sent %d", err, c.payments)
 	}
@@ -244,7 +244,7 @@ func TestMandateWhoseValidityEndedIsRefused(t *testing.T) {
 			parse(t, o.Bind, args(tc.from, tc.to)...)
 			m := &mandateCounter{}
 			s, _, _ := testStreams("")
-			err := CreateMandate(context.Background(), s, m, false, o)
+			err := CreateMandate(context.Background(), s, m, api.ValidateOptions{}, o)
 			if tc.wantSent {
 				if err != nil || m.sent != 1 {
 					t.Fatalf("err = %v, sent %d; want it sent", err, m.sent)
