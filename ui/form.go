@@ -347,6 +347,16 @@ func (fv *formView) choiceFocused() bool {
 	return false
 }
 
+// filteringChoice reports that the focused field is a select whose
+// options are being filtered, where esc ends the filter.
+func (fv *formView) filteringChoice() bool {
+	if fv.form == nil {
+		return false
+	}
+	f, ok := fv.form.GetFocusedField().(*huh.Select[string])
+	return ok && f.GetFiltering()
+}
+
 func (fv *formView) startFilter() (tea.Cmd, bool) { return nil, false }
 
 func (fv *formView) keys(c *viewContext) helpMap {
@@ -403,9 +413,10 @@ func (fv *formView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 			}
 			fv.clearAsk = true
 			return nil
-		case key.Matches(k, keys.LeaveForm) && fv.choiceFocused():
-			// esc on a choice or the confirmation leaves the form (its
-			// input stays); in a select being filtered esc ends the filter.
+		case key.Matches(k, keys.LeaveForm) && !fv.filteringChoice():
+			// esc leaves the form from any field (its input stays, and no
+			// field takes esc); in a select being filtered esc ends the
+			// filter.
 			return func() tea.Msg { return leaveFormMsg{} }
 		}
 		_, cmd := fv.form.Update(k)

@@ -416,8 +416,9 @@ func TestMultiRuneKeyMessageIsSplit(t *testing.T) {
 
 // In a form every key is the form's: digits never switch views, not even
 // from a choice list or the confirmation (a UUID typed into a select used
-// to jump between views). esc on a choice goes back to where the user came
-// from, keeping the input; alt+1-7 switches from anywhere.
+// to jump between views). esc on a choice or in a text field (as the
+// footer offers) goes back to where the user came from, keeping the
+// input; alt+1-7 switches from anywhere.
 func TestDigitsInForms(t *testing.T) {
 	cases := []struct {
 		name string
@@ -429,6 +430,7 @@ func TestDigitsInForms(t *testing.T) {
 		{"filtering a choice list", []string{"5", "/", "1"}, tabPayout},
 		{"confirmation", nil, tabPayout},
 		{"esc on a choice", []string{"2", "5", "esc"}, tabTransactions},
+		{"esc in a text field", []string{"2", "5", "enter", "A", "esc"}, tabTransactions},
 		{"alt+digit", []string{"5", "enter", "alt+4"}, tabEvents},
 	}
 	for _, c := range cases {
