@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,6 +79,7 @@ type model struct {
 	quitAsk   bool
 	cmdActive bool
 	cmdline   textinput.Model
+	completer completer
 	// refreshing holds the refresh kinds r asked for that have not
 	// answered yet.
 	refreshing int
@@ -411,18 +413,44 @@ func (m *model) switchTab(t tab) tea.Cmd {
 // commandNames are the ':' commands, in the order completion offers them.
 var commandNames = []string{"balances", "transactions", "payouts", "events", "payout", "payment", "mandate", "help", "quit"}
 
-// complete extends a typed command to the first command it begins.
-func complete(prefix string) string {
+// completer is tab completion on the ':' line: the first tab shows the
+// shortest command the typed text begins (":payo" is the payout form,
+// not the tracker :payouts), and each further tab the next one, round
+// and round, until something else is typed.
+type completer struct {
+	typed, shown string
+	i            int
+}
+
+// next returns what tab makes of value.
+func (c *completer) next(value string) string {
+	if c.shown == "" || value != c.shown {
+		c.typed, c.i = value, -1
+	}
+	matches := completions(c.typed)
+	if len(matches) == 0 {
+		return value
+	}
+	c.i = (c.i + 1) % len(matches)
+	c.shown = matches[c.i]
+	return c.shown
+}
+
+// completions are the commands prefix begins, shortest first, then in
+// commandNames order.
+func completions(prefix string) []string {
 	p := strings.ToLower(strings.TrimSpace(prefix))
 	if p == "" {
-		return prefix
+		return nil
 	}
+	var out []string
 	for _, c := range commandNames {
 		if strings.HasPrefix(c, p) {
-			return c
+			out = append(out, c)
 		}
 	}
-	return prefix
+	slices.SortStableFunc(out, func(a, b string) int { return len(a) - len(b) })
+	return out
 }
 
 func (m *model) updateCmdline(k tea.KeyMsg) tea.Cmd {
@@ -432,7 +460,7 @@ func (m *model) updateCmdline(k tea.KeyMsg) tea.Cmd {
 		m.cmdline.Blur()
 		return nil
 	case key.Matches(k, m.keys.Complete):
-		m.cmdline.SetValue(complete(m.cmdline.Value()))
+		m.cmdline.SetValue(m.completer.next(m.cmdline.Value()))
 		m.cmdline.CursorEnd()
 		return nil
 	case key.Matches(k, m.keys.Enter):

@@ -119,6 +119,21 @@ func TestClearAsksHelpOnChoiceAndCompletion(t *testing.T) {
 	if h.m.tab != tabTransactions {
 		t.Fatalf("completed command went to %s", tabNames[h.m.tab])
 	}
+
+	// ":payo" is a prefix of the payout form and of the tracker: tab
+	// offers the shorter first, and cycles.
+	h.key(":")
+	h.typeText("payo")
+	for _, want := range []string{"payout", "payouts", "payout"} {
+		h.key("tab")
+		if got := h.m.cmdline.Value(); got != want {
+			t.Fatalf("tab on :payo gave %q, want %q", got, want)
+		}
+	}
+	h.key("enter")
+	if h.m.tab != tabPayout {
+		t.Fatalf(":payout went to %s, want the payout form", tabNames[h.m.tab])
+	}
 }
 
 // Item 4: e after a refusal lands on the field the service named, not on
