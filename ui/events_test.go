@@ -55,8 +55,12 @@ func TestEventUpdatesTrackerAndRefreshesBalances(t *testing.T) {
 	if got := strings.Join(states, ","); got != "sent,authorised,submitted,settled" {
 		t.Errorf("timeline %s", got)
 	}
-	if got := timeline(p, time.UTC); got != "sent 09:30:00 → authorised 09:30:01 → submitted 09:30:03 → settled 09:30:10" {
+	if got := timeline(p, p.steps[0].at.UTC()); got != "sent 09:30:00 → authorised 09:30:01 → submitted 09:30:03 → settled 09:30:10" {
 		t.Errorf("timeline %q", got)
+	}
+	// Seen on a later day, the steps carry their date, once per day.
+	if got := timeline(p, p.steps[0].at.UTC().AddDate(0, 3, 0)); got != "sent 2025-03-14 09:30:00 → authorised 09:30:01 → submitted 09:30:03 → settled 09:30:10" {
+		t.Errorf("timeline of an old payout %q", got)
 	}
 	mustContain(t, h.view(), "settled    2025-03-14 09:30:10")
 }

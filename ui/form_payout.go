@@ -278,7 +278,7 @@ func (p *payoutForm) result(c *viewContext, fv *formView, w int) string {
 			st += " (" + t.reason + ")"
 		}
 		row("state now", c.stateStyle(t.state).Render(clean(st)))
-		row("timeline", timeline(t, c.now().Location()))
+		row("timeline", timeline(t, c.now()))
 	}
 	b.WriteString("\n" + c.st.muted.Render("3 opens the tracker · n new payout · y copy id"))
 	return b.String()

@@ -313,10 +313,20 @@ var trackerCols = []colSpec{
 	{title: "Timeline", w: 20, flex: 4},
 }
 
-func timeline(p *trackedPayout, loc *time.Location) string {
+// timeline is a payout's steps with their times in now's zone. A step on
+// another day than the one before it (the first: than today) carries its
+// date, so an old payout followed from the report does not read as
+// today's.
+func timeline(p *trackedPayout, now time.Time) string {
+	loc := now.Location()
 	parts := make([]string, 0, len(p.steps))
+	day := now.Format(time.DateOnly)
 	for _, s := range p.steps {
-		t := s.state + " " + clockTime(s.at, loc)
+		at := clockTime(s.at, loc)
+		if d := s.at.In(loc).Format(time.DateOnly); !s.at.IsZero() && d != day {
+			at, day = d+" "+at, d
+		}
+		t := s.state + " " + at
 		if s.reason != "" {
 			t += " (" + s.reason + ")"
 		}
@@ -364,7 +374,6 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 	listH := max(h-2-detailH, 1)
 	v.pageH = listH
 	v.nav.clamp(len(rows), listH)
-	loc := c.now().Location()
 	now := c.now()
 	cells := make([]string, len(trackerCols))
 	for i := v.nav.top; i < min(v.nav.top+listH, len(rows)); i++ {
@@ -376,7 +385,7 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 			cells[2] = api.FormatAmount(minor, cur)
 		}
 		cells[3] = p.state
-		cells[4] = timeline(p, loc)
+		cells[4] = timeline(p, now)
 		var line strings.Builder
 		line.WriteString(gutter(i == v.nav.cursor, now.Sub(p.changedAt) < highlightFor))
 		switch {
