@@ -395,9 +395,11 @@ func (v *balancesView) accountView(c *viewContext, r *balanceRow, w, h int) stri
 		}
 		first := c.now().AddDate(0, 0, -(v.days - 1))
 		left, right := first.Format("2006-01-02"), "today"
-		b.WriteString(c.st.muted.Render(left+strings.Repeat(" ", max(w-len(left)-len(right), 1))+right) + "\n")
+		// Under the bars, not the screen: the chart is a column a day.
+		chartW := max(min(w, len(series)), len(left)+len(right)+1)
+		b.WriteString(c.st.muted.Render(left+strings.Repeat(" ", max(chartW-len(left)-len(right), 1))+right) + "\n")
 	}
-	b.WriteString(c.st.bold.Render("Latest transactions") + "\n")
+	b.WriteString(c.st.bold.Render("Latest transactions") + c.st.muted.Render(" · by when the money last moved (settled, or else submitted or authorised)") + "\n")
 	var recent []api.Transaction
 	if v.hist != nil && v.hist[cur] != nil {
 		recent = v.hist[cur].recent

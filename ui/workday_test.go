@@ -375,6 +375,15 @@ func TestBalanceHistoryAndAccountPage(t *testing.T) {
 	h.key("enter")
 	out := h.view()
 	mustContain(t, out, "GBP account", "last 30 days", "threshold £100,000.00", "┄", "Latest transactions", "−£5.00", "+£50,000.00")
+	// The date axis is under the chart's 30 columns, "today" under the
+	// last bar, not at the screen's right edge.
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasSuffix(strings.TrimRight(line, " "), "today") {
+			if got := len([]rune(strings.TrimRight(line, " "))); got != 30 {
+				t.Errorf("date axis %q is %d columns, want the chart's 30", line, got)
+			}
+		}
+	}
 	h.key("h")
 	mustContain(t, h.view(), "last 90 days")
 	h.key("y")
