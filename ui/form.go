@@ -243,8 +243,30 @@ func (fv *formView) route(c *viewContext, msg tea.Msg) tea.Cmd {
 	if fv.form == nil || fv.phase != phaseEdit {
 		return nil
 	}
+	before := fv.form.GetFocusedField()
 	_, cmd := fv.form.Update(msg)
-	return tea.Batch(tagCmd(fv.tab, cmd), fv.checkDone(c))
+	return tea.Batch(tagCmd(fv.tab, cmd), fv.keepFocusOnRefusedBack(msg, before), fv.checkDone(c))
+}
+
+// keepFocusOnRefusedBack works around huh v1.0.0: shift+tab on a page's
+// first field blurs it (which validates it) and asks for the previous
+// page, which huh refuses while the page shows an error, leaving no field
+// focused and every key lost until the form was discarded. When that
+// request is about to be refused, the field is focused again: shift+tab
+// then stays where it is, as enter does on a field with an error. The
+// message is huh's unexported prevFieldMsg, known by its type's name.
+// (Focus's own command is the cursor blink, which forms do without.)
+func (fv *formView) keepFocusOnRefusedBack(msg tea.Msg, before huh.Field) tea.Cmd {
+	if before == nil || reflect.TypeOf(msg).String() != "huh.prevFieldMsg" {
+		return nil
+	}
+	if fv.form.GetFocusedField() != before || len(fv.form.Errors()) == 0 {
+		return nil // moved within the page, or the previous page will open
+	}
+	before.Focus()
+	// The page keeps its rendering until its next message; the refusal
+	// sends it none.
+	return tagCmd(fv.tab, func() tea.Msg { return redrawMsg{} })
 }
 
 // checkDone acts once huh reports the form complete: send if confirmed,

@@ -230,6 +230,21 @@ func TestCommandLine(t *testing.T) {
 }
 
 func fillPayment(h *harness, sortCode string) {
+	fillPaymentUntilUser(h, sortCode)
+	h.typeText("Ada Lovelace")
+	h.key("enter")
+	h.typeText("ada@example.com")
+	h.key("enter")
+	h.key("enter") // phone
+	h.key("enter") // date of birth
+	h.key("enter") // user id
+	h.typeText("order=42")
+	h.key("enter")
+	h.key("enter") // related products
+}
+
+// fillPaymentUntilUser fills the payment form up to the user's name.
+func fillPaymentUntilUser(h *harness, sortCode string) {
 	h.key("6")
 	h.typeText("12.34")
 	h.key("enter")
@@ -252,16 +267,30 @@ func fillPayment(h *harness, sortCode string) {
 	h.key("enter") // release channel
 	h.typeText("retail")
 	h.key("enter")
+}
+
+// TestShiftTabOnAPageWithAnErrorKeepsTheFocus: shift+tab on a page's
+// first field while the page shows an error stays on that field (huh
+// refuses to go back a page then, and used to leave no field focused:
+// every key was lost until the form was discarded).
+func TestShiftTabOnAPageWithAnErrorKeepsTheFocus(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10)}, 120, 40)
+	fillPaymentUntilUser(h, "040004")
+	h.key("enter") // no name: on to the email
+	h.typeText("bad")
+	h.key("enter") // not an email: stays, with the error
+	h.key("shift+tab")
+	h.key("shift+tab") // on the page's first field, with errors shown
+	mustContain(t, h.view(), "┃ Name ")
 	h.typeText("Ada Lovelace")
+	mustContain(t, h.view(), "┃ Name             > Ada Lovelace")
 	h.key("enter")
+	h.key("ctrl+u")
 	h.typeText("ada@example.com")
 	h.key("enter")
-	h.key("enter") // phone
-	h.key("enter") // date of birth
-	h.key("enter") // user id
-	h.typeText("order=42")
-	h.key("enter")
-	h.key("enter") // related products
+	if f := h.m.payment.form.GetFocusedField(); f == nil || f.GetKey() != "user_phone" {
+		t.Fatalf("after fixing both fields the form is on %v, want the phone", f)
+	}
 }
 
 func TestPaymentForm(t *testing.T) {
