@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -253,7 +254,10 @@ type userFields struct {
 }
 
 func (u *userFields) paths(withDOB bool) []string {
-	out := []string{"user.name", "user.id", "user.email", "user.phone"}
+	// "user" itself (a rule over the whole user: an email or a phone) is
+	// checked on the page's last field, so the page says it before the
+	// operator moves on, not at the confirmation.
+	out := []string{"user", "user.name", "user.id", "user.email", "user.phone"}
 	if withDOB {
 		out = append(out, "user.date_of_birth")
 	}
@@ -269,7 +273,17 @@ func (u *userFields) group(c *viewContext, fv *formView, title string, withDOB b
 	if withDOB {
 		fields = append(fields, fv.input(c, "user_dob", "Date of birth    ", "user.date_of_birth", &u.dob, "e.g. 1990-01-31"))
 	}
-	fields = append(fields, fv.input(c, "user_id", "User id          ", "user.id", &u.id, "UUID (blank: the service makes one)"))
+	idField := fv.input(c, "user_id", "User id          ", "user.id", &u.id, "UUID (blank: the service makes one)")
+	idCheck := fv.check(c, "user.id")
+	idField.Validate(func(s string) error {
+		// Not a field of its own, so not in fv.labels: a label "user"
+		// would rewrite "the user's name" in every message.
+		if err := problemsAt(fv.spec.problems(c, fv.key), "user", fv.spec.paths()); err != nil {
+			return errors.Join(idCheck(s), errors.New("User: "+err.Error()))
+		}
+		return idCheck(s)
+	})
+	fields = append(fields, idField)
 	desc := "A customer who is not regulated must give the name and an email or a phone."
 	if c.opts.Regulated {
 		desc = "Regulated: personal details are optional."

@@ -549,3 +549,33 @@ func editAfterALostAnswer(t *testing.T) (*harness, *fakeBackend, string) {
 	}
 	return h, fb, key
 }
+
+// TestUserPageSaysAnEmailOrPhoneIsNeeded: a user with a name but neither
+// an email nor a phone is stopped on the user page, where the rule is
+// stated, not at the confirmation pages later.
+func TestUserPageSaysAnEmailOrPhoneIsNeeded(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10)}, 120, 40)
+	fillPaymentUntilUser(h, "040004")
+	h.typeText("Ada Lovelace")
+	for range 5 { // name, then email, phone, date of birth, user id: all left empty
+		h.key("enter")
+	}
+	if f := h.m.payment.form.GetFocusedField(); f == nil || f.GetKey() != "user_id" {
+		t.Fatalf("the form left the user page for %s", f.GetKey())
+	}
+	v := h.view()
+	mustContain(t, v, "User: needs an email or a phone number")
+	if strings.Contains(v, "the User's") {
+		t.Errorf("a message was rewritten with the field's title:\n%s", v)
+	}
+	h.key("shift+tab")
+	h.key("shift+tab")
+	h.key("shift+tab")
+	h.typeText("ada@example.com")
+	for range 4 {
+		h.key("enter")
+	}
+	if f := h.m.payment.form.GetFocusedField(); f == nil || strings.HasPrefix(f.GetKey(), "user_") {
+		t.Fatalf("with an email the form is still on %v", f.GetKey())
+	}
+}
