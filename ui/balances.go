@@ -414,3 +414,6 @@ func (v *balancesView) accountView(c *viewContext, r *balanceRow, w, h int) stri
 	}
 	return b.String()
 }
+
+// filterSyntax is what the filter bar accepts, for the help screen.
+func (v *balancesView) filterSyntax() string { return v.filter.syntax() }

@@ -399,3 +399,6 @@ func prettyJSON(c *viewContext, raw []byte) string {
 	}
 	return b.String()
 }
+
+// filterSyntax is what the filter bar accepts, for the help screen.
+func (v *eventsView) filterSyntax() string { return v.filter.syntax() }

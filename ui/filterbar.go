@@ -23,6 +23,10 @@ func newFilterBar(placeholder string) filterBar {
 	return filterBar{ti: ti}
 }
 
+// syntax is what the bar accepts, for the help screen (the placeholder
+// shows it only while the bar is open and empty).
+func (f *filterBar) syntax() string { return f.ti.Placeholder }
+
 func (f *filterBar) start() tea.Cmd {
 	f.active = true
 	f.ti.CursorEnd()

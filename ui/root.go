@@ -805,6 +805,11 @@ func (m *model) helpView() string {
 	b.WriteString(m.st.bold.Render("Everywhere") + "\n")
 	b.WriteString(m.helpColumns(frame) + "\n\n")
 	b.WriteString(m.st.muted.Render(wrapText("Commands: :balances :transactions :payouts :events :payout :payment :mandate :quit (tab completes)", m.width)))
+	// Last, so a short screen cuts it before any key: the bar shows it
+	// too while it is empty.
+	if f, ok := m.current().(interface{ filterSyntax() string }); ok {
+		b.WriteString("\n" + m.st.muted.Render(wrapText("/ filters by: "+f.filterSyntax(), m.width)))
+	}
 	lines := strings.Split(b.String(), "\n")
 	for i, l := range lines {
 		lines[i] = fit(l, m.width)

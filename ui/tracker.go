@@ -496,3 +496,6 @@ func (v *trackerView) snapshot(id string) *trackedPayout {
 	cp.steps = slices.Clone(p.steps)
 	return &cp
 }
+
+// filterSyntax is what the filter bar accepts, for the help screen.
+func (v *trackerView) filterSyntax() string { return v.filter.syntax() }

@@ -888,3 +888,6 @@ const (
 	colID        = report.ColID
 	numColumns   = report.NumColumns
 )
+
+// filterSyntax is what the filter bar accepts, for the help screen.
+func (v *txView) filterSyntax() string { return v.filter.syntax() }
