@@ -236,7 +236,7 @@ var balanceCols = []colSpec{
 	{title: "Current", w: 13, right: true},
 	{title: "Available", w: 13, right: true},
 	{title: "Reserved", w: 12, right: true, drop: 5},
-	{title: "Change", w: 12, right: true, drop: 6},
+	{title: "Since start", w: 12, right: true, drop: 6}, // change since the session began
 	{title: "30 days", w: 10, drop: 1, flex: 2, max: 60},
 }
 
