@@ -8,12 +8,16 @@
 package main
 
 import (
+	"strings"
+
 	"context"
 	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/paydash/paydash/api/sandbox"
 
 	"github.com/spf13/cobra"
 
@@ -381,6 +385,9 @@ func sandboxCmd(s *cmdutil.Streams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "sandbox",
 		Short: "Run the built-in implementation of the service for your own code to talk to",
+		Long: "Run the built-in implementation of the service for your own code to talk to.\n\n" +
+			"What happens to a payout is chosen by its details:\n  " + strings.Join(sandbox.ScriptedOutcomes, "\n  ") +
+			"\n\nGET /sandbox lists these, the control endpoints and the merchant accounts.",
 		Example: `  paydash sandbox
   paydash sandbox --listen 127.0.0.1:0 --json
   paydash sandbox --merchant-key merchant-pub.pem --webhook-uri http://127.0.0.1:8787/webhooks --history 5000`,

@@ -49,6 +49,21 @@ func TestHelpListsEveryCommand(t *testing.T) {
 	}
 }
 
+// TestSandboxHelpSaysHowToScriptOutcomes: a developer pointing their
+// code at the sandbox learns from --help how to get a rejection, a
+// failure or a return, not only from the README.
+func TestSandboxHelpSaysHowToScriptOutcomes(t *testing.T) {
+	out, _, code := runIn(t, isolated(t), "", "sandbox", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"AML", "insufficient_funds", "FAIL:<reason>", "RETURN"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("paydash sandbox --help lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestNoProfileNamesDemoAndConfigInit(t *testing.T) {
 	for _, args := range [][]string{nil, {"balances"}, {"payout", "create", "--amount", "1"}} {
 		out, errOut, code := runIn(t, isolated(t), "", args...)

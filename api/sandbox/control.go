@@ -58,13 +58,7 @@ func (s *Sandbox) handleControlIndex(w http.ResponseWriter, _ *http.Request) err
 		},
 		MerchantAccounts: s.MerchantAccounts(),
 		WebhookURI:       displayURL(s.WebhookURI()),
-		MagicRules: []string{
-			"beneficiary_name containing the word AML, or on the deny list: payout_rejected (aml_check_failed)",
-			"amount above the available balance: payout_rejected (insufficient_funds)",
-			"beneficiary_reference FAIL or FAIL:<reason>: authorised, then payout_failed (reason, default scheme_error)",
-			"beneficiary_reference RETURN: authorised, submitted, then payout_failed (returned)",
-			"anything else: authorised, submitted, settled",
-		},
+		MagicRules:       ScriptedOutcomes,
 	})
 }
 
@@ -243,4 +237,15 @@ func lengthProblems(v any) error {
 		return errInvalidParameters(ps.Fields())
 	}
 	return nil
+}
+
+// ScriptedOutcomes are the payout details that choose what the sandbox
+// does with a payout, as GET /sandbox lists them and `paydash sandbox
+// --help` prints them.
+var ScriptedOutcomes = []string{
+	"beneficiary_name containing the word AML, or on the deny list: payout_rejected (aml_check_failed)",
+	"amount above the available balance: payout_rejected (insufficient_funds)",
+	"beneficiary_reference FAIL or FAIL:<reason>: authorised, then payout_failed (reason, default scheme_error)",
+	"beneficiary_reference RETURN: authorised, submitted, then payout_failed (returned)",
+	"anything else: authorised, submitted, settled",
 }
