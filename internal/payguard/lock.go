@@ -66,6 +66,22 @@ func TryLock(path, what string) (*Lock, error) {
 	return held(fl, path, what), nil
 }
 
+// Holding reports whether another process holds the lock at path, and
+// who when its owner file says. It only looks: a shared lock taken and
+// dropped at once, so nothing waits on it and no owner file is written.
+func Holding(path string) (*Holder, bool) {
+	fl := flock.New(path, flock.SetPermissions(0o600))
+	ok, err := fl.TryRLock()
+	if err != nil {
+		return nil, false // no lock file: nobody holds it
+	}
+	if ok {
+		_ = fl.Unlock()
+		return nil, false
+	}
+	return readHolder(path + ".owner"), true
+}
+
 // WaitLock takes the lock at path, waiting up to timeout for another
 // process to release it (for locks held only for a moment, like the
 // audit record's).

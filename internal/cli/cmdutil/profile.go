@@ -1,9 +1,13 @@
 package cmdutil
 
 import (
+	"path/filepath"
+
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/paydash/paydash/internal/payguard"
 
 	"github.com/spf13/pflag"
 
@@ -68,10 +72,45 @@ var ErrNoProfile = &ExitError{Code: ExitUsage, Err: errors.New("no paydash profi
 func LoadProfile(s *Streams, g *Global) (*config.Profile, error) {
 	p, err := LoadProfileIfAny(s, g)
 	if err == nil && p == nil {
-		fmt.Fprint(s.Err, NoProfileMessage)
+		msg := NoProfileMessage
+		if cfg, who, ok := RunningDemo(s.Env); ok {
+			// "paydash demo" would refuse: one demo runs per state
+			// directory, and this terminal can use it as it is.
+			msg = strings.Replace(msg, "  Try it now against a built-in sandbox, nothing to set up:\n      paydash demo\n",
+				"  A paydash demo is running ("+who+"); use it from this terminal with:\n      paydash --config "+cfg+" <command>\n", 1)
+		}
+		fmt.Fprint(s.Err, msg)
 		return nil, ErrNoProfile
 	}
 	return p, err
+}
+
+// Where `paydash demo` keeps its state: DemoDir(getenv) holds its
+// profile (DemoConfigFile) and the lock it holds while it runs
+// (DemoLockFile).
+const (
+	DemoConfigFile = "config.toml"
+	DemoLockFile   = "demo.lock"
+)
+
+// DemoDir is the demo's directory under the state directory.
+func DemoDir(getenv func(string) string) string {
+	return filepath.Join(config.StateDir(getenv), "demo")
+}
+
+// RunningDemo reports whether a demo runs for this state directory: its
+// profile's path and who holds it.
+func RunningDemo(getenv func(string) string) (configPath, who string, ok bool) {
+	dir := DemoDir(getenv)
+	h, held := payguard.Holding(filepath.Join(dir, DemoLockFile))
+	if !held {
+		return "", "", false
+	}
+	who = "another process"
+	if h != nil {
+		who = h.String()
+	}
+	return filepath.Join(dir, DemoConfigFile), who, true
 }
 
 // LoadProfileIfAny resolves the profile like LoadProfile, but nothing

@@ -71,10 +71,10 @@ const (
 const (
 	SigningKeyFile = "signing-key.pem"
 	SecretFile     = "client-secret"
-	ConfigFile     = "config.toml"
+	ConfigFile     = cmdutil.DemoConfigFile
 	RelayStoreFile = "relay.db"
 	// LockFile is held (an OS lock) for as long as a demo runs.
-	LockFile = "demo.lock"
+	LockFile = cmdutil.DemoLockFile
 )
 
 // Ports is what --ports-file receives.
@@ -102,7 +102,7 @@ type Env struct {
 
 // Start brings up the sandbox and the relay and wires them together.
 func Start(ctx context.Context, getenv func(string) string, o *Options) (*Env, error) {
-	dir := filepath.Join(config.StateDir(getenv), "demo")
+	dir := cmdutil.DemoDir(getenv)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create the demo directory %s: %w", dir, err)
 	}

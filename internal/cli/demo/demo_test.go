@@ -1,7 +1,10 @@
 package demo
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -164,6 +167,23 @@ func TestSecondDemoRefusesAndLeavesTheFirstIntact(t *testing.T) {
 	}
 	if cmdutil.ExitCode(err) != cmdutil.ExitUsage {
 		t.Errorf("exit %d, want %d", cmdutil.ExitCode(err), cmdutil.ExitUsage)
+	}
+	// Another terminal with no profile is told how to use the running
+	// demo (not to start one, which would be refused); followed
+	// literally, `paydash --config X balances` reads the demo's accounts.
+	var errOut bytes.Buffer
+	s := &cmdutil.Streams{Out: io.Discard, Err: &errOut, Getenv: getenv}
+	if _, err := cmdutil.LoadProfile(s, &cmdutil.Global{}); !errors.Is(err, cmdutil.ErrNoProfile) {
+		t.Fatalf("no profile while a demo runs: %v", err)
+	}
+	hint := "paydash --config " + a.ConfigPath() + " <command>"
+	if !strings.Contains(errOut.String(), hint) || strings.Contains(errOut.String(), "      paydash demo\n") {
+		t.Fatalf("no-profile hint while a demo runs:\n%s", errOut.String())
+	}
+	if _, client, err := cmdutil.Setup(s, &cmdutil.Global{ConfigPath: a.ConfigPath()}); err != nil {
+		t.Fatalf("following the hint: %v", err)
+	} else if bals, err := client.Balances(ctx); err != nil || len(bals) == 0 {
+		t.Fatalf("balances through the hint's --config: %v, %v", bals, err)
 	}
 	if cfgAfter, _ := os.ReadFile(a.ConfigPath()); string(cfgAfter) != string(cfgBefore) {
 		t.Errorf("the first demo's profile was rewritten:\n%s", cfgAfter)
