@@ -450,9 +450,16 @@ type TransactionQuery struct {
 // person filled in none, some or all of the user's details.
 func (u User) Trimmed() *User {
 	t := User{ID: strings.TrimSpace(u.ID), Name: strings.TrimSpace(u.Name), Email: strings.TrimSpace(u.Email),
-		Phone: strings.TrimSpace(u.Phone), DateOfBirth: strings.TrimSpace(u.DateOfBirth)}
+		Phone: NormalizePhone(u.Phone), DateOfBirth: strings.TrimSpace(u.DateOfBirth)}
 	if t == (User{}) {
 		return nil
 	}
 	return &t
+}
+
+// NormalizePhone removes the spaces and dashes people write a number
+// with ("+44 7700 900123"), leaving the form the service takes
+// (+447700900123). Anything else is left for validation to judge.
+func NormalizePhone(s string) string {
+	return strings.NewReplacer(" ", "", "-", "", "\u00a0", "").Replace(strings.TrimSpace(s))
 }

@@ -141,7 +141,7 @@ func (b *benFields) value(withReference bool) api.Beneficiary {
 		id := &api.AccountIdentifier{Type: b.idType}
 		switch b.idType {
 		case api.AccountIdentifierSortCode:
-			id.SortCode = strings.TrimSpace(b.sortCode)
+			id.SortCode = api.NormalizeSortCode(b.sortCode)
 			id.AccountNumber = strings.TrimSpace(b.accountNumber)
 		case api.AccountIdentifierIBAN:
 			id.IBAN = api.NormalizeIBAN(b.iban)

@@ -579,3 +579,31 @@ func TestUserPageSaysAnEmailOrPhoneIsNeeded(t *testing.T) {
 		t.Fatalf("with an email the form is still on %v", f.GetKey())
 	}
 }
+
+// TestWrittenFormsOfSortCodeAndPhoneAreTaken: a sort code and a phone
+// number as people write them ("04-00-04", "+44 7700 900123") are sent in
+// the form the service takes, not refused.
+func TestWrittenFormsOfSortCodeAndPhoneAreTaken(t *testing.T) {
+	fb := newFake(10)
+	h := newHarness(t, Options{Backend: fb}, 120, 40)
+	fillPaymentUntilUser(h, "04-00-04")
+	h.typeText("Ada Lovelace")
+	h.key("enter")
+	h.key("enter") // no email
+	h.typeText("+44 7700 900123")
+	for range 5 { // phone, date of birth, user id, metadata, related products
+		h.key("enter")
+	}
+	mustContain(t, h.view(), "Send this payment?")
+	h.keysNoSettle("y", "enter")
+	if len(fb.paymentReqs) != 1 {
+		t.Fatalf("%d payments sent, want 1:\n%s", len(fb.paymentReqs), h.view())
+	}
+	req := fb.paymentReqs[0]
+	if sc := req.PaymentMethod.Beneficiary.AccountIdentifier.SortCode; sc != "040004" {
+		t.Errorf("sort code sent as %q, want 040004", sc)
+	}
+	if req.User == nil || req.User.Phone != "+447700900123" {
+		t.Errorf("user sent as %+v, want the phone +447700900123", req.User)
+	}
+}

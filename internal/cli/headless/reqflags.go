@@ -79,7 +79,7 @@ func (b *beneficiaryFlags) build() (api.Beneficiary, []string) {
 	if b.SortCode != "" || b.AccountNumber != "" {
 		kinds = append(kinds, "--sort-code/--account-number")
 		id.Type = api.AccountIdentifierSortCode
-		id.SortCode = strings.ReplaceAll(strings.TrimSpace(b.SortCode), "-", "")
+		id.SortCode = api.NormalizeSortCode(b.SortCode)
 		id.AccountNumber = strings.TrimSpace(b.AccountNumber)
 	}
 	if b.IBAN != "" {
