@@ -824,7 +824,13 @@ func (v *txView) totalsLine(c *viewContext, w int) string {
 	}
 	note := ""
 	if failed > 0 {
-		note = " (" + itoa(failed) + " failed/rejected not counted)"
+		// Only the statuses the report holds: the service's report lists
+		// failed payouts, and rejected ones only if it ever does.
+		what := "failed"
+		if slices.ContainsFunc(v.store.EnumValues(report.EnumStatus), func(s string) bool { return strings.EqualFold(s, api.StateRejected) }) {
+			what = "failed/rejected"
+		}
+		note = " (" + itoa(failed) + " " + what + " not counted)"
 	}
 	line := "Totals: " + strings.Join(long, " · ") + note
 	if width(line) > w {
