@@ -407,7 +407,9 @@ func relayCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 
 The relay listens on the profile's relay_listen and requires its
 relay_token (or relay_token_env, or PAYDASH_RELAY_TOKEN) from readers of
-/ws and /events; --listen, --token and --token-env override them. A token
+/ws, /events and /metrics (a Prometheus scrape sends it as a bearer token:
+authorization.credentials_file); --listen, --token and --token-env
+override them. A token
 has at least 16 characters and no whitespace. With no profile configured
 the flags alone apply.
 

@@ -51,7 +51,7 @@ type RelayOptions struct {
 // Bind registers the flags.
 func (o *RelayOptions) Bind(fs *pflag.FlagSet) {
 	o.flags = fs
-	fs.StringVar(&o.Listen, "listen", webhookrelay.DefaultListen, "address to listen on when the profile sets no relay_listen; beyond loopback a token is required")
+	fs.StringVar(&o.Listen, "listen", webhookrelay.DefaultListen, "address to listen on (default: the profile's relay_listen, else this); beyond loopback a token is required")
 	fs.StringVar(&o.Path, "path", webhookrelay.DefaultPath, "path webhooks are POSTed to")
 	fs.StringVar(&o.Store, "store", "", "event store file (default $XDG_STATE_HOME/paydash/relay/events.db)")
 	fs.StringVar(&o.Token, "token", "", "bearer token readers (/ws, /events) must send, at least 16 characters, no spaces (prefer --token-env or the profile's relay_token: flags show in ps)")
@@ -113,6 +113,11 @@ func relaySettings(s *cmdutil.Streams, p *config.Profile, o *RelayOptions) (list
 		token, source = o.Token, "--token"
 	case o.changed("token-env") && o.TokenEnv != "":
 		token, source = s.Env(o.TokenEnv), "$"+o.TokenEnv
+		if token == "" {
+			// Asked for by name: an unset variable (a typo, or not
+			// exported to this shell) must not turn authentication off.
+			return "", "", cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("--token-env %s: $%s is not set (or empty) in this shell, so the relay did not start; export it, or name the variable that holds the token", o.TokenEnv, o.TokenEnv))
+		}
 	case p != nil && p.RelayToken != "":
 		token, source = p.RelayToken.Reveal(), "relay_token of profile "+p.Name
 	case o.TokenEnv != "":

@@ -163,6 +163,10 @@ func TestRelayRefusesWeakTokensAtStart(t *testing.T) {
 		{"spaces from the flag", "", nil, []string{"--listen", "0.0.0.0:0", "--token", "                    "}, "whitespace"},
 		{"short from the environment", "", map[string]string{"PAYDASH_RELAY_TOKEN": "abc"}, []string{"--listen", "127.0.0.1:0"}, "fewer than 16"},
 		{"spaces in the profile", "[profiles.dev]\nrelay_token = \"    \"\n", nil, []string{"--listen", "127.0.0.1:0"}, "relay_token"},
+		// A variable named but unset must not turn the token off, even
+		// on loopback and with a token in the profile.
+		{"--token-env naming an unset variable", "[profiles.dev]\nrelay_token = \"profile-token-0123456789\"\n", nil,
+			[]string{"--listen", "127.0.0.1:0", "--token-env", "NOPE_UNSET"}, "$NOPE_UNSET is not set"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
