@@ -51,7 +51,7 @@ type RelayOptions struct {
 // Bind registers the flags.
 func (o *RelayOptions) Bind(fs *pflag.FlagSet) {
 	o.flags = fs
-	fs.StringVar(&o.Listen, "listen", webhookrelay.DefaultListen, "address to listen on (default: the profile's relay_listen, else this); beyond loopback a token is required")
+	fs.StringVar(&o.Listen, "listen", webhookrelay.DefaultListen, "address to listen on; overrides the profile's relay_listen, and this default applies only without one; beyond loopback a token is required")
 	fs.StringVar(&o.Path, "path", webhookrelay.DefaultPath, "path webhooks are POSTed to")
 	fs.StringVar(&o.Store, "store", "", "event store file (default $XDG_STATE_HOME/paydash/relay/events.db)")
 	fs.StringVar(&o.Token, "token", "", "bearer token readers (/ws, /events) must send, at least 16 characters, no spaces (prefer --token-env or the profile's relay_token: flags show in ps)")
