@@ -51,8 +51,8 @@ func (p Payment) String() string {
 		s += ", " + p.Outcome
 	}
 	if p.Unconfirmed {
-		s += " (not in the service's report yet, and no final state known: it may have been rejected; check with paydash transactions --search " +
-			p.TransactionID + " and paydash events tail --since 7d)"
+		s += " (not in the service's report yet, and no final state known: it may have been rejected, which the report never shows; " +
+			"check its states with paydash events tail --since 0 --payout " + p.TransactionID + ")"
 	}
 	return s
 }

@@ -53,6 +53,8 @@ type SubscriberConfig struct {
 	Buffer int
 	// Types, when set, limits the stream to these event types.
 	Types []string
+	// PayoutID, when set, limits the stream to one payout's events.
+	PayoutID string
 	// Dialer, when set, replaces the default websocket dialer (for a
 	// proxy, TLS settings, or socket options).
 	Dialer *websocket.Dialer
@@ -86,7 +88,7 @@ func NewSubscriber(cfg SubscriberConfig) *Subscriber {
 	}
 	s := &Subscriber{
 		cfg:    cfg,
-		keep:   TypeFilter(cfg.Types),
+		keep:   both(TypeFilter(cfg.Types), PayoutFilter(cfg.PayoutID)),
 		events: make(chan Event, cfg.Buffer),
 		states: make(chan ConnState, 1),
 		dialer: cfg.Dialer,
@@ -316,4 +318,24 @@ func TypeFilter(list []string) func(*Event) bool {
 		return nil
 	}
 	return func(e *Event) bool { return set[e.Type] }
+}
+
+// PayoutFilter keeps the events of one payout (nil keeps all).
+func PayoutFilter(id string) func(*Event) bool {
+	id = strings.TrimSpace(id)
+	if id == "" {
+		return nil
+	}
+	return func(e *Event) bool { return strings.EqualFold(e.PayoutID, id) }
+}
+
+// both keeps what every non-nil filter keeps (nil when none is set).
+func both(a, b func(*Event) bool) func(*Event) bool {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return func(e *Event) bool { return a(e) && b(e) }
 }

@@ -255,7 +255,7 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 		if reason == "" {
 			reason = "no reason given"
 			if st.from != "relay" {
-				reason += " (the service report carries none; the relay, when reachable, does: paydash events tail --since 1h)"
+				reason += " (the service report carries none; the relay, when reachable, does: paydash events tail --since 0 --payout " + req.TransactionID + ")"
 			}
 		}
 		if res.Returned {
@@ -264,8 +264,9 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 		}
 		return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("payout %s %s: %s (state from the %s); nothing was paid", req.TransactionID, st.state, reason, st.from))
 	}
-	return cmdutil.Exit(exitNoFinalState, fmt.Errorf("payout %s: no final state within %s (%s); follow it with: paydash transactions --search %s",
-		req.TransactionID, o.Wait, st.note, req.TransactionID))
+	return cmdutil.Exit(exitNoFinalState, fmt.Errorf("payout %s: no final state within %s (%s); follow it with: paydash events tail --since 0 --payout %s "+
+		"(the relay has every state, a rejection too), or paydash transactions --search %s (the report lists it once authorised, never if rejected)",
+		req.TransactionID, o.Wait, st.note, req.TransactionID, req.TransactionID))
 }
 
 // checkReusedID refuses a --transaction-id that was used before for a

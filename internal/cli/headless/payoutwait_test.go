@@ -134,7 +134,7 @@ func TestUnconfirmedAcceptedMatchIsRefusedWithAWayOut(t *testing.T) {
 	o.Yes, o.ContextCode = true, api.ContextCodeWithdrawal
 	s, _, _ := testStreams("")
 	err = CreatePayout(context.Background(), s, e.client, target, &o)
-	if cmdutil.ExitCode(err) != cmdutil.ExitNotAccepted || !strings.Contains(err.Error(), "paydash transactions --search "+ghost) ||
+	if cmdutil.ExitCode(err) != cmdutil.ExitNotAccepted || !strings.Contains(err.Error(), "paydash events tail --since 0 --payout "+ghost) ||
 		!strings.Contains(err.Error(), "--allow-duplicate") || !strings.Contains(err.Error(), "may have been rejected") {
 		t.Fatalf("exit %d: %v", cmdutil.ExitCode(err), err)
 	}
@@ -148,5 +148,51 @@ func TestUnconfirmedAcceptedMatchIsRefusedWithAWayOut(t *testing.T) {
 	}
 	if n := e.reportCount(t, "UNSURE-1"); n != 1 {
 		t.Errorf("following --allow-duplicate: %d payout(s) in the report, want 1", n)
+	}
+}
+
+// TestNoFinalStateAdviceShowsTheRejection: --wait with the relay out of
+// reach follows the report, where a rejected payout never appears, and
+// gives up saying to follow it with `paydash events tail --since 0
+// --payout ID`. Run as printed once the relay answers, that shows the
+// payout's rejection, and only that payout's events.
+func TestNoFinalStateAdviceShowsTheRejection(t *testing.T) {
+	e := startCreateEnv(t, 1_000_000, nil)
+	relayURL := e.withRelay(t)
+	other := PayoutOptions{Name: "Grace Hopper", IBAN: "GB33BUKB20201555555555", Reference: "OTHER-1", Amount: "1.00", Currency: "GBP",
+		ContextCode: api.ContextCodeWithdrawal, Yes: true}
+	s, _, _ := testStreams("")
+	if err := CreatePayout(context.Background(), s, e.client, Target{Profile: "test", Audit: e.audit, RelayURL: relayURL}, &other); err != nil {
+		t.Fatal(err)
+	}
+	o := PayoutOptions{Name: "AML Test", IBAN: "GB33BUKB20201555555555", Reference: "NOFINAL-1", Amount: "9.99", Currency: "GBP",
+		ContextCode: api.ContextCodeWithdrawal, Yes: true, Wait: time.Second}
+	s, out, _ := testStreams("")
+	err := CreatePayout(context.Background(), s, e.client, Target{Profile: "test", Audit: e.audit, RelayURL: "ws://127.0.0.1:1/ws"}, &o)
+	id := strings.TrimSpace(out.String())
+	advice := "paydash events tail --since 0 --payout " + id
+	if cmdutil.ExitCode(err) != exitNoFinalState || id == "" || !strings.Contains(err.Error(), advice) {
+		t.Fatalf("exit %d, id %q: %v", cmdutil.ExitCode(err), id, err)
+	}
+
+	// The advice, with the relay reachable again.
+	var tailOut syncBuffer
+	ts := &cmdutil.Streams{In: strings.NewReader(""), Out: &tailOut, Err: &syncBuffer{}}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- Tail(ctx, ts, relayURL, "", &TailOptions{Since: "0", PayoutID: id}) }()
+	for !strings.Contains(tailOut.String(), api.EventPayoutRejected) {
+		if ctx.Err() != nil {
+			t.Fatalf("the tail never showed the rejection:\n%s", tailOut.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	for _, l := range strings.Split(strings.TrimSpace(tailOut.String()), "\n") {
+		if !strings.Contains(l, id) {
+			t.Errorf("the tail printed another payout's event: %q", l)
+		}
 	}
 }

@@ -19,6 +19,7 @@ type TailOptions struct {
 	RelayURL string
 	Types    []string
 	Since    string
+	PayoutID string
 	JSON     bool
 }
 
@@ -27,6 +28,7 @@ func (o *TailOptions) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.RelayURL, "relay", "", "relay websocket URL (default: the profile's relay_url)")
 	fs.StringSliceVar(&o.Types, "type", nil, "only these event types, e.g. payout_settled,payout_failed")
 	fs.StringVar(&o.Since, "since", "now", "start after this relay sequence number; 0 replays everything stored, now shows only new events")
+	fs.StringVar(&o.PayoutID, "payout", "", "only this payout's events (its transaction id); with --since 0, its whole history")
 	fs.BoolVar(&o.JSON, "json", false, "print each whole event as one JSON line")
 }
 
@@ -52,7 +54,7 @@ func Tail(ctx context.Context, s *cmdutil.Streams, relayURL, token string, o *Ta
 		}
 		since = n
 	}
-	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: relayURL, Token: token, Since: since, Types: o.Types})
+	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: relayURL, Token: token, Since: since, Types: o.Types, PayoutID: o.PayoutID})
 	runErr := make(chan error, 1)
 	go func() { runErr <- sub.Run(ctx) }()
 	enc := json.NewEncoder(s.Out)
