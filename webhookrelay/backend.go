@@ -33,6 +33,10 @@ type backend interface {
 	scanRaw(after uint64, fn func(seq uint64, rec []byte) (more bool, err error)) (uint64, error)
 	// bounds returns the first and last stored seq (0, 0 when empty).
 	bounds() (first, last uint64, err error)
+	// storeID names this store for as long as it lives: a new or
+	// replaced store has another, so subscribers can tell that seqs they
+	// saw came from elsewhere even when the new store has caught up.
+	storeID() string
 	// lastSeq is the highest seq this relay knows to be assigned; fresh
 	// asks the backend rather than answering from memory.
 	lastSeq(ctx context.Context, fresh bool) (uint64, error)
@@ -93,6 +97,8 @@ func (b *boltBackend) bounds() (uint64, uint64, error) {
 }
 
 func (b *boltBackend) lastSeq(context.Context, bool) (uint64, error) { return b.w.lastSeq.Load(), nil }
+
+func (b *boltBackend) storeID() string { return b.st.id }
 
 func (b *boltBackend) close() error {
 	b.w.stop()

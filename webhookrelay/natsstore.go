@@ -88,6 +88,9 @@ type natsBackend struct {
 	// last is the highest seq this instance has seen assigned (by its own
 	// publishes or from the consumer).
 	last atomic.Uint64
+	// id is the stream's name and creation time: every instance on the
+	// stream gives the same, and a stream deleted and made again another.
+	id string
 }
 
 func openNATS(cfg Config, h *hub, m *metrics) (*natsBackend, error) {
@@ -148,6 +151,7 @@ func openNATS(cfg Config, h *hub, m *metrics) (*natsBackend, error) {
 		return nil, fmt.Errorf("JetStream stream %s: %w", nc.Stream, err)
 	}
 	b.last.Store(info.State.LastSeq)
+	b.id = nc.Stream + "@" + info.Created.UTC().Format(time.RFC3339Nano)
 	// The hub gets everything stored from now on, by any instance; older
 	// events reach websocket clients from their backlog reads.
 	cons, err := b.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
@@ -338,6 +342,8 @@ func (b *natsBackend) lastSeq(ctx context.Context, fresh bool) (uint64, error) {
 	}
 	return b.last.Load(), nil
 }
+
+func (b *natsBackend) storeID() string { return b.id }
 
 func (b *natsBackend) close() error {
 	b.consume.Stop()

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/google/uuid"
+
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 )
@@ -27,6 +29,7 @@ var (
 	bucketIDOrder = []byte("idorder") // 8-byte seq -> 8-byte received unix nanos + event_id
 	bucketMeta    = []byte("meta")
 	keyForwarded  = []byte("forwarded") // last seq the forwarder finished
+	keyStoreID    = []byte("store_id")  // made when the file is created
 )
 
 // recordVersion is the first byte of every stored record.
@@ -41,6 +44,7 @@ const retentionBatch = 2000
 // writer goroutine except forward outcomes, which bbolt serialises anyway.
 type store struct {
 	db *bolt.DB
+	id string // keyStoreID
 }
 
 func openStore(path string) (*store, error) {
@@ -63,9 +67,21 @@ func openStore(path string) (*store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open relay store %s: %w", path, err)
 	}
+	var id string
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketEvents, bucketIDs, bucketMeta, bucketIDOrder} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		// A store from before ids were kept gets one now: its
+		// subscribers learn it on their next connection.
+		meta := tx.Bucket(bucketMeta)
+		if v := meta.Get(keyStoreID); len(v) > 0 {
+			id = string(v)
+		} else {
+			id = uuid.NewString()
+			if err := meta.Put(keyStoreID, []byte(id)); err != nil {
 				return err
 			}
 		}
@@ -75,7 +91,7 @@ func openStore(path string) (*store, error) {
 		db.Close()
 		return nil, fmt.Errorf("initialise relay store %s: %w", path, err)
 	}
-	return &store{db: db}, nil
+	return &store{db: db, id: id}, nil
 }
 
 func (s *store) close() error { return s.db.Close() }

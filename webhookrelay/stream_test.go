@@ -393,6 +393,34 @@ func TestSubscriberStartsOverWhenTheRelayStoreIsReplaced(t *testing.T) {
 	checkExactlyOnce(t, got, fresh)
 }
 
+// TestSubscriberReplaysAReplacedStoreThatCaughtUp: the relay comes back
+// on a new store that already holds more events than the subscriber had
+// seen (the walkthrough's lost payout: a few webhooks arrive while the
+// subscriber backs off). Its seq alone cannot tell; the store id can, and
+// every event of the new store is delivered, once, in order.
+func TestSubscriberReplaysAReplacedStoreThatCaughtUp(t *testing.T) {
+	tr1 := startRelay(t, Config{})
+	addr := strings.TrimPrefix(tr1.base, "http://")
+	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: tr1.wsURL(), MinBackoff: 20 * time.Millisecond, MaxBackoff: 50 * time.Millisecond})
+	runSubscriber(t, sub)
+	postN(t, tr1, "old", 0, 3, 0)
+	receive(t, sub, 3)
+	tr1.stop()
+
+	// The new store fills up elsewhere first, past seq 3.
+	fresh := filepath.Join(t.TempDir(), "fresh.db")
+	elsewhere := startRelay(t, Config{StorePath: fresh})
+	ids := postN(t, elsewhere, "new", 0, 6, 0)
+	elsewhere.stop()
+
+	startRelayAt(t, addr, Config{StorePath: fresh})
+	got := receive(t, sub, 6)
+	checkExactlyOnce(t, got, ids)
+	if got[0].Seq != 1 {
+		t.Fatalf("the subscriber resumed at seq %d of the new store, want 1", got[0].Seq)
+	}
+}
+
 // startRelayAt serves a relay on a given loopback address (that of a
 // stopped relay, so subscribers find it where they were).
 func startRelayAt(t *testing.T, addr string, cfg Config) *testRelay {

@@ -72,6 +72,13 @@ func (r *Relay) handleWS(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
+	if want := q.Get("store"); want != "" && want != r.be.storeID() {
+		// The subscriber's seqs came from another store, however far
+		// this one has got: from 0 it misses nothing.
+		writeProblem(w, http.StatusConflict, "store_replaced",
+			fmt.Sprintf("this relay's store (%s) is not the one since=%d came from (%s): it was replaced; resume with since=0", r.be.storeID(), since, want))
+		return
+	}
 	last, _ := r.be.lastSeq(req.Context(), false)
 	if since > last {
 		// Another clustered instance may have stored more than this one
@@ -94,7 +101,7 @@ func (r *Relay) handleWS(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	defer r.clients.Add(-1)
-	conn, err := r.upgrader.Upgrade(w, req, nil)
+	conn, err := r.upgrader.Upgrade(w, req, http.Header{relayclient.HeaderStore: {r.be.storeID()}})
 	if err != nil {
 		return // Upgrade has answered (403 for a refused Origin, 400 otherwise)
 	}

@@ -69,8 +69,18 @@ type Subscriber struct {
 	events chan Event
 	states chan ConnState
 	last   atomic.Uint64
+	// store is the relay store the seqs delivered so far came from (its
+	// HeaderStore), sent back on reconnect; only session touches it.
+	store  string
 	dialer *websocket.Dialer
 }
+
+// HeaderStore is the websocket handshake's answer header naming the
+// relay's store. A subscriber resuming sends it back as store=; a relay
+// whose store is another (replaced, or a new file) answers 409, and the
+// subscriber starts again from 0 instead of skipping the new store's
+// first events, however far that store has got.
+const HeaderStore = "Paydash-Relay-Store"
 
 // NewSubscriber returns a Subscriber; call Run to start it.
 func NewSubscriber(cfg SubscriberConfig) *Subscriber {
@@ -181,6 +191,9 @@ func (s *Subscriber) streamURL() (string, error) {
 	}
 	q := u.Query()
 	q.Set("since", strconv.FormatUint(s.last.Load(), 10))
+	if s.store != "" {
+		q.Set("store", s.store)
+	}
 	if len(s.cfg.Types) > 0 {
 		q.Set("type", strings.Join(s.cfg.Types, ","))
 	}
@@ -204,16 +217,21 @@ func (s *Subscriber) session(ctx context.Context) (connected bool, err error) {
 		if resp != nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusConflict {
-				// The relay's store is not the one our seqs came from:
+				// The relay's store is not the one our seqs came from
+				// (another store id, or our last seq is past its end):
 				// its events are new to us, so start again from 0.
 				s.last.Store(0)
-				return false, errors.New("relay store was replaced (our last seq is ahead of it): replaying it from the start")
+				s.store = ""
+				return false, errors.New("relay store is not the one our last seq came from (replaced, or --since is past its end): replaying it from the start")
 			}
 			return false, handshakeError(resp.StatusCode)
 		}
 		return false, fmt.Errorf("cannot reach the relay: %w", err)
 	}
 	defer conn.Close()
+	if id := resp.Header.Get(HeaderStore); id != "" {
+		s.store = id
+	}
 	s.setState(ConnState{Status: StateLive})
 
 	// Closing the connection is what unblocks a read when ctx ends.
