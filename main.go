@@ -41,6 +41,7 @@ func main() {
 func run(ctx context.Context, args []string, s *cmdutil.Streams) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	s.Done = ctx.Done()
 	root := newRoot(s)
 	root.SetArgs(args)
 	root.SetIn(s.In)

@@ -38,6 +38,12 @@ type Streams struct {
 	// developer's shell.
 	Getenv func(string) string
 
+	// Done, when set, ends a ReadLine waiting at a prompt with
+	// ErrCancelled: ctrl+c cancels the command's context, but a read of
+	// the terminal does not return by itself, and the answer typed after
+	// it must not be taken.
+	Done <-chan struct{}
+
 	in *bufio.Reader
 }
 
@@ -74,6 +80,27 @@ func (s *Streams) ReadLine() (string, error) {
 	if s.in == nil {
 		s.in = bufio.NewReader(s.In)
 	}
+	if s.Done == nil {
+		return s.readLine()
+	}
+	type answer struct {
+		line string
+		err  error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		line, err := s.readLine()
+		got <- answer{line, err}
+	}()
+	select {
+	case a := <-got:
+		return a.line, a.err
+	case <-s.Done:
+		return "", ErrCancelled
+	}
+}
+
+func (s *Streams) readLine() (string, error) {
 	line, err := s.in.ReadString('\n')
 	if err != nil && (!errors.Is(err, io.EOF) || line == "") {
 		return "", err

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mattn/go-runewidth"
 )
@@ -101,5 +103,32 @@ func TestProgressDrawsOnlyOnATerminal(t *testing.T) {
 		if got := errb.String(); term != strings.Contains(got, "4/4") {
 			t.Errorf("terminal=%v: output %q", term, got)
 		}
+	}
+}
+
+// TestCtrlCAtAPromptCancels: ctrl+c while a confirmation waits for its
+// answer ends it at once as "cancelled: nothing was sent" (exit 4), and
+// an answer typed afterwards is not taken.
+func TestCtrlCAtAPromptCancels(t *testing.T) {
+	in, typed := io.Pipe()
+	defer typed.Close()
+	done := make(chan struct{})
+	s := &Streams{In: in, Out: io.Discard, Err: io.Discard, InTerminal: true, OutTerminal: true, ErrTerminal: true, Done: done}
+	answered := make(chan error, 1)
+	go func() {
+		ok, err := Confirm(s, "Send this payout?")
+		if ok {
+			err = errors.New("confirmed")
+		}
+		answered <- err
+	}()
+	close(done) // ctrl+c
+	select {
+	case err := <-answered:
+		if !errors.Is(err, ErrCancelled) || ExitCode(err) != ExitCancelled {
+			t.Fatalf("ctrl+c at the prompt: %v (exit %d), want cancelled (exit %d)", err, ExitCode(err), ExitCancelled)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the prompt kept waiting after ctrl+c")
 	}
 }

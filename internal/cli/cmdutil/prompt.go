@@ -19,6 +19,9 @@ func Confirm(s *Streams, question string) (bool, error) {
 	}
 	fmt.Fprintf(s.Err, "%s [y/N] ", question)
 	ans, err := s.ReadLine()
+	if errors.Is(err, ErrCancelled) {
+		return false, err
+	}
 	if err != nil {
 		return false, fmt.Errorf("read confirmation: %w", err)
 	}
@@ -37,6 +40,9 @@ func ConfirmTyped(s *Streams, prompt, want string) (bool, error) {
 	}
 	fmt.Fprintf(s.Err, "%s ", prompt)
 	ans, err := s.ReadLine()
+	if errors.Is(err, ErrCancelled) {
+		return false, err
+	}
 	if err != nil {
 		return false, fmt.Errorf("read confirmation: %w", err)
 	}
