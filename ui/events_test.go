@@ -359,3 +359,21 @@ func TestEventsFilterKeepsSelection(t *testing.T) {
 		t.Errorf("after the type filter: seq %d selected, want 5", selected())
 	}
 }
+
+// TestHeaderSaysTheRelayRefusedTheToken: a relay that refuses the token
+// is not "reconnecting" like one that is down: retrying will not fix it,
+// so the header says what will.
+func TestHeaderSaysTheRelayRefusedTheToken(t *testing.T) {
+	states := make(chan relayclient.ConnState, 1)
+	states <- relayclient.ConnState{Status: relayclient.StateReconnecting, RetryIn: 5 * time.Second,
+		Err: refusedErr{}}
+	close(states)
+	h := newHarness(t, Options{Backend: newFake(10), Events: closedEvents(nil), States: states}, 160, 40)
+	mustContain(t, h.view(), "relay: relay refused the token (HTTP 401): check the relay token")
+}
+
+// refusedErr is what a Subscriber reports for a 401.
+type refusedErr struct{}
+
+func (refusedErr) Error() string        { return "relay refused the token (HTTP 401): check the relay token" }
+func (refusedErr) Is(target error) bool { return target == relayclient.ErrRefused }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"os"
 	"slices"
 	"strings"
@@ -654,6 +655,10 @@ func (m *model) relayText() (string, lipgloss.Style) {
 		secs := int((left + time.Second - 1) / time.Second)
 		if secs < 0 {
 			secs = 0
+		}
+		if errors.Is(m.relay.Err, relayclient.ErrRefused) {
+			// Retrying will not fix it: say what will.
+			return "relay: " + m.relay.Err.Error() + " · retry in " + itoa(secs) + "s", m.st.bad
 		}
 		return "relay: reconnecting in " + itoa(secs) + "s", m.st.warn
 	case relayclient.StateOffline:

@@ -3,6 +3,7 @@ package relayclient
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -28,16 +29,6 @@ type History struct {
 // failed) the relay stored for payout id, and its reason. ok is false
 // when the relay holds none (yet).
 func (h History) FinalState(ctx context.Context, id string) (state, reason string, ok bool, err error) {
-	u, err := url.Parse(h.URL)
-	if err != nil || u.Host == "" {
-		return "", "", false, fmt.Errorf("relay URL %q must look like ws://127.0.0.1:8787/ws", h.URL)
-	}
-	if u.Scheme == "wss" {
-		u.Scheme = "https"
-	} else {
-		u.Scheme = "http"
-	}
-	u.Path = "/events"
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	pages := h.MaxPages
@@ -46,31 +37,9 @@ func (h History) FinalState(ctx context.Context, id string) (state, reason strin
 	}
 	var since uint64
 	for range pages {
-		q := url.Values{"payout_id": {id}, "limit": {"1000"}, "since": {strconv.FormatUint(since, 10)}}
-		u.RawQuery = q.Encode()
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+		page, err := h.page(ctx, url.Values{"payout_id": {id}, "limit": {"1000"}, "since": {strconv.FormatUint(since, 10)}})
 		if err != nil {
 			return "", "", false, err
-		}
-		if h.Token != "" {
-			req.Header.Set("Authorization", "Bearer "+h.Token)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return "", "", false, fmt.Errorf("relay history: %w", err)
-		}
-		var page struct {
-			Events    []Event `json:"events"`
-			NextSince uint64  `json:"next_since"`
-			LastSeq   uint64  `json:"last_seq"`
-		}
-		err = json.NewDecoder(resp.Body).Decode(&page)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return "", "", false, fmt.Errorf("relay history: %s", resp.Status)
-		}
-		if err != nil {
-			return "", "", false, fmt.Errorf("relay history: %w", err)
 		}
 		for _, e := range page.Events {
 			switch e.State {
@@ -84,4 +53,66 @@ func (h History) FinalState(ctx context.Context, id string) (state, reason strin
 		since = page.NextSince
 	}
 	return state, reason, ok, nil
+}
+
+// CheckReadable reads one page of the relay's history with the token, as
+// the dashboard and commands will: a relay that is up but refuses the
+// token is an error naming it (GET /healthz answers without a token).
+func (h History) CheckReadable(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, err := h.page(ctx, url.Values{"limit": {"1"}})
+	return err
+}
+
+// ErrRefused matches (errors.Is) the relay refusing the token (401) or
+// the request's origin (403): a setting to fix, not a relay that is down.
+var ErrRefused = errors.New("refused by the relay")
+
+// refused is such an answer, worded for the person who must fix it.
+type refused string
+
+func (r refused) Error() string        { return string(r) }
+func (r refused) Is(target error) bool { return target == ErrRefused }
+
+type historyPage struct {
+	Events    []Event `json:"events"`
+	NextSince uint64  `json:"next_since"`
+	LastSeq   uint64  `json:"last_seq"`
+}
+
+func (h History) page(ctx context.Context, q url.Values) (*historyPage, error) {
+	u, err := url.Parse(h.URL)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("relay URL %q must look like ws://127.0.0.1:8787/ws", h.URL)
+	}
+	if u.Scheme == "wss" {
+		u.Scheme = "https"
+	} else {
+		u.Scheme = "http"
+	}
+	u.Path, u.RawQuery = "/events", q.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	if h.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+h.Token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("relay history: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+			return nil, fmt.Errorf("relay history: %w", handshakeError(resp.StatusCode))
+		}
+		return nil, fmt.Errorf("relay history: %s", resp.Status)
+	}
+	var page historyPage
+	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil {
+		return nil, fmt.Errorf("relay history: %w", err)
+	}
+	return &page, nil
 }

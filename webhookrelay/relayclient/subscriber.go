@@ -300,9 +300,9 @@ func (s *Subscriber) session(ctx context.Context) (connected bool, err error) {
 func handshakeError(status int) error {
 	switch status {
 	case http.StatusUnauthorized:
-		return errors.New("relay refused the token (HTTP 401): check the relay token")
+		return refused("relay refused the token (HTTP 401): check the relay token")
 	case http.StatusForbidden:
-		return errors.New("relay refused the connection (HTTP 403): check the Origin or host name, or set a token")
+		return refused("relay refused the connection (HTTP 403): check the Origin or host name, or set a token")
 	case http.StatusServiceUnavailable:
 		return errors.New("relay is at its client limit (HTTP 503)")
 	}

@@ -3,6 +3,7 @@ package headless
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // ConfigPath is the config file a command reads or writes: --config, then
@@ -93,7 +95,7 @@ func ConfigCheck(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, asJ
 		checks = append(checks, checkScopes(ctx, client)...)
 	}
 	if p.RelayURL != "" {
-		add(checkRelay(ctx, p.RelayURL))
+		add(checkRelay(ctx, p.RelayURL, p.RelayToken.Reveal()))
 	}
 	failed := 0
 	for _, c := range checks {
@@ -170,11 +172,20 @@ func checkScopes(ctx context.Context, c tokenSource) []Check {
 
 // checkRelay asks the relay's /healthz whether it is up; the dashboard
 // works without it (no live events), so a failure is a warning.
-func checkRelay(ctx context.Context, wsURL string) Check {
+func checkRelay(ctx context.Context, wsURL, token string) Check {
 	ch := Check{Name: "relay " + wsURL, Optional: true}
 	h, err := RelayHealth(ctx, wsURL)
 	if err != nil {
 		ch.Detail = err.Error() + " (the dashboard runs without live events; start one with paydash relay)"
+		return ch
+	}
+	// /healthz needs no token; the dashboard's stream and history do.
+	if err := (relayclient.History{URL: wsURL, Token: token}).CheckReadable(ctx); err != nil {
+		ch.Detail = "up, but " + err.Error()
+		// A token the relay refuses is this profile's mistake, not a
+		// relay that is merely down: the dashboard would retry it for
+		// ever.
+		ch.Optional = !errors.Is(err, relayclient.ErrRefused)
 		return ch
 	}
 	ch.OK = true

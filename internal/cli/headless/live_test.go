@@ -84,6 +84,45 @@ func TestConfigCheckSaysExactlyWhatFailed(t *testing.T) {
 	}
 }
 
+// TestConfigCheckFailsOnARefusedRelayToken: the relay answers /healthz
+// to anyone, so a wrong relay_token used to pass; the dashboard then
+// retried the 401 for ever. The check reads the history with the token.
+func TestConfigCheckFailsOnARefusedRelayToken(t *testing.T) {
+	key, err := api.GenerateSigningKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, err := sandbox.Listen(ctx, "127.0.0.1:0", sandbox.Options{MerchantKey: &key.PublicKey, ClientSecret: "right-secret", History: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	const token = "right-relay-token-0123"
+	rl := relaytest.Start(t, webhookrelay.Config{Token: token})
+	for _, tc := range []struct {
+		token    string
+		wantCode int
+		want     string
+	}{
+		{token, 0, "ok    relay " + rl.WSURL},
+		{"wrong-relay-token-0123", cmdutil.ExitFailure, "FAIL  relay " + rl.WSURL + ": up, but relay history: relay refused the token (HTTP 401)"},
+	} {
+		env := profileEnv(t, srv, key, "right-secret")
+		env["PAYDASH_RELAY_URL"], env["PAYDASH_RELAY_TOKEN"] = rl.WSURL, tc.token
+		s, out, _ := testStreams("")
+		s.Getenv = func(k string) string { return env[k] }
+		err := ConfigCheck(ctx, s, &cmdutil.Global{}, false)
+		if got := cmdutil.ExitCode(err); got != tc.wantCode || !strings.Contains(out.String(), tc.want) {
+			t.Errorf("relay token %q: exit %d (%v), want %d and %q:\n%s", tc.token, got, err, tc.wantCode, tc.want, out)
+		}
+		if strings.Contains(out.String(), tc.token) {
+			t.Errorf("the relay token reached the output:\n%s", out)
+		}
+	}
+}
+
 // syncBuffer lets the test read what Tail writes while it runs.
 type syncBuffer struct {
 	mu sync.Mutex
