@@ -2,6 +2,7 @@ package headless
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -51,6 +52,13 @@ func startFollow(ctx context.Context, s *cmdutil.Streams, t Target, r payguard.R
 	if err != nil {
 		f.note = fmt.Sprintf("the relay is unreachable (%v); the report was polled, and a rejected payout never appears in it", err)
 		fmt.Fprintf(s.Err, "note: relay unreachable; following the payout in the transaction report instead\n")
+		return f
+	}
+	// /healthz answers anyone; the stream needs the token. A refused one
+	// is said now, not found out as a silent wait.
+	if err := (relayclient.History{URL: t.RelayURL, Token: t.RelayToken}).CheckReadable(ctx); errors.Is(err, relayclient.ErrRefused) {
+		f.note = fmt.Sprintf("the relay refused this profile's token (%v); the report was polled, and a rejected payout never appears in it", err)
+		fmt.Fprintf(s.Err, "note: %v; following the payout in the transaction report instead\n", err)
 		return f
 	}
 	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: t.RelayURL, Token: t.RelayToken, Since: h.LastSeq})

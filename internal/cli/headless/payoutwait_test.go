@@ -196,3 +196,22 @@ func TestNoFinalStateAdviceShowsTheRejection(t *testing.T) {
 		}
 	}
 }
+
+// TestWaitSaysTheRelayRefusedTheToken: with a relay_token the relay
+// refuses, --wait says so and follows the report, as it does for a relay
+// that is down, instead of waiting silently on a stream it cannot read.
+func TestWaitSaysTheRelayRefusedTheToken(t *testing.T) {
+	e := startCreateEnv(t, 1_000_000, nil)
+	r := relaytest.Start(t, webhookrelay.Config{JKUAllow: []string{e.srv.Info().JWKSURL}, Token: "right-relay-token-0123"})
+	e.srv.SetWebhookURI(r.WebhookURL)
+	o := payout("TOKEN-1", "1.11")
+	o.Yes, o.Wait, o.ContextCode = true, 30*time.Second, api.ContextCodeWithdrawal
+	s, _, errb := testStreams("")
+	err := CreatePayout(context.Background(), s, e.client, Target{Profile: "test", Audit: e.audit, RelayURL: r.WSURL, RelayToken: "wrong-relay-token-0123"}, &o)
+	if err != nil {
+		t.Fatalf("payout with a refused relay token: %v", err)
+	}
+	if !strings.Contains(errb.String(), "note: relay history: relay refused the token (HTTP 401)") || !strings.Contains(errb.String(), "state from the service report") {
+		t.Fatalf("stderr does not say the relay refused the token:\n%s", errb)
+	}
+}
