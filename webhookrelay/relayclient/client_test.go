@@ -12,16 +12,16 @@ func TestSummaryAndTailLine(t *testing.T) {
 		wantSummary string
 		wantTail    string
 	}{
-		{Event{EventID: "ev1", Type: "payout_settled", Family: FamilyPayout, PayoutID: "3f2a9c1e-0000-4000-8000-000000000000", State: "settled", ReceivedAt: received},
-			"payout 3f2a9c1e… settled", "2026-11-21T10:15:30Z  payout_settled             ev1  3f2a9c1e-0000-4000-8000-000000000000  settled"},
-		{Event{EventID: "ev2", Type: "payout_rejected", PayoutID: "9c1e", State: "rejected", Reason: "insufficient_funds", ReceivedAt: received},
-			"payout 9c1e rejected: insufficient_funds", "2026-11-21T10:15:30Z  payout_rejected            ev2  9c1e  rejected: insufficient_funds"},
-		{Event{EventID: "ev3", Type: "external_payment_received", Family: FamilyPayments, ReceivedAt: received},
-			"external payment received", "2026-11-21T10:15:30Z  external_payment_received  ev3  -  -"},
-		{Event{EventID: "ev4", Type: "mandate_revoked", Family: FamilyUnknown, ReceivedAt: received},
-			"mandate revoked (unknown event)", "2026-11-21T10:15:30Z  mandate_revoked            ev4  -  -"},
-		{Event{EventID: "ev5\x1b[2J", Type: "x\x07", Family: FamilyUnknown, ReceivedAt: received.In(time.FixedZone("X", 3600))},
-			"x? (unknown event)", "2026-11-21T10:15:30Z  x?                         ev5?[2J  -  -"},
+		{Event{Seq: 41, EventID: "ev1", Type: "payout_settled", Family: FamilyPayout, PayoutID: "3f2a9c1e-0000-4000-8000-000000000000", State: "settled", ReceivedAt: received},
+			"payout 3f2a9c1e… settled", "41  2026-11-21T10:15:30Z  payout_settled             ev1  3f2a9c1e-0000-4000-8000-000000000000  settled"},
+		{Event{Seq: 42, EventID: "ev2", Type: "payout_rejected", PayoutID: "9c1e", State: "rejected", Reason: "insufficient_funds", ReceivedAt: received},
+			"payout 9c1e rejected: insufficient_funds", "42  2026-11-21T10:15:30Z  payout_rejected            ev2  9c1e  rejected: insufficient_funds"},
+		{Event{Seq: 43, EventID: "ev3", Type: "external_payment_received", Family: FamilyPayments, ReceivedAt: received},
+			"external payment received", "43  2026-11-21T10:15:30Z  external_payment_received  ev3  -  -"},
+		{Event{Seq: 44, EventID: "ev4", Type: "mandate_revoked", Family: FamilyUnknown, ReceivedAt: received},
+			"mandate revoked (unknown event)", "44  2026-11-21T10:15:30Z  mandate_revoked            ev4  -  -"},
+		{Event{Seq: 45, EventID: "ev5\x1b[2J", Type: "x\x07", Family: FamilyUnknown, ReceivedAt: received.In(time.FixedZone("X", 3600))},
+			"x? (unknown event)", "45  2026-11-21T10:15:30Z  x?                         ev5?[2J  -  -"},
 	}
 	for _, tc := range cases {
 		if got := tc.e.Summary(); got != tc.wantSummary {

@@ -2,6 +2,7 @@ package relayclient
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -70,7 +71,9 @@ func TailLine(e Event) string {
 	}
 	// The type is padded to the longest known type name so the ids line up
 	// down the page as events of different types stream by.
+	// The seq comes first: it is what --since takes to resume after it.
 	return strings.Join([]string{
+		strconv.FormatUint(e.Seq, 10),
 		e.ReceivedAt.UTC().Truncate(time.Second).Format(time.RFC3339),
 		fmt.Sprintf("%-*s", tailTypeWidth, orDash(e.Type)), orDash(e.EventID), orDash(e.PayoutID), orDash(state),
 	}, "  ")

@@ -208,3 +208,17 @@ func newID(i int, prefix string) string {
 	b[len(b)-2] = hex[(i/16)%16]
 	return string(b)
 }
+
+// TestTailNotesAnUnknownType: a misspelt --type printed nothing for ever;
+// it is now named on stderr with the types there are.
+func TestTailNotesAnUnknownType(t *testing.T) {
+	rl := relaytest.Start(t, webhookrelay.Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	var errb syncBuffer
+	s := &cmdutil.Streams{In: strings.NewReader(""), Out: &syncBuffer{}, Err: &errb}
+	_ = Tail(ctx, s, rl.WSURL, "", &TailOptions{Since: "0", Types: []string{"payout_settld,payout_failed"}})
+	if !strings.Contains(errb.String(), "note: --type payout_settld is not an event type of the interface") || strings.Contains(errb.String(), "--type payout_failed") {
+		t.Fatalf("stderr:\n%s", errb.String())
+	}
+}

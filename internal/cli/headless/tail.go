@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
@@ -27,13 +29,14 @@ type TailOptions struct {
 func (o *TailOptions) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.RelayURL, "relay", "", "relay websocket URL (default: the profile's relay_url)")
 	fs.StringSliceVar(&o.Types, "type", nil, "only these event types, e.g. payout_settled,payout_failed")
-	fs.StringVar(&o.Since, "since", "now", "start after this relay sequence number; 0 replays everything stored, now shows only new events")
+	fs.StringVar(&o.Since, "since", "now", "start after this relay sequence number (each line's first field); 0 replays everything stored, now shows only new events")
 	fs.StringVar(&o.PayoutID, "payout", "", "only this payout's events (its transaction id); with --since 0, its whole history")
 	fs.BoolVar(&o.JSON, "json", false, "print each whole event as one JSON line")
 }
 
 // Tail prints the relay's events live until ctx is done: one line each
-// (time, type, event id, payout id, state), or one JSON object per line.
+// (seq, time, type, event id, payout id, state: a stopped tail resumes
+// with --since <the last seq>), or one JSON object per line.
 // Connection changes go to stderr so stdout stays pipeable.
 func Tail(ctx context.Context, s *cmdutil.Streams, relayURL, token string, o *TailOptions) error {
 	if relayURL == "" {
@@ -54,6 +57,7 @@ func Tail(ctx context.Context, s *cmdutil.Streams, relayURL, token string, o *Ta
 		}
 		since = n
 	}
+	warnUnknownTypes(s, o.Types)
 	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: relayURL, Token: token, Since: since, Types: o.Types, PayoutID: o.PayoutID})
 	runErr := make(chan error, 1)
 	go func() { runErr <- sub.Run(ctx) }()
@@ -108,4 +112,21 @@ func describeState(st relayclient.ConnState, url string) string {
 		return st.Status + ": " + st.Err.Error()
 	}
 	return st.Status
+}
+
+// knownEventTypes are the webhook types the interface names.
+var knownEventTypes = []string{api.EventPayoutAuthorised, api.EventPayoutSubmitted, api.EventPayoutSettled, api.EventPayoutRejected,
+	api.EventPayoutFailed, api.EventPayoutExecuted, api.EventExternalPaymentReceived}
+
+// warnUnknownTypes notes a --type that no webhook of the interface has (a
+// typo would otherwise print nothing for ever). It is not refused: the
+// relay stores events of types it does not know too.
+func warnUnknownTypes(s *cmdutil.Streams, types []string) {
+	for _, item := range types {
+		for _, t := range strings.Split(item, ",") {
+			if t = strings.TrimSpace(t); t != "" && !slices.Contains(knownEventTypes, t) {
+				fmt.Fprintf(s.Err, "note: --type %s is not an event type of the interface (%s); following it anyway\n", t, strings.Join(knownEventTypes, ", "))
+			}
+		}
+	}
 }
