@@ -248,3 +248,53 @@ func TestJWKSUnavailableAnswers503(t *testing.T) {
 		t.Errorf("got %d %s, want 503 %s", resp.status, resp.body, RejectKeysUnavailable)
 	}
 }
+
+// TestForwardingOutlastsAnEndpointThatIsDown: the developer's endpoint is
+// down for longer than a handful of tries (a server restart). Nothing is
+// dropped: every event reaches it once it is back, in seq order, and
+// meanwhile the event says it is being retried.
+func TestForwardingOutlastsAnEndpointThatIsDown(t *testing.T) {
+	base, maxDelay := forwardBaseDelay, forwardMaxDelay
+	forwardBaseDelay, forwardMaxDelay = time.Millisecond, 5*time.Millisecond
+	// Restored after the relay (a later cleanup, so run first) stopped.
+	t.Cleanup(func() { forwardBaseDelay, forwardMaxDelay = base, maxDelay })
+	var (
+		up   atomic.Bool
+		mu   sync.Mutex
+		seen []string
+	)
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !up.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		var b struct {
+			EventID string `json:"event_id"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&b)
+		mu.Lock()
+		seen = append(seen, b.EventID)
+		mu.Unlock()
+	}))
+	defer target.Close()
+	tr := startRelay(t, Config{ForwardURL: target.URL + "/hook"})
+	for _, id := range []string{"down-1", "down-2", "down-3"} {
+		if resp := tr.post(t, []byte(`{"type":"payout_executed","event_id":"`+id+`"}`), http.Header{}); resp.status != http.StatusOK {
+			t.Fatal(resp.status)
+		}
+	}
+	waitFor(t, "the first event marked as retried", func() bool {
+		got := tr.history(t, "")
+		return len(got) > 0 && got[0].Forward != nil && strings.Contains(got[0].Forward.Error, "retrying until it answers") && got[0].Forward.Attempts >= 2*forwardAttempts
+	})
+	up.Store(true)
+	waitFor(t, "all three forwarded", func() bool { return tr.Metrics().ForwardedOK == 3 })
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(seen, ",") != "down-1,down-2,down-3" || tr.Metrics().ForwardedFailed != 0 {
+		t.Fatalf("forwarded %v (failed %d), want each once, in order", seen, tr.Metrics().ForwardedFailed)
+	}
+	if f := tr.history(t, "")[0].Forward; f == nil || f.Error != "" || f.StatusCode != 200 {
+		t.Fatalf("first event's outcome after the endpoint came back: %+v", f)
+	}
+}

@@ -12,14 +12,22 @@ import (
 	"github.com/paydash/paydash/api/clock"
 )
 
-// Forwarding retry policy: a handful of attempts with capped exponential
-// backoff, then the failure is recorded on the event and the next one goes.
+// Forwarding retry policy. An endpoint that is down (no connection, 5xx,
+// 408, 429) is retried with capped exponential backoff until it answers,
+// in seq order, so a developer restarting their server loses nothing;
+// every forwardAttempts failed tries the failure is recorded on the event
+// and logged, saying it is retried. Any other 4xx is the endpoint's
+// answer: recorded, and the next event goes.
 const (
 	forwardAttempts   = 5
-	forwardBaseDelay  = 200 * time.Millisecond
-	forwardMaxDelay   = 5 * time.Second
 	forwardTimeout    = 10 * time.Second
 	forwardScanWindow = 64
+)
+
+// The backoff bounds; variables so a test can run a long outage fast.
+var (
+	forwardBaseDelay = 200 * time.Millisecond
+	forwardMaxDelay  = 10 * time.Second
 )
 
 // forwarder re-posts each new event to the developer's URL, in seq order,
@@ -67,7 +75,15 @@ func (f *forwarder) run() {
 			f.log.Error("forwarder cannot read the store", "err", err)
 		}
 		for _, e := range pending {
-			res := f.forward(e)
+			res := f.forward(e, func(failing ForwardResult) {
+				// Still down: say so on the event and in the log; the
+				// cursor stays, and this event goes first when it is up.
+				failing.Error += " (retrying until it answers)"
+				if err := f.store.setForward(e.Seq, failing); err != nil {
+					f.log.Error("cannot record forward outcome", "seq", e.Seq, "err", err)
+				}
+				f.log.Warn("forwarding failing; retrying until the endpoint answers, in order", "seq", e.Seq, "url", f.url, "attempts", failing.Attempts, "err", failing.Error)
+			})
 			if f.ctx.Err() != nil {
 				return // shutting down: the cursor stays, so this event is retried next start
 			}
@@ -78,7 +94,7 @@ func (f *forwarder) run() {
 				f.m.forwardedOK.Add(1)
 			} else {
 				f.m.forwardedFailed.Add(1)
-				f.log.Warn("forwarding failed", "seq", e.Seq, "url", f.url, "attempts", res.Attempts, "err", res.Error)
+				f.log.Warn("forwarding refused by the endpoint", "seq", e.Seq, "url", f.url, "attempts", res.Attempts, "err", res.Error)
 			}
 			f.cursor = e.Seq
 		}
@@ -93,11 +109,13 @@ func (f *forwarder) run() {
 	}
 }
 
-// forward posts one event with retries and returns the outcome.
-func (f *forwarder) forward(e Event) ForwardResult {
+// forward posts one event until the endpoint takes it or answers a
+// definite 4xx (or the relay stops), calling stillFailing every
+// forwardAttempts failed tries, and returns the outcome.
+func (f *forwarder) forward(e Event, stillFailing func(ForwardResult)) ForwardResult {
 	res := ForwardResult{URL: f.url}
 	delay := forwardBaseDelay
-	for res.Attempts < forwardAttempts {
+	for {
 		res.Attempts++
 		status, err := f.post(e)
 		res.StatusCode, res.At = status, f.clock.Now()
@@ -115,8 +133,8 @@ func (f *forwarder) forward(e Event) ForwardResult {
 				return res
 			}
 		}
-		if res.Attempts == forwardAttempts {
-			break
+		if res.Attempts%forwardAttempts == 0 {
+			stillFailing(res)
 		}
 		select {
 		case <-f.clock.After(delay):
@@ -125,7 +143,6 @@ func (f *forwarder) forward(e Event) ForwardResult {
 		}
 		delay = min(2*delay, forwardMaxDelay)
 	}
-	return res
 }
 
 func (f *forwarder) post(e Event) (int, error) {
