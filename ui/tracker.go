@@ -344,7 +344,7 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 	case len(v.list) == 0:
 		b.WriteString(c.st.muted.Render(fit("No payouts yet: send one from 5 New payout, or wait for the relay's events.", w)))
 	default:
-		info := plural(len(v.list), "payout", "payouts") + " this session"
+		info := plural(len(v.list), "payout", "payouts") + " followed"
 		if n := v.unknown(); n > 0 {
 			info += " · " + itoa(n) + " not in the loaded report (r reloads it)"
 		}

@@ -52,6 +52,11 @@ func PayoutsLog(s *cmdutil.Streams, log *payguard.Log, o *PayoutsLogOptions) err
 		return cmdutil.WriteJSON(s.Out, rows)
 	}
 	if len(rows) == 0 {
+		if len(all) > 0 {
+			fmt.Fprintf(s.Err, "no payouts since %s (%d recorded for profile %q, all earlier; %s)\n",
+				from.UTC().Format("2006-01-02 15:04:05 MST"), len(all), log.Profile(), log.Path())
+			return nil
+		}
 		fmt.Fprintf(s.Err, "no payouts recorded for profile %q (%s)\n", log.Profile(), log.Path())
 		return nil
 	}

@@ -36,6 +36,11 @@ func TestPayoutsLogSinceTakesDays(t *testing.T) {
 	if err := PayoutsLog(s, log, &PayoutsLogOptions{Since: "2w"}); err != nil || !strings.Contains(out.String(), "OLD-10D") {
 		t.Errorf("--since 2w: %v\n%s", err, out)
 	}
+	// Nothing in the period is not "nothing recorded".
+	s, out, errb = testStreams("")
+	if err := PayoutsLog(s, log, &PayoutsLogOptions{Since: "1h"}); err != nil || out.Len() != 0 || !strings.Contains(errb.String(), "2 recorded for profile \"test\", all earlier") {
+		t.Errorf("--since 1h: %v, stdout %q, stderr %q", err, out, errb)
+	}
 	s, _, _ = testStreams("")
 	if err := PayoutsLog(s, log, &PayoutsLogOptions{Since: "7x"}); cmdutil.ExitCode(err) != cmdutil.ExitUsage {
 		t.Errorf("--since 7x: exit %d (%v), want 2", cmdutil.ExitCode(err), err)
