@@ -436,3 +436,33 @@ func startRelayAt(t *testing.T, addr string, cfg Config) *testRelay {
 	}
 	return serveRelay(t, r, ln)
 }
+
+// TestSubscriberSaysWhatRetentionDropped: resuming after seq 1 from a
+// relay whose retention kept only the last three of six events, the
+// subscriber gets seq 4-6 and says that 2-3 are gone (a silent jump
+// looked like nothing had happened).
+func TestSubscriberSaysWhatRetentionDropped(t *testing.T) {
+	tr := startRelay(t, Config{RetainCount: 3})
+	postN(t, tr, "ret", 0, 6, 0)
+	waitFor(t, "retention down to three events", func() bool {
+		first, _, err := tr.be.bounds()
+		return err == nil && first == 4
+	})
+	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: tr.wsURL(), Since: 1, MinBackoff: 20 * time.Millisecond, MaxBackoff: 50 * time.Millisecond})
+	runSubscriber(t, sub)
+	got := receive(t, sub, 3)
+	if got[0].Seq != 4 {
+		t.Fatalf("first event seq %d, want 4", got[0].Seq)
+	}
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case st := <-sub.States():
+			if st.Missed == [2]uint64{2, 3} {
+				return
+			}
+		case <-deadline:
+			t.Fatal("the subscriber never said events 2-3 were dropped")
+		}
+	}
+}

@@ -77,4 +77,8 @@ type ConnState struct {
 	Err error
 	// LastSeq is the last sequence number delivered.
 	LastSeq uint64
+	// Missed, when set, is the range of seqs the relay no longer held
+	// when the stream resumed (its retention dropped them): those events
+	// are lost to this subscriber.
+	Missed [2]uint64
 }

@@ -284,6 +284,12 @@ func (s *Subscriber) session(ctx context.Context) (connected bool, err error) {
 		if e.Seq <= s.last.Load() {
 			continue
 		}
+		// Without a type filter the relay sends every seq it holds, so a
+		// jump means events it no longer has (retention dropped them
+		// while this subscriber was away): said, not silently skipped.
+		if last := s.last.Load(); len(s.cfg.Types) == 0 && last > 0 && e.Seq > last+1 {
+			s.setState(ConnState{Status: StateLive, Missed: [2]uint64{last + 1, e.Seq - 1}})
+		}
 		if s.keep != nil && !s.keep(&e) {
 			s.last.Store(e.Seq)
 			continue

@@ -98,6 +98,9 @@ func Tail(ctx context.Context, s *cmdutil.Streams, relayURL, token string, o *Ta
 func describeState(st relayclient.ConnState, url string) string {
 	switch st.Status {
 	case relayclient.StateLive:
+		if st.Missed[1] > 0 {
+			return fmt.Sprintf("note: events %d–%d are no longer stored by the relay (its retention dropped them); continuing from %d", st.Missed[0], st.Missed[1], st.Missed[1]+1)
+		}
 		return "live: following " + url + " (ctrl+c to stop)"
 	case relayclient.StateReconnecting:
 		msg := fmt.Sprintf("reconnecting in %s", st.RetryIn.Round(100_000_000))
