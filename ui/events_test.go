@@ -377,3 +377,13 @@ type refusedErr struct{}
 
 func (refusedErr) Error() string        { return "relay refused the token (HTTP 401): check the relay token" }
 func (refusedErr) Is(target error) bool { return target == relayclient.ErrRefused }
+
+// TestDashboardSaysWhatTheRelayDropped: events the relay's retention
+// dropped while the dashboard was away are said, not skipped silently.
+func TestDashboardSaysWhatTheRelayDropped(t *testing.T) {
+	states := make(chan relayclient.ConnState, 1)
+	states <- relayclient.ConnState{Status: relayclient.StateLive, Missed: [2]uint64{12, 40}}
+	close(states)
+	h := newHarness(t, Options{Backend: newFake(10), Events: closedEvents(nil), States: states}, 160, 40)
+	mustContain(t, h.view(), "relay: events 12–40 were dropped by the relay's retention")
+}

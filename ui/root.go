@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -636,6 +637,10 @@ func (m *model) onState(msg relayStateMsg) tea.Cmd {
 	}
 	m.relay, m.relayAt, m.relayKnown = msg.state, m.now(), true
 	m.relayLive = m.relayIsLive()
+	if mi := msg.state.Missed; mi[1] > 0 {
+		m.setFlash("relay: events "+strconv.FormatUint(mi[0], 10)+"–"+strconv.FormatUint(mi[1], 10)+
+			" were dropped by the relay's retention before this dashboard resumed; the report (2) still has the payouts", true)
+	}
 	return m.listenStates()
 }
 
