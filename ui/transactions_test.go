@@ -394,14 +394,7 @@ func TestReportRefreshesIncrementallyKeepingFilterAndSelection(t *testing.T) {
 			}
 			return t
 		}
-		t := base(i)
-		t.TransactionID = testUUID(1000 + i)
-		at := fixedNow.Add(time.Duration(i-49) * time.Minute) // newer than anything loaded
-		t.AuthorisedAt, t.SubmittedAt, t.SettledAt = api.NewReportTime(at), api.ReportTime{}, api.ReportTime{}
-		if t.Type == api.TransactionFunding {
-			t.AuthorisedAt, t.SettledAt = api.ReportTime{}, api.NewReportTime(at)
-		}
-		return t
+		return newerRow(base, i, 50)
 	}
 	h := newHarness(t, Options{Backend: fb, ReportRefresh: time.Minute}, 120, 40)
 	h.key("2")
@@ -471,16 +464,10 @@ func TestRefreshAtTheTopShowsTheNewRows(t *testing.T) {
 	fb := newFake(50)
 	base := fb.txs
 	fb.txs = func(i int) api.Transaction {
-		t := base(i)
 		if i >= 50 {
-			t.TransactionID = testUUID(1000 + i)
-			at := fixedNow.Add(time.Duration(i-49) * time.Minute) // newer than anything loaded
-			t.AuthorisedAt, t.SubmittedAt, t.SettledAt = api.NewReportTime(at), api.ReportTime{}, api.ReportTime{}
-			if t.Type == api.TransactionFunding {
-				t.AuthorisedAt, t.SettledAt = api.ReportTime{}, api.NewReportTime(at)
-			}
+			return newerRow(base, i, 50)
 		}
-		return t
+		return base(i)
 	}
 	h := newHarness(t, Options{Backend: fb, ReportRefresh: time.Minute}, 120, 40)
 	h.key("2")
@@ -495,6 +482,20 @@ func TestRefreshAtTheTopShowsTheNewRows(t *testing.T) {
 		t.Fatalf("after the refresh the screen starts at %v (cursor %d, top %d), want the newest row %s selected at the top",
 			shown[:min(3, len(shown))], h.m.tx.nav.cursor, h.m.tx.nav.top, testUUID(1000+52))
 	}
+}
+
+// newerRow is row i (at or past loaded, the rows first loaded) as a
+// transaction newer than anything loaded, one minute apart, under its own
+// id: what a refresh brings.
+func newerRow(base func(int) api.Transaction, i, loaded int) api.Transaction {
+	t := base(i)
+	t.TransactionID = testUUID(1000 + i)
+	at := fixedNow.Add(time.Duration(i-loaded+1) * time.Minute)
+	t.AuthorisedAt, t.SubmittedAt, t.SettledAt = api.NewReportTime(at), api.ReportTime{}, api.ReportTime{}
+	if t.Type == api.TransactionFunding {
+		t.AuthorisedAt, t.SettledAt = api.ReportTime{}, api.NewReportTime(at)
+	}
+	return t
 }
 
 func findRow(h *harness, id string) int32 {

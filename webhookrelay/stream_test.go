@@ -379,13 +379,7 @@ func TestSubscriberReportsConnectionStates(t *testing.T) {
 }
 
 func TestSubscriberStartsOverWhenTheRelayStoreIsReplaced(t *testing.T) {
-	tr1 := startRelay(t, Config{})
-	addr := strings.TrimPrefix(tr1.base, "http://")
-	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: tr1.wsURL(), MinBackoff: 20 * time.Millisecond, MaxBackoff: 50 * time.Millisecond})
-	runSubscriber(t, sub)
-	postN(t, tr1, "old", 0, 5, 0)
-	receive(t, sub, 5)
-	tr1.stop()
+	addr, sub := subscribedThenStopped(t, 5)
 
 	tr2 := startRelayAt(t, addr, Config{StorePath: filepath.Join(t.TempDir(), "fresh.db")})
 	fresh := postN(t, tr2, "new", 0, 2, 0)
@@ -399,13 +393,7 @@ func TestSubscriberStartsOverWhenTheRelayStoreIsReplaced(t *testing.T) {
 // subscriber backs off). Its seq alone cannot tell; the store id can, and
 // every event of the new store is delivered, once, in order.
 func TestSubscriberReplaysAReplacedStoreThatCaughtUp(t *testing.T) {
-	tr1 := startRelay(t, Config{})
-	addr := strings.TrimPrefix(tr1.base, "http://")
-	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: tr1.wsURL(), MinBackoff: 20 * time.Millisecond, MaxBackoff: 50 * time.Millisecond})
-	runSubscriber(t, sub)
-	postN(t, tr1, "old", 0, 3, 0)
-	receive(t, sub, 3)
-	tr1.stop()
+	addr, sub := subscribedThenStopped(t, 3)
 
 	// The new store fills up elsewhere first, past seq 3.
 	fresh := filepath.Join(t.TempDir(), "fresh.db")
@@ -419,6 +407,20 @@ func TestSubscriberReplaysAReplacedStoreThatCaughtUp(t *testing.T) {
 	if got[0].Seq != 1 {
 		t.Fatalf("the subscriber resumed at seq %d of the new store, want 1", got[0].Seq)
 	}
+}
+
+// subscribedThenStopped runs a relay, a subscriber that has seen its
+// first n events, then stops the relay: the subscriber keeps trying its
+// address, which is returned.
+func subscribedThenStopped(t *testing.T, n int) (string, *relayclient.Subscriber) {
+	t.Helper()
+	tr := startRelay(t, Config{})
+	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: tr.wsURL(), MinBackoff: 20 * time.Millisecond, MaxBackoff: 50 * time.Millisecond})
+	runSubscriber(t, sub)
+	postN(t, tr, "old", 0, n, 0)
+	receive(t, sub, n)
+	tr.stop()
+	return strings.TrimPrefix(tr.base, "http://"), sub
 }
 
 // startRelayAt serves a relay on a given loopback address (that of a

@@ -38,18 +38,27 @@ func profileEnv(t *testing.T, srv *sandbox.Server, key *ecdsa.PrivateKey, secret
 	}
 }
 
-func TestConfigCheckSaysExactlyWhatFailed(t *testing.T) {
+// checkSandbox is a sandbox on loopback whose client secret is secret,
+// and the merchant key it trusts, for config check's tests.
+func checkSandbox(t *testing.T, secret string) (*sandbox.Server, *ecdsa.PrivateKey) {
+	t.Helper()
 	key, err := api.GenerateSigningKey()
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	srv, err := sandbox.Listen(ctx, "127.0.0.1:0", sandbox.Options{MerchantKey: &key.PublicKey, ClientSecret: "right-secret", History: 0})
+	t.Cleanup(cancel)
+	srv, err := sandbox.Listen(ctx, "127.0.0.1:0", sandbox.Options{MerchantKey: &key.PublicKey, ClientSecret: secret, History: 0})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
+	t.Cleanup(func() { srv.Close() })
+	return srv, key
+}
+
+func TestConfigCheckSaysExactlyWhatFailed(t *testing.T) {
+	ctx := context.Background()
+	srv, key := checkSandbox(t, "right-secret")
 	tests := []struct {
 		name     string
 		secret   string
@@ -88,17 +97,8 @@ func TestConfigCheckSaysExactlyWhatFailed(t *testing.T) {
 // to anyone, so a wrong relay_token used to pass; the dashboard then
 // retried the 401 for ever. The check reads the history with the token.
 func TestConfigCheckFailsOnARefusedRelayToken(t *testing.T) {
-	key, err := api.GenerateSigningKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	srv, err := sandbox.Listen(ctx, "127.0.0.1:0", sandbox.Options{MerchantKey: &key.PublicKey, ClientSecret: "right-secret", History: 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	ctx := context.Background()
+	srv, key := checkSandbox(t, "right-secret")
 	const token = "right-relay-token-0123"
 	rl := relaytest.Start(t, webhookrelay.Config{Token: token})
 	for _, tc := range []struct {
