@@ -145,6 +145,24 @@ func SameDetails(a, b *api.PayoutRequest) bool {
 		strings.EqualFold(strings.TrimSpace(a.BeneficiaryReference), strings.TrimSpace(b.BeneficiaryReference))
 }
 
+// UsedFor says, when id was already used for a payout other than req
+// (other details or payee), which one, as "on DATE for a different payout
+// (AMOUNT to NAME, IBAN, ref R, from the WHERE)"; "" when id is unknown or
+// names req itself. The service creates nothing for an id it has seen,
+// so such a request would never be paid.
+func (k *Known) UsedFor(id string, req *api.PayoutRequest) string {
+	p, ok := k.ByID(id)
+	if !ok {
+		return ""
+	}
+	was := api.PayoutRequest{BeneficiaryIBAN: p.IBAN, AmountInMinor: p.AmountInMinor, Currency: p.Currency, BeneficiaryReference: p.Reference}
+	if SameDetails(&was, req) && strings.EqualFold(strings.TrimSpace(p.Name), strings.TrimSpace(req.BeneficiaryName)) {
+		return ""
+	}
+	return fmt.Sprintf("on %s for a different payout (%s to %s, %s, ref %q, from the %s)",
+		p.At.UTC().Format("2006-01-02 15:04 MST"), api.FormatAmount(p.AmountInMinor, p.Currency), p.Name, p.IBAN, p.Reference, p.Where)
+}
+
 // Key is the duplicate check's identity of a payout: two payouts with the
 // same key are SameDetails.
 func Key(r *api.PayoutRequest) string {

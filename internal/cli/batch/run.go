@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -300,17 +299,11 @@ func idsUsedElsewhere(f *File, known *payguard.Known) []LineProblem {
 		if id == "" {
 			continue
 		}
-		pm, ok := known.ByID(id)
-		if !ok {
-			continue
+		// The same payout under its id is this row sent before: a resume.
+		if other := known.UsedFor(id, &r.Request); other != "" {
+			probs = append(probs, LineProblem{r.Line, ColTransactionID, fmt.Sprintf(
+				"%s was already used %s; the service would create nothing for this row. Leave the cell empty and paydash assigns a new id", id, other)})
 		}
-		was := api.PayoutRequest{BeneficiaryIBAN: pm.IBAN, AmountInMinor: pm.AmountInMinor, Currency: pm.Currency, BeneficiaryReference: pm.Reference}
-		if payguard.SameDetails(&was, &r.Request) && strings.EqualFold(strings.TrimSpace(pm.Name), strings.TrimSpace(r.Request.BeneficiaryName)) {
-			continue // this row, sent before: a resume, not a clash
-		}
-		probs = append(probs, LineProblem{r.Line, ColTransactionID, fmt.Sprintf(
-			"%s was already used on %s for a different payout (%s to %s, %s, ref %q, from the %s); the service would create nothing for this row. Leave the cell empty and paydash assigns a new id",
-			id, pm.At.UTC().Format("2006-01-02 15:04 MST"), api.FormatAmount(pm.AmountInMinor, pm.Currency), pm.Name, pm.IBAN, pm.Reference, pm.Where)})
 	}
 	return probs
 }

@@ -278,11 +278,9 @@ func checkReusedID(audit *payguard.Log, known *payguard.Known, req *api.PayoutRe
 	if !ok {
 		return nil
 	}
-	pr := api.PayoutRequest{BeneficiaryIBAN: p.IBAN, AmountInMinor: p.AmountInMinor, Currency: p.Currency, BeneficiaryReference: p.Reference}
-	if !payguard.SameDetails(&pr, req) || p.Name != req.BeneficiaryName {
-		return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("transaction id %s was already used on %s for a different payout (%s to %s, %s, ref %q, from the %s); "+
-			"the service would create nothing for this one. Nothing was sent: leave out --transaction-id to send it under a new id",
-			req.TransactionID, p.At.UTC().Format("2006-01-02 15:04 MST"), api.FormatAmount(p.AmountInMinor, p.Currency), p.Name, p.IBAN, p.Reference, p.Where))
+	if other := known.UsedFor(req.TransactionID, req); other != "" {
+		return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("transaction id %s was already used %s; "+
+			"the service would create nothing for this one. Nothing was sent: leave out --transaction-id to send it under a new id", req.TransactionID, other))
 	}
 	if p.Where == payguard.FromReport || p.Outcome == payguard.OutcomeAccepted || p.Outcome == payguard.OutcomeSettled {
 		res.AlreadySent = &p
