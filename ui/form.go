@@ -323,15 +323,7 @@ func definiteRejection(err error) bool {
 	if asDuplicate(err) != nil {
 		return true // stopped before sending
 	}
-	var ae *api.Error
-	if !errors.As(err, &ae) {
-		return false
-	}
-	switch ae.StatusCode {
-	case 408, 409, 425, 429:
-		return false
-	}
-	return ae.StatusCode >= 400 && ae.StatusCode < 500
+	return api.IsRefusal(err)
 }
 
 // startOver discards the form for a new one with a new key.

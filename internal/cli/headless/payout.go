@@ -329,8 +329,7 @@ func checkFunds(ctx context.Context, c PayoutService, req *api.PayoutRequest) er
 // sendOutcome classifies a failed send for the audit record: a 4xx
 // (other than 408/429) is a definite refusal, anything else unknown.
 func sendOutcome(err error) string {
-	var ae *api.Error
-	if errors.As(err, &ae) && ae.StatusCode >= 400 && ae.StatusCode < 500 && ae.StatusCode != 408 && ae.StatusCode != 429 {
+	if api.IsRefusal(err) {
 		return payguard.OutcomeRefused
 	}
 	return payguard.OutcomeUnknown
