@@ -239,6 +239,34 @@ func Load(ctx context.Context, l *Log, r ReportReader, now time.Time, window tim
 	return k, nil
 }
 
+// FindIDs adds the report's payouts with these ids, however old. The
+// duplicate window bounds the check of details, but an id names one
+// payout for ever: the service creates nothing for an id it has seen, so
+// an id from last month's export reused in a file would pay nobody. Only
+// ids not known already are looked for, and only their rows are kept.
+func (k *Known) FindIDs(ctx context.Context, r ReportReader, ids []string) error {
+	want := map[string]bool{}
+	for _, id := range ids {
+		if _, ok := k.ByID(id); id != "" && !ok {
+			want[id] = true
+		}
+	}
+	if len(want) == 0 || r == nil {
+		return nil
+	}
+	err := r.StreamTransactions(ctx, api.TransactionQuery{Type: api.TransactionPayout}, func(t api.Transaction) error {
+		if want[t.TransactionID] {
+			k.Report = append(k.Report, FromReportRecords([]api.Transaction{t})...)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("checking transaction ids against the service's whole report: %w", err)
+	}
+	k.index()
+	return nil
+}
+
 func (k *Known) index() {
 	k.localKey, k.reportKey = map[string][]Payment{}, map[string][]Payment{}
 	k.localID, k.reportID = map[string]Payment{}, map[string]Payment{}

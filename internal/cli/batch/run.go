@@ -242,6 +242,14 @@ func Prepare(ctx context.Context, f *File, opt Options) (*Prepared, error) {
 		}
 	}
 	if known != nil {
+		var ids []string
+		for _, r := range f.Rows {
+			ids = append(ids, r.Request.TransactionID)
+		}
+		if err := known.FindIDs(ctx, opt.Guard.Report, ids); err != nil {
+			p.Close()
+			return p, err
+		}
 		// Before a journal is written, so that fixing the file and
 		// running again is a fresh start.
 		if probs := idsUsedElsewhere(f, known); len(probs) > 0 {

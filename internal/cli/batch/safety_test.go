@@ -746,6 +746,22 @@ func TestRowWithAnotherPayoutsIDIsRefused(t *testing.T) {
 	}
 	x.wantPaidOnce(t, "TID", []string{"TID-A 12.34 GBP"})
 
+	// However old the payout is: outside the duplicate window, and made
+	// from another machine (this audit record gone), its id is found in
+	// the service's report (last month's export reused as a file).
+	old := writeFileIn(t, head+"Tid Old,"+ibanGB+",TID-2,8.00,GBP,"+ids[0]+"\n")
+	records, _ := filepath.Glob(filepath.Join(x.env["XDG_STATE_HOME"], "paydash", "audit", "*"))
+	for _, f := range records {
+		if err := os.Remove(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := x.batch(t, context.Background(), old, "", CommandOptions{Yes: true, DuplicateWindow: time.Nanosecond})
+	if r.code != cmdutil.ExitUsage || !strings.Contains(r.all(), "was already used on") {
+		t.Fatalf("an id from outside the duplicate window: exit %d, want %d\n%s", r.code, cmdutil.ExitUsage, r.all())
+	}
+	x.wantPaidOnce(t, "TID", []string{"TID-A 12.34 GBP"})
+
 	// The advice, literally: the cell left empty, the same command again.
 	if err := os.WriteFile(file, []byte(head+"Tid Test,"+ibanGB+",TID-1,7.00,GBP,\n"), 0o600); err != nil {
 		t.Fatal(err)

@@ -154,6 +154,9 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 			return err
 		}
 		if o.TransactionID != "" {
+			if err := known.FindIDs(ctx, svc, []string{req.TransactionID}); err != nil {
+				return err
+			}
 			if err := checkReusedID(t.Audit, known, req, &res); err != nil {
 				return err
 			}
