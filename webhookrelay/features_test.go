@@ -250,9 +250,10 @@ func TestJWKSUnavailableAnswers503(t *testing.T) {
 }
 
 // TestForwardingOutlastsAnEndpointThatIsDown: the developer's endpoint is
-// down for longer than a handful of tries (a server restart). Nothing is
-// dropped: every event reaches it once it is back, in seq order, and
-// meanwhile the event says it is being retried.
+// down for longer than a handful of tries (a server restart), and the
+// relay itself restarts meanwhile. Nothing is dropped: every event
+// reaches it once it is back, in seq order, and meanwhile the event says
+// it is being retried.
 func TestForwardingOutlastsAnEndpointThatIsDown(t *testing.T) {
 	base, maxDelay := forwardBaseDelay, forwardMaxDelay
 	forwardBaseDelay, forwardMaxDelay = time.Millisecond, 5*time.Millisecond
@@ -277,16 +278,21 @@ func TestForwardingOutlastsAnEndpointThatIsDown(t *testing.T) {
 		mu.Unlock()
 	}))
 	defer target.Close()
-	tr := startRelay(t, Config{ForwardURL: target.URL + "/hook"})
+	store := filepath.Join(t.TempDir(), "relay.db")
+	first := startRelay(t, Config{ForwardURL: target.URL + "/hook", StorePath: store})
 	for _, id := range []string{"down-1", "down-2", "down-3"} {
-		if resp := tr.post(t, []byte(`{"type":"payout_executed","event_id":"`+id+`"}`), http.Header{}); resp.status != http.StatusOK {
+		if resp := first.post(t, []byte(`{"type":"payout_executed","event_id":"`+id+`"}`), http.Header{}); resp.status != http.StatusOK {
 			t.Fatal(resp.status)
 		}
 	}
 	waitFor(t, "the first event marked as retried", func() bool {
-		got := tr.history(t, "")
+		got := first.history(t, "")
 		return len(got) > 0 && got[0].Forward != nil && strings.Contains(got[0].Forward.Error, "retrying until it answers") && got[0].Forward.Attempts >= 2*forwardAttempts
 	})
+	// The relay restarts during the outage: the event being retried is
+	// still first in line afterwards.
+	first.stop()
+	tr := startRelay(t, Config{ForwardURL: target.URL + "/hook", StorePath: store})
 	up.Store(true)
 	waitFor(t, "all three forwarded", func() bool { return tr.Metrics().ForwardedOK == 3 })
 	mu.Lock()

@@ -79,7 +79,7 @@ func (f *forwarder) run() {
 				// Still down: say so on the event and in the log; the
 				// cursor stays, and this event goes first when it is up.
 				failing.Error += " (retrying until it answers)"
-				if err := f.store.setForward(e.Seq, failing); err != nil {
+				if err := f.store.setForward(e.Seq, failing, false); err != nil {
 					f.log.Error("cannot record forward outcome", "seq", e.Seq, "err", err)
 				}
 				f.log.Warn("forwarding failing; retrying until the endpoint answers, in order", "seq", e.Seq, "url", f.url, "attempts", failing.Attempts, "err", failing.Error)
@@ -87,7 +87,7 @@ func (f *forwarder) run() {
 			if f.ctx.Err() != nil {
 				return // shutting down: the cursor stays, so this event is retried next start
 			}
-			if err := f.store.setForward(e.Seq, res); err != nil {
+			if err := f.store.setForward(e.Seq, res, true); err != nil {
 				f.log.Error("cannot record forward outcome", "seq", e.Seq, "err", err)
 			}
 			if res.Error == "" {

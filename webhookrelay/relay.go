@@ -106,7 +106,13 @@ func (r *Relay) openBolt() error {
 		if !ok {
 			// Forwarding starts with the events that arrive from now on,
 			// like stripe listen --forward-to; it does not replay history.
+			// The start is kept, so a restart before the first event is
+			// forwarded resumes there instead of skipping it.
 			cursor = assigned
+			if err := st.setForwardCursor(cursor); err != nil {
+				st.close()
+				return fmt.Errorf("update relay store %s: %w", cfg.StorePath, err)
+			}
 		}
 		r.forwarder = newForwarder(cfg, st, r.m, r.writer.stored, cursor)
 		go r.forwarder.run()

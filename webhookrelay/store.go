@@ -395,7 +395,10 @@ func (s *store) bounds() (first, last, assigned uint64, err error) {
 // setForward records a forward outcome on the stored event (if retention
 // has not removed it meanwhile) and advances the forward cursor, in one
 // transaction.
-func (s *store) setForward(seq uint64, fr ForwardResult) error {
+// setForward records an event's forwarding outcome; finished also moves
+// the forwarder's cursor past it (an outcome noted while the endpoint is
+// still being retried must not: a restart retries that event).
+func (s *store) setForward(seq uint64, fr ForwardResult, finished bool) error {
 	return s.db.Update(func(tx *bolt.Tx) error {
 		events := tx.Bucket(bucketEvents)
 		key := seqKey(seq)
@@ -414,8 +417,16 @@ func (s *store) setForward(seq uint64, fr ForwardResult) error {
 				return err
 			}
 		}
+		if !finished {
+			return nil
+		}
 		return tx.Bucket(bucketMeta).Put(keyForwarded, seqKey(seq))
 	})
+}
+
+// setForwardCursor sets where forwarding resumes.
+func (s *store) setForwardCursor(seq uint64) error {
+	return s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyForwarded, seqKey(seq)) })
 }
 
 // forwardCursor returns the last seq the forwarder finished, or ok=false
