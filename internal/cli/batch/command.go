@@ -116,9 +116,11 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 		return nil
 	}
 	if err := checkFundsBeforeSending(ctx, prep, client); err != nil {
+		prep.Discard()
 		return err
 	}
 	if err := confirm(s, prep, p.Name, p.Production, o.Yes); err != nil {
+		prep.Discard()
 		return err
 	}
 
@@ -178,7 +180,7 @@ func checkFundsBeforeSending(ctx context.Context, prep *Prepared, client *api.Cl
 }
 
 // fundsAdvice follows a refusal for funds; a test follows it literally.
-const fundsAdvice = "fund the account, then run the same command again (--dry-run shows this check without sending)"
+const fundsAdvice = "fund the account, or take those rows out of the file, then run the same command again (--dry-run shows this check without sending)"
 
 func firstNonEmpty(ss ...string) string {
 	for _, s := range ss {

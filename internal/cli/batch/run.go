@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -194,6 +195,8 @@ type Prepared struct {
 	j    *Journal // nil for a dry run without a journal
 	lock *payguard.Lock
 	sum  *Summary
+	// freshJournal says this run created the journal.
+	freshJournal bool
 	// Plan is one entry per row, in file order.
 	Plan     []Planned
 	previous map[int]bool
@@ -281,6 +284,8 @@ func Prepare(ctx context.Context, f *File, opt Options) (*Prepared, error) {
 			}
 		}
 	} else {
+		_, statErr := os.Stat(jpath)
+		p.freshJournal = errors.Is(statErr, fs.ErrNotExist)
 		j, err := OpenJournal(jpath, f, clk.Now(), adopt)
 		if err != nil {
 			p.Close()
@@ -497,9 +502,24 @@ func (p *Prepared) Summary() *Summary {
 }
 
 // Close releases the journal and its lock.
+// Discard closes a run stopped before anything was sent, and removes the
+// journal it created: it holds only the ids it planned, and kept, it
+// would tie the file to this version, so a corrected file (rows taken
+// out, amounts lowered) would be refused as "a different version". A
+// journal from an earlier run stays.
+func (p *Prepared) Discard() {
+	remove := p.freshJournal && p.j != nil && len(p.j.sent) == 0
+	path := p.sum.Journal
+	p.Close()
+	if remove {
+		_ = os.Remove(path)
+	}
+}
+
 func (p *Prepared) Close() {
 	if p.j != nil {
 		p.j.Close()
+		p.j = nil
 	}
 	if p.lock != nil {
 		_ = p.lock.Unlock()

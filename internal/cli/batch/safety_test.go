@@ -691,6 +691,15 @@ func TestUnpayableBatchIsRefusedBeforeAnythingIsSent(t *testing.T) {
 	if got := x.paid(t, "USD"); len(got) != 0 {
 		t.Fatalf("a batch with an unpayable currency sent payouts: %v", got)
 	}
+	// The other way out, literally: that row taken out of the same file,
+	// the same command again.
+	if err := os.WriteFile(usd, []byte("name,iban,reference,amount,currency\nPound,"+ibanGB+",USD-1,1.00,GBP\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := x.batch(t, context.Background(), usd, "", CommandOptions{Yes: true}); r.code != 0 {
+		t.Fatalf("the file without the USD row: exit %d\n%s", r.code, r.all())
+	}
+	x.wantPaidOnce(t, "USD", []string{"USD-1 1.00 GBP"})
 }
 
 // TestDryRunShowsDuplicatesReleasedByAllowDuplicate: with
