@@ -274,14 +274,26 @@ func (u *userFields) group(c *viewContext, fv *formView, title string, withDOB b
 		fields = append(fields, fv.input(c, "user_dob", "Date of birth    ", "user.date_of_birth", &u.dob, "e.g. 1990-01-31"))
 	}
 	idField := fv.input(c, "user_id", "User id          ", "user.id", &u.id, "UUID (blank: the service makes one)")
-	idCheck := fv.check(c, "user.id")
-	idField.Validate(func(s string) error {
-		// Not a field of its own, so not in fv.labels: a label "user"
-		// would rewrite "the user's name" in every message.
-		if err := problemsAt(fv.spec.problems(c, fv.key), "user", fv.spec.paths()); err != nil {
-			return errors.Join(idCheck(s), errors.New("User: "+err.Error()))
+	// The page's last field checks the whole page: a field is checked as
+	// it is left, when the fields after it may still be empty (a name
+	// left blank before any email is given is not yet "required").
+	var checks []func(string) error
+	for _, path := range u.paths(withDOB) {
+		if path != "user" {
+			checks = append(checks, fv.check(c, path))
 		}
-		return idCheck(s)
+	}
+	idField.Validate(func(s string) error {
+		var errs []error
+		for _, check := range checks {
+			errs = append(errs, check(s))
+		}
+		// "user" itself is not a field, so not in fv.labels: a label
+		// "user" would rewrite "the user's name" in every message.
+		if err := problemsAt(fv.spec.problems(c, fv.key), "user", fv.spec.paths()); err != nil {
+			errs = append(errs, errors.New("User: "+err.Error()))
+		}
+		return errors.Join(errs...)
 	})
 	fields = append(fields, idField)
 	desc := "A customer who is not regulated must give the name and an email or a phone."

@@ -607,3 +607,20 @@ func TestWrittenFormsOfSortCodeAndPhoneAreTaken(t *testing.T) {
 		t.Errorf("user sent as %+v, want the phone +447700900123", req.User)
 	}
 }
+
+// TestUserPageSaysTheNameIsRequired: a name left blank before the email
+// is typed is not "required" yet when its field is left; the page's last
+// field checks the page again, so the form stays on the user page.
+func TestUserPageSaysTheNameIsRequired(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10)}, 120, 40)
+	fillPaymentUntilUser(h, "040004")
+	h.key("enter") // no name
+	h.typeText("ada@example.com")
+	for range 4 { // email, phone, date of birth, user id
+		h.key("enter")
+	}
+	if f := h.m.payment.form.GetFocusedField(); f == nil || f.GetKey() != "user_id" {
+		t.Fatalf("the form left the user page for %s", f.GetKey())
+	}
+	mustContain(t, h.view(), "Name: is required")
+}
