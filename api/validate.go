@@ -414,7 +414,7 @@ func checkUser(p *problems, u *User, opt ValidateOptions) {
 		p.addf("user.email", "must be an email address like name@example.com")
 	}
 	if u.Phone != "" && !looksLikePhone(u.Phone) {
-		p.addf("user.phone", "must be an international number like +447911123456: a plus sign, the country code and the number, without spaces")
+		p.addf("user.phone", "must be an international number like +447911123456: a plus sign, the country code and the number")
 	}
 	if u.DateOfBirth != "" {
 		checkDateOfBirth(p, u.DateOfBirth, opt.now())

@@ -233,7 +233,7 @@ func TestValidateMandate(t *testing.T) {
 		{name: "email with display name", edit: func(r *M) { r.User.Email = "Jane <jane@example.com>" }, fields: []string{"user.email"}, msg: "name@example.com"},
 		{name: "email without dot in domain", edit: func(r *M) { r.User.Email = "jane@localhost" }, fields: []string{"user.email"}, msg: "name@example.com"},
 		{name: "phone national", edit: func(r *M) { r.User.Phone = "07911123456" }, fields: []string{"user.phone"}, msg: "+447911123456"},
-		{name: "phone with spaces", edit: func(r *M) { r.User.Phone = "+44 7911 123456" }, fields: []string{"user.phone"}, msg: "without spaces"},
+		{name: "phone with spaces", edit: func(r *M) { r.User.Phone = "+44 7911 123456" }, fields: []string{"user.phone"}, msg: "like +447911123456"},
 		{name: "phone format checked when regulated", opt: ValidateOptions{Regulated: true}, edit: func(r *M) { r.User.Phone = "12" }, fields: []string{"user.phone"}},
 		{name: "user id not a UUID", edit: func(r *M) { r.User.ID = "user-1" }, fields: []string{"user.id"}, msg: `must be a UUID`},
 		{name: "user id UUID in braces", edit: func(r *M) { r.User.ID = "{f5a4e1b8-2b0a-4c5e-9b3a-6d2f1e0c9a87}" }, fields: []string{"user.id"}, msg: `must be a UUID`},

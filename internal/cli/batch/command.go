@@ -479,7 +479,7 @@ func writeSummary(w io.Writer, sum *Summary) error {
 	}
 	if c.Pending > 0 {
 		if sum.Watched {
-			b.WriteString("  pending payouts had no final state yet; follow them with: paydash events tail\n")
+			b.WriteString("  pending payouts had no final state yet; follow each with: paydash events tail --since 0 --payout <id>\n")
 		} else {
 			b.WriteString("  no relay was followed, so final states are unknown; check each with: paydash events tail --since 0 --payout <id> (or paydash transactions --search <id>, which never lists a rejected one)\n")
 		}

@@ -267,6 +267,12 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 		}
 		return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("payout %s %s: %s (state from the %s); nothing was paid", req.TransactionID, st.state, reason, st.from))
 	}
+	if ctx.Err() != nil {
+		// Interrupted (ctrl+c), not timed out: the payout went and was
+		// accepted; only the waiting stopped.
+		return cmdutil.Exit(exitNoFinalState, fmt.Errorf("payout %s was sent and accepted; stopped waiting for its final state (interrupted). Follow it with: paydash events tail --since 0 --payout %s",
+			req.TransactionID, req.TransactionID))
+	}
 	return cmdutil.Exit(exitNoFinalState, fmt.Errorf("payout %s: no final state within %s (%s); follow it with: paydash events tail --since 0 --payout %s "+
 		"(the relay has every state, a rejection too), or paydash transactions --search %s (the report lists it once authorised, never if rejected)",
 		req.TransactionID, o.Wait, st.note, req.TransactionID, req.TransactionID))

@@ -215,3 +215,20 @@ func TestWaitSaysTheRelayRefusedTheToken(t *testing.T) {
 		t.Fatalf("stderr does not say the relay refused the token:\n%s", errb)
 	}
 }
+
+// TestInterruptedWaitIsNotATimeout: ctrl+c during --wait stops the wait,
+// not the payout: the message says it was sent and accepted, and how to
+// follow it, not "no final state within 1m".
+func TestInterruptedWaitIsNotATimeout(t *testing.T) {
+	e := startCreateEnv(t, 1_000_000, nil)
+	o := PayoutOptions{Name: "AML Test", IBAN: "GB33BUKB20201555555555", Reference: "WAIT-INT", Amount: "3.00", Currency: "GBP",
+		ContextCode: api.ContextCodeWithdrawal, Yes: true, Wait: time.Minute}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	s, _, _ := testStreams("")
+	err := CreatePayout(ctx, s, e.client, Target{Profile: "test", Audit: e.audit, RelayURL: "ws://127.0.0.1:1/ws"}, &o)
+	if err == nil || strings.Contains(err.Error(), "within") || !strings.Contains(err.Error(), "was sent and accepted; stopped waiting") ||
+		!strings.Contains(err.Error(), "paydash events tail --since 0 --payout ") {
+		t.Fatalf("interrupted wait: %v", err)
+	}
+}
