@@ -328,7 +328,7 @@ func confirm(s *cmdutil.Streams, prep *Prepared, profile string, production, yes
 		sends += ", " + formatTotals(toSend)
 	}
 	fmt.Fprintf(s.Err, "Batch %s (profile %s): %d row(s); %s\n", f.Path, profile, len(f.Rows), sends)
-	_ = writePlan(s.Err, prep.Plan)
+	_ = writePlan(s.Err, prep.Plan, f.Repeats())
 	if len(send) == 0 || yes {
 		return nil
 	}
@@ -358,7 +358,7 @@ func confirm(s *cmdutil.Streams, prep *Prepared, profile string, production, yes
 
 // writePlan lists every row to send in full (nothing cut short: this is
 // what the operator checks), then the rows not sent and why.
-func writePlan(w io.Writer, plan []Planned) error {
+func writePlan(w io.Writer, plan []Planned, repeats map[int]int) error {
 	var b strings.Builder
 	var skipped, dups, changed []Planned
 	for _, pl := range plan {
@@ -371,6 +371,9 @@ func writePlan(w io.Writer, plan []Planned) error {
 			}
 			if pl.Before != nil {
 				fmt.Fprintf(&b, "        CHANGED: already paid as %s; this is a second, new payout (--allow-duplicate)\n", pl.Before)
+			}
+			if line := repeats[pl.Row.Line]; line > 0 {
+				fmt.Fprintf(&b, "        REPEAT of line %d of this file: a second payout (--allow-duplicate)\n", line)
 			}
 		case ActionPrevious:
 			skipped = append(skipped, pl)
@@ -537,6 +540,9 @@ func writeDryRun(b *strings.Builder, sum *Summary) {
 			}
 			if r.DuplicateOf != nil {
 				fmt.Fprintf(b, "              DUPLICATE of %s; would be a second payout (--allow-duplicate)\n", r.DuplicateOf)
+			}
+			if r.RepeatOf > 0 {
+				fmt.Fprintf(b, "              REPEAT of line %d of this file; would be a second payout (--allow-duplicate)\n", r.RepeatOf)
 			}
 		case ResultDuplicate:
 			fmt.Fprintf(b, "  DUPLICATE   line %d  %s  %s  %s  ref %q: matches payout %s\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.Name, r.IBAN, r.Reference, r.DuplicateOf)

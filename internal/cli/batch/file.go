@@ -348,14 +348,27 @@ func unwrapCSV(err error) error {
 // portal refuses a payment file that pays one invoice twice.
 func (f *File) DuplicateRows() []LineProblem {
 	var out []LineProblem
-	first := map[string]int{}
+	repeats := f.Repeats()
 	for _, row := range f.Rows {
-		k := payguard.Key(&row.Request)
-		if line, dup := first[k]; dup {
+		if line, dup := repeats[row.Line]; dup {
 			r := row.Request
 			out = append(out, LineProblem{Line: row.Line, Message: fmt.Sprintf(
 				"pays %s to %s with reference %q again: line %d is the same payout (same IBAN, amount, currency and reference)",
 				api.FormatAmount(r.AmountInMinor, r.Currency), r.BeneficiaryIBAN, r.BeneficiaryReference, line)})
+		}
+	}
+	return out
+}
+
+// Repeats maps each line that repeats an earlier line's payout (same
+// IBAN, amount, currency and reference) to that earlier line.
+func (f *File) Repeats() map[int]int {
+	out := map[int]int{}
+	first := map[string]int{}
+	for _, row := range f.Rows {
+		k := payguard.Key(&row.Request)
+		if line, dup := first[k]; dup {
+			out[row.Line] = line
 			continue
 		}
 		first[k] = row.Line

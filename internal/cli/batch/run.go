@@ -101,6 +101,9 @@ type RowResult struct {
 	// DuplicateOf is the earlier payout a duplicate row matches: held
 	// back, or, released by --allow-duplicate, a second payout.
 	DuplicateOf *payguard.Payment `json:"duplicate_of,omitempty"`
+	// RepeatOf is the earlier line of the file whose payout this row
+	// repeats (sent only with --allow-duplicate: a second payout).
+	RepeatOf int `json:"repeat_of_line,omitempty"`
 	// ChangedFrom is the payout already sent for this row (same line of
 	// the file, or same IBAN and reference) with other details: the row
 	// was edited after it was paid.
@@ -691,6 +694,7 @@ func accepted(f *File, j *Journal) map[int]bool {
 func (p *Prepared) results() []RowResult {
 	f, j, previous, dry := p.f, p.j, p.previous, p.opt.DryRun
 	out := make([]RowResult, 0, len(f.Rows))
+	repeats := f.Repeats()
 	for i, row := range f.Rows {
 		r := RowResult{
 			Line: row.Line, TransactionID: p.id(row.Line),
@@ -724,6 +728,7 @@ func (p *Prepared) results() []RowResult {
 				r.Result = ResultRejected
 			}
 		}
+		r.RepeatOf = repeats[row.Line]
 		r.PreviousRun = previous[row.Line]
 		if r.PreviousRun && r.Result == ResultNotSent {
 			r.Result = ResultAccepted // found in the audit record or report

@@ -728,6 +728,21 @@ func TestDryRunShowsDuplicatesReleasedByAllowDuplicate(t *testing.T) {
 		t.Fatalf("JSON dry run: want duplicate_of on line 2 only, got %+v", sum.Rows)
 	}
 	x.wantPaidOnce(t, "REL", []string{"REL-1 10.00 GBP"})
+
+	// A row repeated inside the file is marked too, in the dry run and
+	// in the listing before the real run sends.
+	repeated := writeFileIn(t, "name,iban,reference,amount,currency\n"+
+		"Grace Hopper,"+ibanGB+",REL-3,30.00,GBP\n"+
+		"Grace Hopper,"+ibanGB+",REL-3,30.00,GBP\n")
+	r = x.batch(t, context.Background(), repeated, "", CommandOptions{DryRun: true, AllowDuplicate: true})
+	if !strings.Contains(r.out, "REPEAT of line 2 of this file; would be a second payout") {
+		t.Fatalf("dry run does not mark the repeated row:\n%s", r.all())
+	}
+	r = x.batch(t, context.Background(), repeated, "", CommandOptions{Yes: true, AllowDuplicate: true})
+	if r.code != 0 || !strings.Contains(r.err, "REPEAT of line 2 of this file: a second payout") {
+		t.Fatalf("real run: exit %d, the listing does not mark the repeated row:\n%s", r.code, r.all())
+	}
+	x.wantPaidOnce(t, "REL", []string{"REL-1 10.00 GBP", "REL-3 30.00 GBP", "REL-3 30.00 GBP"})
 }
 
 // TestRowWithAnotherPayoutsIDIsRefused: a row whose transaction_id cell
