@@ -388,7 +388,8 @@ func sandboxCmd(s *cmdutil.Streams) *cobra.Command {
 		Short: "Run the built-in implementation of the service for your own code to talk to",
 		Long: "Run the built-in implementation of the service for your own code to talk to.\n\n" +
 			"What happens to a payout is chosen by its details:\n  " + strings.Join(sandbox.ScriptedOutcomes, "\n  ") +
-			"\n\nGET /sandbox lists these, the control endpoints and the merchant accounts.",
+			"\n\nFund an account: POST /sandbox/fund {currency, amount_in_minor, payer_name}.\n" +
+			"GET /sandbox lists these, every control endpoint and the merchant accounts.",
 		Example: `  paydash sandbox
   paydash sandbox --listen 127.0.0.1:0 --json
   paydash sandbox --merchant-key merchant-pub.pem --webhook-uri http://127.0.0.1:8787/webhooks --history 5000`,

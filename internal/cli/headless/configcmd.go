@@ -141,7 +141,8 @@ func describeSource(p *config.Profile) string {
 	if p.File == "" {
 		return "(environment variables and flags)"
 	}
-	return p.File
+	// --set and PAYDASH_* override the file, so a bad value may be there.
+	return p.File + " (or the --set values and PAYDASH_* variables that override it)"
 }
 
 // checkScopes asks for a token per scope paydash uses. The commercial VRP
