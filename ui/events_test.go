@@ -368,8 +368,8 @@ func TestHeaderSaysTheRelayRefusedTheToken(t *testing.T) {
 	states <- relayclient.ConnState{Status: relayclient.StateReconnecting, RetryIn: 5 * time.Second,
 		Err: refusedErr{}}
 	close(states)
-	h := newHarness(t, Options{Backend: newFake(10), Events: closedEvents(nil), States: states}, 160, 40)
-	mustContain(t, h.view(), "relay: relay refused the token (HTTP 401): check the relay token")
+	h := newHarness(t, Options{Backend: newFake(10), Events: closedEvents(nil), States: states}, 80, 24)
+	mustContain(t, h.view(), "paydash · profile demo", "relay: token refused (401)")
 }
 
 // refusedErr is what a Subscriber reports for a 401.

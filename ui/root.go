@@ -662,8 +662,12 @@ func (m *model) relayText() (string, lipgloss.Style) {
 			secs = 0
 		}
 		if errors.Is(m.relay.Err, relayclient.ErrRefused) {
-			// Retrying will not fix it: say what will.
-			return "relay: " + m.relay.Err.Error() + " · retry in " + itoa(secs) + "s", m.st.bad
+			// Retrying will not fix it: say what will, short enough to
+			// leave the header's profile on screen.
+			if strings.Contains(m.relay.Err.Error(), "401") {
+				return "relay: token refused (401)", m.st.bad
+			}
+			return "relay: refused (403)", m.st.bad
 		}
 		return "relay: reconnecting in " + itoa(secs) + "s", m.st.warn
 	case relayclient.StateOffline:
