@@ -182,6 +182,27 @@ func TestRelayRefusesWeakTokensAtStart(t *testing.T) {
 	}
 }
 
+// TestRelayTokenEnvAdviceIsSafeToFollow: the unset --token-env stops the
+// relay and says to export the variable; done, the relay starts and
+// requires that token.
+func TestRelayTokenEnvAdviceIsSafeToFollow(t *testing.T) {
+	args := []string{"--listen", "127.0.0.1:0", "--token-env", "RELAY_TOKEN_X"}
+	if _, err := startRelay(t, &cmdutil.Global{}, nil, args...); err == nil || !strings.Contains(err.Error(), "export it") {
+		t.Fatalf("unset --token-env: %v, want the advice to export it", err)
+	}
+	const token = "exported-token-0123456789"
+	run, err := startRelay(t, &cmdutil.Global{}, map[string]string{"RELAY_TOKEN_X": token}, args...)
+	if err != nil {
+		t.Fatalf("after exporting it: %v", err)
+	}
+	if got := getStatus(t, run.info.EventsURL, ""); got != http.StatusUnauthorized {
+		t.Errorf("/events without the token: %d, want 401", got)
+	}
+	if got := getStatus(t, run.info.EventsURL, token); got != http.StatusOK {
+		t.Errorf("/events with the exported token: %d, want 200", got)
+	}
+}
+
 // TestRelayVerboseLogsEachWebhook: -v logs every webhook with its outcome;
 // without it the relay logs no line per webhook (errors still show).
 func TestRelayVerboseLogsEachWebhook(t *testing.T) {
