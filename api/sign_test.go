@@ -1,7 +1,7 @@
 package api
 
 import (
-	"github.com/paydash/paydash/internal/testkey"
+	"github.com/paydash/paydash/api/testkey"
 
 	"crypto/ecdsa"
 	"errors"

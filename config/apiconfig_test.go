@@ -1,7 +1,7 @@
 package config_test
 
 import (
-	"github.com/paydash/paydash/internal/testkey"
+	"github.com/paydash/paydash/api/testkey"
 
 	"crypto/elliptic"
 	"errors"

@@ -14,8 +14,8 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/clock"
 	"github.com/paydash/paydash/api/sandbox"
-	"github.com/paydash/paydash/internal/rawreport"
-	"github.com/paydash/paydash/internal/testkey"
+	"github.com/paydash/paydash/report/rawreport"
+	"github.com/paydash/paydash/api/testkey"
 	"github.com/paydash/paydash/report"
 )
 

@@ -12,7 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // maxEvents bounds the events kept in memory; the relay keeps them all.

@@ -6,24 +6,24 @@ import (
 	"strings"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/payguard"
+	"github.com/paydash/paydash/payout"
 )
 
 // PayoutGuard is the duplicate check and audit record the payout form
-// sends through (*payguard.Guard is one): Check before sending, Reserve
+// sends through (*payout.Guard is one): Check before sending, Reserve
 // records the attempt (refusing a duplicate the record shows unless
 // allowed), Outcome records the answer. Recorded returns the payouts
 // the record holds among ids, as they were sent: the tracker's payee and
 // amount for payouts the report lacks.
 type PayoutGuard interface {
-	Check(ctx context.Context, req *api.PayoutRequest) ([]payguard.Payment, error)
-	Reserve(ctx context.Context, req *api.PayoutRequest, allowDuplicate bool) ([]payguard.Payment, error)
+	Check(ctx context.Context, req *api.PayoutRequest) ([]payout.Payment, error)
+	Reserve(ctx context.Context, req *api.PayoutRequest, allowDuplicate bool) ([]payout.Payment, error)
 	Outcome(id string, err error) error
 	Recorded(ids map[string]bool) (map[string]api.PayoutRequest, error)
 }
 
 // guardedSend is the form's send with the guard: a payout matching one
-// already made (record or report) comes back as a *payguard.DuplicateError
+// already made (record or report) comes back as a *payout.DuplicateError
 // and nothing is sent, unless every match is one the operator confirmed a
 // second time (acked).
 func guardedSend(ctx context.Context, g PayoutGuard, be Backend, req *api.PayoutRequest, acked map[string]bool) error {
@@ -35,21 +35,21 @@ func guardedSend(ctx context.Context, g PayoutGuard, be Backend, req *api.Payout
 		return err
 	}
 	if !allAcked(m, acked) {
-		return &payguard.DuplicateError{Matches: m}
+		return &payout.DuplicateError{Matches: m}
 	}
 	m, err = g.Reserve(ctx, req, len(m) > 0)
 	if err != nil {
 		return err
 	}
 	if !allAcked(m, acked) {
-		return &payguard.DuplicateError{Matches: m} // sent elsewhere since the check
+		return &payout.DuplicateError{Matches: m} // sent elsewhere since the check
 	}
 	err = be.CreatePayout(ctx, req)
 	_ = g.Outcome(req.TransactionID, err) // the payout's fate does not hang on the record
 	return err
 }
 
-func allAcked(m []payguard.Payment, acked map[string]bool) bool {
+func allAcked(m []payout.Payment, acked map[string]bool) bool {
 	for _, p := range m {
 		if !acked[p.TransactionID] {
 			return false
@@ -58,8 +58,8 @@ func allAcked(m []payguard.Payment, acked map[string]bool) bool {
 	return true
 }
 
-func asDuplicate(err error) *payguard.DuplicateError {
-	var d *payguard.DuplicateError
+func asDuplicate(err error) *payout.DuplicateError {
+	var d *payout.DuplicateError
 	if errors.As(err, &d) {
 		return d
 	}
@@ -68,7 +68,7 @@ func asDuplicate(err error) *payguard.DuplicateError {
 
 // duplicateView is the second confirmation: the earlier payouts with
 // their date and id, and the one key that sends anyway.
-func (fv *formView) duplicateView(c *viewContext, d *payguard.DuplicateError, w int) string {
+func (fv *formView) duplicateView(c *viewContext, d *payout.DuplicateError, w int) string {
 	var b strings.Builder
 	b.WriteString(c.st.bad.Render("⚠ Possible duplicate: nothing was sent") + "\n\n")
 	b.WriteString(wrapText("The same IBAN, amount, currency and reference were already paid:", w) + "\n")
@@ -83,7 +83,7 @@ func (fv *formView) duplicateView(c *viewContext, d *payguard.DuplicateError, w 
 
 // allowDuplicates records that the operator confirmed, a second time,
 // sending despite these matches.
-func (p *payoutForm) allowDuplicates(d *payguard.DuplicateError) {
+func (p *payoutForm) allowDuplicates(d *payout.DuplicateError) {
 	if p.acked == nil {
 		p.acked = map[string]bool{}
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/paydash/paydash/internal/payguard"
+	"github.com/paydash/paydash/payout"
 )
 
 // TestFormDuplicateNeedsASecondConfirmation: a payout matching one the
@@ -18,21 +18,21 @@ import (
 // only the explicit "send anyway" key sends it, recorded as an allowed
 // duplicate.
 func TestFormDuplicateNeedsASecondConfirmation(t *testing.T) {
-	log, err := payguard.Open(filepath.Join(t.TempDir(), "audit.jsonl"), "demo", nil)
+	log, err := payout.Open(filepath.Join(t.TempDir(), "audit.jsonl"), "demo", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const earlier = "11111111-2222-4333-8444-555555555555"
 	// Paid an hour ago from `payout create`: same IBAN, amount, currency
 	// and reference.
-	if _, err := log.Reserve(context.Background(), payguard.Entry{Source: payguard.SourceCreate, TransactionID: earlier, Name: "Ada Lovelace",
-		IBAN: "GB33BUKB20201555555555", Reference: "INV-1", AmountInMinor: 1234, Currency: "EUR"}, payguard.DefaultWindow, false); err != nil {
+	if _, err := log.Reserve(context.Background(), payout.Entry{Source: payout.SourceCreate, TransactionID: earlier, Name: "Ada Lovelace",
+		IBAN: "GB33BUKB20201555555555", Reference: "INV-1", AmountInMinor: 1234, Currency: "EUR"}, payout.DefaultWindow, false); err != nil {
 		t.Fatal(err)
 	}
-	_ = log.Outcome(earlier, payguard.OutcomeAccepted, "")
+	_ = log.Outcome(earlier, payout.OutcomeAccepted, "")
 
 	be := newFake(10)
-	h := newHarness(t, Options{Backend: be, Guard: &payguard.Guard{Log: log, Source: payguard.SourceForm},
+	h := newHarness(t, Options{Backend: be, Guard: &payout.Guard{Log: log, Source: payout.SourceForm},
 		Events: closedEvents(testEvents()), States: liveState()}, 120, 40)
 	fillPayout(h, "Ada Lovelace", "GB33 BUKB 2020 1555 5555 55", "inv-1", "12.34")
 	h.key("y")
@@ -54,8 +54,8 @@ func TestFormDuplicateNeedsASecondConfirmation(t *testing.T) {
 		t.Errorf("no result after sending anyway:\n%s", ansi.Strip(h.view()))
 	}
 	entries, _ := log.Entries()
-	at := payguard.Attempts(entries)
-	if len(at) != 2 || !at[1].AllowedDuplicate || at[1].Source != payguard.SourceForm || at[1].Outcome != payguard.OutcomeAccepted {
+	at := payout.Attempts(entries)
+	if len(at) != 2 || !at[1].AllowedDuplicate || at[1].Source != payout.SourceForm || at[1].Outcome != payout.OutcomeAccepted {
 		t.Errorf("audit record: %+v", at)
 	}
 
@@ -77,18 +77,18 @@ func TestFormDuplicateNeedsASecondConfirmation(t *testing.T) {
 // the payout keeps its transaction id (nothing was sent).
 func TestDuplicateScreenSpacingAndEditGoesBackToTheFields(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
-		log, err := payguard.Open(filepath.Join(t.TempDir(), "audit.jsonl"), "demo", nil)
+		log, err := payout.Open(filepath.Join(t.TempDir(), "audit.jsonl"), "demo", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		const earlier = "ffe93e3a-e073-466f-a707-0a227507fcdd"
-		if _, err := log.Reserve(context.Background(), payguard.Entry{Source: payguard.SourceCreate, TransactionID: earlier, Name: "Ada Lovelace",
-			IBAN: "GB33BUKB20201555555555", Reference: "INV-1", AmountInMinor: 4200, Currency: "EUR"}, payguard.DefaultWindow, false); err != nil {
+		if _, err := log.Reserve(context.Background(), payout.Entry{Source: payout.SourceCreate, TransactionID: earlier, Name: "Ada Lovelace",
+			IBAN: "GB33BUKB20201555555555", Reference: "INV-1", AmountInMinor: 4200, Currency: "EUR"}, payout.DefaultWindow, false); err != nil {
 			t.Fatal(err)
 		}
-		_ = log.Outcome(earlier, payguard.OutcomeAccepted, "")
+		_ = log.Outcome(earlier, payout.OutcomeAccepted, "")
 		be := newFake(10)
-		h := newHarness(t, Options{Backend: be, Guard: &payguard.Guard{Log: log, Source: payguard.SourceForm},
+		h := newHarness(t, Options{Backend: be, Guard: &payout.Guard{Log: log, Source: payout.SourceForm},
 			Events: closedEvents(testEvents()), States: liveState()}, size[0], size[1])
 		fillPayout(h, "Ada Lovelace", "GB33 BUKB 2020 1555 5555 55", "INV-1", "42.00")
 		idRe := regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)

@@ -17,7 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paydash/paydash/api/clock"
-	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // Minimum usable window; below it the dashboard says so instead of

@@ -10,7 +10,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/report"
-	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // highlightFor is how long a payout row stays highlighted after it moved.

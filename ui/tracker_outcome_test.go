@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/payguard"
-	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // TestTrackerPutsLaterOutcomesInTheAuditRecord: a payout sent from the
@@ -15,12 +15,12 @@ import (
 // and the duplicate check with it. Payouts the record does not hold
 // (other operators') add nothing.
 func TestTrackerPutsLaterOutcomesInTheAuditRecord(t *testing.T) {
-	log, err := payguard.Open(filepath.Join(t.TempDir(), "audit.jsonl"), "demo", nil)
+	log, err := payout.Open(filepath.Join(t.TempDir(), "audit.jsonl"), "demo", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	be := newFake(10)
-	h := newHarness(t, Options{Backend: be, Guard: &payguard.Guard{Log: log, Source: payguard.SourceForm},
+	h := newHarness(t, Options{Backend: be, Guard: &payout.Guard{Log: log, Source: payout.SourceForm},
 		Events: closedEvents(nil), States: liveState()}, 120, 40)
 	fillPayout(h, "AML Test", "GB33 BUKB 2020 1555 5555 55", "INV-8001", "9.99")
 	h.key("y")
@@ -37,7 +37,7 @@ func TestTrackerPutsLaterOutcomesInTheAuditRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	at := payguard.Attempts(entries)
+	at := payout.Attempts(entries)
 	if len(at) != 1 || at[0].TransactionID != id || at[0].Outcome != api.StateRejected {
 		t.Fatalf("audit record after the rejection: %+v", at)
 	}
@@ -47,7 +47,7 @@ func TestTrackerPutsLaterOutcomesInTheAuditRecord(t *testing.T) {
 		}
 	}
 	// The same payout again is not a duplicate of a rejected one.
-	if m, err := (&payguard.Guard{Log: log}).Check(t.Context(), &be.payouts[0]); err != nil || len(m) != 0 {
+	if m, err := (&payout.Guard{Log: log}).Check(t.Context(), &be.payouts[0]); err != nil || len(m) != 0 {
 		t.Errorf("the rejected payout still blocks its re-send: %v %v", m, err)
 	}
 }

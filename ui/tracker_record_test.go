@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/payguard"
-	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // A payout this profile sent before the session (so in the audit record)
@@ -14,11 +14,11 @@ import (
 // the record when its webhook arrives; one the record does not hold
 // either stays unknown.
 func TestTrackerFillsPayeeFromTheAuditRecord(t *testing.T) {
-	log, err := payguard.Open(filepath.Join(t.TempDir(), "audit.jsonl"), "demo", nil)
+	log, err := payout.Open(filepath.Join(t.TempDir(), "audit.jsonl"), "demo", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	guard := &payguard.Guard{Log: log, Source: payguard.SourceForm}
+	guard := &payout.Guard{Log: log, Source: payout.SourceForm}
 	earlier := &api.PayoutRequest{TransactionID: "0a0a0a0a-1111-4222-8333-444444444444", BeneficiaryName: "Grace Hopper",
 		BeneficiaryIBAN: "GB33BUKB20201555555555", BeneficiaryReference: "INV-77", Currency: "GBP", AmountInMinor: 4200}
 	if _, err := guard.Reserve(t.Context(), earlier, false); err != nil {

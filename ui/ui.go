@@ -19,7 +19,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/clock"
-	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // Backend is what the dashboard needs from the service; *api.Client

@@ -12,7 +12,7 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/clock"
 	"github.com/paydash/paydash/report"
-	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // Item 1: a UUID and letters typed while a form's select has focus stay in

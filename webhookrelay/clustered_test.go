@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // startKillableRelay serves a relay whose kill closes its listener and

@@ -2,7 +2,7 @@
 // stores them durably and streams them live over a websocket to any number
 // of viewers, each of which sees every event exactly once, in order, even
 // across its own reconnects and relay restarts. Its client half (Event,
-// Subscriber, tail formatting) is webhookrelay/relayclient.
+// Subscriber, tail formatting) is relayclient.
 //
 // # Flow
 //

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/paydash/paydash/internal/httpguard"
+	"github.com/paydash/paydash/httpguard"
 )
 
 // guard refuses, on every endpoint, what only a web browser would send to
-// a relay on this machine (see internal/httpguard): a Host that is not a
+// a relay on this machine (see httpguard): a Host that is not a
 // loopback name, the listen address or an allowed host (DNS rebinding),
 // and an Origin of another site. Programs (the service posting webhooks,
 // paydash itself, curl) pass.

@@ -1,8 +1,8 @@
 package webhookrelay
 
 import (
-	"github.com/paydash/paydash/internal/testkey"
-	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/api/testkey"
+	"github.com/paydash/paydash/relayclient"
 
 	"bytes"
 	"context"

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/testkey"
-	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/api/testkey"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // loadgenEnv makes this test binary the load of BenchmarkIngestRelayOnly:

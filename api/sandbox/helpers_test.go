@@ -1,7 +1,7 @@
 package sandbox
 
 import (
-	"github.com/paydash/paydash/internal/testkey"
+	"github.com/paydash/paydash/api/testkey"
 
 	"bytes"
 	"context"

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/httpguard"
+	"github.com/paydash/paydash/httpguard"
 )
 
 // maxBody caps request bodies; bigger ones get 413.

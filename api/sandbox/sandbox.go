@@ -19,7 +19,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/clock"
-	"github.com/paydash/paydash/internal/httpguard"
+	"github.com/paydash/paydash/httpguard"
 )
 
 // Options configures a Sandbox. The zero value of every field but

@@ -14,8 +14,8 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/cli/headless"
-	"github.com/paydash/paydash/internal/payguard"
-	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // CommandOptions are the flags of `paydash payout batch`.
@@ -41,7 +41,7 @@ func (o *CommandOptions) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.RelayURL, "relay", "", "relay websocket URL to follow payout states (default: the profile's relay_url)")
 	fs.DurationVar(&o.Wait, "wait", 30*time.Second, "after sending, wait up to this long for every payout's final state from the relay (0 = don't wait)")
 	fs.BoolVar(&o.AllowDuplicate, "allow-duplicate", false, "send rows that repeat another row, match a payout already made (same IBAN, amount, currency and reference), or are CHANGED (edited after they were paid) as new payouts")
-	fs.DurationVar(&o.DuplicateWindow, "duplicate-window", payguard.DefaultWindow, "how far back a payout with the same IBAN, amount, currency and reference counts as a duplicate")
+	fs.DurationVar(&o.DuplicateWindow, "duplicate-window", payout.DefaultWindow, "how far back a payout with the same IBAN, amount, currency and reference counts as a duplicate")
 }
 
 // Command runs `paydash payout batch FILE`.

@@ -28,7 +28,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/payguard"
+	"github.com/paydash/paydash/payout"
 )
 
 // Column names of the CSV header. The first five are required; the order
@@ -366,7 +366,7 @@ func (f *File) Repeats() map[int]int {
 	out := map[int]int{}
 	first := map[string]int{}
 	for _, row := range f.Rows {
-		k := payguard.Key(&row.Request)
+		k := payout.Key(&row.Request)
 		if line, dup := first[k]; dup {
 			out[row.Line] = line
 			continue

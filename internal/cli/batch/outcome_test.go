@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/payguard"
+	"github.com/paydash/paydash/payout"
 	"github.com/paydash/paydash/webhookrelay"
-	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/relayclient"
 	"github.com/paydash/paydash/webhookrelay/relaytest"
 )
 
@@ -61,7 +61,7 @@ func (x *svc) auditIDs(t *testing.T) []string {
 	if len(matches) != 1 {
 		return nil
 	}
-	log, err := payguard.Open(matches[0], "", nil)
+	log, err := payout.Open(matches[0], "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func (x *svc) auditIDs(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	var ids []string
-	for _, a := range payguard.Attempts(entries) {
+	for _, a := range payout.Attempts(entries) {
 		ids = append(ids, a.TransactionID)
 	}
 	return ids

@@ -12,8 +12,8 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/clock"
-	"github.com/paydash/paydash/internal/payguard"
-	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // Sender creates payouts; *api.Client is one.
@@ -50,9 +50,9 @@ type Options struct {
 // Guard is what stands between a batch and a second payment beyond its
 // own journal: the profile's audit record and the service's report.
 type Guard struct {
-	Log *payguard.Log
+	Log *payout.Log
 	// Report is read once before the plan; nil checks the record only.
-	Report payguard.ReportReader
+	Report payout.ReportReader
 	// Window is how far back a payout counts as a duplicate.
 	Window time.Duration
 	// AllowDuplicate sends rows that match earlier payouts as new ones.
@@ -60,7 +60,7 @@ type Guard struct {
 	// States, when set, tells what became of earlier payouts the record
 	// shows only accepted (the relay's history): a rejected one is not a
 	// duplicate.
-	States payguard.FinalStates
+	States payout.FinalStates
 }
 
 // Row results: what finally happened to a row, as far as paydash knows.
@@ -100,14 +100,14 @@ type RowResult struct {
 	Reason string `json:"reason,omitempty"`
 	// DuplicateOf is the earlier payout a duplicate row matches: held
 	// back, or, released by --allow-duplicate, a second payout.
-	DuplicateOf *payguard.Payment `json:"duplicate_of,omitempty"`
+	DuplicateOf *payout.Payment `json:"duplicate_of,omitempty"`
 	// RepeatOf is the earlier line of the file whose payout this row
 	// repeats (sent only with --allow-duplicate: a second payout).
 	RepeatOf int `json:"repeat_of_line,omitempty"`
 	// ChangedFrom is the payout already sent for this row (same line of
 	// the file, or same IBAN and reference) with other details: the row
 	// was edited after it was paid.
-	ChangedFrom *payguard.Payment `json:"changed_from,omitempty"`
+	ChangedFrom *payout.Payment `json:"changed_from,omitempty"`
 }
 
 // Counts tallies the rows by result.
@@ -180,13 +180,13 @@ type Planned struct {
 	TransactionID string
 	Action        string
 	// Match is the earlier payout a duplicate matches.
-	Match *payguard.Payment
+	Match *payout.Payment
 	// Why says how a row already sent was found ("journal", "audit
 	// record", "service report").
 	Why string
 	// Before is what an earlier run sent for this line before the row
 	// was edited: sending the edited row is a second payment.
-	Before *payguard.Payment
+	Before *payout.Payment
 }
 
 // Prepared is a batch ready to send: journal locked and open, every row
@@ -196,17 +196,17 @@ type Prepared struct {
 	opt  Options
 	clk  clock.Clock
 	j    *Journal // nil for a dry run without a journal
-	lock *payguard.Lock
+	lock *payout.Lock
 	sum  *Summary
 	// freshJournal says this run created the journal.
 	freshJournal bool
 	// Plan is one entry per row, in file order.
 	Plan     []Planned
 	previous map[int]bool
-	dups     map[int]*payguard.Payment
+	dups     map[int]*payout.Payment
 	// changed holds, for rows edited since an earlier run sent them, what
 	// that run sent for the line.
-	changed map[int]*payguard.Payment
+	changed map[int]*payout.Payment
 	ids     map[int]string // a dry run's ids when there is no journal
 }
 
@@ -221,13 +221,13 @@ func Prepare(ctx context.Context, f *File, opt Options) (*Prepared, error) {
 	if jpath == "" {
 		jpath = DefaultJournalPath(f.Path)
 	}
-	p := &Prepared{f: f, opt: opt, clk: clk, previous: map[int]bool{}, dups: map[int]*payguard.Payment{}, ids: map[int]string{},
-		changed: map[int]*payguard.Payment{},
+	p := &Prepared{f: f, opt: opt, clk: clk, previous: map[int]bool{}, dups: map[int]*payout.Payment{}, ids: map[int]string{},
+		changed: map[int]*payout.Payment{},
 		sum:     &Summary{File: f.Path, Journal: jpath, DryRun: opt.DryRun, Totals: f.Totals(), ToSend: map[string]int64{}}}
 	if !opt.DryRun {
-		lk, err := payguard.TryLock(jpath+".lock", "payout batch "+f.Path)
+		lk, err := payout.TryLock(jpath+".lock", "payout batch "+f.Path)
 		if err != nil {
-			var le *payguard.LockedError
+			var le *payout.LockedError
 			if errors.As(err, &le) {
 				return p, fmt.Errorf("%w: %w. Another paydash run is sending this batch; wait for it to finish (or stop it), then run the same command again: rows it sent are not sent again", ErrJournalLocked, le)
 			}
@@ -235,9 +235,9 @@ func Prepare(ctx context.Context, f *File, opt Options) (*Prepared, error) {
 		}
 		p.lock = lk
 	}
-	var known *payguard.Known
+	var known *payout.Known
 	if g := opt.Guard; g != nil {
-		k, err := payguard.Load(ctx, g.Log, g.Report, clk.Now(), g.Window)
+		k, err := payout.Load(ctx, g.Log, g.Report, clk.Now(), g.Window)
 		if err != nil {
 			p.Close()
 			return p, err
@@ -308,7 +308,7 @@ func Prepare(ctx context.Context, f *File, opt Options) (*Prepared, error) {
 // creates nothing for a transaction_id it has seen, so such a row would
 // never be paid, yet would look sent, with the other payout's outcome.
 // payout create refuses the same.
-func idsUsedElsewhere(f *File, known *payguard.Known) []LineProblem {
+func idsUsedElsewhere(f *File, known *payout.Known) []LineProblem {
 	var probs []LineProblem
 	for _, r := range f.Rows {
 		id := r.Request.TransactionID
@@ -331,8 +331,8 @@ func idsUsedElsewhere(f *File, known *payguard.Known) []LineProblem {
 //
 // Only attempts within the duplicate window count: the same file sent
 // again next month is a new batch, not a resumed one.
-func (p *Prepared) adopter(k *payguard.Known, now time.Time, window time.Duration) func(Row) string {
-	byRow := map[int]payguard.Payment{}
+func (p *Prepared) adopter(k *payout.Known, now time.Time, window time.Duration) func(Row) string {
+	byRow := map[int]payout.Payment{}
 	if k != nil {
 		for _, pm := range k.Local { // oldest first: the last attempt wins
 			if pm.BatchFile != p.f.Path || pm.Line == 0 || (window > 0 && now.Sub(pm.At) > window) {
@@ -347,7 +347,7 @@ func (p *Prepared) adopter(k *payguard.Known, now time.Time, window time.Duratio
 			return ""
 		}
 		req := api.PayoutRequest{BeneficiaryIBAN: pm.IBAN, AmountInMinor: pm.AmountInMinor, Currency: pm.Currency, BeneficiaryReference: pm.Reference}
-		if !payguard.SameDetails(&req, &r.Request) || pm.Name != r.Request.BeneficiaryName {
+		if !payout.SameDetails(&req, &r.Request) || pm.Name != r.Request.BeneficiaryName {
 			// The row was edited since it was sent: a new payout, checked
 			// as one, and listed with what the line paid before.
 			p.changed[r.Line] = &pm
@@ -366,7 +366,7 @@ func (p *Prepared) id(line int) string {
 
 // plan decides every row: already sent (journal, audit record or the
 // service's report), a duplicate of an earlier payout, or to send.
-func (p *Prepared) plan(ctx context.Context, known *payguard.Known) error {
+func (p *Prepared) plan(ctx context.Context, known *payout.Known) error {
 	now := p.clk.Now()
 	for _, row := range p.f.Rows {
 		pl := Planned{Row: row, TransactionID: p.id(row.Line), Action: ActionSend, Before: p.changed[row.Line]}
@@ -380,7 +380,7 @@ func (p *Prepared) plan(ctx context.Context, known *payguard.Known) error {
 		case known != nil && pl.TransactionID != "" && acceptedLocally(known, pl.TransactionID):
 			pl.Action, pl.Why = ActionPrevious, "audit record"
 		case known != nil:
-			if m := payguard.Resolve(ctx, p.opt.Guard.Log, known, p.opt.Guard.States, known.Matching(&req, now, p.opt.Guard.Window), now); len(m) > 0 {
+			if m := payout.Resolve(ctx, p.opt.Guard.Log, known, p.opt.Guard.States, known.Matching(&req, now, p.opt.Guard.Window), now); len(m) > 0 {
 				pl.Match = &m[0]
 				if !p.opt.Guard.AllowDuplicate {
 					pl.Action = ActionDuplicate
@@ -430,30 +430,30 @@ func (p *Prepared) plan(ctx context.Context, known *payguard.Known) error {
 }
 
 // paid reports whether an earlier payout pm may have paid its payee (see
-// payguard.Paid).
-func (p *Prepared) paid(ctx context.Context, known *payguard.Known, pm payguard.Payment, now time.Time) bool {
+// payout.Paid).
+func (p *Prepared) paid(ctx context.Context, known *payout.Known, pm payout.Payment, now time.Time) bool {
 	var (
-		log    *payguard.Log
-		states payguard.FinalStates
+		log    *payout.Log
+		states payout.FinalStates
 	)
 	if p.opt.Guard != nil {
 		log, states = p.opt.Guard.Log, p.opt.Guard.States
 	}
-	return payguard.Paid(ctx, log, known, states, pm, now)
+	return payout.Paid(ctx, log, known, states, pm, now)
 }
 
 // otherRowOfThisFile reports whether pm is what another line of this
 // file sent, and that line is unchanged: two rows of one batch to one
 // payee under one reference (salary and expenses) are not an edit of
 // each other.
-func (p *Prepared) otherRowOfThisFile(pm payguard.Payment, line int) bool {
+func (p *Prepared) otherRowOfThisFile(pm payout.Payment, line int) bool {
 	if pm.BatchFile != p.f.Path || pm.Line == 0 || pm.Line == line {
 		return false
 	}
 	for _, r := range p.f.Rows {
 		if r.Line == pm.Line {
 			sent := api.PayoutRequest{BeneficiaryIBAN: pm.IBAN, AmountInMinor: pm.AmountInMinor, Currency: pm.Currency, BeneficiaryReference: pm.Reference}
-			return payguard.SameDetails(&sent, &r.Request)
+			return payout.SameDetails(&sent, &r.Request)
 		}
 	}
 	return false
@@ -474,13 +474,13 @@ func lastAccepted(j *Journal, line int) bool {
 }
 
 // acceptedLocally reports whether the audit record shows id accepted.
-func acceptedLocally(k *payguard.Known, id string) bool {
+func acceptedLocally(k *payout.Known, id string) bool {
 	p, ok := k.LocalByID(id)
 	if !ok {
 		return false
 	}
 	switch p.Outcome {
-	case payguard.OutcomeAccepted, payguard.OutcomeSettled, payguard.OutcomeFailed, payguard.OutcomeRejected:
+	case payout.OutcomeAccepted, payout.OutcomeSettled, payout.OutcomeFailed, payout.OutcomeRejected:
 		return true
 	}
 	return false
@@ -618,7 +618,7 @@ func (p *Prepared) send(ctx context.Context, s Sender) error {
 			// process of this profile may have sent the same payout since
 			// the plan was made. The attempt is on disk before the payout
 			// leaves, so a crash right after sending leaves a trace.
-			m, err := g.Log.Reserve(ctx, payguard.Entry{Source: payguard.SourceBatch, TransactionID: req.TransactionID,
+			m, err := g.Log.Reserve(ctx, payout.Entry{Source: payout.SourceBatch, TransactionID: req.TransactionID,
 				Name: req.BeneficiaryName, IBAN: req.BeneficiaryIBAN, Reference: req.BeneficiaryReference,
 				AmountInMinor: req.AmountInMinor, Currency: req.Currency, BatchFile: p.f.Path, Line: row.Line,
 				AllowedDuplicate: pl.Match != nil}, g.Window, g.AllowDuplicate)

@@ -15,7 +15,7 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/sandbox"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/internal/payguard"
+	"github.com/paydash/paydash/payout"
 )
 
 // These tests do what an operator does, against the sandbox over HTTP,
@@ -87,7 +87,7 @@ func (r runResult) all() string {
 func (x *svc) batch(t *testing.T, ctx context.Context, file, stdin string, o CommandOptions) runResult {
 	t.Helper()
 	if o.DuplicateWindow == 0 {
-		o.DuplicateWindow = payguard.DefaultWindow
+		o.DuplicateWindow = payout.DefaultWindow
 	}
 	var out, errb bytes.Buffer
 	s := &cmdutil.Streams{In: strings.NewReader(stdin), Out: &out, Err: &errb, Getenv: func(k string) string { return x.env[k] }}
@@ -478,13 +478,13 @@ func TestExactDuplicateRowsAreRefusedUnlessAllowed(t *testing.T) {
 	}
 	// The audit record says the second was a duplicate the operator
 	// allowed.
-	log, _ := payguard.Open(payguard.DefaultPath(filepath.Join(x.env["XDG_STATE_HOME"], "paydash"), "default"), "default", nil)
+	log, _ := payout.Open(payout.DefaultPath(filepath.Join(x.env["XDG_STATE_HOME"], "paydash"), "default"), "default", nil)
 	entries, err := log.Entries()
 	if err != nil {
 		t.Fatal(err)
 	}
 	allowed := 0
-	for _, a := range payguard.Attempts(entries) {
+	for _, a := range payout.Attempts(entries) {
 		if a.AllowedDuplicate {
 			allowed++
 		}
@@ -599,7 +599,7 @@ func TestDamagedAuditRecordAdviceIsSafeToFollow(t *testing.T) {
 	}
 	// The journal is lost and the audit record damaged in the middle.
 	os.Remove(DefaultJournalPath(file))
-	rec := payguard.DefaultPath(filepath.Join(x.env["XDG_STATE_HOME"], "paydash"), "default")
+	rec := payout.DefaultPath(filepath.Join(x.env["XDG_STATE_HOME"], "paydash"), "default")
 	b, err := os.ReadFile(rec)
 	if err != nil {
 		t.Fatal(err)

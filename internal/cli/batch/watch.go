@@ -7,7 +7,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/clock"
-	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // watcher records the payout states webhooks report for the batch's rows.

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/paydash/paydash/internal/payguard"
+	"github.com/paydash/paydash/payout"
 
 	"github.com/spf13/pflag"
 
@@ -102,7 +102,7 @@ func DemoDir(getenv func(string) string) string {
 // profile's path and who holds it.
 func RunningDemo(getenv func(string) string) (configPath, who string, ok bool) {
 	dir := DemoDir(getenv)
-	h, held := payguard.Holding(filepath.Join(dir, DemoLockFile))
+	h, held := payout.Holding(filepath.Join(dir, DemoLockFile))
 	if !held {
 		return "", "", false
 	}

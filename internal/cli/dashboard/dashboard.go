@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/internal/payguard"
+	"github.com/paydash/paydash/payout"
 	"github.com/paydash/paydash/ui"
-	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // ErrNoTerminal is returned when the dashboard is asked for without a
@@ -65,7 +65,7 @@ func Run(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) error {
 	if err != nil {
 		return err
 	}
-	guard := &payguard.Guard{Log: audit, Report: client, Source: payguard.SourceForm}
+	guard := &payout.Guard{Log: audit, Report: client, Source: payout.SourceForm}
 	if prof.RelayURL != "" {
 		// What became of payouts the record shows only accepted: a
 		// rejected one must not block its re-send from the form.

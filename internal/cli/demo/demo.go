@@ -28,10 +28,10 @@ import (
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/cli/dashboard"
 	"github.com/paydash/paydash/internal/cli/serve"
-	"github.com/paydash/paydash/internal/payguard"
+	"github.com/paydash/paydash/payout"
 	"github.com/paydash/paydash/ui"
 	"github.com/paydash/paydash/webhookrelay"
-	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // Options are the flags of `paydash demo`.
@@ -95,7 +95,7 @@ type Env struct {
 	relay       *webhookrelay.Relay
 	relayCancel context.CancelFunc
 	relayDone   chan error
-	lock        *payguard.Lock
+	lock        *payout.Lock
 	closeOnce   sync.Once
 	closeErr    error
 }
@@ -110,9 +110,9 @@ func Start(ctx context.Context, getenv func(string) string, o *Options) (*Env, e
 	// first's profile with its own ports, rotate the audit record the
 	// first still appends to and delete its relay store. The OS drops the
 	// lock when the demo exits, kill -9 included.
-	lock, err := payguard.TryLock(filepath.Join(dir, LockFile), "paydash demo")
+	lock, err := payout.TryLock(filepath.Join(dir, LockFile), "paydash demo")
 	if err != nil {
-		var le *payguard.LockedError
+		var le *payout.LockedError
 		if errors.As(err, &le) {
 			who := "another process"
 			if le.Holder != nil {
@@ -133,7 +133,7 @@ func Start(ctx context.Context, getenv func(string) string, o *Options) (*Env, e
 	// The demo's sandbox is new each run, so is its audit record: payouts
 	// of an earlier demo are not duplicates of anything in this one. The
 	// old record is kept beside it, never deleted.
-	if rec := payguard.DefaultPath(config.StateDir(getenv), ProfileName); fileExists(rec) {
+	if rec := payout.DefaultPath(config.StateDir(getenv), ProfileName); fileExists(rec) {
 		if err := os.Rename(rec, rec+"."+time.Now().UTC().Format("20060102T150405.000000000Z")); err != nil {
 			return nil, fmt.Errorf("start a new audit record for the demo: %w", err)
 		}
@@ -328,13 +328,13 @@ func Run(ctx context.Context, s *cmdutil.Streams, o *Options) error {
 		wg.Wait()
 		return env.Close()
 	}
-	audit, err := payguard.Open(payguard.DefaultPath(config.StateDir(s.Getenv), ProfileName), ProfileName, nil)
+	audit, err := payout.Open(payout.DefaultPath(config.StateDir(s.Getenv), ProfileName), ProfileName, nil)
 	if err != nil {
 		return err
 	}
 	err = dashboard.Show(ctx, s, dashboard.Params{
 		UI: ui.Options{
-			Profile: ProfileName, Backend: env.Client, Guard: &payguard.Guard{Log: audit, Report: env.Client, Source: payguard.SourceForm,
+			Profile: ProfileName, Backend: env.Client, Guard: &payout.Guard{Log: audit, Report: env.Client, Source: payout.SourceForm,
 				States: relayclient.History{URL: env.RelayURL}}, BalanceRefresh: 5 * time.Second, ReportRefresh: 30 * time.Second,
 			LowBalance: map[string]int64{"GBP": 100_000, "EUR": 100_000}, ExportDir: ".",
 			MerchantAccounts: env.MerchantAccounts(),

@@ -18,8 +18,8 @@ import (
 	"github.com/paydash/paydash/api/sandbox"
 	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/internal/payguard"
-	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // TestStartWiresEverythingAndCloseLeavesNothing: a payout through the
@@ -143,13 +143,13 @@ func TestSecondDemoRefusesAndLeavesTheFirstIntact(t *testing.T) {
 	}
 	defer a.Close()
 	// A payout recorded in the first demo's audit record.
-	rec := payguard.DefaultPath(config.StateDir(getenv), ProfileName)
-	log, err := payguard.Open(rec, ProfileName, nil)
+	rec := payout.DefaultPath(config.StateDir(getenv), ProfileName)
+	log, err := payout.Open(rec, ProfileName, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := log.Reserve(ctx, payguard.Entry{Source: payguard.SourceCreate, TransactionID: uuid.NewString(), Name: "Ada",
-		IBAN: "GB33BUKB20201555555555", Reference: "DEMO-A", AmountInMinor: 100, Currency: "GBP"}, payguard.DefaultWindow, false); err != nil {
+	if _, err := log.Reserve(ctx, payout.Entry{Source: payout.SourceCreate, TransactionID: uuid.NewString(), Name: "Ada",
+		IBAN: "GB33BUKB20201555555555", Reference: "DEMO-A", AmountInMinor: 100, Currency: "GBP"}, payout.DefaultWindow, false); err != nil {
 		t.Fatal(err)
 	}
 	cfgBefore, err := os.ReadFile(a.ConfigPath())
@@ -189,8 +189,8 @@ func TestSecondDemoRefusesAndLeavesTheFirstIntact(t *testing.T) {
 		t.Errorf("the first demo's profile was rewritten:\n%s", cfgAfter)
 	}
 	entries, err := log.Entries()
-	if err != nil || len(payguard.Attempts(entries)) != 1 {
-		t.Errorf("the first demo's audit record lost its payout: %d attempt(s), %v", len(payguard.Attempts(entries)), err)
+	if err != nil || len(payout.Attempts(entries)) != 1 {
+		t.Errorf("the first demo's audit record lost its payout: %d attempt(s), %v", len(payout.Attempts(entries)), err)
 	}
 	if _, err := os.Stat(filepath.Join(a.Dir, RelayStoreFile)); err != nil {
 		t.Errorf("the first demo's relay store: %v", err)

@@ -10,8 +10,8 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/sandbox"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/internal/rawreport"
-	"github.com/paydash/paydash/internal/testkey"
+	"github.com/paydash/paydash/report/rawreport"
+	"github.com/paydash/paydash/api/testkey"
 	"github.com/paydash/paydash/report"
 )
 

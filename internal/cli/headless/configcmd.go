@@ -12,7 +12,7 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // ConfigPath is the config file a command reads or writes: --config, then

@@ -12,8 +12,8 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/internal/payguard"
-	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // PayoutOptions are the flags of `paydash payout create`.
@@ -45,7 +45,7 @@ func (o *PayoutOptions) Bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.JSON, "json", false, "print the result as JSON")
 	fs.DurationVar(&o.Wait, "wait", 0, "follow the payout up to this long to its final state (relay, or the report when no relay answers); exit non-zero when it is rejected or fails")
 	fs.BoolVar(&o.AllowDuplicate, "allow-duplicate", false, "send even when a payout with the same IBAN, amount, currency and reference was made within --duplicate-window")
-	fs.DurationVar(&o.DuplicateWindow, "duplicate-window", payguard.DefaultWindow, "how far back a payout with the same IBAN, amount, currency and reference counts as a duplicate")
+	fs.DurationVar(&o.DuplicateWindow, "duplicate-window", payout.DefaultWindow, "how far back a payout with the same IBAN, amount, currency and reference counts as a duplicate")
 }
 
 // Request builds the payout request from the flags.
@@ -83,7 +83,7 @@ type PayoutCreator interface {
 // account cannot fund). *api.Client is one.
 type PayoutService interface {
 	PayoutCreator
-	payguard.ReportReader
+	payout.ReportReader
 	Balances(ctx context.Context) ([]api.Balance, error)
 }
 
@@ -103,10 +103,10 @@ type PayoutResult struct {
 	Returned bool `json:"returned,omitempty"`
 	// DuplicateOf lists earlier payouts this one matches (sent only with
 	// --allow-duplicate).
-	DuplicateOf []payguard.Payment `json:"duplicate_of,omitempty"`
+	DuplicateOf []payout.Payment `json:"duplicate_of,omitempty"`
 	// AlreadySent is set when the transaction id was used before for the
 	// same payout: the service created nothing new.
-	AlreadySent *payguard.Payment `json:"already_sent,omitempty"`
+	AlreadySent *payout.Payment `json:"already_sent,omitempty"`
 }
 
 // Target says where money would go, for the confirmation, and what
@@ -116,7 +116,7 @@ type Target struct {
 	Production bool
 	// Audit is the profile's audit record; nil keeps none (tests of the
 	// prompt alone).
-	Audit *payguard.Log
+	Audit *payout.Log
 	// RelayURL and RelayToken are followed by --wait when reachable.
 	RelayURL   string
 	RelayToken string
@@ -143,13 +143,13 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 	}
 	window := o.DuplicateWindow
 	if window == 0 {
-		window = payguard.DefaultWindow
+		window = payout.DefaultWindow
 	}
 	res := PayoutResult{TransactionID: req.TransactionID}
 	svc, guarded := c.(PayoutService)
-	var matches []payguard.Payment
+	var matches []payout.Payment
 	if guarded {
-		known, err := payguard.Load(ctx, t.Audit, svc, time.Now(), window)
+		known, err := payout.Load(ctx, t.Audit, svc, time.Now(), window)
 		if err != nil {
 			return err
 		}
@@ -165,11 +165,11 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 		// A match the record shows only "accepted" may have been rejected
 		// since (rejections never enter the report): what the report and
 		// the relay know now is recorded and counted first.
-		var states payguard.FinalStates
+		var states payout.FinalStates
 		if t.RelayURL != "" {
 			states = relayclient.History{URL: t.RelayURL, Token: t.RelayToken}
 		}
-		matches = payguard.Resolve(ctx, t.Audit, known, states, matches, time.Now())
+		matches = payout.Resolve(ctx, t.Audit, known, states, matches, time.Now())
 		if len(matches) > 0 && !o.AllowDuplicate {
 			return refuseDuplicate(s, o, req, matches)
 		}
@@ -184,7 +184,7 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 		return err
 	}
 	if t.Audit != nil {
-		m, err := t.Audit.Reserve(ctx, payguard.Entry{Source: payguard.SourceCreate, TransactionID: req.TransactionID,
+		m, err := t.Audit.Reserve(ctx, payout.Entry{Source: payout.SourceCreate, TransactionID: req.TransactionID,
 			Name: req.BeneficiaryName, IBAN: req.BeneficiaryIBAN, Reference: req.BeneficiaryReference,
 			AmountInMinor: req.AmountInMinor, Currency: req.Currency, AllowedDuplicate: len(matches) > 0}, window, o.AllowDuplicate)
 		if err != nil {
@@ -202,9 +202,9 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 	err := c.CreatePayout(ctx, req)
 	res.Accepted = err == nil
 	if t.Audit != nil {
-		outcome, detail := payguard.OutcomeAccepted, ""
+		outcome, detail := payout.OutcomeAccepted, ""
 		if res.AlreadySent != nil {
-			outcome = payguard.OutcomeExisting
+			outcome = payout.OutcomeExisting
 		}
 		if err != nil {
 			outcome, detail = sendOutcome(err), err.Error()
@@ -282,7 +282,7 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 // different payout: the service would answer 202 and create nothing, so
 // "success" would be a lie. The same payout under the same id is a safe
 // retry, noted in res.
-func checkReusedID(audit *payguard.Log, known *payguard.Known, req *api.PayoutRequest, res *PayoutResult) error {
+func checkReusedID(audit *payout.Log, known *payout.Known, req *api.PayoutRequest, res *PayoutResult) error {
 	p, ok := known.ByID(req.TransactionID)
 	if !ok {
 		return nil
@@ -291,13 +291,13 @@ func checkReusedID(audit *payguard.Log, known *payguard.Known, req *api.PayoutRe
 		return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("transaction id %s was already used %s; "+
 			"the service would create nothing for this one. Nothing was sent: leave out --transaction-id to send it under a new id", req.TransactionID, other))
 	}
-	if p.Where == payguard.FromReport || p.Outcome == payguard.OutcomeAccepted || p.Outcome == payguard.OutcomeSettled {
+	if p.Where == payout.FromReport || p.Outcome == payout.OutcomeAccepted || p.Outcome == payout.OutcomeSettled {
 		res.AlreadySent = &p
 	}
 	return nil
 }
 
-func refuseDuplicate(s *cmdutil.Streams, o *PayoutOptions, req *api.PayoutRequest, matches []payguard.Payment) error {
+func refuseDuplicate(s *cmdutil.Streams, o *PayoutOptions, req *api.PayoutRequest, matches []payout.Payment) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "possible duplicate: %s to %s with reference %q matches %d payout(s) made within %s:",
 		api.FormatAmount(req.AmountInMinor, req.Currency), req.BeneficiaryIBAN, req.BeneficiaryReference, len(matches), o.DuplicateWindow)
@@ -339,9 +339,9 @@ func checkFunds(ctx context.Context, c PayoutService, req *api.PayoutRequest) er
 // (other than 408/429) is a definite refusal, anything else unknown.
 func sendOutcome(err error) string {
 	if api.IsRefusal(err) {
-		return payguard.OutcomeRefused
+		return payout.OutcomeRefused
 	}
-	return payguard.OutcomeUnknown
+	return payout.OutcomeUnknown
 }
 
 func notAccepted(s *cmdutil.Streams, o *PayoutOptions, req *api.PayoutRequest, res *PayoutResult, err error) error {
@@ -365,7 +365,7 @@ func notAccepted(s *cmdutil.Streams, o *PayoutOptions, req *api.PayoutRequest, r
 // confirmPayout shows the summary and asks, as the profile requires: a
 // production profile needs --yes or the amount typed again; elsewhere a
 // person at a terminal answers y; without a terminal --yes is required.
-func confirmPayout(s *cmdutil.Streams, t Target, req *api.PayoutRequest, yes bool, dups []payguard.Payment) error {
+func confirmPayout(s *cmdutil.Streams, t Target, req *api.PayoutRequest, yes bool, dups []payout.Payment) error {
 	if yes {
 		return nil
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/sandbox"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/internal/payguard"
+	"github.com/paydash/paydash/payout"
 )
 
 // These tests send with `payout create` as an operator does, against the
@@ -25,7 +25,7 @@ import (
 type createEnv struct {
 	srv    *sandbox.Server
 	client *api.Client
-	audit  *payguard.Log
+	audit  *payout.Log
 	key    *ecdsa.PrivateKey
 }
 
@@ -61,7 +61,7 @@ func startCreateEnv(t *testing.T, funds int64, payoutsVia func(target string) st
 		payouts = payoutsVia(payouts)
 	}
 	e.client = e.newClient(t, payouts)
-	audit, err := payguard.Open(filepath.Join(t.TempDir(), "audit.jsonl"), "test", nil)
+	audit, err := payout.Open(filepath.Join(t.TempDir(), "audit.jsonl"), "test", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,17 +96,17 @@ func (e *createEnv) reportCount(t *testing.T, ref string) int {
 	return n
 }
 
-func payout(ref, amount string) PayoutOptions {
+func newPayout(ref, amount string) PayoutOptions {
 	return PayoutOptions{Name: "Ada Lovelace", IBAN: "GB33BUKB20201555555555", Reference: ref, Amount: amount, Currency: "GBP"}
 }
 
 func TestCreateRefusesWhatTheAccountCannotFund(t *testing.T) {
 	e := startCreateEnv(t, 1000, nil) // £10.00 available
-	_, _, code, err := e.create(t, payout("NOFUNDS-1", "20.00"))
+	_, _, code, err := e.create(t, newPayout("NOFUNDS-1", "20.00"))
 	if code != cmdutil.ExitNotAccepted || !strings.Contains(err.Error(), "exceeds the available GBP balance") {
 		t.Fatalf("a payout above the balance: exit %d (%v), want %d", code, err, cmdutil.ExitNotAccepted)
 	}
-	o := payout("NOFUNDS-2", "1.00")
+	o := newPayout("NOFUNDS-2", "1.00")
 	o.Currency = "USD"
 	if _, _, code, err := e.create(t, o); code != cmdutil.ExitNotAccepted || !strings.Contains(err.Error(), "no USD payout account") {
 		t.Fatalf("a payout from no account: exit %d (%v)", code, err)
@@ -119,12 +119,12 @@ func TestCreateRefusesWhatTheAccountCannotFund(t *testing.T) {
 func TestCreateReusedIDWithOtherDetailsIsAnError(t *testing.T) {
 	e := startCreateEnv(t, 1_000_000, nil)
 	const id = "0d8f7a52-2d0c-4e5b-9d4e-9a6a4f0d1c11"
-	o := payout("REUSE-1", "10.00")
+	o := newPayout("REUSE-1", "10.00")
 	o.TransactionID = id
 	if _, _, code, err := e.create(t, o); code != 0 {
 		t.Fatalf("first create: exit %d (%v)", code, err)
 	}
-	other := payout("REUSE-2", "99.00")
+	other := newPayout("REUSE-2", "99.00")
 	other.Name, other.TransactionID = "Someone Else", id
 	_, _, code, err := e.create(t, other)
 	if code != cmdutil.ExitUsage || !strings.Contains(err.Error(), "already used") || !strings.Contains(err.Error(), "leave out --transaction-id") {
@@ -148,25 +148,25 @@ func TestCreateReusedIDWithOtherDetailsIsAnError(t *testing.T) {
 
 func TestCreateDuplicateNeedsAllowDuplicate(t *testing.T) {
 	e := startCreateEnv(t, 1_000_000, nil)
-	first, _, code, err := e.create(t, payout("DUP-1", "10.00"))
+	first, _, code, err := e.create(t, newPayout("DUP-1", "10.00"))
 	if code != 0 {
 		t.Fatalf("first: exit %d (%v)", code, err)
 	}
 	firstID := strings.TrimSpace(first)
-	_, _, code, err = e.create(t, payout("dup-1", "10.00"))
+	_, _, code, err = e.create(t, newPayout("dup-1", "10.00"))
 	if code != cmdutil.ExitNotAccepted || !strings.Contains(err.Error(), firstID) || !strings.Contains(err.Error(), "local audit record") ||
 		!regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d UTC`).MatchString(err.Error()) || !strings.Contains(err.Error(), "--allow-duplicate") {
 		t.Fatalf("a duplicate: exit %d, want %d with the earlier id, date and source:\n%v", code, cmdutil.ExitNotAccepted, err)
 	}
 	// Found in the report alone too (the record lost).
-	e.audit, _ = payguard.Open(filepath.Join(t.TempDir(), "fresh.jsonl"), "test", nil)
-	if _, _, code, err := e.create(t, payout("DUP-1", "10.00")); code != cmdutil.ExitNotAccepted || !strings.Contains(err.Error(), "service report") {
+	e.audit, _ = payout.Open(filepath.Join(t.TempDir(), "fresh.jsonl"), "test", nil)
+	if _, _, code, err := e.create(t, newPayout("DUP-1", "10.00")); code != cmdutil.ExitNotAccepted || !strings.Contains(err.Error(), "service report") {
 		t.Fatalf("a duplicate only the report knows: exit %d (%v)", code, err)
 	}
 	if n := e.reportCount(t, "DUP-1") + e.reportCount(t, "dup-1"); n != 1 {
 		t.Fatalf("report holds %d, want 1", n)
 	}
-	o := payout("DUP-1", "10.00")
+	o := newPayout("DUP-1", "10.00")
 	o.AllowDuplicate = true
 	if _, _, code, err := e.create(t, o); code != 0 {
 		t.Fatalf("with --allow-duplicate: exit %d (%v)", code, err)
@@ -182,13 +182,13 @@ func TestCreateDuplicateNeedsAllowDuplicate(t *testing.T) {
 
 func TestCreateWaitFollowsTheReportWithoutARelay(t *testing.T) {
 	e := startCreateEnv(t, 1_000_000, nil)
-	o := payout("WAIT-OK", "1.00")
+	o := newPayout("WAIT-OK", "1.00")
 	o.Wait = 10 * time.Second
 	_, stderr, code, err := e.create(t, o)
 	if code != 0 || !strings.Contains(stderr, "settled") || !strings.Contains(stderr, "state from the service report") {
 		t.Fatalf("--wait on a payout that settles: exit %d (%v)\n%s", code, err, stderr)
 	}
-	o = payout("FAIL:account closed", "1.00")
+	o = newPayout("FAIL:account closed", "1.00")
 	o.Wait = 10 * time.Second
 	_, _, code, err = e.create(t, o)
 	if code != cmdutil.ExitNotAccepted || !strings.Contains(err.Error(), "failed") {
@@ -213,7 +213,7 @@ func TestCreateLostAnswerRetryAdviceIsSafe(t *testing.T) {
 		t.Cleanup(proxied.Close)
 		return proxied.URL
 	})
-	_, _, code, err := e.create(t, payout("LOST-1", "10.00"))
+	_, _, code, err := e.create(t, newPayout("LOST-1", "10.00"))
 	if code != cmdutil.ExitNotAccepted {
 		t.Fatalf("lost answer: exit %d (%v)", code, err)
 	}
@@ -223,7 +223,7 @@ func TestCreateLostAnswerRetryAdviceIsSafe(t *testing.T) {
 	}
 	// Follow it, once the service answers again.
 	e.client = e.newClient(t, e.srv.Info().PayoutsURL)
-	o := payout("LOST-1", "10.00")
+	o := newPayout("LOST-1", "10.00")
 	o.TransactionID = m[1]
 	if _, _, code, err := e.create(t, o); code != 0 {
 		t.Fatalf("following the advice: exit %d (%v)", code, err)

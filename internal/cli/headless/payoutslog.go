@@ -8,7 +8,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/internal/payguard"
+	"github.com/paydash/paydash/payout"
 )
 
 // PayoutsLogOptions are the flags of `paydash payouts log`.
@@ -25,7 +25,7 @@ func (o *PayoutsLogOptions) Bind(fs *pflag.FlagSet) {
 
 // PayoutsLog prints the profile's audit record: one line per attempt to
 // send a payout (form, payout create, batch) with its last known outcome.
-func PayoutsLog(s *cmdutil.Streams, log *payguard.Log, o *PayoutsLogOptions) error {
+func PayoutsLog(s *cmdutil.Streams, log *payout.Log, o *PayoutsLogOptions) error {
 	var from time.Time
 	if o.Since != "" {
 		var err error
@@ -37,8 +37,8 @@ func PayoutsLog(s *cmdutil.Streams, log *payguard.Log, o *PayoutsLogOptions) err
 	if err != nil {
 		return err
 	}
-	all := payguard.Attempts(entries)
-	var rows []payguard.Attempt
+	all := payout.Attempts(entries)
+	var rows []payout.Attempt
 	for _, a := range all {
 		if !from.IsZero() && a.At.Before(from) {
 			continue
@@ -47,7 +47,7 @@ func PayoutsLog(s *cmdutil.Streams, log *payguard.Log, o *PayoutsLogOptions) err
 	}
 	if o.JSON {
 		if rows == nil {
-			rows = []payguard.Attempt{}
+			rows = []payout.Attempt{}
 		}
 		return cmdutil.WriteJSON(s.Out, rows)
 	}

@@ -8,19 +8,19 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/internal/payguard"
+	"github.com/paydash/paydash/payout"
 )
 
 // `payouts log --since 7d` reads periods as `transactions --since` does.
 func TestPayoutsLogSinceTakesDays(t *testing.T) {
 	at := time.Now().Add(-10 * 24 * time.Hour)
-	log, err := payguard.Open(filepath.Join(t.TempDir(), "audit.jsonl"), "test", func() time.Time { return at })
+	log, err := payout.Open(filepath.Join(t.TempDir(), "audit.jsonl"), "test", func() time.Time { return at })
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, ref := range []string{"OLD-10D", "NEW-1D"} {
-		if _, err := log.Reserve(context.Background(), payguard.Entry{Source: payguard.SourceCreate, TransactionID: ref + "-id", Name: "Ada",
-			IBAN: "GB33BUKB20201555555555", Reference: ref, AmountInMinor: 100, Currency: "GBP"}, payguard.DefaultWindow, true); err != nil {
+		if _, err := log.Reserve(context.Background(), payout.Entry{Source: payout.SourceCreate, TransactionID: ref + "-id", Name: "Ada",
+			IBAN: "GB33BUKB20201555555555", Reference: ref, AmountInMinor: 100, Currency: "GBP"}, payout.DefaultWindow, true); err != nil {
 			t.Fatal(err)
 		}
 		at = time.Now().Add(-24 * time.Hour)

@@ -8,8 +8,8 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/internal/payguard"
-	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // payoutFollower follows one payout to its final state: from the relay
@@ -18,7 +18,7 @@ import (
 // known without the relay.
 type payoutFollower struct {
 	id     string
-	report payguard.ReportReader
+	report payout.ReportReader
 	events <-chan relayclient.Event
 	cancel context.CancelFunc
 	note   string
@@ -41,7 +41,7 @@ const relayGrace = 3 * time.Second
 
 // startFollow subscribes to the relay (from its current end: the payout
 // is not sent yet) before the payout is sent, so no event is missed.
-func startFollow(ctx context.Context, s *cmdutil.Streams, t Target, r payguard.ReportReader, id string) *payoutFollower {
+func startFollow(ctx context.Context, s *cmdutil.Streams, t Target, r payout.ReportReader, id string) *payoutFollower {
 	ctx, cancel := context.WithCancel(ctx)
 	f := &payoutFollower{id: id, report: r, cancel: cancel}
 	if t.RelayURL == "" {
@@ -134,7 +134,7 @@ const reasonReturned = "returned"
 func (f *payoutFollower) fromReport(ctx context.Context) (finalState, bool) {
 	var st finalState
 	found := false
-	_ = f.report.StreamTransactions(ctx, api.TransactionQuery{Type: api.TransactionPayout, From: time.Now().Add(-payguard.DefaultWindow - 24*time.Hour)}, func(t api.Transaction) error {
+	_ = f.report.StreamTransactions(ctx, api.TransactionQuery{Type: api.TransactionPayout, From: time.Now().Add(-payout.DefaultWindow - 24*time.Hour)}, func(t api.Transaction) error {
 		if t.TransactionID == f.id && (t.Status == api.StateSettled || t.Status == api.StateFailed) {
 			st, found = finalState{state: t.Status, from: "service report", submitted: !t.SubmittedAt.IsZero()}, true
 		}

@@ -10,9 +10,9 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/internal/payguard"
+	"github.com/paydash/paydash/payout"
 	"github.com/paydash/paydash/webhookrelay"
-	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/relayclient"
 	"github.com/paydash/paydash/webhookrelay/relaytest"
 )
 
@@ -35,7 +35,7 @@ func TestCreateWaitKeepsTheReasonAndSaysReturned(t *testing.T) {
 	e := startCreateEnv(t, 1_000_000, nil)
 	relayURL := e.withRelay(t)
 	run := func(ref string) (PayoutResult, error) {
-		o := payout(ref, "1.22")
+		o := newPayout(ref, "1.22")
 		o.Yes, o.JSON, o.Wait, o.ContextCode = true, true, 30*time.Second, api.ContextCodeWithdrawal
 		s, out, _ := testStreams("")
 		err := CreatePayout(context.Background(), s, e.client, Target{Profile: "test", Audit: e.audit, RelayURL: relayURL}, &o)
@@ -58,7 +58,7 @@ func TestCreateWaitKeepsTheReasonAndSaysReturned(t *testing.T) {
 		}
 		// The audit record keeps the outcome and its reason.
 		entries, _ := e.audit.Entries()
-		if a := payguard.Attempts(entries); len(a) == 0 || a[len(a)-1].Outcome != api.StateFailed {
+		if a := payout.Attempts(entries); len(a) == 0 || a[len(a)-1].Outcome != api.StateFailed {
 			t.Errorf("run %d: the audit record's last outcome is not failed: %+v", i, a)
 		}
 	}
@@ -101,7 +101,7 @@ func TestRejectedPayoutDoesNotBlockItsResend(t *testing.T) {
 		t.Fatalf("the re-send did not go out under a new id: %q", second)
 	}
 	entries, _ := e.audit.Entries()
-	for _, a := range payguard.Attempts(entries) {
+	for _, a := range payout.Attempts(entries) {
 		if a.TransactionID == first && a.Outcome != api.StateRejected {
 			t.Errorf("the audit record still shows %s for the rejected payout", a.Outcome)
 		}
@@ -116,21 +116,21 @@ func TestRejectedPayoutDoesNotBlockItsResend(t *testing.T) {
 func TestUnconfirmedAcceptedMatchIsRefusedWithAWayOut(t *testing.T) {
 	e := startCreateEnv(t, 1_000_000, nil)
 	earlier := time.Now().Add(-5 * time.Minute)
-	audit, err := payguard.Open(filepath.Join(t.TempDir(), "audit.jsonl"), "test", func() time.Time { return earlier })
+	audit, err := payout.Open(filepath.Join(t.TempDir(), "audit.jsonl"), "test", func() time.Time { return earlier })
 	if err != nil {
 		t.Fatal(err)
 	}
 	ghost := "0f6c3c1e-55aa-4f6b-9d51-3b2a6f0c9e11"
-	if _, err := audit.Reserve(context.Background(), payguard.Entry{Source: payguard.SourceForm, TransactionID: ghost, Name: "Ada Lovelace",
-		IBAN: "GB33BUKB20201555555555", Reference: "UNSURE-1", AmountInMinor: 500, Currency: "GBP"}, payguard.DefaultWindow, false); err != nil {
+	if _, err := audit.Reserve(context.Background(), payout.Entry{Source: payout.SourceForm, TransactionID: ghost, Name: "Ada Lovelace",
+		IBAN: "GB33BUKB20201555555555", Reference: "UNSURE-1", AmountInMinor: 500, Currency: "GBP"}, payout.DefaultWindow, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := audit.Outcome(ghost, payguard.OutcomeAccepted, ""); err != nil {
+	if err := audit.Outcome(ghost, payout.OutcomeAccepted, ""); err != nil {
 		t.Fatal(err)
 	}
 	e.audit = audit
 	target := Target{Profile: "test", Audit: audit, RelayURL: "ws://127.0.0.1:1/ws"}
-	o := payout("UNSURE-1", "5.00")
+	o := newPayout("UNSURE-1", "5.00")
 	o.Yes, o.ContextCode = true, api.ContextCodeWithdrawal
 	s, _, _ := testStreams("")
 	err = CreatePayout(context.Background(), s, e.client, target, &o)
@@ -204,7 +204,7 @@ func TestWaitSaysTheRelayRefusedTheToken(t *testing.T) {
 	e := startCreateEnv(t, 1_000_000, nil)
 	r := relaytest.Start(t, webhookrelay.Config{JKUAllow: []string{e.srv.Info().JWKSURL}, Token: "right-relay-token-0123"})
 	e.srv.SetWebhookURI(r.WebhookURL)
-	o := payout("TOKEN-1", "1.11")
+	o := newPayout("TOKEN-1", "1.11")
 	o.Yes, o.Wait, o.ContextCode = true, 30*time.Second, api.ContextCodeWithdrawal
 	s, _, errb := testStreams("")
 	err := CreatePayout(context.Background(), s, e.client, Target{Profile: "test", Audit: e.audit, RelayURL: r.WSURL, RelayToken: "wrong-relay-token-0123"}, &o)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // TailOptions are the flags of `paydash events tail`.

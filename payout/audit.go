@@ -1,4 +1,4 @@
-// Package payguard keeps an operator from paying twice: a local,
+// Package payout keeps an operator from paying twice: a local,
 // append-only audit record of every payout this profile sends (form,
 // `payout create`, batch), and the duplicate check that reads it and the
 // service's transaction report before anything is sent.
@@ -9,7 +9,7 @@
 // finds. Lines are appended under an OS file lock, so two paydash
 // processes of one profile (two terminals, a batch and the dashboard)
 // see each other's payouts before sending their own.
-package payguard
+package payout
 
 import (
 	"bytes"

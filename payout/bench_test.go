@@ -1,4 +1,4 @@
-package payguard
+package payout
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 // BenchmarkReserve is the duplicate check and attempt record a batch does
 // before each row, on a record that already holds 50,000 payouts: the
 // cost is the lock, the new lines and one key lookup, not the record's
-// size. Run: go test -run=NONE -bench=Reserve -benchmem ./internal/payguard
+// size. Run: go test -run=NONE -bench=Reserve -benchmem ./payout
 func BenchmarkReserve(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "audit.jsonl")
 	var buf bytes.Buffer

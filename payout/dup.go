@@ -1,4 +1,4 @@
-package payguard
+package payout
 
 import (
 	"context"
