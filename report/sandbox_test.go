@@ -14,9 +14,9 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/clock"
 	"github.com/paydash/paydash/api/sandbox"
-	"github.com/paydash/paydash/report/rawreport"
 	"github.com/paydash/paydash/api/testkey"
 	"github.com/paydash/paydash/report"
+	"github.com/paydash/paydash/report/rawreport"
 )
 
 // countingTransport counts the response body bytes of report calls.

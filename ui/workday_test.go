@@ -11,8 +11,8 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/clock"
-	"github.com/paydash/paydash/report"
 	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/report"
 )
 
 // Item 1: a UUID and letters typed while a form's select has focus stay in

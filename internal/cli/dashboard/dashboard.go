@@ -13,8 +13,8 @@ import (
 
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/payout"
-	"github.com/paydash/paydash/ui"
 	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/ui"
 )
 
 // ErrNoTerminal is returned when the dashboard is asked for without a

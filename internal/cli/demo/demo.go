@@ -29,9 +29,9 @@ import (
 	"github.com/paydash/paydash/internal/cli/dashboard"
 	"github.com/paydash/paydash/internal/cli/serve"
 	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/relayclient"
 	"github.com/paydash/paydash/ui"
 	"github.com/paydash/paydash/webhookrelay"
-	"github.com/paydash/paydash/relayclient"
 )
 
 // Options are the flags of `paydash demo`.

@@ -9,10 +9,10 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/sandbox"
-	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/report/rawreport"
 	"github.com/paydash/paydash/api/testkey"
+	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/report"
+	"github.com/paydash/paydash/report/rawreport"
 )
 
 // BenchmarkTransactionsCSV1M is `paydash transactions --csv` over a
