@@ -1,0 +1,169 @@
+// Package policy is the team hub's rule for which payouts need a second
+// person: thresholds per currency, the 24-hour sum per requester and
+// payee (no splitting a payout round the threshold), how many distinct
+// approvers, and how long a request waits before it lapses. Pure
+// functions: the hub's store supplies what was sent, the policy decides.
+package policy
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/paydash/paydash/api"
+)
+
+// Defaults of the hub's flags.
+const (
+	DefaultApprovers = 1
+	DefaultTTL       = 24 * time.Hour
+	// SumWindow is how far back payouts below the threshold from one
+	// requester to one payee add up.
+	SumWindow = 24 * time.Hour
+)
+
+// Policy is the hub's approval rule.
+type Policy struct {
+	// Over maps a currency to the amount, in minor units, above which a
+	// payout needs approval (0: every payout in that currency). A currency
+	// not listed needs approval for every payout.
+	Over map[string]int64
+	// Approvers is how many distinct people must approve (at least 1).
+	Approvers int
+	// TTL is how long a request waits for its approvals before it lapses.
+	TTL time.Duration
+}
+
+// Validate says what is wrong with p, as the flag that sets it.
+func (p Policy) Validate() error {
+	if p.Approvers < 1 {
+		return fmt.Errorf("--approvers %d: at least 1 person must approve", p.Approvers)
+	}
+	if p.TTL <= 0 {
+		return fmt.Errorf("--approval-ttl %s: must be positive, e.g. 24h", p.TTL)
+	}
+	for c, v := range p.Over {
+		if v < 0 {
+			return fmt.Errorf("--approve-over %s: the threshold must not be negative", c)
+		}
+	}
+	return nil
+}
+
+// ParseThresholds reads --approve-over "GBP=1000.00,EUR=1000.00" (amounts
+// in major units, as the operator writes them) into minor units.
+func ParseThresholds(s string) (map[string]int64, error) {
+	out := map[string]int64{}
+	for item := range strings.SplitSeq(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		cur, amt, ok := strings.Cut(item, "=")
+		cur = strings.ToUpper(strings.TrimSpace(cur))
+		if !ok || cur == "" {
+			return nil, fmt.Errorf("--approve-over %q: want CURRENCY=AMOUNT, e.g. GBP=1000.00", item)
+		}
+		if _, known := api.CurrencyDigits(cur); !known {
+			return nil, fmt.Errorf("--approve-over %q: unknown currency %s", item, cur)
+		}
+		if _, dup := out[cur]; dup {
+			return nil, fmt.Errorf("--approve-over names %s twice", cur)
+		}
+		minor, err := api.ParseAmount(strings.TrimSpace(amt), cur, true)
+		if err != nil {
+			return nil, fmt.Errorf("--approve-over %s: %w", cur, err)
+		}
+		out[cur] = minor
+	}
+	return out, nil
+}
+
+// Describe says the thresholds in words, for the hub's start and the
+// operator's "needs approval because".
+func (p Policy) Describe() string {
+	if len(p.Over) == 0 {
+		return "every payout needs approval"
+	}
+	curs := make([]string, 0, len(p.Over))
+	for c := range p.Over {
+		curs = append(curs, c)
+	}
+	sort.Strings(curs)
+	parts := make([]string, len(curs))
+	for i, c := range curs {
+		if p.Over[c] == 0 {
+			parts[i] = "every " + c + " payout"
+		} else {
+			parts[i] = c + " above " + api.FormatAmount(p.Over[c], c)
+		}
+	}
+	return "approval needed for " + strings.Join(parts, ", ") + "; every payout in another currency"
+}
+
+// Decision is the policy's answer for one payout.
+type Decision struct {
+	Needed bool
+	// Reason says why approval is needed, or why not.
+	Reason string
+}
+
+// Decide says whether a payout of amount in currency needs approval,
+// given recentSum: what the same requester sent the same payee in the
+// same currency without approval over SumWindow.
+func (p Policy) Decide(amount int64, currency string, recentSum int64) Decision {
+	limit, listed := p.Over[currency]
+	switch {
+	case !listed:
+		return Decision{true, "every " + currency + " payout needs approval (no threshold set for " + currency + ")"}
+	case amount > limit:
+		if limit == 0 {
+			return Decision{true, "every " + currency + " payout needs approval"}
+		}
+		return Decision{true, fmt.Sprintf("%s is above the %s threshold", api.FormatAmount(amount, currency), api.FormatAmount(limit, currency))}
+	case recentSum+amount > limit:
+		return Decision{true, fmt.Sprintf("with %s sent to this payee by the same person in the last 24 h, the total %s is above the %s threshold",
+			api.FormatAmount(recentSum, currency), api.FormatAmount(recentSum+amount, currency), api.FormatAmount(limit, currency))}
+	}
+	return Decision{false, fmt.Sprintf("%s is within the %s threshold", api.FormatAmount(amount, currency), api.FormatAmount(limit, currency))}
+}
+
+// Sent is a payout the hub sent without approval, as the sum rule reads it.
+type Sent struct {
+	Requester     string
+	IBAN          string
+	Currency      string
+	AmountInMinor int64
+	At            time.Time
+}
+
+// RecentSum adds up what requester sent to iban in currency without
+// approval within SumWindow before now.
+func RecentSum(sent []Sent, requester, iban, currency string, now time.Time) int64 {
+	iban = api.NormalizeIBAN(iban)
+	var sum int64
+	for _, s := range sent {
+		if s.Requester == requester && api.NormalizeIBAN(s.IBAN) == iban && s.Currency == currency &&
+			!s.At.After(now) && now.Sub(s.At) < SumWindow {
+			sum += s.AmountInMinor
+		}
+	}
+	return sum
+}
+
+// CheckApprovers refuses a policy the users file cannot meet: fewer people
+// hold the approve role than the policy needs, so no request could ever
+// be approved (a requester never approves their own).
+func CheckApprovers(need int, holders []string) error {
+	if len(holders) < need {
+		return fmt.Errorf("--approvers %d needs at least %d users with the approve role; the users file has %d (%s): add one with paydash relay user add NAME --role approve --users FILE",
+			need, need, len(holders), strings.Join(holders, ", "))
+	}
+	return nil
+}
+
+// Expired reports whether a request made at requested has lapsed at now.
+func (p Policy) Expired(requested, now time.Time) bool {
+	return !now.Before(requested.Add(p.TTL))
+}
