@@ -1,0 +1,535 @@
+// Package store keeps the team hub's approval requests in a bbolt file:
+// each request, and a record of every step of it (request, approval,
+// rejection, lapse, send, outcome) with who and when. Every change of a
+// request's status is one bbolt transaction that reads the status it
+// starts from and writes the next one with its record line: a
+// compare-and-swap, so two approvals at the same moment, or an approve
+// repeated after a lost answer, move a request once. Each commit is
+// fsynced before it is answered, so the record survives kill -9.
+//
+// Approval records never go through the webhook relay's store: its
+// retention, forwarding and event stream never see them.
+package store
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/paydash/paydash/api"
+)
+
+// Statuses of a request.
+const (
+	// StatusPending awaits approvals.
+	StatusPending = "pending"
+	// StatusApproved has every approval it needs (or needed none) and is
+	// about to be sent; one left so by a crash is sent at the next start.
+	StatusApproved = "approved"
+	// StatusRejected was turned down by an approver.
+	StatusRejected = "rejected"
+	// StatusLapsed was not approved within the approval TTL.
+	StatusLapsed = "lapsed"
+	// StatusSending is being sent under its fixed transaction id; one left
+	// so by a crash is looked up by that id before anything is sent.
+	StatusSending = "sending"
+	// StatusSent was accepted by the service.
+	StatusSent = "sent"
+	// StatusRefused was not sent (the pipeline's checks stopped it when
+	// the last approval arrived) or the service refused it: nothing was
+	// created.
+	StatusRefused = "refused"
+	// StatusUnknown got no definite answer: the payout may exist. The hub
+	// looks it up by its transaction id; it is never sent under another.
+	StatusUnknown = "unknown"
+)
+
+// Actions in the record.
+const (
+	ActRequested = "requested"
+	ActApproved  = "approved"
+	ActRejected  = "rejected"
+	ActLapsed    = "lapsed"
+	ActSending   = "sending"
+	ActOutcome   = "outcome"
+	ActState     = "payout_state"
+)
+
+// Errors of status changes; the hub answers each with 409 and its text.
+var (
+	ErrNotFound      = errors.New("no such approval request")
+	ErrOwnRequest    = errors.New("the requester cannot approve their own request")
+	ErrNotPending    = errors.New("the request is no longer pending")
+	ErrLapsed        = errors.New("the request has lapsed")
+	ErrNotApproved   = errors.New("the request is not approved for sending")
+	ErrDuplicateTxID = errors.New("transaction id already used by another approval request")
+)
+
+// Approval is one person's approval.
+type Approval struct {
+	By string    `json:"by"`
+	At time.Time `json:"at"`
+}
+
+// Request is one payout submitted through the hub. Its JSON is what
+// `approvals list --json` prints.
+type Request struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	// PayoutState is what the service says of the payout once sent
+	// (accepted, then the states its webhooks and report give).
+	PayoutState          string     `json:"payout_state,omitempty"`
+	RequestedBy          string     `json:"requested_by"`
+	RequestedAt          time.Time  `json:"requested_at"`
+	ApprovedBy           []string   `json:"approved_by"`
+	Approvals            []Approval `json:"approvals,omitempty"`
+	RejectedBy           string     `json:"rejected_by,omitempty"`
+	Reason               string     `json:"reason,omitempty"`
+	NeedsApproval        bool       `json:"needs_approval"`
+	Policy               string     `json:"policy,omitempty"`
+	ApprovalsNeeded      int        `json:"approvals_needed,omitempty"`
+	ExpiresAt            time.Time  `json:"expires_at,omitzero"`
+	AmountInMinor        int64      `json:"amount_in_minor"`
+	Currency             string     `json:"currency"`
+	BeneficiaryName      string     `json:"beneficiary_name"`
+	BeneficiaryIBAN      string     `json:"beneficiary_iban"`
+	BeneficiaryReference string     `json:"beneficiary_reference"`
+	ContextCode          string     `json:"context_code,omitempty"`
+	TransactionID        string     `json:"transaction_id"`
+	// AllowDuplicate is the requester's --allow-duplicate.
+	AllowDuplicate bool `json:"allow_duplicate,omitempty"`
+	// Detail is the last send's outcome in words (the service's answer).
+	Detail    string    `json:"detail,omitempty"`
+	UpdatedAt time.Time `json:"updated_at"`
+	// Rev counts the request's changes.
+	Rev uint64 `json:"rev"`
+}
+
+// Payout is the payout the request sends, under its fixed transaction id.
+func (r *Request) Payout() api.PayoutRequest {
+	return api.PayoutRequest{TransactionID: r.TransactionID, BeneficiaryName: r.BeneficiaryName, BeneficiaryIBAN: r.BeneficiaryIBAN,
+		BeneficiaryReference: r.BeneficiaryReference, Currency: r.Currency, AmountInMinor: r.AmountInMinor, ContextCode: r.ContextCode}
+}
+
+// Open says whether the request still holds money back: waiting, approved
+// or being sent. Such requests count as outflows for funds checks.
+func (r *Request) Open() bool {
+	switch r.Status {
+	case StatusPending, StatusApproved, StatusSending:
+		return true
+	}
+	return false
+}
+
+// Entry is one line of the hub's record.
+type Entry struct {
+	Seq       uint64    `json:"seq"`
+	At        time.Time `json:"at"`
+	RequestID string    `json:"request_id"`
+	Action    string    `json:"action"`
+	By        string    `json:"by,omitempty"`
+	// Status is the request's status after this step.
+	Status string `json:"status"`
+	Detail string `json:"detail,omitempty"`
+}
+
+var (
+	bucketRequests = []byte("requests")
+	bucketTxIDs    = []byte("txids")
+	bucketLog      = []byte("log")
+)
+
+// Store is the hub's bbolt file.
+type Store struct {
+	db *bolt.DB
+}
+
+// Open opens (or creates, 0600 in a 0700 directory) the store at path. A
+// second hub on the same file waits a second and then says so.
+func Open(path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("approvals store: %w", err)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, fmt.Errorf("approvals store %s is in use by another paydash relay; stop it or give this one another --approvals-store", path)
+		}
+		return nil, fmt.Errorf("approvals store %s: %w", path, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketRequests, bucketTxIDs, bucketLog} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("approvals store %s: %w", path, err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close closes the file.
+func (s *Store) Close() error { return s.db.Close() }
+
+// NewID makes a request id: short enough to type, random enough never to
+// be guessed or collide ("apr-" and 10 base32 characters).
+func NewID() string {
+	b := make([]byte, 7)
+	_, _ = rand.Read(b)
+	const alphabet = "abcdefghijklmnopqrstuvwxyz234567"
+	var sb strings.Builder
+	sb.WriteString("apr-")
+	v := binary.BigEndian.Uint64(append([]byte{0}, b...))
+	for range 10 {
+		sb.WriteByte(alphabet[v&31])
+		v >>= 5
+	}
+	return sb.String()
+}
+
+func get(tx *bolt.Tx, id string) (*Request, error) {
+	data := tx.Bucket(bucketRequests).Get([]byte(id))
+	if data == nil {
+		return nil, fmt.Errorf("%w %q", ErrNotFound, id)
+	}
+	var r Request
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("approvals store: request %s is damaged: %w", id, err)
+	}
+	return &r, nil
+}
+
+func put(tx *bolt.Tx, r *Request) error {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(bucketRequests).Put([]byte(r.ID), data)
+}
+
+func appendLog(tx *bolt.Tx, e Entry) error {
+	b := tx.Bucket(bucketLog)
+	seq, err := b.NextSequence()
+	if err != nil {
+		return err
+	}
+	e.Seq = seq
+	data, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	var k [8]byte
+	binary.BigEndian.PutUint64(k[:], seq)
+	return b.Put(k[:], data)
+}
+
+// Create stores a new request with its first record line: "requested" by
+// its requester (and, for a payout that needs no approval, the status
+// approved). Its transaction id must be new to the hub.
+func (s *Store) Create(r *Request) error {
+	if r.ID == "" || r.TransactionID == "" || r.RequestedBy == "" {
+		return errors.New("approvals store: a request needs an id, a transaction id and a requester")
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketRequests).Get([]byte(r.ID)) != nil {
+			return fmt.Errorf("approvals store: request id %s exists", r.ID)
+		}
+		txids := tx.Bucket(bucketTxIDs)
+		if other := txids.Get([]byte(r.TransactionID)); other != nil {
+			return fmt.Errorf("%w (%s)", ErrDuplicateTxID, other)
+		}
+		if err := txids.Put([]byte(r.TransactionID), []byte(r.ID)); err != nil {
+			return err
+		}
+		r.Rev = 1
+		r.UpdatedAt = r.RequestedAt
+		if r.ApprovedBy == nil {
+			r.ApprovedBy = []string{}
+		}
+		if err := put(tx, r); err != nil {
+			return err
+		}
+		detail := fmt.Sprintf("%s to %s, ref %q, transaction id %s; %s", api.FormatAmount(r.AmountInMinor, r.Currency),
+			r.BeneficiaryName, r.BeneficiaryReference, r.TransactionID, r.Policy)
+		return appendLog(tx, Entry{At: r.RequestedAt, RequestID: r.ID, Action: ActRequested, By: r.RequestedBy, Status: r.Status, Detail: detail})
+	})
+}
+
+// change runs step on the stored request in one transaction and, when it
+// returns an entry, writes the request and the entry. A step returning
+// keep=true with an error commits what it changed and still reports the
+// error (a lapse found by an approval is recorded, and the approval
+// refused).
+func (s *Store) change(id string, at time.Time, step func(r *Request) (e *Entry, keep bool, err error)) (Request, error) {
+	var out Request
+	var stepErr error
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		r, err := get(tx, id)
+		if err != nil {
+			return err
+		}
+		e, keep, err := step(r)
+		out = *r
+		if err != nil && !keep {
+			return err
+		}
+		stepErr = err
+		if e == nil {
+			return nil
+		}
+		r.Rev++
+		r.UpdatedAt = at
+		e.At, e.RequestID, e.Status = at, r.ID, r.Status
+		if err := put(tx, r); err != nil {
+			return err
+		}
+		out = *r
+		return appendLog(tx, *e)
+	})
+	if err != nil {
+		return out, err
+	}
+	return out, stepErr
+}
+
+// Approve records by's approval of a pending request. need is how many
+// distinct approvals it takes; the approval that completes them moves the
+// request to approved, and the caller that gets done=true (only that one)
+// sends it. An approval by someone who already approved changes nothing
+// and reports done=false: an approve repeated after a lost answer is not
+// a second approval.
+func (s *Store) Approve(id, by string, at time.Time, need int) (r Request, done bool, err error) {
+	r, err = s.change(id, at, func(r *Request) (*Entry, bool, error) {
+		if r.RequestedBy == by {
+			return nil, false, ErrOwnRequest
+		}
+		if slices.Contains(r.ApprovedBy, by) {
+			return nil, false, nil
+		}
+		switch r.Status {
+		case StatusPending:
+		case StatusLapsed:
+			return nil, false, ErrLapsed
+		default:
+			return nil, false, fmt.Errorf("%w: it is %s", ErrNotPending, r.Status)
+		}
+		if !r.ExpiresAt.IsZero() && !at.Before(r.ExpiresAt) {
+			r.Status = StatusLapsed
+			return &Entry{Action: ActLapsed, Detail: "not approved within the approval TTL (noticed at an approval by " + by + ")"}, true, ErrLapsed
+		}
+		r.ApprovedBy = append(r.ApprovedBy, by)
+		r.Approvals = append(r.Approvals, Approval{By: by, At: at})
+		detail := fmt.Sprintf("approval %d of %d", len(r.ApprovedBy), need)
+		if len(r.ApprovedBy) >= need {
+			r.Status = StatusApproved
+			done = true
+		}
+		return &Entry{Action: ActApproved, By: by, Detail: detail}, false, nil
+	})
+	return r, done, err
+}
+
+// Reject turns a pending request down, with the reason.
+func (s *Store) Reject(id, by, reason string, at time.Time) (Request, error) {
+	return s.change(id, at, func(r *Request) (*Entry, bool, error) {
+		if r.RequestedBy == by {
+			return nil, false, errors.New("the requester cannot reject their own request (it lapses, or an approver rejects it)")
+		}
+		if r.Status != StatusPending {
+			return nil, false, fmt.Errorf("%w: it is %s", ErrNotPending, r.Status)
+		}
+		r.Status, r.RejectedBy, r.Reason = StatusRejected, by, reason
+		return &Entry{Action: ActRejected, By: by, Detail: reason}, false, nil
+	})
+}
+
+// Claim moves an approved request to sending: the one caller that gets
+// no error sends it. by is who (or what: "hub") sends.
+func (s *Store) Claim(id, by string, at time.Time) (Request, error) {
+	return s.change(id, at, func(r *Request) (*Entry, bool, error) {
+		if r.Status != StatusApproved {
+			return nil, false, fmt.Errorf("%w: it is %s", ErrNotApproved, r.Status)
+		}
+		r.Status = StatusSending
+		return &Entry{Action: ActSending, By: by, Detail: "transaction id " + r.TransactionID}, false, nil
+	})
+}
+
+// Finish records the outcome of a request being sent (status sending or
+// unknown): sent, refused or unknown, the payout's state and the detail.
+func (s *Store) Finish(id, status, payoutState, detail string, at time.Time) (Request, error) {
+	return s.change(id, at, func(r *Request) (*Entry, bool, error) {
+		if r.Status != StatusSending && r.Status != StatusUnknown {
+			return nil, false, fmt.Errorf("approvals store: request %s is %s, not being sent", r.ID, r.Status)
+		}
+		r.Status, r.PayoutState, r.Detail = status, payoutState, detail
+		return &Entry{Action: ActOutcome, Detail: strings.TrimSpace(status + " " + payoutState + ": " + detail)}, false, nil
+	})
+}
+
+// Refuse ends an approved request that the pipeline's checks stopped
+// before anything was sent (funds, duplicate).
+func (s *Store) Refuse(id, detail string, at time.Time) (Request, error) {
+	return s.change(id, at, func(r *Request) (*Entry, bool, error) {
+		if r.Status != StatusApproved && r.Status != StatusSending {
+			return nil, false, fmt.Errorf("%w: it is %s", ErrNotApproved, r.Status)
+		}
+		r.Status, r.Detail = StatusRefused, detail
+		return &Entry{Action: ActOutcome, Detail: "refused before sending: " + detail}, false, nil
+	})
+}
+
+// SetPayoutState records a later state of a sent payout (from webhooks or
+// the report); a state equal to the one held writes nothing.
+func (s *Store) SetPayoutState(id, state, detail string, at time.Time) (Request, error) {
+	return s.change(id, at, func(r *Request) (*Entry, bool, error) {
+		if r.PayoutState == state {
+			return nil, false, nil
+		}
+		r.PayoutState = state
+		if r.Status == StatusUnknown {
+			r.Status = StatusSent
+		}
+		return &Entry{Action: ActState, Detail: strings.TrimSpace(state + " " + detail)}, false, nil
+	})
+}
+
+// Lapse moves every pending request whose time is up at now to lapsed
+// and returns them.
+func (s *Store) Lapse(at time.Time) ([]Request, error) {
+	var out []Request
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketRequests).Cursor()
+		var due []*Request
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			var r Request
+			if err := json.Unmarshal(v, &r); err != nil {
+				return fmt.Errorf("approvals store: request %s is damaged: %w", k, err)
+			}
+			if r.Status == StatusPending && !r.ExpiresAt.IsZero() && !at.Before(r.ExpiresAt) {
+				due = append(due, &r)
+			}
+		}
+		for _, r := range due {
+			r.Status, r.Rev, r.UpdatedAt = StatusLapsed, r.Rev+1, at
+			if err := put(tx, r); err != nil {
+				return err
+			}
+			if err := appendLog(tx, Entry{At: at, RequestID: r.ID, Action: ActLapsed, Status: StatusLapsed, Detail: "not approved within the approval TTL"}); err != nil {
+				return err
+			}
+			out = append(out, *r)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Get returns one request.
+func (s *Store) Get(id string) (Request, error) {
+	var r *Request
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		r, err = get(tx, id)
+		return err
+	})
+	if err != nil {
+		return Request{}, err
+	}
+	return *r, nil
+}
+
+// List returns the requests keep selects (nil: all), oldest first.
+func (s *Store) List(keep func(*Request) bool) ([]Request, error) {
+	var out []Request
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketRequests).ForEach(func(k, v []byte) error {
+			var r Request
+			if err := json.Unmarshal(v, &r); err != nil {
+				return fmt.Errorf("approvals store: request %s is damaged: %w", k, err)
+			}
+			if keep == nil || keep(&r) {
+				out = append(out, r)
+			}
+			return nil
+		})
+	})
+	slices.SortStableFunc(out, func(a, b Request) int {
+		if c := a.RequestedAt.Compare(b.RequestedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out, err
+}
+
+// Outflows sums, per currency, the requests that still hold money back
+// (pending, approved, sending) other than except: the funds check of
+// every payout counts them as already gone.
+func (s *Store) Outflows(except string) (map[string]int64, error) {
+	open, err := s.List(func(r *Request) bool { return r.Open() && r.ID != except })
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{}
+	for _, r := range open {
+		out[r.Currency] += r.AmountInMinor
+	}
+	return out, nil
+}
+
+// Log returns the record lines after seq (0: all), oldest first, at most
+// limit of them (0: all); requestID, when set, keeps only that request's.
+func (s *Store) Log(after uint64, limit int, requestID string) ([]Entry, error) {
+	var out []Entry
+	err := s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketLog).Cursor()
+		var k [8]byte
+		binary.BigEndian.PutUint64(k[:], after+1)
+		for key, v := c.Seek(k[:]); key != nil; key, v = c.Next() {
+			var e Entry
+			if err := json.Unmarshal(v, &e); err != nil {
+				return fmt.Errorf("approvals store: record line %x is damaged: %w", key, err)
+			}
+			if requestID != "" && e.RequestID != requestID {
+				continue
+			}
+			out = append(out, e)
+			if limit > 0 && len(out) >= limit {
+				return nil
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// ByTransactionID returns the request that holds a transaction id.
+func (s *Store) ByTransactionID(txid string) (Request, error) {
+	var id []byte
+	_ = s.db.View(func(tx *bolt.Tx) error {
+		id = bytes.Clone(tx.Bucket(bucketTxIDs).Get([]byte(txid)))
+		return nil
+	})
+	if id == nil {
+		return Request{}, fmt.Errorf("%w with transaction id %q", ErrNotFound, txid)
+	}
+	return s.Get(string(id))
+}

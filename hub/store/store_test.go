@@ -1,0 +1,262 @@
+package store
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+
+func openStore(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(filepath.Join(t.TempDir(), "approvals.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func pending(t *testing.T, s *Store, by string, amount int64) Request {
+	t.Helper()
+	r := Request{ID: NewID(), Status: StatusPending, RequestedBy: by, RequestedAt: t0, NeedsApproval: true,
+		ExpiresAt: t0.Add(24 * time.Hour), AmountInMinor: amount, Currency: "GBP", BeneficiaryName: "Payee Ltd",
+		BeneficiaryIBAN: "GB33BUKB20201555555555", BeneficiaryReference: "INV-1", TransactionID: "tx-" + NewID()}
+	if err := s.Create(&r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestConcurrentApprovalsCompleteARequestOnce(t *testing.T) {
+	for _, need := range []int{1, 2} {
+		t.Run(fmt.Sprintf("need %d", need), func(t *testing.T) {
+			s := openStore(t)
+			r := pending(t, s, "ada", 500000)
+			var done atomic.Int32
+			var wg sync.WaitGroup
+			for _, who := range []string{"bob", "cy", "dee", "bob", "cy", "dee"} {
+				wg.Go(func() {
+					_, d, err := s.Approve(r.ID, who, t0.Add(time.Minute), need)
+					if err != nil && !errors.Is(err, ErrNotPending) {
+						t.Error(err)
+					}
+					if d {
+						done.Add(1)
+					}
+				})
+			}
+			wg.Wait()
+			if done.Load() != 1 {
+				t.Fatalf("%d approvals completed the request, want exactly 1", done.Load())
+			}
+			got, _ := s.Get(r.ID)
+			if got.Status != StatusApproved || len(got.ApprovedBy) != need {
+				t.Fatalf("after the race: status %s approved by %v", got.Status, got.ApprovedBy)
+			}
+			// Of the approvals that completed, only one claim sends.
+			var claimed atomic.Int32
+			for range 4 {
+				wg.Go(func() {
+					if _, err := s.Claim(r.ID, "hub", t0.Add(2*time.Minute)); err == nil {
+						claimed.Add(1)
+					}
+				})
+			}
+			wg.Wait()
+			if claimed.Load() != 1 {
+				t.Fatalf("%d claims to send, want 1", claimed.Load())
+			}
+		})
+	}
+}
+
+func TestApprovalRules(t *testing.T) {
+	s := openStore(t)
+	r := pending(t, s, "ada", 100)
+	if _, _, err := s.Approve(r.ID, "ada", t0, 1); !errors.Is(err, ErrOwnRequest) {
+		t.Fatalf("own approval: %v", err)
+	}
+	// Two approvers needed: the same person twice is one approval.
+	if _, done, err := s.Approve(r.ID, "bob", t0, 2); err != nil || done {
+		t.Fatalf("first approval: done=%v err=%v", done, err)
+	}
+	got, done, err := s.Approve(r.ID, "bob", t0, 2)
+	if err != nil || done || len(got.ApprovedBy) != 1 || got.Status != StatusPending {
+		t.Fatalf("repeated approval: %+v done=%v err=%v", got, done, err)
+	}
+
+	rej := pending(t, s, "ada", 100)
+	if _, err := s.Reject(rej.ID, "ada", "mine", t0); err == nil {
+		t.Fatal("the requester rejected their own request")
+	}
+	if _, err := s.Reject(rej.ID, "bob", "wrong IBAN", t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Approve(rej.ID, "cy", t0, 1); !errors.Is(err, ErrNotPending) {
+		t.Fatalf("approving a rejected request: %v", err)
+	}
+
+	late := pending(t, s, "ada", 100)
+	if _, _, err := s.Approve(late.ID, "bob", t0.Add(24*time.Hour), 1); !errors.Is(err, ErrLapsed) {
+		t.Fatalf("approval after the TTL: %v", err)
+	}
+	if got, _ := s.Get(late.ID); got.Status != StatusLapsed {
+		t.Fatalf("an approval after the TTL left the request %s, want lapsed recorded", got.Status)
+	}
+	if _, _, err := s.Approve(late.ID, "cy", t0, 1); !errors.Is(err, ErrLapsed) {
+		t.Fatalf("approving a lapsed request: %v", err)
+	}
+
+	sent := pending(t, s, "ada", 100)
+	if _, _, err := s.Approve(sent.ID, "bob", t0, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Claim(sent.ID, "hub", t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Finish(sent.ID, StatusSent, "accepted", "202", t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Approve(sent.ID, "cy", t0, 1); !errors.Is(err, ErrNotPending) {
+		t.Fatalf("approving a sent request: %v", err)
+	}
+	if _, err := s.Claim(sent.ID, "hub", t0); !errors.Is(err, ErrNotApproved) {
+		t.Fatalf("claiming a sent request again: %v", err)
+	}
+}
+
+func TestTransactionIDIsFixedAndUnique(t *testing.T) {
+	s := openStore(t)
+	r := pending(t, s, "ada", 100)
+	again := r
+	again.ID = NewID()
+	if err := s.Create(&again); !errors.Is(err, ErrDuplicateTxID) {
+		t.Fatalf("second request with the same transaction id: %v", err)
+	}
+	got, err := s.ByTransactionID(r.TransactionID)
+	if err != nil || got.ID != r.ID {
+		t.Fatalf("ByTransactionID = %+v, %v", got, err)
+	}
+}
+
+func TestLapseAndOutflows(t *testing.T) {
+	s := openStore(t)
+	a := pending(t, s, "ada", 100)
+	b := pending(t, s, "ada", 200)
+	c := pending(t, s, "ada", 400)
+	if _, err := s.Reject(c.ID, "bob", "no", t0); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Outflows("")
+	if err != nil || out["GBP"] != 300 {
+		t.Fatalf("Outflows = %v, %v; want GBP 300 (pending only)", out, err)
+	}
+	if out, _ := s.Outflows(a.ID); out["GBP"] != 200 {
+		t.Fatalf("Outflows except a = %v, want 200", out)
+	}
+	if _, _, err := s.Approve(b.ID, "bob", t0, 1); err != nil {
+		t.Fatal(err)
+	}
+	lapsed, err := s.Lapse(t0.Add(24 * time.Hour))
+	if err != nil || len(lapsed) != 1 || lapsed[0].ID != a.ID {
+		t.Fatalf("Lapse = %v, %v; want only %s (b is approved)", lapsed, err, a.ID)
+	}
+	if out, _ := s.Outflows(""); out["GBP"] != 200 {
+		t.Fatalf("Outflows after the lapse = %v, want the approved-unsent 200", out)
+	}
+	log, err := s.Log(0, 0, a.ID)
+	if err != nil || len(log) != 2 || log[0].Action != ActRequested || log[0].By != "ada" || log[1].Action != ActLapsed {
+		t.Fatalf("record of a = %+v, %v", log, err)
+	}
+	all, _ := s.Log(0, 0, "")
+	if len(all) != 6 { // 3 requested, 1 rejected, 1 approved, 1 lapsed
+		t.Fatalf("%d record lines, want 6: %+v", len(all), all)
+	}
+	tail, _ := s.Log(all[3].Seq, 0, "")
+	if len(tail) != 2 {
+		t.Fatalf("Log after seq %d gave %d lines, want 2", all[3].Seq, len(tail))
+	}
+}
+
+// The helper process of TestRecordSurvivesKill9: it records a request
+// and an approval, says so, and waits to be killed.
+func TestMain(m *testing.M) {
+	if path := os.Getenv("HUB_STORE_CRASH_HELPER"); path != "" {
+		s, err := Open(path)
+		if err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		r := Request{ID: "apr-crash", Status: StatusPending, RequestedBy: "ada", RequestedAt: t0, ExpiresAt: t0.Add(time.Hour),
+			AmountInMinor: 123456, Currency: "GBP", TransactionID: "tx-crash"}
+		if err := s.Create(&r); err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		if _, _, err := s.Approve(r.ID, "bob", t0, 1); err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		if _, err := s.Claim(r.ID, "hub", t0); err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		fmt.Println("ready")
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func TestRecordSurvivesKill9(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "approvals.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "HUB_STORE_CRASH_HELPER="+path)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || strings.TrimSpace(line) != "ready" {
+		_ = cmd.Process.Kill()
+		t.Fatalf("helper said %q, %v", line, err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, err := s.Get("apr-crash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != StatusSending || r.TransactionID != "tx-crash" || len(r.ApprovedBy) != 1 || r.ApprovedBy[0] != "bob" {
+		t.Fatalf("after kill -9: %+v", r)
+	}
+	log, _ := s.Log(0, 0, "")
+	var acts []string
+	for _, e := range log {
+		acts = append(acts, e.Action+"/"+e.By)
+	}
+	if strings.Join(acts, " ") != "requested/ada approved/bob sending/hub" {
+		t.Fatalf("record after kill -9: %v", acts)
+	}
+}
