@@ -25,6 +25,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/paydash/paydash/api"
 )
@@ -68,7 +69,7 @@ const (
 // Errors of status changes; the hub answers each with 409 and its text.
 var (
 	ErrNotFound      = errors.New("no such approval request")
-	ErrOwnRequest    = errors.New("the requester cannot approve their own request")
+	ErrOwnRequest    = errors.New("the requester cannot approve or reject their own request")
 	ErrNotPending    = errors.New("the request is no longer pending")
 	ErrLapsed        = errors.New("the request has lapsed")
 	ErrNotApproved   = errors.New("the request is not approved for sending")
@@ -157,12 +158,12 @@ type Store struct {
 // Open opens (or creates, 0600 in a 0700 directory) the store at path. A
 // second hub on the same file waits a second and then says so.
 func Open(path string) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil { //nolint:gosec // the path the administrator gave
 		return nil, fmt.Errorf("approvals store: %w", err)
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, bolterrors.ErrTimeout) {
 			return nil, fmt.Errorf("approvals store %s is in use by another paydash relay; stop it or give this one another --approvals-store", path)
 		}
 		return nil, fmt.Errorf("approvals store %s: %w", path, err)
@@ -347,7 +348,7 @@ func (s *Store) Approve(id, by string, at time.Time, need int) (r Request, done 
 func (s *Store) Reject(id, by, reason string, at time.Time) (Request, error) {
 	return s.change(id, at, func(r *Request) (*Entry, bool, error) {
 		if r.RequestedBy == by {
-			return nil, false, errors.New("the requester cannot reject their own request (it lapses, or an approver rejects it)")
+			return nil, false, fmt.Errorf("%w (it lapses, or an approver rejects it)", ErrOwnRequest)
 		}
 		if r.Status != StatusPending {
 			return nil, false, fmt.Errorf("%w: it is %s", ErrNotPending, r.Status)
@@ -381,11 +382,13 @@ func (s *Store) Finish(id, status, payoutState, detail string, at time.Time) (Re
 	})
 }
 
-// Refuse ends an approved request that the pipeline's checks stopped
-// before anything was sent (funds, duplicate).
-func (s *Store) Refuse(id, detail string, at time.Time) (Request, error) {
+// Refuse ends a request that the pipeline's checks stopped before
+// anything was sent (funds, duplicate), from status from: approved (the
+// check when the last approval arrived) or sending (the check under the
+// audit record's lock, by the one sender).
+func (s *Store) Refuse(id, from, detail string, at time.Time) (Request, error) {
 	return s.change(id, at, func(r *Request) (*Entry, bool, error) {
-		if r.Status != StatusApproved && r.Status != StatusSending {
+		if r.Status != from {
 			return nil, false, fmt.Errorf("%w: it is %s", ErrNotApproved, r.Status)
 		}
 		r.Status, r.Detail = StatusRefused, detail

@@ -1,0 +1,186 @@
+// Package hubclient is the operator's and approver's side of team mode:
+// an HTTP client of the hub's API, with the person's own token.
+package hubclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paydash/paydash/hub"
+	"github.com/paydash/paydash/hub/store"
+)
+
+// Client calls one hub.
+type Client struct {
+	// BaseURL is the hub's http(s)://host:port.
+	BaseURL string
+	// Token is the person's own token (their profile's relay_token).
+	Token string
+	HTTP  *http.Client
+}
+
+// BaseFromRelayURL derives the hub's address from a profile's relay_url:
+// ws://host:port/ws becomes http://host:port (wss: https).
+func BaseFromRelayURL(relayURL string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(relayURL))
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("relay_url %q is not a ws:// or wss:// URL; team mode finds the hub there", relayURL)
+	}
+	switch u.Scheme {
+	case "ws", "http":
+		u.Scheme = "http"
+	case "wss", "https":
+		u.Scheme = "https"
+	default:
+		return "", fmt.Errorf("relay_url %q: want ws://host:port/ws or wss://host/ws", relayURL)
+	}
+	return u.Scheme + "://" + u.Host, nil
+}
+
+// Error is a refusal from the hub.
+type Error struct {
+	hub.Problem
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("hub: %s (%d)", e.Detail, e.Status)
+}
+
+// IsReason reports whether err is the hub's refusal with this reason.
+func IsReason(err error, reason string) bool {
+	var he *Error
+	return errors.As(err, &he) && he.Reason == reason
+}
+
+func (c *Client) httpClient() *http.Client {
+	if c.HTTP != nil {
+		return c.HTTP
+	}
+	return &http.Client{Timeout: 3 * time.Minute}
+}
+
+func (c *Client) do(ctx context.Context, method, path string, q url.Values, body, out any) (int, error) {
+	u := strings.TrimRight(c.BaseURL, "/") + path
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return 0, fmt.Errorf("hub: %w", err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	resp, err := c.httpClient().Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("hub at %s did not answer: %w", c.BaseURL, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return resp.StatusCode, fmt.Errorf("hub at %s: reading the answer: %w", c.BaseURL, err)
+	}
+	if resp.StatusCode >= 300 {
+		var p hub.Problem
+		if json.Unmarshal(data, &p) != nil || p.Detail == "" {
+			p = hub.Problem{Status: resp.StatusCode, Reason: "http_" + strconv.Itoa(resp.StatusCode), Detail: http.StatusText(resp.StatusCode)}
+		}
+		return resp.StatusCode, &Error{Problem: p}
+	}
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			return resp.StatusCode, fmt.Errorf("hub at %s: the answer is not the JSON expected: %w", c.BaseURL, err)
+		}
+	}
+	return resp.StatusCode, nil
+}
+
+// Me says who the token belongs to, their roles and the hub's policy.
+func (c *Client) Me(ctx context.Context) (hub.Me, error) {
+	var m hub.Me
+	_, err := c.do(ctx, http.MethodGet, hub.PathMe, nil, nil, &m)
+	return m, err
+}
+
+// Submit sends a payout to the hub: sent at once, or awaiting approval.
+func (c *Client) Submit(ctx context.Context, s hub.Submission) (hub.Result, error) {
+	var r hub.Result
+	_, err := c.do(ctx, http.MethodPost, hub.PathPayouts, nil, s, &r)
+	return r, err
+}
+
+// List returns the requests that await or need attention (all: every one).
+func (c *Client) List(ctx context.Context, all bool) ([]store.Request, error) {
+	q := url.Values{}
+	if all {
+		q.Set("all", "1")
+	}
+	var r hub.ListResponse
+	_, err := c.do(ctx, http.MethodGet, hub.PathApprovals, q, nil, &r)
+	return r.Results, err
+}
+
+// Get returns one request.
+func (c *Client) Get(ctx context.Context, id string) (store.Request, error) {
+	var r store.Request
+	_, err := c.do(ctx, http.MethodGet, hub.PathApprovals+"/"+url.PathEscape(id), nil, nil, &r)
+	return r, err
+}
+
+// Approve approves a request; the answer is the request after it (sent,
+// when this approval completed it).
+func (c *Client) Approve(ctx context.Context, id string) (store.Request, error) {
+	var r store.Request
+	_, err := c.do(ctx, http.MethodPost, hub.PathApprovals+"/"+url.PathEscape(id)+"/approve", nil, struct{}{}, &r)
+	return r, err
+}
+
+// Reject rejects a request with a reason.
+func (c *Client) Reject(ctx context.Context, id, reason string) (store.Request, error) {
+	var r store.Request
+	_, err := c.do(ctx, http.MethodPost, hub.PathApprovals+"/"+url.PathEscape(id)+"/reject", nil, hub.RejectBody{Reason: reason}, &r)
+	return r, err
+}
+
+// Log returns the hub's record after seq (0: from the start); id, when
+// set, keeps one request's lines.
+func (c *Client) Log(ctx context.Context, after uint64, id string) ([]store.Entry, error) {
+	q := url.Values{}
+	if after > 0 {
+		q.Set("after", strconv.FormatUint(after, 10))
+	}
+	if id != "" {
+		q.Set("id", id)
+	}
+	var r hub.LogResponse
+	_, err := c.do(ctx, http.MethodGet, hub.PathLog, q, nil, &r)
+	return r.Results, err
+}
+
+// Outflows returns what the hub's open requests hold back, per currency.
+func (c *Client) Outflows(ctx context.Context) (map[string]int64, error) {
+	out := map[string]int64{}
+	_, err := c.do(ctx, http.MethodGet, hub.PathOutflows, nil, nil, &out)
+	return out, err
+}
