@@ -81,6 +81,10 @@ type Profile struct {
 
 	Production bool
 	Regulated  bool
+	// PayoutsViaRelay sends every payout through the team's hub (the relay
+	// at relay_url, with relay_token as the person's own token); such a
+	// profile holds no signing key, the hub does.
+	PayoutsViaRelay bool
 }
 
 // LoadOptions say where to look. Zero values mean: path from

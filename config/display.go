@@ -42,6 +42,7 @@ type displayProfile struct {
 	TZ               string            `toml:"tz,omitempty" json:"tz,omitempty"`
 	Production       bool              `toml:"production" json:"production"`
 	Regulated        bool              `toml:"regulated" json:"regulated"`
+	PayoutsViaRelay  bool              `toml:"payouts_via_relay,omitempty" json:"payouts_via_relay,omitempty"`
 	LowBalance       map[string]string `toml:"low_balance,omitempty" json:"low_balance,omitempty"`
 	MerchantAccounts map[string]string `toml:"merchant_accounts,omitempty" json:"merchant_accounts,omitempty"`
 }
@@ -56,7 +57,7 @@ func (p Profile) display() displayProfile {
 		RelayListen: p.RelayListen, RelayURL: p.RelayURL, RelayPublicURL: p.RelayPublicURL,
 		RelayToken: p.RelayToken, RelayTokenEnv: p.RelayTokenEnv,
 		BalanceRefresh: formatDuration(p.BalanceRefresh), ReportRefresh: formatDuration(p.ReportRefresh),
-		Production: p.Production, Regulated: p.Regulated, TZ: p.TZ,
+		Production: p.Production, Regulated: p.Regulated, TZ: p.TZ, PayoutsViaRelay: p.PayoutsViaRelay,
 	}
 	if len(p.MerchantAccounts) > 0 {
 		d.MerchantAccounts = p.MerchantAccounts

@@ -60,6 +60,7 @@ func keySpecs() []keySpec {
 		{name: "merchant_accounts", kind: kindAccounts},
 		{name: "production", kind: kindBool},
 		{name: "regulated", kind: kindBool},
+		{name: "payouts_via_relay", kind: kindBool},
 	}
 }
 

@@ -284,7 +284,7 @@ func (l *loader) build() *Profile {
 	}
 	secrets := map[string]*Secret{"client_secret": &p.ClientSecret, "relay_token": &p.RelayToken}
 	durations := map[string]*time.Duration{"balance_refresh": &p.BalanceRefresh, "report_refresh": &p.ReportRefresh}
-	bools := map[string]*bool{"production": &p.Production, "regulated": &p.Regulated}
+	bools := map[string]*bool{"production": &p.Production, "regulated": &p.Regulated, "payouts_via_relay": &p.PayoutsViaRelay}
 
 	// Each check records its failure and returns the zero value, so all
 	// problems are reported together.
@@ -328,6 +328,7 @@ func (l *loader) build() *Profile {
 	p.ClientSecret = l.resolveSecret(p.ClientSecret, "client_secret", &p.ClientSecretFile, p.ClientSecretEnv)
 	p.RelayToken = l.resolveSecret(p.RelayToken, "relay_token", nil, p.RelayTokenEnv)
 	l.checkRelayToken(p)
+	l.checkPayoutsViaRelay(p)
 	l.checkSigningKeyMode(p.SigningKeyFile)
 	if p.RelayURL == "" {
 		p.RelayURL = deriveRelayURL(p.RelayListen)
@@ -492,6 +493,22 @@ func (l *loader) checkRelayToken(p *Profile) {
 	}
 	l.fail(key, l.values[key], "the relay token is unusable: %v", err)
 	p.RelayToken = ""
+}
+
+// checkPayoutsViaRelay refuses a signing key in a profile that sends
+// through the team's hub: whoever holds the key can send without anyone's
+// approval, so in team mode only the hub holds it.
+func (l *loader) checkPayoutsViaRelay(p *Profile) {
+	if !p.PayoutsViaRelay {
+		return
+	}
+	if p.SigningKeyFile != "" {
+		l.fail("signing_key_file", l.values["signing_key_file"],
+			"a profile with payouts_via_relay = true must not hold a signing key: the team's hub signs every payout, and a key here could send without approval; remove signing_key_file (register only the hub's key with the service)")
+	}
+	if p.RelayURL == "" {
+		l.fail("payouts_via_relay", l.values["payouts_via_relay"], "payouts_via_relay = true needs relay_url, the hub's ws://host:port/ws")
+	}
 }
 
 // checkSigningKeyMode warns when the signing key file can be read by

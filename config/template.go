@@ -75,6 +75,10 @@ production = false
 # true if you hold a payment-initiation licence: user details become
 # optional and mandate references are allowed.
 regulated = false
+# Team mode: true sends every payout through the team's hub (the relay at
+# relay_url, relay_token being your own token from paydash relay user
+# add), which applies approvals; such a profile holds no signing key.
+# payouts_via_relay = true
 
 # Your merchant accounts' ids, one per currency (optional; UUIDs from the
 # developer console): the payment and mandate forms then offer them in a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -77,7 +78,16 @@ type Config struct {
 	// loopback names and the listen address: the public name of a tunnel
 	// or load balancer in front of the relay.
 	AllowedHosts []string
-	Clock        clock.Clock
+	// Mounts serves more handlers on the relay's listener, behind the
+	// same Host and Origin guard: a ServeMux pattern ("/hub/") to its
+	// handler. Team mode mounts its hub here; its requests never touch
+	// the event store.
+	Mounts map[string]http.Handler
+	// ReaderAllowed, when set, accepts more bearer tokens than Token on
+	// the reading endpoints (/ws, /events, /metrics): team mode's users.
+	// A relay with it always requires a token, even on loopback.
+	ReaderAllowed func(token string) bool
+	Clock         clock.Clock
 	Logger       *slog.Logger
 }
 
@@ -96,6 +106,11 @@ func (cfg Config) withDefaults() (Config, error) {
 	switch cfg.Path {
 	case "/ws", "/events", "/healthz", "/metrics":
 		return cfg, fmt.Errorf("webhook path %q clashes with the relay's own endpoint; choose another, e.g. /webhooks", cfg.Path)
+	}
+	for m := range cfg.Mounts {
+		if strings.HasPrefix(cfg.Path, strings.TrimSuffix(m, "/")+"/") || cfg.Path == strings.TrimSuffix(m, "/") {
+			return cfg, fmt.Errorf("webhook path %q clashes with %s, served beside the relay; choose another, e.g. /webhooks", cfg.Path, m)
+		}
 	}
 	if cfg.StorePath == "" && cfg.NATS == nil {
 		return cfg, errors.New("relay store path is empty: give a file path for the event store")
@@ -156,7 +171,7 @@ func (cfg Config) withDefaults() (Config, error) {
 	if err != nil {
 		return cfg, fmt.Errorf("listen address %q: want host:port, e.g. 127.0.0.1:8787: %w", cfg.Listen, err)
 	}
-	if !isLoopbackHost(host) && cfg.Token == "" {
+	if !isLoopbackHost(host) && cfg.Token == "" && cfg.ReaderAllowed == nil {
 		return cfg, fmt.Errorf("listen address %q is reachable beyond this machine: set a token (clients then send Authorization: Bearer <token>) or listen on 127.0.0.1", cfg.Listen)
 	}
 	return cfg, nil

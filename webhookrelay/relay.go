@@ -78,6 +78,9 @@ func Open(cfg Config) (*Relay, error) {
 	mux.HandleFunc("GET /events", r.handleHistory)
 	mux.HandleFunc("GET /healthz", r.handleHealth)
 	mux.HandleFunc("GET /metrics", r.handleMetrics)
+	for pattern, h := range cfg.Mounts {
+		mux.Handle(pattern, h)
+	}
 	r.handler = r.guard.wrap(mux, r.refuse)
 	return r, nil
 }
@@ -142,7 +145,7 @@ func (r *Relay) Warnings() []string {
 	if r.verifier == nil {
 		w = append(w, "webhook signature verification is OFF: anyone who can reach "+r.cfg.Path+" can inject events; give the relay the service's key: --verify-key FILE (PEM public key), --jwks-url URL or --jku-allow URL")
 	}
-	if r.cfg.Token == "" {
+	if r.cfg.Token == "" && r.cfg.ReaderAllowed == nil {
 		w = append(w, "no relay token: any local process can read events on /ws and /events; set a token to require Authorization: Bearer")
 	}
 	if r.cfg.RetainCount == 0 && r.cfg.RetainAge == 0 && r.cfg.NATS == nil {
@@ -155,7 +158,7 @@ func (r *Relay) Warnings() []string {
 // in-flight webhooks are answered and websocket clients get a close frame
 // (1001) so they resume elsewhere or later.
 func (r *Relay) Serve(ctx context.Context, ln net.Listener) error {
-	if r.cfg.Token == "" && !isLoopbackAddr(ln.Addr()) {
+	if r.cfg.Token == "" && r.cfg.ReaderAllowed == nil && !isLoopbackAddr(ln.Addr()) {
 		return fmt.Errorf("listener %s is reachable beyond this machine: set a relay token or listen on 127.0.0.1", ln.Addr())
 	}
 	closing := make(chan struct{})
@@ -218,7 +221,7 @@ func (r *Relay) Close() error {
 // requests addressed to a loopback host name, which shuts out DNS
 // rebinding pages.
 func (r *Relay) allowRead(w http.ResponseWriter, req *http.Request) bool {
-	if r.cfg.Token == "" {
+	if r.cfg.Token == "" && r.cfg.ReaderAllowed == nil {
 		host := req.Host
 		if h, _, err := net.SplitHostPort(host); err == nil {
 			host = h
@@ -238,7 +241,8 @@ func (r *Relay) allowRead(w http.ResponseWriter, req *http.Request) bool {
 		got = req.URL.Query().Get("token")
 	}
 	sum := sha256.Sum256([]byte(got))
-	if got == "" || subtle.ConstantTimeCompare(sum[:], r.tokenHash[:]) != 1 {
+	shared := r.cfg.Token != "" && subtle.ConstantTimeCompare(sum[:], r.tokenHash[:]) == 1
+	if got == "" || !shared && (r.cfg.ReaderAllowed == nil || !r.cfg.ReaderAllowed(got)) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="paydash relay"`)
 		writeProblem(w, http.StatusUnauthorized, "unauthorized", "missing or wrong relay token: send Authorization: Bearer <token>")
 		return false

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
+	"github.com/paydash/paydash/hub"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/webhookrelay"
 )
@@ -42,6 +44,8 @@ type RelayOptions struct {
 	NATSReplicas   int
 	JSON           bool
 	Verbose        bool
+	// Team makes the relay the team's hub (team.go).
+	Team TeamOptions
 
 	// flags tells which flags were given, so the profile's relay_listen
 	// and relay_token apply unless a flag overrides them.
@@ -72,6 +76,7 @@ func (o *RelayOptions) Bind(fs *pflag.FlagSet) {
 	fs.IntVar(&o.NATSReplicas, "nats-replicas", 3, "replicas of the JetStream stream (1 for a single NATS server)")
 	fs.BoolVar(&o.JSON, "json", false, "print the addresses as one JSON object")
 	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "log every webhook (accepted, duplicate, rejected with the reason) on stderr")
+	o.Team.Bind(fs)
 }
 
 // RelayInfo is what `paydash relay --json` prints.
@@ -81,6 +86,7 @@ type RelayInfo struct {
 	StreamURL  string   `json:"stream_url"`
 	EventsURL  string   `json:"events_url"`
 	Store      string   `json:"store"`
+	HubURL     string   `json:"hub_url,omitempty"`
 	Warnings   []string `json:"warnings"`
 }
 
@@ -168,18 +174,34 @@ func Relay(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *RelayO
 		natsCfg = &webhookrelay.NATSConfig{URLs: o.NATSURLs, CredsFile: o.NATSCreds, Stream: o.NATSStream, Replicas: o.NATSReplicas}
 		store = ""
 	}
+	team, err := o.Team.enabled(o.flags)
+	if err != nil {
+		return err
+	}
+	var th *teamHub
+	if team {
+		if th, err = openHub(s, g, &o.Team, token, logger); err != nil {
+			return err
+		}
+		defer th.close()
+	}
 	// Listen first, so ":0" works and the printed address is the real one.
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", listen)
 	if err != nil {
 		return fmt.Errorf("relay cannot listen on %s: %w", listen, err)
 	}
-	r, err := webhookrelay.Open(webhookrelay.Config{
+	rcfg := webhookrelay.Config{
 		Listen: ln.Addr().String(), Path: o.Path, StorePath: store, Token: token, Tolerance: o.Tolerance,
 		VerifyKey: verify, JWKSURL: o.JWKSURL, ForwardURL: o.ForwardURL,
 		RetainCount: o.RetainCount, RetainAge: o.RetainAge, AllowedOrigins: o.AllowedOrigins, AllowedHosts: o.AllowedHosts,
 		DedupeWindow: o.DedupeWindow, JKUAllow: o.JKUAllow, NATS: natsCfg, Logger: logger,
-	})
+	}
+	if th != nil {
+		rcfg.Mounts = map[string]http.Handler{hub.Prefix: th.hub.Handler()}
+		rcfg.ReaderAllowed = th.hub.ReaderAllowed
+	}
+	r, err := webhookrelay.Open(rcfg)
 	if err != nil {
 		ln.Close()
 		return cmdutil.Exit(cmdutil.ExitUsage, err)
@@ -192,6 +214,12 @@ func Relay(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *RelayO
 	info := RelayInfo{
 		Listen: ln.Addr().String(), WebhookURL: "http://" + addr + o.Path, StreamURL: "ws://" + addr + "/ws",
 		EventsURL: "http://" + addr + "/events", Store: store, Warnings: r.Warnings(),
+	}
+	if th != nil {
+		info.HubURL = "http://" + addr + hub.Prefix
+		if natsCfg != nil {
+			info.Warnings = append(info.Warnings, "team mode keeps approvals in this relay's own bbolt file (--approvals-store); they are not replicated over --nats: run one hub")
+		}
 	}
 	for _, w := range info.Warnings {
 		fmt.Fprintf(s.Err, "WARNING: %s\n", w)
@@ -209,7 +237,13 @@ func Relay(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *RelayO
 			{"history", info.EventsURL},
 			{"store", info.Store},
 		})
+		if th != nil {
+			_ = cmdutil.KeyValues(s.Out, [][2]string{{"team hub", info.HubURL + " (" + th.info + ")"}})
+		}
 		fmt.Fprintln(s.Out, "ctrl+c stops it.")
+	}
+	if th != nil {
+		th.run(ctx, logger)
 	}
 	err = r.Serve(ctx, ln)
 	if cerr := r.Close(); err == nil {
