@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/internal/cli/approvals"
 	"github.com/paydash/paydash/internal/cli/batch"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/cli/dashboard"
@@ -93,6 +94,7 @@ Every view is also a headless command for scripts (--json on each).`,
 	add("start", demoCmd(s), configCmd(s, g))
 	add("ops", balancesCmd(s, g), transactionsCmd(s, g), payoutCmd(s, g), payoutsCmd(s, g), paymentCmd(s, g), mandateCmd(s, g))
 	add("dev", sandboxCmd(s), relayCmd(s, g), eventsCmd(s, g))
+	add("ops", approvals.Command(s, g))
 	return root
 }
 
@@ -224,6 +226,9 @@ running out before a final state was seen.`,
 			p, client, err := cmdutil.Setup(s, g)
 			if err != nil {
 				return err
+			}
+			if p.PayoutsViaRelay {
+				return approvals.CreateForProfile(cmd.Context(), s, p, o)
 			}
 			audit, err := cmdutil.AuditLog(s, p)
 			if err != nil {
@@ -429,6 +434,7 @@ mode) instead of the --store file.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return serve.Relay(cmd.Context(), s, g, o) },
 	}
 	o.Bind(c.Flags())
+	c.AddCommand(approvals.UserCommand(s))
 	return c
 }
 

@@ -88,7 +88,7 @@ type Config struct {
 	// A relay with it always requires a token, even on loopback.
 	ReaderAllowed func(token string) bool
 	Clock         clock.Clock
-	Logger       *slog.Logger
+	Logger        *slog.Logger
 }
 
 // withDefaults returns cfg with zero fields defaulted, or an error saying

@@ -16,6 +16,9 @@ const (
 	ExitNotAccepted = 3
 	// ExitCancelled: the person declined a confirmation prompt.
 	ExitCancelled = 4
+	// ExitAwaitingApproval: team mode took the payout and it awaits
+	// another person's approval on the hub; nothing was sent yet.
+	ExitAwaitingApproval = 5
 )
 
 // ExitError carries the process exit code for an error. Silent means the

@@ -1,0 +1,360 @@
+package approvals
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dustin/go-humanize"
+	"github.com/spf13/cobra"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/config"
+	"github.com/paydash/paydash/hub/hubclient"
+	"github.com/paydash/paydash/hub/store"
+	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/termtext"
+)
+
+// Conn says which hub to talk to and as whom.
+type Conn struct {
+	// HubURL overrides the address derived from the profile's relay_url.
+	HubURL string
+}
+
+// Client is the hub client of profile p: the hub at relay_url
+// (ws://host:port/ws -> http://host:port) with relay_token, the person's
+// own token.
+func (c *Conn) Client(p *config.Profile) (*hubclient.Client, error) {
+	base := c.HubURL
+	if base == "" {
+		if p.RelayURL == "" {
+			return nil, cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("profile %q has no relay_url: team mode reaches the hub there (or pass --hub http://host:port)", p.Name))
+		}
+		var err error
+		if base, err = hubclient.BaseFromRelayURL(p.RelayURL); err != nil {
+			return nil, cmdutil.Exit(cmdutil.ExitUsage, err)
+		}
+	}
+	tok := p.RelayToken.Reveal()
+	if tok == "" {
+		return nil, cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("profile %q has no relay_token: team mode needs your own token (an administrator makes it with paydash relay user add)", p.Name))
+	}
+	return &hubclient.Client{BaseURL: base, Token: tok}, nil
+}
+
+func (c *Conn) setup(s *cmdutil.Streams, g *cmdutil.Global) (*config.Profile, *hubclient.Client, error) {
+	p, err := cmdutil.LoadProfile(s, g)
+	if err != nil {
+		return nil, nil, err
+	}
+	hc, err := c.Client(p)
+	return p, hc, err
+}
+
+// hubError turns a hub refusal into the exit code scripts read: refused
+// for a rule (own request, lapsed, not pending, funds, duplicate) 3, a
+// token or role problem 2, the hub unreachable 1.
+func hubError(err error) error {
+	var he *hubclient.Error
+	if !errors.As(err, &he) {
+		return err
+	}
+	switch he.Status {
+	case 400, 401, 403, 404, 415, 422:
+		return cmdutil.Exit(cmdutil.ExitUsage, err)
+	case 409:
+		return cmdutil.Exit(cmdutil.ExitNotAccepted, err)
+	}
+	return err
+}
+
+// Command is `paydash approvals`: the approvers' side of team mode.
+func Command(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
+	conn := &Conn{}
+	c := &cobra.Command{
+		Use:   "approvals",
+		Short: "Team mode: list, show, approve and reject payouts awaiting approval on the hub",
+		Long: `Payouts requested through the team's hub (a profile with
+payouts_via_relay = true) above the hub's thresholds wait here for
+another person's approval. The hub is the relay at the profile's
+relay_url; relay_token is your own token.
+
+The requester never approves their own request; a lapsed, rejected or
+sent request cannot be approved; the approval that completes a request
+sends it, once, under the transaction id fixed when it was requested.`,
+		Example: `  paydash approvals list
+  paydash approvals show apr-abcdefghij
+  paydash approvals approve apr-abcdefghij
+  paydash approvals reject apr-abcdefghij --reason "wrong IBAN, see ticket 42"`,
+	}
+	c.PersistentFlags().StringVar(&conn.HubURL, "hub", "", "hub address, http://host:port (default: from the profile's relay_url)")
+	c.AddCommand(listCmd(s, g, conn), showCmd(s, g, conn), approveCmd(s, g, conn), rejectCmd(s, g, conn), logCmd(s, g, conn))
+	return c
+}
+
+func listCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Command {
+	var all, asJSON bool
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "Requests awaiting approval or being sent (--all: every request)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, hc, err := conn.setup(s, g)
+			if err != nil {
+				return err
+			}
+			rs, err := hc.List(cmd.Context(), all)
+			if err != nil {
+				return hubError(err)
+			}
+			if asJSON {
+				return cmdutil.WriteJSON(s.Out, rs)
+			}
+			return writeList(s, rs, time.Now(), all)
+		},
+	}
+	c.Flags().BoolVar(&all, "all", false, "every request, decided ones too")
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON objects")
+	return c
+}
+
+// writeList prints requests as a table; every text from outside (names,
+// references, the requester) goes through termtext.Safe.
+func writeList(s *cmdutil.Streams, rs []store.Request, now time.Time, all bool) error {
+	if len(rs) == 0 {
+		if all {
+			fmt.Fprintln(s.Out, "No approval requests on the hub.")
+		} else {
+			fmt.Fprintln(s.Out, "Nothing awaits approval. (--all lists decided requests too.)")
+		}
+		return nil
+	}
+	rows := make([][]string, 0, len(rs))
+	for _, r := range rs {
+		rows = append(rows, []string{r.ID, r.Status, humanize.RelTime(r.RequestedAt, now, "ago", "from now"), termtext.Safe(r.RequestedBy),
+			api.FormatAmount(r.AmountInMinor, r.Currency), termtext.Safe(r.BeneficiaryName), termtext.Safe(r.BeneficiaryReference),
+			termtext.Safe(strings.Join(r.ApprovedBy, ","))})
+	}
+	return cmdutil.WriteTable(s.Out, []string{"ID", "STATUS", "AGE", "REQUESTED BY", "AMOUNT", "PAYEE", "REFERENCE", "APPROVED BY"}, rows, 4)
+}
+
+func showCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "show ID",
+		Short: "One request and its record",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, hc, err := conn.setup(s, g)
+			if err != nil {
+				return err
+			}
+			r, err := hc.Get(cmd.Context(), args[0])
+			if err != nil {
+				return hubError(err)
+			}
+			if asJSON {
+				return cmdutil.WriteJSON(s.Out, r)
+			}
+			writeRequest(s, r)
+			log, err := hc.Log(cmd.Context(), 0, r.ID)
+			if err != nil {
+				return hubError(err)
+			}
+			fmt.Fprintln(s.Out)
+			return writeLog(s, log)
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print the request as JSON")
+	return c
+}
+
+func writeRequest(s *cmdutil.Streams, r store.Request) {
+	pairs := [][2]string{
+		{"id", r.ID},
+		{"status", r.Status},
+		{"amount", api.FormatAmount(r.AmountInMinor, r.Currency)},
+		{"payee", termtext.Safe(r.BeneficiaryName) + " (" + termtext.Safe(r.BeneficiaryIBAN) + ")"},
+		{"reference", termtext.Safe(r.BeneficiaryReference)},
+		{"transaction id", termtext.Safe(r.TransactionID)},
+		{"requested by", termtext.Safe(r.RequestedBy) + " at " + r.RequestedAt.UTC().Format(time.RFC3339)},
+		{"policy", termtext.Safe(r.Policy)},
+	}
+	if r.NeedsApproval {
+		pairs = append(pairs, [2]string{"approvals", fmt.Sprintf("%d of %d (%s)", len(r.ApprovedBy), r.ApprovalsNeeded, termtext.Safe(strings.Join(r.ApprovedBy, ", ")))})
+		if r.Status == store.StatusPending {
+			pairs = append(pairs, [2]string{"lapses", r.ExpiresAt.UTC().Format(time.RFC3339)})
+		}
+	}
+	if r.RejectedBy != "" {
+		pairs = append(pairs, [2]string{"rejected by", termtext.Safe(r.RejectedBy) + ": " + termtext.Safe(r.Reason)})
+	}
+	if r.PayoutState != "" {
+		pairs = append(pairs, [2]string{"payout state", termtext.Safe(r.PayoutState)})
+	}
+	if r.Detail != "" {
+		pairs = append(pairs, [2]string{"detail", termtext.Safe(r.Detail)})
+	}
+	_ = cmdutil.KeyValues(s.Out, pairs)
+}
+
+func writeLog(s *cmdutil.Streams, es []store.Entry) error {
+	rows := make([][]string, 0, len(es))
+	for _, e := range es {
+		rows = append(rows, []string{e.At.UTC().Format(time.RFC3339), e.RequestID, e.Action, termtext.Safe(e.By), e.Status, termtext.Safe(e.Detail)})
+	}
+	return cmdutil.WriteTable(s.Out, []string{"AT", "REQUEST", "ACTION", "BY", "STATUS", "DETAIL"}, rows)
+}
+
+func approveCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Command {
+	var yes, asJSON bool
+	c := &cobra.Command{
+		Use:   "approve ID",
+		Short: "Approve a request; the approval that completes it sends the payout",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, hc, err := conn.setup(s, g)
+			if err != nil {
+				return err
+			}
+			return Approve(cmd.Context(), s, hc, p.Production, args[0], yes, asJSON)
+		},
+	}
+	c.Flags().BoolVarP(&yes, "yes", "y", false, "approve without asking (required when not at a terminal)")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the request after the approval as JSON")
+	return c
+}
+
+// Approve shows the request, asks (on a production profile: the amount
+// typed), approves, and says what became of it.
+func Approve(ctx context.Context, s *cmdutil.Streams, hc *hubclient.Client, production bool, id string, yes, asJSON bool) error {
+	r, err := hc.Get(ctx, id)
+	if err != nil {
+		return hubError(err)
+	}
+	if !yes {
+		if !s.Interactive() {
+			return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("no terminal to confirm on: nothing was approved. Pass --yes to approve %s", id))
+		}
+		writeRequest(s, r)
+		amount := api.FormatAmountPlain(r.AmountInMinor, r.Currency)
+		var ok bool
+		if production {
+			ok, err = cmdutil.ConfirmTyped(s, fmt.Sprintf("PRODUCTION: type the amount (%s) to approve:", amount), amount)
+		} else {
+			ok, err = cmdutil.Confirm(s, "Approve "+api.FormatAmount(r.AmountInMinor, r.Currency)+" to "+termtext.Safe(r.BeneficiaryName)+"?")
+		}
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return cmdutil.Exit(cmdutil.ExitCancelled, errors.New("not approved"))
+		}
+	}
+	r, err = hc.Approve(ctx, id)
+	if err != nil {
+		return hubError(err)
+	}
+	if asJSON {
+		if err := cmdutil.WriteJSON(s.Out, r); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(s.Out, describe(r))
+	}
+	switch r.Status {
+	case store.StatusRefused:
+		return cmdutil.SilentExit(cmdutil.ExitNotAccepted)
+	case store.StatusUnknown:
+		return cmdutil.SilentExit(cmdutil.ExitFailure)
+	}
+	return nil
+}
+
+// describe says where a request stands after an action, in one line.
+func describe(r store.Request) string {
+	what := api.FormatAmount(r.AmountInMinor, r.Currency) + " to " + termtext.Safe(r.BeneficiaryName)
+	switch r.Status {
+	case store.StatusPending:
+		return fmt.Sprintf("Approved by you; %s still needs %d more approval(s) (%s).", r.ID, r.ApprovalsNeeded-len(r.ApprovedBy), what)
+	case store.StatusSent:
+		return fmt.Sprintf("Sent: %s, transaction id %s (%s).", what, r.TransactionID, r.ID)
+	case store.StatusSending, store.StatusApproved:
+		return fmt.Sprintf("Approved; %s is being sent (%s). Follow it with: paydash approvals show %s", what, r.ID, r.ID)
+	case store.StatusRefused:
+		return fmt.Sprintf("Approved, but not sent: %s. Nothing was paid (%s).", termtext.Safe(r.Detail), r.ID)
+	case store.StatusUnknown:
+		return fmt.Sprintf("Sent, but the service's answer was lost: %s may or may not exist; the hub looks it up by transaction id %s (never sends it under another). %s",
+			what, r.TransactionID, termtext.Safe(r.Detail))
+	case store.StatusRejected:
+		return fmt.Sprintf("Rejected by %s: %s (%s).", termtext.Safe(r.RejectedBy), termtext.Safe(r.Reason), r.ID)
+	}
+	return fmt.Sprintf("%s is %s (%s).", r.ID, r.Status, what)
+}
+
+func rejectCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Command {
+	var reason string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "reject ID --reason TEXT",
+		Short: "Reject a request, saying why",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if strings.TrimSpace(reason) == "" {
+				return cmdutil.Exit(cmdutil.ExitUsage, errors.New("--reason TEXT is required: the requester reads it to know what to correct"))
+			}
+			_, hc, err := conn.setup(s, g)
+			if err != nil {
+				return err
+			}
+			r, err := hc.Reject(cmd.Context(), args[0], reason)
+			if err != nil {
+				return hubError(err)
+			}
+			if asJSON {
+				return cmdutil.WriteJSON(s.Out, r)
+			}
+			fmt.Fprintln(s.Out, describe(r))
+			return nil
+		},
+	}
+	c.Flags().StringVar(&reason, "reason", "", "why (required)")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the request after the rejection as JSON")
+	return c
+}
+
+func logCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Command {
+	var asJSON bool
+	var id string
+	var after uint64
+	c := &cobra.Command{
+		Use:   "log",
+		Short: "The hub's record: every request, approval, rejection, lapse, send and outcome, with who and when",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, hc, err := conn.setup(s, g)
+			if err != nil {
+				return err
+			}
+			es, err := hc.Log(cmd.Context(), after, id)
+			if err != nil {
+				return hubError(err)
+			}
+			if asJSON {
+				return cmdutil.WriteJSON(s.Out, es)
+			}
+			if len(es) == 0 {
+				fmt.Fprintln(s.Out, "The hub's record is empty.")
+				return nil
+			}
+			return writeLog(s, es)
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON objects (each with its seq)")
+	c.Flags().StringVar(&id, "id", "", "only this request's lines")
+	c.Flags().Uint64Var(&after, "since", 0, "only lines after this seq")
+	return c
+}

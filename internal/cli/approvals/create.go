@@ -1,0 +1,166 @@
+package approvals
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/config"
+	"github.com/paydash/paydash/hub"
+	"github.com/paydash/paydash/hub/hubclient"
+	"github.com/paydash/paydash/hub/store"
+	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/cli/headless"
+	"github.com/paydash/paydash/termtext"
+)
+
+// ViaHubResult is what `payout create --json` prints on a
+// payouts_via_relay profile.
+type ViaHubResult struct {
+	// Status is awaiting_approval, or the request's status (sent,
+	// refused, unknown, and with --wait rejected or lapsed).
+	Status          string   `json:"status"`
+	ApprovalID      string   `json:"approval_id"`
+	TransactionID   string   `json:"transaction_id"`
+	Accepted        bool     `json:"accepted"`
+	PayoutState     string   `json:"payout_state,omitempty"`
+	Approvers       []string `json:"approvers,omitempty"`
+	ApprovalsNeeded int      `json:"approvals_needed,omitempty"`
+	Reason          string   `json:"reason,omitempty"`
+	Detail          string   `json:"detail,omitempty"`
+}
+
+// waitPoll is how often --wait asks the hub about a request.
+const waitPoll = time.Second
+
+// CreateViaHub is `payout create` on a payouts_via_relay profile: the
+// payout goes to the hub, which checks it with the pipeline, applies the
+// policy and sends it with its own key, at once or after approval. Exit
+// 0 sent, 5 awaiting approval, 3 refused (or, with --wait, rejected or
+// lapsed), 1 unknown.
+func CreateViaHub(ctx context.Context, s *cmdutil.Streams, hc *hubclient.Client, profile string, o *headless.PayoutOptions) error {
+	req, usage := o.Request()
+	probs := api.ValidatePayout(req)
+	if len(usage) > 0 || len(probs) > 0 {
+		return cmdutil.Exit(cmdutil.ExitUsage, &headless.ProblemsError{What: "payout", Usage: usage, Problems: probs})
+	}
+	if !o.Yes {
+		if !s.Interactive() {
+			return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("no terminal to confirm on: nothing was sent. Pass --yes to send this payout through the hub (profile %q)", profile))
+		}
+		ok, err := cmdutil.Confirm(s, fmt.Sprintf("Send %s to %s (%s), ref %q, through the team's hub?",
+			api.FormatAmount(req.AmountInMinor, req.Currency), termtext.Safe(req.BeneficiaryName), req.BeneficiaryIBAN, termtext.Safe(req.BeneficiaryReference)))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return cmdutil.Exit(cmdutil.ExitCancelled, errors.New("nothing was sent"))
+		}
+	}
+	res, err := hc.Submit(ctx, hub.Submission{PayoutRequest: *req, AllowDuplicate: o.AllowDuplicate})
+	if err != nil {
+		return hubError(err)
+	}
+	r := res.Request
+	if res.Status == hub.StatusAwaitingApproval && o.Wait > 0 {
+		if !o.JSON {
+			fmt.Fprintf(s.Err, "%s awaits approval (%s); waiting up to %s.\n", res.ApprovalID, termtext.Safe(res.Reason), o.Wait)
+		}
+		if r, err = waitDecided(ctx, hc, res.ApprovalID, o.Wait); err != nil {
+			return err
+		}
+		res.Status = r.Status
+		if r.Status == store.StatusPending {
+			res.Status = hub.StatusAwaitingApproval
+		}
+	}
+	out := ViaHubResult{Status: res.Status, ApprovalID: res.ApprovalID, TransactionID: r.TransactionID, Accepted: r.Status == store.StatusSent,
+		PayoutState: r.PayoutState, Reason: res.Reason, Detail: r.Detail}
+	if r.Status == store.StatusRejected {
+		out.Detail = "rejected by " + r.RejectedBy + ": " + r.Reason
+	}
+	if res.Status == hub.StatusAwaitingApproval {
+		out.Approvers, out.ApprovalsNeeded = res.Approvers, res.ApprovalsNeeded
+	}
+	if o.JSON {
+		if err := cmdutil.WriteJSON(s.Out, out); err != nil {
+			return err
+		}
+	} else {
+		writeOutcome(s, out)
+	}
+	switch out.Status {
+	case store.StatusSent:
+		return nil
+	case hub.StatusAwaitingApproval, store.StatusPending:
+		return cmdutil.SilentExit(cmdutil.ExitAwaitingApproval)
+	case store.StatusRefused, store.StatusRejected, store.StatusLapsed:
+		return cmdutil.SilentExit(cmdutil.ExitNotAccepted)
+	}
+	return cmdutil.SilentExit(cmdutil.ExitFailure)
+}
+
+func writeOutcome(s *cmdutil.Streams, r ViaHubResult) {
+	switch r.Status {
+	case hub.StatusAwaitingApproval, store.StatusPending:
+		who := "nobody yet: ask an administrator to add an approver"
+		if len(r.Approvers) > 0 {
+			who = strings.Join(r.Approvers, ", ")
+		}
+		fmt.Fprintf(s.Out, "Awaiting approval: %s (%s). Nothing is sent until %d of %s approve.\n", r.ApprovalID, termtext.Safe(r.Reason), max(r.ApprovalsNeeded, 1), who)
+		fmt.Fprintf(s.Out, "Transaction id %s is fixed: follow it with paydash approvals show %s\n", r.TransactionID, r.ApprovalID)
+	case store.StatusSent:
+		fmt.Fprintf(s.Out, "Sent through the hub: transaction id %s, %s (%s).\n", r.TransactionID, r.PayoutState, r.ApprovalID)
+	case store.StatusRefused:
+		fmt.Fprintf(s.Out, "Not sent: %s. Nothing was paid (%s).\n", termtext.Safe(r.Detail), r.ApprovalID)
+	case store.StatusRejected:
+		fmt.Fprintf(s.Out, "Rejected: %s. Nothing was paid (%s).\n", termtext.Safe(r.Detail), r.ApprovalID)
+	case store.StatusLapsed:
+		fmt.Fprintf(s.Out, "Lapsed unapproved; nothing was paid (%s). Request it again if it is still due.\n", r.ApprovalID)
+	default:
+		fmt.Fprintf(s.Out, "%s is %s: %s. The hub looks it up by transaction id %s and never sends it under another.\n",
+			r.ApprovalID, r.Status, termtext.Safe(r.Detail), r.TransactionID)
+	}
+}
+
+// waitDecided follows a request until it is no longer pending, approved
+// or being sent, or until d passes (then it is returned as it stands).
+func waitDecided(ctx context.Context, hc *hubclient.Client, id string, d time.Duration) (store.Request, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	t := time.NewTicker(waitPoll)
+	defer t.Stop()
+	var last store.Request
+	for {
+		r, err := hc.Get(ctx, id)
+		if err == nil {
+			last = r
+			if !r.Open() {
+				return r, nil
+			}
+		} else if ctx.Err() == nil {
+			return last, hubError(err)
+		}
+		select {
+		case <-ctx.Done():
+			if last.ID == "" {
+				return last, fmt.Errorf("--wait: the hub did not answer about %s in time: %w", id, ctx.Err())
+			}
+			return last, nil
+		case <-t.C:
+		}
+	}
+}
+
+// CreateForProfile is `payout create` on profile p when p sends through
+// the hub (payouts_via_relay): the hub at its relay_url, as relay_token.
+func CreateForProfile(ctx context.Context, s *cmdutil.Streams, p *config.Profile, o *headless.PayoutOptions) error {
+	hc, err := (&Conn{}).Client(p)
+	if err != nil {
+		return err
+	}
+	return CreateViaHub(ctx, s, hc, p.Name, o)
+}
