@@ -89,13 +89,13 @@ type Request struct {
 	Status string `json:"status"`
 	// PayoutState is what the service says of the payout once sent
 	// (accepted, then the states its webhooks and report give).
-	PayoutState          string     `json:"payout_state,omitempty"`
+	PayoutState          string     `json:"payout_state"`
 	RequestedBy          string     `json:"requested_by"`
 	RequestedAt          time.Time  `json:"requested_at"`
 	ApprovedBy           []string   `json:"approved_by"`
 	Approvals            []Approval `json:"approvals,omitempty"`
-	RejectedBy           string     `json:"rejected_by,omitempty"`
-	Reason               string     `json:"reason,omitempty"`
+	RejectedBy           string     `json:"rejected_by"`
+	Reason               string     `json:"reason"`
 	NeedsApproval        bool       `json:"needs_approval"`
 	Policy               string     `json:"policy,omitempty"`
 	ApprovalsNeeded      int        `json:"approvals_needed,omitempty"`

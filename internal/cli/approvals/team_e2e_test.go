@@ -1,0 +1,438 @@
+package approvals_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/api/sandbox"
+	"github.com/paydash/paydash/hub/users"
+	"github.com/paydash/paydash/internal/cli/approvals"
+	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/cli/headless"
+	"github.com/paydash/paydash/internal/cli/serve"
+)
+
+// The team end to end: the sandbox, `paydash relay --users` as the hub
+// and three people over loopback: ada (request), bob (request, approve)
+// and vic (view). Payouts are counted in the sandbox's own report.
+
+const (
+	payee  = "GB33BUKB20201555555555"
+	payee2 = "GB94BARC10201530093459"
+	shared = "the-shared-relay-token-0123"
+)
+
+type team struct {
+	t       *testing.T
+	sb      *sandbox.Server
+	svc     *api.Client
+	cfg     string
+	users   string
+	store   string
+	state   string
+	addr    string
+	tokens  map[string]string
+	notes   *notes
+	stopHub func()
+}
+
+type notes struct {
+	mu    sync.Mutex
+	texts []string
+}
+
+func (n *notes) has(sub string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, t := range n.texts {
+		if strings.Contains(t, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func startTeam(t *testing.T) *team {
+	t.Helper()
+	key, err := api.GenerateSigningKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	sb, err := sandbox.Listen(ctx, "127.0.0.1:0", sandbox.Options{MerchantKey: &key.PublicKey, MerchantKeyID: "k1",
+		InitialFunds: map[string]int64{"GBP": 100_000_00, "EUR": 100_000_00}, History: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	info := sb.Info()
+	svc, err := api.NewClient(api.Config{AuthURL: info.AuthURL, BaseURL: info.BaseURL, PayoutsURL: info.PayoutsURL,
+		ClientID: info.ClientID, ClientSecret: info.ClientSecret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pem, err := api.EncodePrivateKeyPEM(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(dir, "hub-key.pem")
+	if err := os.WriteFile(keyFile, pem, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tm := &team{t: t, sb: sb, svc: svc, users: filepath.Join(dir, "team.toml"), store: filepath.Join(dir, "approvals.db"),
+		state: t.TempDir(), addr: freeAddr(t), tokens: map[string]string{}, notes: &notes{}}
+	for _, u := range []struct {
+		name  string
+		roles []string
+	}{{"ada", []string{"request"}}, {"bob", []string{"request", "approve"}}, {"vic", []string{"view"}}} {
+		if tm.tokens[u.name], err = users.Add(tm.users, u.name, u.roles); err != nil {
+			t.Fatal(err)
+		}
+	}
+	service := fmt.Sprintf("auth_url = %q\nbase_url = %q\npayouts_url = %q\nclient_id = %q\nclient_secret = %q\n",
+		info.AuthURL, info.BaseURL, info.PayoutsURL, info.ClientID, info.ClientSecret)
+	var b strings.Builder
+	fmt.Fprintf(&b, "[profiles.hub]\n%ssigning_key_id = \"k1\"\nsigning_key_file = %q\n\n", service, filepath.ToSlash(keyFile))
+	for _, n := range []string{"ada", "bob", "vic"} {
+		fmt.Fprintf(&b, "[profiles.%s]\n%spayouts_via_relay = true\nrelay_url = \"ws://%s/ws\"\nrelay_token = %q\n\n", n, service, tm.addr, tm.tokens[n])
+	}
+	fmt.Fprintf(&b, "[profiles.shared]\n%spayouts_via_relay = true\nrelay_url = \"ws://%s/ws\"\nrelay_token = %q\n", service, tm.addr, shared)
+	tm.cfg = filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(tm.cfg, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	notify := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		var m struct {
+			Text string `json:"text"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		tm.notes.mu.Lock()
+		tm.notes.texts = append(tm.notes.texts, m.Text)
+		tm.notes.mu.Unlock()
+	}))
+	t.Cleanup(notify.Close)
+	if err := tm.startHub("--notify-url", notify.URL); err != nil {
+		t.Fatal(err)
+	}
+	return tm
+}
+
+func (tm *team) streams(in string) (*cmdutil.Streams, *bytes.Buffer, *bytes.Buffer) {
+	var out, errb bytes.Buffer
+	return &cmdutil.Streams{In: strings.NewReader(in), Out: &out, Err: &errb, Getenv: tm.getenv}, &out, &errb
+}
+
+func (tm *team) getenv(k string) string {
+	if k == "XDG_STATE_HOME" || k == "HOME" {
+		return tm.state
+	}
+	return ""
+}
+
+// startHub runs `paydash --profile hub relay --users ... [args]` in
+// process, on tm.addr, and waits for its start-up line.
+func (tm *team) startHub(args ...string) error {
+	t := tm.t
+	o := &serve.RelayOptions{}
+	fs := pflag.NewFlagSet("relay", pflag.ContinueOnError)
+	o.Bind(fs)
+	base := []string{"--json", "--listen", tm.addr, "--token", shared, "--users", tm.users, "--approve-over", "GBP=1000.00",
+		"--send-profile", "hub", "--approvals-store", tm.store}
+	if err := fs.Parse(append(base, args...)); err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	var errb bytes.Buffer
+	s := &cmdutil.Streams{In: strings.NewReader(""), Out: pw, Err: &errb, Getenv: tm.getenv}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		err := serve.Relay(ctx, s, &cmdutil.Global{ConfigPath: tm.cfg, Profile: "hub"}, o)
+		pw.CloseWithError(errors.New("relay returned"))
+		done <- err
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		cancel()
+		return <-done
+	}
+	if !strings.Contains(line, `"hub_url"`) {
+		t.Fatalf("start-up line without the hub: %s", line)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	tm.stopHub = func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("hub stopped with %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("hub did not stop")
+		}
+	}
+	t.Cleanup(func() {
+		if tm.stopHub != nil {
+			tm.stopHub()
+			tm.stopHub = nil
+		}
+	})
+	return nil
+}
+
+// create runs `paydash --profile WHO payout create ... --yes --json`.
+func (tm *team) create(who, ref, iban, amount, currency string, extra func(*headless.PayoutOptions)) (map[string]any, int) {
+	tm.t.Helper()
+	s, out, errb := tm.streams("")
+	p, err := cmdutil.LoadProfile(s, &cmdutil.Global{ConfigPath: tm.cfg, Profile: who})
+	if err != nil {
+		tm.t.Fatal(err)
+	}
+	o := &headless.PayoutOptions{Name: "Payee Ltd", IBAN: iban, Reference: ref, Amount: amount, Currency: currency,
+		ContextCode: api.ContextCodeWithdrawal, Yes: true, JSON: true}
+	if extra != nil {
+		extra(o)
+	}
+	err = approvals.CreateForProfile(context.Background(), s, p, o)
+	var res map[string]any
+	if out.Len() > 0 {
+		if jerr := json.Unmarshal(out.Bytes(), &res); jerr != nil {
+			tm.t.Fatalf("payout create --json printed %q: %v", out.String(), jerr)
+		}
+	}
+	_ = errb
+	return res, cmdutil.ExitCode(err)
+}
+
+// run runs `paydash --profile WHO approvals ARGS...`.
+func (tm *team) run(who string, args ...string) (string, int, error) {
+	tm.t.Helper()
+	s, out, errb := tm.streams("")
+	c := approvals.Command(s, &cmdutil.Global{ConfigPath: tm.cfg, Profile: who})
+	c.SetArgs(args)
+	c.SetOut(io.Discard)
+	c.SetErr(io.Discard)
+	c.SilenceUsage, c.SilenceErrors = true, true
+	err := c.ExecuteContext(context.Background())
+	return out.String() + errb.String(), cmdutil.ExitCode(err), err
+}
+
+func (tm *team) inReport(ref string) int {
+	tm.t.Helper()
+	txs, err := tm.svc.Transactions(context.Background(), api.TransactionQuery{Type: api.TransactionPayout})
+	if err != nil {
+		tm.t.Fatal(err)
+	}
+	n := 0
+	for _, tx := range txs {
+		if tx.BeneficiaryReference == ref {
+			n++
+		}
+	}
+	return n
+}
+
+func TestTeamEndToEnd(t *testing.T) {
+	tm := startTeam(t)
+
+	// Below the threshold: sent at once, as today.
+	res, code := tm.create("ada", "E2E-SMALL", payee, "10.00", "GBP", nil)
+	if code != 0 || res["status"] != "sent" || res["accepted"] != true {
+		t.Fatalf("small payout: exit %d %v", code, res)
+	}
+
+	// Above it: awaiting approval, exit 5, nothing sent.
+	res, code = tm.create("ada", "E2E-BIG", payee2, "1500.00", "GBP", nil)
+	if code != cmdutil.ExitAwaitingApproval || res["status"] != "awaiting_approval" || res["approval_id"] == "" {
+		t.Fatalf("big payout: exit %d %v", code, res)
+	}
+	big := res["approval_id"].(string)
+	if tm.inReport("E2E-BIG") != 0 {
+		t.Fatal("sent before approval")
+	}
+
+	// The viewer lists it with every field a script reads.
+	out, code, err := tm.run("vic", "list", "--json")
+	if code != 0 {
+		t.Fatalf("vic list: %d %v", code, err)
+	}
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 {
+		t.Fatalf("list --json: %s (%v)", out, err)
+	}
+	for _, f := range []string{"id", "status", "payout_state", "requested_by", "approved_by", "rejected_by", "reason",
+		"amount_in_minor", "currency", "beneficiary_name", "beneficiary_reference", "transaction_id"} {
+		if _, ok := list[0][f]; !ok {
+			t.Errorf("list --json lacks %s: %v", f, list[0])
+		}
+	}
+	if list[0]["status"] != "pending" || list[0]["requested_by"] != "ada" || list[0]["amount_in_minor"] != float64(150000) {
+		t.Fatalf("listed: %v", list[0])
+	}
+
+	// Neither the viewer nor a requester without approve can approve; the
+	// viewer cannot request; the shared relay token cannot request.
+	if _, code, _ := tm.run("vic", "approve", big, "--yes"); code != cmdutil.ExitUsage {
+		t.Fatalf("vic approve: exit %d", code)
+	}
+	if _, code, _ := tm.run("ada", "approve", big, "--yes"); code != cmdutil.ExitUsage {
+		t.Fatalf("ada approve: exit %d", code)
+	}
+	if _, code := tm.create("vic", "E2E-VIEW", payee, "1.00", "GBP", nil); code != cmdutil.ExitUsage {
+		t.Fatalf("vic payout create: exit %d", code)
+	}
+	if _, code := tm.create("shared", "E2E-SHARED", payee, "1.00", "GBP", nil); code != cmdutil.ExitUsage {
+		t.Fatalf("payout with the shared token: exit %d", code)
+	}
+
+	// bob approves: sent once.
+	out, code, err = tm.run("bob", "approve", big, "--yes")
+	if code != 0 || !strings.Contains(out, "Sent") {
+		t.Fatalf("bob approve: exit %d %v %s", code, err, out)
+	}
+	if n := tm.inReport("E2E-BIG"); n != 1 {
+		t.Fatalf("%d payouts after approval, want 1", n)
+	}
+	// Approving a sent request again sends nothing more.
+	if _, code, _ := tm.run("bob", "approve", big, "--yes"); code != 0 {
+		t.Fatalf("repeated approve: exit %d", code)
+	}
+	if n := tm.inReport("E2E-BIG"); n != 1 {
+		t.Fatalf("%d payouts after a repeated approval, want 1", n)
+	}
+
+	// The requester never approves their own request, approve role or not.
+	res, code = tm.create("bob", "E2E-OWN", payee2, "2000.00", "GBP", nil)
+	if code != cmdutil.ExitAwaitingApproval {
+		t.Fatalf("bob's big payout: exit %d %v", code, res)
+	}
+	if _, code, _ := tm.run("bob", "approve", res["approval_id"].(string), "--yes"); code != cmdutil.ExitUsage {
+		t.Fatalf("bob approving his own: exit %d", code)
+	}
+
+	// No splitting: 600 + 600 to one payee by one requester within 24 h.
+	if _, code := tm.create("ada", "E2E-SPLIT-1", payee, "600.00", "GBP", nil); code != 0 {
+		t.Fatalf("first half: exit %d", code)
+	}
+	res, code = tm.create("ada", "E2E-SPLIT-2", payee, "600.00", "GBP", nil)
+	if code != cmdutil.ExitAwaitingApproval {
+		t.Fatalf("second half: exit %d %v", code, res)
+	}
+
+	// A currency with no threshold: every payout needs approval. Rejected
+	// with a reason, it can no longer be approved.
+	res, code = tm.create("ada", "E2E-EUR", "DE89370400440532013000", "1.00", "EUR", nil)
+	if code != cmdutil.ExitAwaitingApproval {
+		t.Fatalf("EUR: exit %d %v", code, res)
+	}
+	eur := res["approval_id"].(string)
+	if _, code, _ := tm.run("bob", "reject", eur); code != cmdutil.ExitUsage {
+		t.Fatalf("reject without --reason: exit %d", code)
+	}
+	if out, code, _ := tm.run("bob", "reject", eur, "--reason", "wrong account"); code != 0 || !strings.Contains(out, "wrong account") {
+		t.Fatalf("reject: exit %d %s", code, out)
+	}
+	if _, code, _ := tm.run("bob", "approve", eur, "--yes"); code != cmdutil.ExitNotAccepted {
+		t.Fatalf("approving a rejected request: exit %d", code)
+	}
+	if !tm.notes.has("ada asks for approval") {
+		t.Errorf("no notification of a new request: %v", tm.notes.texts)
+	}
+
+	// A restart keeps every request and decision; a request made under a
+	// short TTL lapses, cannot be approved, and the lapse is posted.
+	tm.stopHub()
+	tm.stopHub = nil
+	notify := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		tm.notes.mu.Lock()
+		tm.notes.texts = append(tm.notes.texts, string(body))
+		tm.notes.mu.Unlock()
+	}))
+	defer notify.Close()
+	if err := tm.startHub("--approval-ttl", "300ms", "--notify-url", notify.URL); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ = tm.run("vic", "show", eur)
+	if !strings.Contains(out, "rejected") || !strings.Contains(out, "wrong account") {
+		t.Fatalf("after restart, show: %s", out)
+	}
+	res, code = tm.create("ada", "E2E-LAPSE", payee2, "3000.00", "GBP", nil)
+	if code != cmdutil.ExitAwaitingApproval {
+		t.Fatalf("lapse candidate: exit %d", code)
+	}
+	time.Sleep(400 * time.Millisecond)
+	if _, code, err := tm.run("bob", "approve", res["approval_id"].(string), "--yes"); code != cmdutil.ExitNotAccepted || !strings.Contains(err.Error(), "lapsed") {
+		t.Fatalf("approving a lapsed request: exit %d %v", code, err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !tm.notes.has("lapsed") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !tm.notes.has("lapsed") {
+		t.Errorf("no notification of the lapse")
+	}
+
+	// The record has who and when for every step.
+	out, code, _ = tm.run("vic", "log", "--json")
+	var log []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &log) != nil {
+		t.Fatalf("log: %d %s", code, out)
+	}
+	var acts []string
+	for _, e := range log {
+		if e["request_id"] == big {
+			acts = append(acts, fmt.Sprintf("%v/%v", e["action"], e["by"]))
+		}
+	}
+	if strings.Join(acts, " ") != "requested/ada approved/bob sending/hub outcome/<nil>" {
+		t.Fatalf("record of %s: %v", big, acts)
+	}
+
+	// Counted in the service's own report: only what was sent.
+	for ref, want := range map[string]int{"E2E-SMALL": 1, "E2E-BIG": 1, "E2E-OWN": 0, "E2E-SPLIT-1": 1, "E2E-SPLIT-2": 0,
+		"E2E-EUR": 0, "E2E-LAPSE": 0, "E2E-VIEW": 0, "E2E-SHARED": 0} {
+		if n := tm.inReport(ref); n != want {
+			t.Errorf("%s: %d payouts in the sandbox's report, want %d", ref, n, want)
+		}
+	}
+}
+
+func TestHubRefusesToStartWithoutEnoughApprovers(t *testing.T) {
+	tm := startTeam(t)
+	tm.stopHub()
+	tm.stopHub = nil
+	err := tm.startHub("--approvers", "2")
+	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "--approvers 2") {
+		t.Fatalf("--approvers 2 with one approver: %v", err)
+	}
+}
