@@ -41,7 +41,7 @@ func run(ctx context.Context, args []string, s *cmdutil.Streams) int {
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
-	err := root.ExecuteContext(ctx)
+	err := cmdutil.Execute(ctx, root, args)
 	if err != nil && !cmdutil.IsSilent(err) {
 		fmt.Fprintf(s.Err, "paydash: %v\n", err)
 	}

@@ -146,3 +146,29 @@ func TestHelpNamesEachDefaultOnce(t *testing.T) {
 	}
 	walk(newRoot(cmdutil.System()))
 }
+
+// TestTyposAreErrorsAtEveryLevel: a mistyped command or subcommand exits
+// 2 with what was meant, never help and exit 0 (which a script reads as
+// success), and never blames a flag that belongs to the meant command.
+func TestTyposAreErrorsAtEveryLevel(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"payout", "creat"}, `unknown command "creat" for "paydash payout"; did you mean "create"?`},
+		{[]string{"config", "foo"}, `unknown command "foo" for "paydash config"; its commands are check, init, show`},
+		{[]string{"transaction", "--since", "7d"}, `unknown command "transaction" for "paydash"; did you mean "transactions"?`},
+		{[]string{"--profile", "x", "payouts", "lgo"}, `unknown command "lgo" for "paydash payouts"; did you mean "log"?`},
+		{[]string{"events", "tial", "--json"}, `did you mean "tail"?`},
+		{[]string{"completion", "bsh"}, `did you mean "bash"`},
+	} {
+		out, errOut, code := runIn(t, isolated(t), "", c.args...)
+		if code != cmdutil.ExitUsage || !strings.Contains(errOut, c.want) || strings.Contains(out, "Usage:") {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit 2 and %q", c.args, code, errOut, out, c.want)
+		}
+	}
+	// A parent command alone still shows its help.
+	if out, _, code := runIn(t, isolated(t), "", "payout"); code != 0 || !strings.Contains(out, "batch") {
+		t.Errorf("paydash payout: exit %d\n%s", code, out)
+	}
+}
