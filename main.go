@@ -9,7 +9,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -36,16 +35,13 @@ func run(ctx context.Context, args []string, s *cmdutil.Streams) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	s.Done = ctx.Done()
+	out := cmdutil.WatchOutput(s)
 	root := newRoot(s)
 	root.SetArgs(args)
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
-	err := cmdutil.Execute(ctx, root, args)
-	if err != nil && !cmdutil.IsSilent(err) {
-		fmt.Fprintf(s.Err, "paydash: %v\n", err)
-	}
-	return cmdutil.ExitCode(err)
+	return cmdutil.Report(s, out, args, cmdutil.Execute(ctx, root, args))
 }
 
 func newRoot(s *cmdutil.Streams) *cobra.Command {
