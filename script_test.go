@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -34,7 +37,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Setup:               scriptSandbox,
-		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"waitfile": waitFile},
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"waitfile": waitFile, "exits": exits},
 	})
 }
 
@@ -94,4 +97,28 @@ func scriptSandbox(env *testscript.Env) error {
 		env.Setenv(k, v)
 	}
 	return nil
+}
+
+// exits is the script command `exits N PROGRAM ARGS...`: run it as exec
+// does (its stdout and stderr are then what stdout and stderr match) and
+// require exit status N, since scripts rely on each status's meaning.
+func exits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits N PROGRAM [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: %q is not a number", args[0])
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exits: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("exit status %d, want %d", got, want)
+	}
 }
