@@ -20,7 +20,7 @@ type PayoutsLogOptions struct {
 // Bind registers the flags.
 func (o *PayoutsLogOptions) Bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.JSON, "json", false, "print the attempts as a JSON array")
-	fs.StringVar(&o.Since, "since", "", "only the last period: 24h, 7d, 2w, or today (as transactions --since; default all)")
+	fs.StringVar(&o.Since, "since", "", "only since then, as transactions --since: 7d, 24h, \"7 days\", today or a time (default all)")
 }
 
 // PayoutsLog prints the profile's audit record: one line per attempt to
