@@ -7,6 +7,8 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // This file holds the cobra wiring of the headless commands: each parses
@@ -155,12 +157,15 @@ func PayoutsCommand(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 		Long: `Print the profile's audit record: every attempt to send a payout, from the
 dashboard's form, payout create or a batch, with time, profile, source,
 transaction_id, payee, IBAN, amount, reference and the last outcome known
-(accepted, refused, settled, rejected, failed; "no answer recorded" when the
-process stopped before hearing back). The record is append-only, fsynced
-and 0600, under the state directory; the duplicate check reads it first.`,
+(accepted, refused, settled, rejected, failed, returned; "no answer
+recorded" when the process stopped before hearing back). A payout still
+open in the record is first looked up in the relay's history, else the
+service's report, and its final state is appended to the record
+(--offline skips this). The record is append-only, fsynced and 0600,
+under the state directory; the duplicate check reads it first.`,
 		Example: "  paydash payouts log\n  paydash payouts log --since 7d --json",
 		Args:    cmdutil.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, err := cmdutil.LoadProfile(s, g)
 			if err != nil {
 				return err
@@ -168,6 +173,17 @@ and 0600, under the state directory; the duplicate check reads it first.`,
 			log, err := cmdutil.AuditLog(s, p)
 			if err != nil {
 				return err
+			}
+			if !o.Offline {
+				var report payout.ReportReader
+				if c, err := cmdutil.Client(p); err == nil {
+					report = c
+				}
+				var states payout.FinalStates
+				if p.RelayURL != "" {
+					states = relayclient.History{URL: p.RelayURL, Token: p.RelayToken.Reveal()}
+				}
+				LearnOutcomes(cmd.Context(), s, log, report, states)
 			}
 			return PayoutsLog(s, log, o)
 		},
