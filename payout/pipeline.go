@@ -10,20 +10,41 @@ import (
 	"github.com/paydash/paydash/relayclient"
 )
 
-// Service is the part of the api client a Pipeline uses; *api.Client is
-// one.
-type Service interface {
+// Sender sends one payout; *api.Client is one.
+type Sender interface {
 	CreatePayout(ctx context.Context, req *api.PayoutRequest) error
-	ReportReader
+}
+
+// BalanceReader reads the payout accounts; *api.Client is one.
+type BalanceReader interface {
 	Balances(ctx context.Context) ([]api.Balance, error)
+}
+
+// Service is the whole api client a Pipeline uses; *api.Client is one.
+type Service interface {
+	Sender
+	ReportReader
+	BalanceReader
+}
+
+// New is a Pipeline sending through svc, reading its report and
+// balances, and keeping the audit record log (nil keeps none).
+func New(svc Service, log *Log, source string) *Pipeline {
+	return &Pipeline{Sender: svc, Report: svc, Balances: svc, Log: log, Source: source}
 }
 
 // Pipeline runs payouts of one profile through the stages of the package
 // doc. The zero value of each optional field leaves its check out; a
 // Pipeline is safe for concurrent use (the audit record locks).
 type Pipeline struct {
-	// Service sends the payouts and answers the report and the balances.
-	Service Service
+	// Sender sends the payouts.
+	Sender Sender
+	// Report is the service's transaction report, read for duplicates
+	// and ids; nil checks the audit record only.
+	Report ReportReader
+	// Balances are read to refuse a payout its account cannot make; nil
+	// leaves that check out.
+	Balances BalanceReader
 	// Log is the profile's audit record; nil keeps none (and checks only
 	// the report).
 	Log *Log
@@ -132,11 +153,23 @@ func (p *Pipeline) window() time.Duration {
 	return p.Window
 }
 
-func (p *Pipeline) report() ReportReader {
-	if p.Service == nil {
-		return nil
+func (p *Pipeline) report() ReportReader { return p.Report }
+
+// WithService returns a copy of p that sends through svc and reads its
+// report and balances where p names none (the dashboard's form sends
+// through its backend).
+func (p *Pipeline) WithService(svc Service) *Pipeline {
+	q := *p
+	if q.Sender == nil {
+		q.Sender = svc
 	}
-	return p.Service
+	if q.Report == nil {
+		q.Report = svc
+	}
+	if q.Balances == nil {
+		q.Balances = svc
+	}
+	return &q
 }
 
 func (p *Pipeline) states() FinalStates {
@@ -191,10 +224,10 @@ func (p *Pipeline) Check(ctx context.Context, req *api.PayoutRequest, opt Option
 	if err != nil {
 		return c, err
 	}
-	if opt.SkipFunds || c.AlreadySent != nil || p.Service == nil {
+	if opt.SkipFunds || c.AlreadySent != nil || p.Balances == nil {
 		return c, nil
 	}
-	bals, err := p.Service.Balances(ctx)
+	bals, err := p.Balances.Balances(ctx)
 	if err != nil {
 		return c, fmt.Errorf("checking the %s balance before sending: %w (nothing was sent)", req.Currency, err)
 	}
@@ -288,7 +321,7 @@ func (p *Pipeline) Reserve(ctx context.Context, req *api.PayoutRequest, opt Opti
 // Send is stages 4 and 5: one POST under req's transaction id, its
 // answer classified.
 func (p *Pipeline) Send(ctx context.Context, req *api.PayoutRequest) Answer {
-	return Classify(p.Service.CreatePayout(ctx, req))
+	return Classify(p.Sender.CreatePayout(ctx, req))
 }
 
 // RecordAnswer is stage 6: the answer is appended to the record. An
