@@ -89,6 +89,7 @@ sends it, once, under the transaction id fixed when it was requested.`,
   paydash approvals show apr-abcdefghij
   paydash approvals approve apr-abcdefghij
   paydash approvals reject apr-abcdefghij --reason "wrong IBAN, see ticket 42"`,
+		Args: cmdutil.NoArgs,
 	}
 	c.PersistentFlags().StringVar(&conn.HubURL, "hub", "", "hub address, http://host:port (default: from the profile's relay_url)")
 	c.AddCommand(listCmd(s, g, conn), showCmd(s, g, conn), approveCmd(s, g, conn), rejectCmd(s, g, conn), logCmd(s, g, conn))
@@ -100,7 +101,7 @@ func listCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "Requests awaiting approval or being sent (--all: every request)",
-		Args:  cobra.NoArgs,
+		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, hc, err := conn.setup(s, g)
 			if err != nil {
@@ -146,7 +147,7 @@ func showCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "show ID",
 		Short: "One request and its record",
-		Args:  cobra.ExactArgs(1),
+		Args:  cmdutil.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, hc, err := conn.setup(s, g)
 			if err != nil {
@@ -214,7 +215,7 @@ func approveCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Comman
 	c := &cobra.Command{
 		Use:   "approve ID",
 		Short: "Approve a request; the approval that completes it sends the payout",
-		Args:  cobra.ExactArgs(1),
+		Args:  cmdutil.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, hc, err := conn.setup(s, g)
 			if err != nil {
@@ -301,7 +302,7 @@ func rejectCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Command
 	c := &cobra.Command{
 		Use:   "reject ID --reason TEXT",
 		Short: "Reject a request, saying why",
-		Args:  cobra.ExactArgs(1),
+		Args:  cmdutil.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if strings.TrimSpace(reason) == "" {
 				return cmdutil.Exit(cmdutil.ExitUsage, errors.New("--reason TEXT is required: the requester reads it to know what to correct"))
@@ -333,7 +334,7 @@ func logCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "log",
 		Short: "The hub's record: every request, approval, rejection, lapse, send and outcome, with who and when",
-		Args:  cobra.NoArgs,
+		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, hc, err := conn.setup(s, g)
 			if err != nil {

@@ -13,7 +13,6 @@ import (
 	"github.com/paydash/paydash/hub/hubclient"
 	"github.com/paydash/paydash/hub/store"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/internal/cli/headless"
 	"github.com/paydash/paydash/termtext"
 )
 
@@ -33,6 +32,13 @@ type ViaHubResult struct {
 	Detail          string   `json:"detail,omitempty"`
 }
 
+// ViaHubOptions are payout create's flags that apply through the hub.
+type ViaHubOptions struct {
+	Yes, JSON, AllowDuplicate bool
+	// Wait follows a request awaiting approval up to this long.
+	Wait time.Duration
+}
+
 // waitPoll is how often --wait asks the hub about a request.
 const waitPoll = time.Second
 
@@ -41,11 +47,12 @@ const waitPoll = time.Second
 // policy and sends it with its own key, at once or after approval. Exit
 // 0 sent, 5 awaiting approval, 3 refused (or, with --wait, rejected or
 // lapsed), 1 unknown.
-func CreateViaHub(ctx context.Context, s *cmdutil.Streams, hc *hubclient.Client, profile string, o *headless.PayoutOptions) error {
-	req, usage := o.Request()
-	probs := api.ValidatePayout(req)
-	if len(usage) > 0 || len(probs) > 0 {
-		return cmdutil.Exit(cmdutil.ExitUsage, &headless.ProblemsError{What: "payout", Usage: usage, Problems: probs})
+func CreateViaHub(ctx context.Context, s *cmdutil.Streams, hc *hubclient.Client, profile string, req *api.PayoutRequest, usage []string, o ViaHubOptions) error {
+	if len(usage) > 0 {
+		return cmdutil.Exit(cmdutil.ExitUsage, errors.New("payout: "+strings.Join(usage, "; ")))
+	}
+	if probs := api.ValidatePayout(req); len(probs) > 0 {
+		return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("payout: %w; nothing was sent", probs))
 	}
 	if !o.Yes {
 		if !s.Interactive() {
@@ -157,10 +164,10 @@ func waitDecided(ctx context.Context, hc *hubclient.Client, id string, d time.Du
 
 // CreateForProfile is `payout create` on profile p when p sends through
 // the hub (payouts_via_relay): the hub at its relay_url, as relay_token.
-func CreateForProfile(ctx context.Context, s *cmdutil.Streams, p *config.Profile, o *headless.PayoutOptions) error {
+func CreateForProfile(ctx context.Context, s *cmdutil.Streams, p *config.Profile, req *api.PayoutRequest, usage []string, o ViaHubOptions) error {
 	hc, err := (&Conn{}).Client(p)
 	if err != nil {
 		return err
 	}
-	return CreateViaHub(ctx, s, hc, p.Name, o)
+	return CreateViaHub(ctx, s, hc, p.Name, req, usage, o)
 }

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/spf13/pflag"
 
 	"github.com/paydash/paydash/api"
@@ -25,7 +26,6 @@ import (
 	"github.com/paydash/paydash/hub/users"
 	"github.com/paydash/paydash/internal/cli/approvals"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/internal/cli/headless"
 	"github.com/paydash/paydash/internal/cli/serve"
 )
 
@@ -210,19 +210,24 @@ func (tm *team) startHub(args ...string) error {
 }
 
 // create runs `paydash --profile WHO payout create ... --yes --json`.
-func (tm *team) create(who, ref, iban, amount, currency string, extra func(*headless.PayoutOptions)) (map[string]any, int) {
+func (tm *team) create(who, ref, iban, amount, currency string, extra func(*approvals.ViaHubOptions)) (map[string]any, int) {
 	tm.t.Helper()
 	s, out, errb := tm.streams("")
 	p, err := cmdutil.LoadProfile(s, &cmdutil.Global{ConfigPath: tm.cfg, Profile: who})
 	if err != nil {
 		tm.t.Fatal(err)
 	}
-	o := &headless.PayoutOptions{Name: "Payee Ltd", IBAN: iban, Reference: ref, Amount: amount, Currency: currency,
-		ContextCode: api.ContextCodeWithdrawal, Yes: true, JSON: true}
-	if extra != nil {
-		extra(o)
+	minor, err := api.ParseAmount(amount, currency, false)
+	if err != nil {
+		tm.t.Fatal(err)
 	}
-	err = approvals.CreateForProfile(context.Background(), s, p, o)
+	req := &api.PayoutRequest{TransactionID: uuid.NewString(), BeneficiaryName: "Payee Ltd", BeneficiaryIBAN: iban, BeneficiaryReference: ref,
+		AmountInMinor: minor, Currency: currency, ContextCode: api.ContextCodeWithdrawal}
+	o := approvals.ViaHubOptions{Yes: true, JSON: true}
+	if extra != nil {
+		extra(&o)
+	}
+	err = approvals.CreateForProfile(context.Background(), s, p, req, nil, o)
 	var res map[string]any
 	if out.Len() > 0 {
 		if jerr := json.Unmarshal(out.Bytes(), &res); jerr != nil {

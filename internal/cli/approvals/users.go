@@ -33,6 +33,7 @@ as relay_token. The running hub reads the file again on SIGHUP
   paydash relay user add bob --role request,approve --users team.toml
   paydash relay user rotate ada --users team.toml
   paydash relay user remove ada --users team.toml`,
+		Args: cmdutil.NoArgs,
 	}
 	c.PersistentFlags().StringVar(&file, "users", "", "users file (required)")
 	need := func() error {
@@ -45,7 +46,7 @@ as relay_token. The running hub reads the file again on SIGHUP
 	add := &cobra.Command{
 		Use:   "add NAME",
 		Short: "Add a user with a new token, printed once",
-		Args:  cobra.ExactArgs(1),
+		Args:  cmdutil.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if err := need(); err != nil {
 				return err
@@ -66,7 +67,7 @@ as relay_token. The running hub reads the file again on SIGHUP
 	remove := &cobra.Command{
 		Use:   "remove NAME",
 		Short: "Remove a user; their token stops working when the hub reads the file again",
-		Args:  cobra.ExactArgs(1),
+		Args:  cmdutil.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if err := need(); err != nil {
 				return err
@@ -81,7 +82,7 @@ as relay_token. The running hub reads the file again on SIGHUP
 	rotate := &cobra.Command{
 		Use:   "rotate NAME",
 		Short: "Give a user a new token, printed once; the old one stops working when the hub reads the file again",
-		Args:  cobra.ExactArgs(1),
+		Args:  cmdutil.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if err := need(); err != nil {
 				return err
