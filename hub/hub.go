@@ -111,6 +111,7 @@ func (h *Hub) Run(ctx context.Context) error {
 	defer t.Stop()
 	for {
 		h.lapse()
+		h.retryApproved(ctx)
 		select {
 		case <-ctx.Done():
 			return nil
@@ -125,6 +126,21 @@ func (h *Hub) Close() {
 	h.stop()
 	h.sends.Wait()
 	h.notify.wait()
+}
+
+// retryApproved sends the requests left approved: their send stopped
+// before anything went out (the service or the record could not be read).
+func (h *Hub) retryApproved(ctx context.Context) {
+	approved, err := h.cfg.Store.List(func(r *store.Request) bool { return r.Status == store.StatusApproved })
+	if err != nil {
+		h.log.Error("approvals: reading the store failed", "err", err)
+		return
+	}
+	for _, r := range approved {
+		if _, err := h.sendDetached(ctx, r.ID); err != nil {
+			h.log.Error("approvals: sending an approved request failed; tried again later", "id", r.ID, "err", err)
+		}
+	}
 }
 
 func (h *Hub) lapse() {
@@ -209,8 +225,8 @@ func (h *Hub) send(ctx context.Context, id string) (store.Request, error) {
 			case ClassUnknown, "":
 				// The check itself could not run (the service did not
 				// answer): nothing was sent; the request stays approved
-				// and is sent at the hub's next start.
-				h.log.Warn("approvals: the check before sending could not run; the request is sent at the next start", "id", r.ID, "err", err)
+				// and is tried again at the hub's next round.
+				h.log.Warn("approvals: the check before sending could not run; the request is tried again", "id", r.ID, "err", err)
 				return r, nil
 			}
 			if _, rerr := h.cfg.Store.Refuse(r.ID, store.StatusApproved, err.Error(), h.cfg.Clock.Now()); rerr != nil && !errors.Is(rerr, store.ErrNotApproved) {
@@ -242,7 +258,9 @@ func (h *Hub) record(id string, out Outcome, err error) error {
 			_, rerr := h.cfg.Store.Refuse(id, store.StatusSending, err.Error(), now)
 			return rerr
 		}
-		_, rerr := h.cfg.Store.Finish(id, store.StatusUnknown, "", err.Error(), now)
+		// Stopped before anything was sent (the pipeline's send errors
+		// are Outcomes): approved again, tried at the next round.
+		_, rerr := h.cfg.Store.Release(id, err.Error(), now)
 		return rerr
 	}
 	status := store.StatusUnknown

@@ -43,6 +43,15 @@ type countingPipeline struct {
 	hub.Pipeline
 	sends   atomic.Int32
 	lookups atomic.Int32
+	// down makes Check fail as an unreachable service does.
+	down atomic.Bool
+}
+
+func (c *countingPipeline) Check(ctx context.Context, req *api.PayoutRequest, reserved map[string]int64, allow bool) error {
+	if c.down.Load() {
+		return errors.New("checking the GBP balance: connection refused (nothing was sent)")
+	}
+	return c.Pipeline.Check(ctx, req, reserved, allow)
 }
 
 func (c *countingPipeline) Send(ctx context.Context, req *api.PayoutRequest, allow bool) (hub.Outcome, error) {
@@ -113,7 +122,7 @@ func startEnv(t *testing.T, o opts) *env {
 		t.Fatal(err)
 	}
 	e := &env{t: t, svc: svc, audit: audit, storeDir: dir, tokens: map[string]string{}, notes: make(chan string, 32)}
-	e.pipe = &countingPipeline{Pipeline: &hub.ServicePipeline{Service: svc, Audit: audit}}
+	e.pipe = &countingPipeline{Pipeline: hub.NewPayoutPipeline(svc, audit)}
 	usersFile := filepath.Join(dir, "users.toml")
 	for _, u := range []struct {
 		name  string
@@ -415,7 +424,7 @@ func TestHubRefusesToStartWithFewerApprovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if _, err := hub.New(hub.Config{Users: live, Store: st, Policy: pol, Pipeline: &hub.ServicePipeline{}}); err == nil {
+	if _, err := hub.New(hub.Config{Users: live, Store: st, Policy: pol, Pipeline: &hub.PayoutPipeline{}}); err == nil {
 		t.Fatal("hub started with fewer approvers than --approvers")
 	}
 }
@@ -642,5 +651,42 @@ func TestErrorsNeverCarryTheToken(t *testing.T) {
 	_, err := (&hubclient.Client{BaseURL: e.srv.URL, Token: wrong}).Me(context.Background())
 	if err == nil || strings.Contains(err.Error(), wrong) {
 		t.Fatalf("error %v", err)
+	}
+}
+
+func TestApprovalWhileTheServiceIsDownIsSentOnceItAnswers(t *testing.T) {
+	e := startEnv(t, opts{})
+	ctx := context.Background()
+	res, err := e.as("ada").Submit(ctx, sub("DOWN-1", payeeIBAN, 5000_00))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.pipe.down.Store(true)
+	r, err := e.as("cy").Approve(ctx, res.ApprovalID)
+	if err != nil || r.Status != store.StatusApproved {
+		t.Fatalf("approval while the service is down: %+v %v; want approved, not sent", r, err)
+	}
+	if n := e.reportCount("DOWN-1"); n != 0 {
+		t.Fatalf("%d payouts", n)
+	}
+	e.pipe.down.Store(false)
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- e.hub.Run(runCtx) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r, _ := e.as("vic").Get(ctx, res.ApprovalID)
+		if r.Status == store.StatusSent {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still %s after the service came back", r.Status)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if n := e.reportCount("DOWN-1"); n != 1 || e.pipe.sends.Load() != 1 {
+		t.Fatalf("%d payouts, %d sends; want 1 and 1", n, e.pipe.sends.Load())
 	}
 }

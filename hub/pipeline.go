@@ -2,26 +2,26 @@ package hub
 
 import (
 	"context"
-	"errors"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/payout"
 )
 
-// Classes of a pipeline error (its ErrorClass), as payout/ names them.
+// Classes of a pipeline error (its ErrorClass): payout/'s.
 const (
-	ClassRefused   = "refused"    // the service refused: nothing was created
-	ClassUnknown   = "unknown"    // no definite answer: it may exist
-	ClassFunds     = "funds"      // the account cannot fund it
-	ClassDuplicate = "duplicate"  // it repeats a payout already made
-	ClassNoAccount = "no_account" // no payout account in that currency
-	ClassInvalid   = "invalid"    // the request is not valid
+	ClassRefused   = payout.ClassRefused
+	ClassUnknown   = payout.ClassUnknown
+	ClassFunds     = payout.ClassFunds
+	ClassDuplicate = payout.ClassDuplicate
+	ClassNoAccount = payout.ClassNoAccount
+	ClassInvalid   = payout.ClassInvalid
 )
 
-// Outcome classes of a send.
+// Outcome classes of a send: payout.Classify's.
 const (
-	Accepted = "accepted"
-	Refused  = "refused"
-	Unknown  = "unknown"
+	Accepted = payout.OutcomeAccepted
+	Refused  = payout.OutcomeRefused
+	Unknown  = payout.OutcomeUnknown
 )
 
 // Pipeline is what the hub needs of the one payout pipeline (payout/):
@@ -54,10 +54,4 @@ type Outcome struct {
 }
 
 // ErrorClass returns the pipeline's class of err, "" when it has none.
-func ErrorClass(err error) string {
-	var c interface{ ErrorClass() string }
-	if errors.As(err, &c) {
-		return c.ErrorClass()
-	}
-	return ""
-}
+func ErrorClass(err error) string { return payout.ErrorClass(err) }

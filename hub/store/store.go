@@ -396,6 +396,19 @@ func (s *Store) Refuse(id, from, detail string, at time.Time) (Request, error) {
 	})
 }
 
+// Release puts a request being sent back to approved when the pipeline
+// stopped before sending anything (its record or report could not be
+// read): the hub sends it again later, under the same transaction id.
+func (s *Store) Release(id, detail string, at time.Time) (Request, error) {
+	return s.change(id, at, func(r *Request) (*Entry, bool, error) {
+		if r.Status != StatusSending {
+			return nil, false, fmt.Errorf("approvals store: request %s is %s, not being sent", r.ID, r.Status)
+		}
+		r.Status, r.Detail = StatusApproved, detail
+		return &Entry{Action: ActOutcome, Detail: "not sent, to be tried again: " + detail}, false, nil
+	})
+}
+
 // SetPayoutState records a later state of a sent payout (from webhooks or
 // the report); a state equal to the one held writes nothing.
 func (s *Store) SetPayoutState(id, state, detail string, at time.Time) (Request, error) {

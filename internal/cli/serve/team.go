@@ -117,7 +117,7 @@ func openHub(s *cmdutil.Streams, g *cmdutil.Global, o *TeamOptions, sharedToken 
 		return nil, cmdutil.Exit(cmdutil.ExitUsage, err)
 	}
 	h, err := hub.New(hub.Config{Users: live, Store: st, Policy: pol, SharedToken: sharedToken, NotifyURL: o.NotifyURL, Logger: logger,
-		Pipeline: &hub.ServicePipeline{Service: client, Audit: audit}})
+		Pipeline: hub.NewPayoutPipeline(client, audit)})
 	if err != nil {
 		st.Close()
 		return nil, cmdutil.Exit(cmdutil.ExitUsage, err)
