@@ -25,6 +25,7 @@ import (
 	"github.com/paydash/paydash/api/sandbox"
 	"github.com/paydash/paydash/hub/users"
 	"github.com/paydash/paydash/internal/cli/approvals"
+	"github.com/paydash/paydash/internal/cli/batch"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/cli/serve"
 )
@@ -423,9 +424,26 @@ func TestTeamEndToEnd(t *testing.T) {
 		t.Fatalf("record of %s: %v", big, acts)
 	}
 
+	// A batch from a profile that sends through the hub is refused whole
+	// (the hub takes single payouts only so far); the advice is payout
+	// create, row by row, which the requests above followed.
+	csv := filepath.Join(t.TempDir(), "rows.csv")
+	if err := os.WriteFile(csv, []byte("name,iban,reference,amount,currency\nPayee Ltd,"+payee2+",E2E-BATCH,5.00,GBP\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, _, _ := tm.streams("")
+	err = batch.Command(context.Background(), s, &cmdutil.Global{ConfigPath: tm.cfg, Profile: "ada"}, csv,
+		&batch.CommandOptions{Yes: true, DuplicateWindow: time.Hour})
+	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "paydash payout create") {
+		t.Fatalf("batch through the hub: %v", err)
+	}
+	if _, code := tm.create("ada", "E2E-BATCH", payee2, "5.00", "GBP", nil); code != 0 {
+		t.Fatalf("the row sent as the advice says: exit %d", code)
+	}
+
 	// Counted in the service's own report: only what was sent.
 	for ref, want := range map[string]int{"E2E-SMALL": 1, "E2E-BIG": 1, "E2E-OWN": 0, "E2E-SPLIT-1": 1, "E2E-SPLIT-2": 0,
-		"E2E-EUR": 0, "E2E-LAPSE": 0, "E2E-VIEW": 0, "E2E-SHARED": 0} {
+		"E2E-EUR": 0, "E2E-LAPSE": 0, "E2E-VIEW": 0, "E2E-SHARED": 0, "E2E-BATCH": 1} {
 		if n := tm.inReport(ref); n != want {
 			t.Errorf("%s: %d payouts in the sandbox's report, want %d", ref, n, want)
 		}

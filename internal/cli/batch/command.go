@@ -83,6 +83,11 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 	if err != nil {
 		return err
 	}
+	if p.PayoutsViaRelay && !o.DryRun {
+		// Team mode sends through the hub, which takes single payouts
+		// only so far (a batch as one request is not built).
+		return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("profile %q sends through the team's hub (payouts_via_relay), which does not take batches yet: nothing was sent. Send the rows one by one with paydash payout create, or run the batch from the hub's send profile", p.Name))
+	}
 	audit, err := cmdutil.AuditLog(s, p)
 	if err != nil {
 		return err
