@@ -39,6 +39,10 @@ type Config struct {
 	// SharedToken is the relay's --token. It may read (view), never
 	// request or approve: those need a person's own token.
 	SharedToken string
+	// FollowToken lets the hub's own pipeline read the relay's events to
+	// follow what it sent (ReaderAllowed accepts it); made at start,
+	// never shown.
+	FollowToken string
 	// NotifyURL receives {"text": ...} on each new request and lapse.
 	NotifyURL string
 	// LapseEvery is how often pending requests are checked for lapse
@@ -55,6 +59,7 @@ type Hub struct {
 	log      *slog.Logger
 	submitMu sync.Mutex
 	sharedH  [32]byte
+	followH  [32]byte
 	notify   *notifier
 	// sends tracks payouts being sent, so Close waits for them.
 	sends sync.WaitGroup
@@ -88,9 +93,26 @@ func New(cfg Config) (*Hub, error) {
 	}
 	h := &Hub{cfg: cfg, log: cfg.Logger}
 	h.sharedH = hashToken(cfg.SharedToken)
+	h.followH = hashToken(cfg.FollowToken)
 	h.notify = newNotifier(cfg.NotifyURL, cfg.HTTPClient, cfg.Logger)
 	h.ctx, h.stop = context.WithCancel(context.Background())
+	if f, ok := cfg.Pipeline.(interface {
+		SetFinalHook(func(transactionID, state, reason string))
+	}); ok {
+		f.SetFinalHook(h.final)
+	}
 	return h, nil
+}
+
+// final records a sent payout's final state, as the pipeline followed it.
+func (h *Hub) final(transactionID, state, reason string) {
+	r, err := h.cfg.Store.ByTransactionID(transactionID)
+	if err != nil {
+		return // not the hub's
+	}
+	if _, err := h.cfg.Store.SetPayoutState(r.ID, state, reason, h.cfg.Clock.Now()); err != nil {
+		h.log.Error("approvals: recording a payout's final state failed", "id", r.ID, "err", err)
+	}
 }
 
 // CheckUsers is the rule every reading of the users file must meet for
@@ -125,6 +147,9 @@ func (h *Hub) Run(ctx context.Context) error {
 func (h *Hub) Close() {
 	h.stop()
 	h.sends.Wait()
+	if w, ok := h.cfg.Pipeline.(interface{ Wait() }); ok {
+		w.Wait()
+	}
 	h.notify.wait()
 }
 

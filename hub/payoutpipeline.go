@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/payout"
@@ -15,12 +17,35 @@ import (
 // the funds check (payout.CheckFunds over the balances less that).
 type PayoutPipeline struct {
 	P *payout.Pipeline
+	// FollowFor is how long an accepted payout is followed to its final
+	// state (the relay's events, else the report); 0 follows none.
+	FollowFor time.Duration
+	// onFinal hears each final state followed (set by hub.New).
+	onFinal func(transactionID, state, reason string)
+	// follows are the payouts being followed; base ends them (Stop).
+	follows sync.WaitGroup
+	base    context.Context
+	cancel  context.CancelFunc
+}
+
+// SetFinalHook sets who hears the final states followed.
+func (pp *PayoutPipeline) SetFinalHook(f func(transactionID, state, reason string)) { pp.onFinal = f }
+
+// Wait stops following and waits for the followers to end (the hub is
+// closing; what they did not see is looked up in the report later).
+func (pp *PayoutPipeline) Wait() {
+	if pp.cancel != nil {
+		pp.cancel()
+	}
+	pp.follows.Wait()
 }
 
 // NewPayoutPipeline sends through svc (the send profile's client, which
 // holds the signing key) and keeps the audit record log.
 func NewPayoutPipeline(svc payout.Service, log *payout.Log) *PayoutPipeline {
-	return &PayoutPipeline{P: payout.New(svc, log, payout.SourceHub)}
+	pp := &PayoutPipeline{P: payout.New(svc, log, payout.SourceHub)}
+	pp.base, pp.cancel = context.WithCancel(context.Background())
+	return pp
 }
 
 // options are the pipeline's options for a hub payout: its transaction id
@@ -66,15 +91,46 @@ func (pp *PayoutPipeline) Check(ctx context.Context, req *api.PayoutRequest, res
 // a payout stopped before it was sent; a send the service did not accept
 // is an Outcome, classified by payout.Classify.
 func (pp *PayoutPipeline) Send(ctx context.Context, req *api.PayoutRequest, allowDuplicate bool) (Outcome, error) {
+	f, stop := pp.startFollow(req.TransactionID)
 	_, err := pp.P.Run(ctx, req, options(allowDuplicate), payout.Hooks{})
+	if err != nil {
+		stop()
+	}
 	var se *payout.SendError
 	switch {
 	case err == nil:
+		if f == nil {
+			stop()
+		} else {
+			pp.follows.Go(func() {
+				defer stop()
+				fin := f.Wait(pp.base, pp.FollowFor)
+				if fin.State == "" {
+					return
+				}
+				_ = pp.P.RecordFinal(req.TransactionID, fin)
+				if pp.onFinal != nil {
+					pp.onFinal(req.TransactionID, fin.State, fin.Reason)
+				}
+			})
+		}
 		return Outcome{Class: Accepted, State: Accepted, Detail: "accepted by the service"}, nil
 	case errors.As(err, &se):
 		return Outcome{Class: se.Answer.Outcome, Detail: se.Error()}, nil
 	}
 	return Outcome{}, err
+}
+
+// startFollow subscribes to the payout's events before it is sent, so
+// none is missed; the follower outlives the request that sent it, not
+// the hub. stop ends it.
+func (pp *PayoutPipeline) startFollow(id string) (*payout.Follower, func()) {
+	if pp.FollowFor <= 0 || pp.base == nil {
+		return nil, func() {}
+	}
+	fctx, cancel := context.WithTimeout(pp.base, pp.FollowFor+time.Minute)
+	f := pp.P.Follow(fctx, id)
+	return f, func() { f.Stop(); cancel() }
 }
 
 // Lookup reads the service's report for the transaction id.

@@ -72,11 +72,11 @@ func CreateViaHub(ctx context.Context, s *cmdutil.Streams, hc *hubclient.Client,
 		return hubError(err)
 	}
 	r := res.Request
-	if res.Status == hub.StatusAwaitingApproval && o.Wait > 0 {
-		if !o.JSON {
+	if o.Wait > 0 && (res.Status == hub.StatusAwaitingApproval || waiting(r)) {
+		if !o.JSON && res.Status == hub.StatusAwaitingApproval {
 			fmt.Fprintf(s.Err, "%s awaits approval (%s); waiting up to %s.\n", res.ApprovalID, termtext.Safe(res.Reason), o.Wait)
 		}
-		if r, err = waitDecided(ctx, hc, res.ApprovalID, o.Wait); err != nil {
+		if r, err = waitFinal(ctx, hc, res.ApprovalID, o.Wait); err != nil {
 			return err
 		}
 		res.Status = r.Status
@@ -101,7 +101,13 @@ func CreateViaHub(ctx context.Context, s *cmdutil.Streams, hc *hubclient.Client,
 	}
 	switch out.Status {
 	case store.StatusSent:
-		return nil
+		switch {
+		case o.Wait <= 0, api.StateRank(r.PayoutState) == api.StateRank(api.StateSettled):
+			return nil
+		case api.IsFinalState(r.PayoutState):
+			return cmdutil.SilentExit(cmdutil.ExitNotAccepted) // rejected or failed
+		}
+		return cmdutil.SilentExit(cmdutil.ExitFailure) // no final state seen in time
 	case hub.StatusAwaitingApproval, store.StatusPending:
 		return cmdutil.SilentExit(cmdutil.ExitAwaitingApproval)
 	case store.StatusRefused, store.StatusRejected, store.StatusLapsed:
@@ -133,9 +139,16 @@ func writeOutcome(s *cmdutil.Streams, r ViaHubResult) {
 	}
 }
 
-// waitDecided follows a request until it is no longer pending, approved
-// or being sent, or until d passes (then it is returned as it stands).
-func waitDecided(ctx context.Context, hc *hubclient.Client, id string, d time.Duration) (store.Request, error) {
+// waiting says whether --wait still has something to wait for: a
+// request not yet decided or sent, or sent without a final state yet.
+func waiting(r store.Request) bool {
+	return r.Open() || r.Status == store.StatusSent && !api.IsFinalState(r.PayoutState)
+}
+
+// waitFinal follows a request through approval and sending to the
+// payout's final state, or until d passes (then it is returned as it
+// stands).
+func waitFinal(ctx context.Context, hc *hubclient.Client, id string, d time.Duration) (store.Request, error) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	t := time.NewTicker(waitPoll)
@@ -145,7 +158,7 @@ func waitDecided(ctx context.Context, hc *hubclient.Client, id string, d time.Du
 		r, err := hc.Get(ctx, id)
 		if err == nil {
 			last = r
-			if !r.Open() {
+			if !waiting(r) {
 				return r, nil
 			}
 		} else if ctx.Err() == nil {

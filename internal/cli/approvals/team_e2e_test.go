@@ -459,3 +459,48 @@ func TestHubRefusesToStartWithoutEnoughApprovers(t *testing.T) {
 		t.Fatalf("--approvers 2 with one approver: %v", err)
 	}
 }
+
+func TestTeamWaitFollowsThroughApprovalToTheFinalState(t *testing.T) {
+	tm := startTeam(t)
+	type result struct {
+		res  map[string]any
+		code int
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, code := tm.create("ada", "E2E-WAIT", payee, "2500.00", "GBP", func(o *approvals.ViaHubOptions) { o.Wait = 30 * time.Second })
+		done <- result{res, code}
+	}()
+	var id string
+	deadline := time.Now().Add(10 * time.Second)
+	for id == "" {
+		out, _, _ := tm.run("vic", "list", "--json")
+		var list []map[string]any
+		if json.Unmarshal([]byte(out), &list) == nil && len(list) == 1 {
+			id, _ = list[0]["id"].(string)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the request never appeared")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	select {
+	case r := <-done:
+		t.Fatalf("--wait returned before the approval: %+v", r)
+	default:
+	}
+	if _, code, err := tm.run("bob", "approve", id, "--yes"); code != 0 {
+		t.Fatalf("approve: %d %v", code, err)
+	}
+	select {
+	case r := <-done:
+		if r.code != 0 || r.res["status"] != "sent" || r.res["payout_state"] != api.StateSettled {
+			t.Fatalf("--wait through approval: exit %d %v", r.code, r.res)
+		}
+	case <-time.After(40 * time.Second):
+		t.Fatal("--wait never returned")
+	}
+	if n := tm.inReport("E2E-WAIT"); n != 1 {
+		t.Fatalf("%d payouts", n)
+	}
+}

@@ -216,6 +216,7 @@ func Relay(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *RelayO
 		EventsURL: "http://" + addr + "/events", Store: store, Warnings: r.Warnings(),
 	}
 	if th != nil {
+		th.follow(info.StreamURL)
 		info.HubURL = "http://" + addr + hub.Prefix
 		if natsCfg != nil {
 			info.Warnings = append(info.Warnings, "team mode keeps approvals in this relay's own bbolt file (--approvals-store); they are not replicated over --nats: run one hub")

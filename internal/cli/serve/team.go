@@ -57,10 +57,12 @@ func (o *TeamOptions) enabled(fs *pflag.FlagSet) (bool, error) {
 
 // teamHub is a started hub and what it holds open.
 type teamHub struct {
-	hub   *hub.Hub
-	live  *users.Live
-	store *store.Store
-	info  string
+	hub         *hub.Hub
+	live        *users.Live
+	store       *store.Store
+	info        string
+	pipe        *hub.PayoutPipeline
+	followToken string
 }
 
 func (t *teamHub) close() {
@@ -116,8 +118,14 @@ func openHub(s *cmdutil.Streams, g *cmdutil.Global, o *TeamOptions, sharedToken 
 	if err != nil {
 		return nil, cmdutil.Exit(cmdutil.ExitUsage, err)
 	}
+	followToken, err := users.NewToken()
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	pipe := hub.NewPayoutPipeline(client, audit)
 	h, err := hub.New(hub.Config{Users: live, Store: st, Policy: pol, SharedToken: sharedToken, NotifyURL: o.NotifyURL, Logger: logger,
-		Pipeline: hub.NewPayoutPipeline(client, audit)})
+		Pipeline: pipe, FollowToken: followToken})
 	if err != nil {
 		st.Close()
 		return nil, cmdutil.Exit(cmdutil.ExitUsage, err)
@@ -125,7 +133,18 @@ func openHub(s *cmdutil.Streams, g *cmdutil.Global, o *TeamOptions, sharedToken 
 	d := live.Current()
 	info := fmt.Sprintf("%d users (%s approve); %s; %d approver(s), lapse after %s; sends with profile %s; store %s",
 		d.Len(), strings.Join(d.Holding(users.RoleApprove), ", "), pol.Describe(), pol.Approvers, pol.TTL, p.Name, path)
-	return &teamHub{hub: h, live: live, store: st, info: info}, nil
+	return &teamHub{hub: h, live: live, store: st, info: info, pipe: pipe, followToken: followToken}, nil
+}
+
+// followFor is how long the hub follows each payout it sent to its final
+// state, on its own relay's stream (the report polled beside it).
+const followFor = 2 * time.Minute
+
+// follow points the pipeline's follower at this relay's own stream, once
+// its address is known.
+func (t *teamHub) follow(streamURL string) {
+	t.pipe.P.RelayURL, t.pipe.P.RelayToken = streamURL, t.followToken
+	t.pipe.FollowFor = followFor
 }
 
 // runHub runs the hub's background work and SIGHUP reload until ctx is
