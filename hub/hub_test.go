@@ -427,6 +427,19 @@ func TestHubRefusesToStartWithFewerApprovers(t *testing.T) {
 	if _, err := hub.New(hub.Config{Users: live, Store: st, Policy: pol, Pipeline: &hub.PayoutPipeline{}}); err == nil {
 		t.Fatal("hub started with fewer approvers than --approvers")
 	}
+	// As the error says: add an approver; the hub then starts.
+	if _, err := users.Add(path, "bob", []string{users.RoleApprove}); err != nil {
+		t.Fatal(err)
+	}
+	live, err = users.Open(path, hub.CheckUsers(pol))
+	if err != nil {
+		t.Fatalf("after adding an approver: %v", err)
+	}
+	h, err := hub.New(hub.Config{Users: live, Store: st, Policy: pol, Pipeline: &hub.PayoutPipeline{}})
+	if err != nil {
+		t.Fatalf("after adding an approver: %v", err)
+	}
+	h.Close()
 }
 
 func TestRejectedAndLapsedRequestsAreNeverApproved(t *testing.T) {
@@ -595,11 +608,27 @@ func TestResubmitAfterALostAnswerIsTheSameRequest(t *testing.T) {
 	}
 	other := s
 	other.AmountInMinor++
+	other.BeneficiaryReference = "LOST-2"
 	_, err = e.as("ada").Submit(ctx, other)
 	wantReason(t, err, hub.ClassDuplicate)
+	if err == nil || !strings.Contains(err.Error(), "leave --transaction-id out for a new one") {
+		t.Fatalf("advice: %v", err)
+	}
 	all, _ := e.as("vic").List(ctx, true)
 	if len(all) != 1 {
 		t.Fatalf("%d requests, want 1", len(all))
+	}
+	// As the refusal says: without the id, a new request with its own.
+	other.TransactionID = ""
+	c, err := e.as("ada").Submit(ctx, other)
+	if err != nil || c.ApprovalID == a.ApprovalID || c.Request.TransactionID == s.TransactionID {
+		t.Fatalf("without --transaction-id: %+v %v", c, err)
+	}
+	if _, err := e.as("cy").Approve(ctx, c.ApprovalID); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.reportCount("LOST-2"); n != 1 {
+		t.Fatalf("%d payouts of the corrected request", n)
 	}
 }
 

@@ -260,3 +260,27 @@ func TestRecordSurvivesKill9(t *testing.T) {
 		t.Fatalf("record after kill -9: %v", acts)
 	}
 }
+
+func TestASecondHubOnTheStoreIsToldToUseAnother(t *testing.T) {
+	dir := t.TempDir()
+	s := openStoreAt(t, filepath.Join(dir, "approvals.db"))
+	_ = s
+	_, err := Open(filepath.Join(dir, "approvals.db"))
+	if err == nil || !strings.Contains(err.Error(), "give this one another --approvals-store") {
+		t.Fatalf("second open: %v", err)
+	}
+	other := openStoreAt(t, filepath.Join(dir, "other.db"))
+	if _, err := other.List(nil); err != nil {
+		t.Fatalf("another store, as advised: %v", err)
+	}
+}
+
+func openStoreAt(t *testing.T, path string) *Store {
+	t.Helper()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}

@@ -134,7 +134,9 @@ func Rotate(path, name string) (string, error) {
 }
 
 // rewrite applies change to the entry named name and writes the file
-// anew (comments are not kept by a rewrite).
+// anew (comments are not kept by a rewrite). The file need not be valid
+// before, only after: rotate is how a damaged hash is replaced, remove how
+// a user listed twice is taken out, as the load errors advise.
 func rewrite(path, name string, change func(f *file, i int) error) error {
 	unlock, err := lockFile(path)
 	if err != nil {
@@ -144,9 +146,6 @@ func rewrite(path, name string, change func(f *file, i int) error) error {
 	data, err := os.ReadFile(path) //nolint:gosec // the file the administrator named
 	if err != nil {
 		return fmt.Errorf("users file: %w", err)
-	}
-	if _, err := Parse(path, data); err != nil {
-		return err
 	}
 	var f file
 	if _, err := toml.Decode(string(data), &f); err != nil {
@@ -162,6 +161,9 @@ func rewrite(path, name string, change func(f *file, i int) error) error {
 	var b bytes.Buffer
 	if err := toml.NewEncoder(&b).Encode(f); err != nil {
 		return fmt.Errorf("users file: %w", err)
+	}
+	if _, err := Parse(path, b.Bytes()); err != nil {
+		return err // never write a file the hub would refuse
 	}
 	return replaceFile(path, b.Bytes())
 }

@@ -203,3 +203,47 @@ func TestRolesAndView(t *testing.T) {
 		t.Fatal("approver reads but does not request")
 	}
 }
+
+func TestTheLoadErrorsAdviceRepairsTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "users.toml")
+	h := HashToken("first-token-of-enough-length")
+	// A clear token where the hash belongs: the error says rotate.
+	if err := os.WriteFile(path, []byte("[[user]]\nname = \"ada\"\ntoken_sha256 = \"hunter2\"\nroles = [\"approve\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(path)
+	if err == nil || !strings.Contains(err.Error(), "paydash relay user rotate ada --users "+path) {
+		t.Fatalf("load: %v", err)
+	}
+	tok, err := Rotate(path, "ada")
+	if err != nil {
+		t.Fatalf("following the advice: %v", err)
+	}
+	d, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, ok := d.Authenticate(tok); !ok || u.Name != "ada" {
+		t.Fatal("the rotated token does not work")
+	}
+	// A user listed twice: the error says remove.
+	body := "[[user]]\nname = \"bob\"\ntoken_sha256 = \"" + h + "\"\nroles = [\"view\"]\n" +
+		"[[user]]\nname = \"bob\"\ntoken_sha256 = \"" + HashToken("second-token-of-enough-len") + "\"\nroles = [\"view\"]\n"
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(path)
+	if err == nil || !strings.Contains(err.Error(), "paydash relay user remove bob --users "+path) {
+		t.Fatalf("load: %v", err)
+	}
+	if err := Remove(path, "bob"); err != nil {
+		t.Fatalf("following the advice: %v", err)
+	}
+	d, err = Load(path)
+	if err != nil || d.Len() != 1 {
+		t.Fatalf("after remove: %v users, %v", d, err)
+	}
+	if _, ok := d.Authenticate("second-token-of-enough-len"); !ok {
+		t.Fatal("the remaining bob lost his token")
+	}
+}

@@ -407,6 +407,15 @@ func TestTeamEndToEnd(t *testing.T) {
 	if !tm.notes.has("lapsed") {
 		t.Errorf("no notification of the lapse")
 	}
+	// As the lapse says: request it again if it is still due; approved in
+	// time, it is paid once.
+	res, code = tm.create("ada", "E2E-LAPSE", payee2, "3000.00", "GBP", nil)
+	if code != cmdutil.ExitAwaitingApproval {
+		t.Fatalf("requested again: exit %d", code)
+	}
+	if _, code, err := tm.run("bob", "approve", res["approval_id"].(string), "--yes"); code != 0 {
+		t.Fatalf("approving the new request: exit %d %v", code, err)
+	}
 
 	// The record has who and when for every step.
 	out, code, _ = tm.run("vic", "log", "--json")
@@ -443,20 +452,29 @@ func TestTeamEndToEnd(t *testing.T) {
 
 	// Counted in the service's own report: only what was sent.
 	for ref, want := range map[string]int{"E2E-SMALL": 1, "E2E-BIG": 1, "E2E-OWN": 0, "E2E-SPLIT-1": 1, "E2E-SPLIT-2": 0,
-		"E2E-EUR": 0, "E2E-LAPSE": 0, "E2E-VIEW": 0, "E2E-SHARED": 0, "E2E-BATCH": 1} {
+		"E2E-EUR": 0, "E2E-LAPSE": 1, "E2E-VIEW": 0, "E2E-SHARED": 0, "E2E-BATCH": 1} {
 		if n := tm.inReport(ref); n != want {
 			t.Errorf("%s: %d payouts in the sandbox's report, want %d", ref, n, want)
 		}
 	}
 }
 
-func TestHubRefusesToStartWithoutEnoughApprovers(t *testing.T) {
+func TestHubRefusesToStartMisconfigured(t *testing.T) {
 	tm := startTeam(t)
 	tm.stopHub()
 	tm.stopHub = nil
 	err := tm.startHub("--approvers", "2")
 	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "--approvers 2") {
 		t.Fatalf("--approvers 2 with one approver: %v", err)
+	}
+	// An operator's profile cannot be the send profile: it holds no key.
+	err = tm.startHub("--send-profile", "ada")
+	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "give --send-profile the profile that holds the signing key") {
+		t.Fatalf("--send-profile ada: %v", err)
+	}
+	// As both say: the profile with the key, and one approver, start.
+	if err := tm.startHub(); err != nil {
+		t.Fatalf("as advised: %v", err)
 	}
 }
 
