@@ -522,3 +522,40 @@ func TestTeamWaitFollowsThroughApprovalToTheFinalState(t *testing.T) {
 		t.Fatalf("%d payouts", n)
 	}
 }
+
+func TestApproveOnAProductionProfileAsksForTheAmount(t *testing.T) {
+	tm := startTeam(t)
+	res, code := tm.create("ada", "E2E-PROD", payee, "1500.00", "GBP", nil)
+	if code != cmdutil.ExitAwaitingApproval {
+		t.Fatalf("exit %d", code)
+	}
+	id := res["approval_id"].(string)
+	s, _, _ := tm.streams("")
+	p, err := cmdutil.LoadProfile(s, &cmdutil.Global{ConfigPath: tm.cfg, Profile: "bob"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc, err := (&approvals.Conn{}).Client(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	approve := func(typed string) (string, int) {
+		s, out, errb := tm.streams(typed + "\n")
+		s.InTerminal, s.ErrTerminal = true, true
+		err := approvals.Approve(context.Background(), s, hc, true, id, false, false)
+		return out.String() + errb.String(), cmdutil.ExitCode(err)
+	}
+	// A reflexive "y" does not approve real money.
+	if out, code := approve("y"); code != cmdutil.ExitCancelled || !strings.Contains(out, "type the amount (1500.00)") {
+		t.Fatalf("typed y: exit %d\n%s", code, out)
+	}
+	if n := tm.inReport("E2E-PROD"); n != 0 {
+		t.Fatalf("%d payouts after a declined approval", n)
+	}
+	if out, code := approve("1500.00"); code != 0 || !strings.Contains(out, "Sent") {
+		t.Fatalf("typed the amount: exit %d\n%s", code, out)
+	}
+	if n := tm.inReport("E2E-PROD"); n != 1 {
+		t.Fatalf("%d payouts", n)
+	}
+}
