@@ -285,6 +285,34 @@ func TestTeamEndToEnd(t *testing.T) {
 	if tm.inReport("E2E-BIG") != 0 {
 		t.Fatal("sent before approval")
 	}
+	// What awaits approval is not available: balances on a team profile
+	// count it.
+	bals, err := tm.svc.Balances(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, _ := tm.streams("")
+	p, err := cmdutil.LoadProfile(s, &cmdutil.Global{ConfigPath: tm.cfg, Profile: "vic"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := approvals.HeldBalances(p, tm.svc, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hb, err := held.Balances(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range bals {
+		want := bals[i].AvailableBalanceInMinor
+		if bals[i].Currency == "GBP" {
+			want -= 1500_00
+		}
+		if hb[i].AvailableBalanceInMinor != want {
+			t.Fatalf("%s available on a team profile: %d, want %d", bals[i].Currency, hb[i].AvailableBalanceInMinor, want)
+		}
+	}
 
 	// The viewer lists it with every field a script reads.
 	out, code, err := tm.run("vic", "list", "--json")
@@ -440,7 +468,7 @@ func TestTeamEndToEnd(t *testing.T) {
 	if err := os.WriteFile(csv, []byte("name,iban,reference,amount,currency\nPayee Ltd,"+payee2+",E2E-BATCH,5.00,GBP\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, _, _ := tm.streams("")
+	s, _, _ = tm.streams("")
 	err = batch.Command(context.Background(), s, &cmdutil.Global{ConfigPath: tm.cfg, Profile: "ada"}, csv,
 		&batch.CommandOptions{Yes: true, DuplicateWindow: time.Hour})
 	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "paydash payout create") {

@@ -58,11 +58,17 @@ func BalancesCommand(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 		Example: "  paydash balances\n  paydash balances --json | jq '.[] | {currency, available_balance_in_minor}'",
 		Args:    cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, client, err := cmdutil.Setup(s, g)
+			p, client, err := cmdutil.Setup(s, g)
 			if err != nil {
 				return err
 			}
-			return Balances(cmd.Context(), s, client, asJSON)
+			var r BalanceReader = client
+			if p.PayoutsViaRelay { // team mode: what awaits approval is not available
+				if r, err = approvals.HeldBalances(p, client, s.Err); err != nil {
+					return err
+				}
+			}
+			return Balances(cmd.Context(), s, r, asJSON)
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
