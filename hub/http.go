@@ -14,6 +14,7 @@ import (
 
 	"github.com/paydash/paydash/hub/store"
 	"github.com/paydash/paydash/hub/users"
+	"github.com/paydash/paydash/payout"
 )
 
 // Prefix is where the hub's API is mounted on the relay's listener.
@@ -26,6 +27,7 @@ const (
 	PathApprovals = "/hub/v1/approvals"
 	PathLog       = "/hub/v1/log"
 	PathOutflows  = "/hub/v1/outflows"
+	PathAudit     = "/hub/v1/audit"
 )
 
 // maxBody bounds a request body: a payout or a reason is small.
@@ -58,6 +60,7 @@ func (h *Hub) Handler() http.Handler {
 	mux.HandleFunc("POST "+PathApprovals+"/{id}/reject", h.withRole(users.RoleApprove, h.handleReject))
 	mux.HandleFunc("GET "+PathLog, h.withRole(users.RoleView, h.handleLog))
 	mux.HandleFunc("GET "+PathOutflows, h.withRole(users.RoleView, h.handleOutflows))
+	mux.HandleFunc("GET "+PathAudit, h.withRole(users.RoleView, h.handleAudit))
 	mux.HandleFunc(Prefix, func(w http.ResponseWriter, _ *http.Request) {
 		writeProblem(w, http.StatusNotFound, "not_found", "no such hub endpoint")
 	})
@@ -264,6 +267,32 @@ func (h *Hub) handleOutflows(w http.ResponseWriter, _ *http.Request, _ users.Use
 		return
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// AuditResponse is the body of GET /hub/v1/audit: the audit record the
+// hub's pipeline keeps (and its duplicate check reads).
+type AuditResponse struct {
+	Profile string         `json:"profile"`
+	Results []payout.Entry `json:"results"`
+}
+
+func (h *Hub) handleAudit(w http.ResponseWriter, _ *http.Request, _ users.User) {
+	a, ok := h.cfg.Pipeline.(interface {
+		AuditEntries() (string, []payout.Entry, error)
+	})
+	if !ok {
+		writeProblem(w, http.StatusNotFound, "no_audit_record", "this hub keeps no audit record")
+		return
+	}
+	profile, es, err := a.AuditEntries()
+	if err != nil {
+		writeProblem(w, http.StatusInternalServerError, "audit_record", err.Error())
+		return
+	}
+	if es == nil {
+		es = []payout.Entry{}
+	}
+	writeJSON(w, http.StatusOK, AuditResponse{Profile: profile, Results: es})
 }
 
 func writeStoreError(w http.ResponseWriter, err error) {

@@ -145,3 +145,12 @@ func (pp *PayoutPipeline) Lookup(ctx context.Context, transactionID string) (str
 	p, _ := k.ByID(transactionID)
 	return p.Outcome, true, nil
 }
+
+// AuditEntries is the audit record the pipeline keeps, and its profile.
+func (pp *PayoutPipeline) AuditEntries() (string, []payout.Entry, error) {
+	if pp.P.Log == nil {
+		return "", nil, nil
+	}
+	es, err := pp.P.Log.Entries()
+	return pp.P.Log.Profile(), es, err
+}

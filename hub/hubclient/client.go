@@ -184,3 +184,10 @@ func (c *Client) Outflows(ctx context.Context) (map[string]int64, error) {
 	_, err := c.do(ctx, http.MethodGet, hub.PathOutflows, nil, nil, &out)
 	return out, err
 }
+
+// Audit returns the audit record the hub keeps of the payouts it sent.
+func (c *Client) Audit(ctx context.Context) (hub.AuditResponse, error) {
+	var r hub.AuditResponse
+	_, err := c.do(ctx, http.MethodGet, hub.PathAudit, nil, nil, &r)
+	return r, err
+}

@@ -27,6 +27,7 @@ import (
 	"github.com/paydash/paydash/internal/cli/approvals"
 	"github.com/paydash/paydash/internal/cli/batch"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/cli/headless"
 	"github.com/paydash/paydash/internal/cli/serve"
 )
 
@@ -476,6 +477,35 @@ func TestTeamEndToEnd(t *testing.T) {
 	}
 	if _, code := tm.create("ada", "E2E-BATCH", payee2, "5.00", "GBP", nil); code != 0 {
 		t.Fatalf("the row sent as the advice says: exit %d", code)
+	}
+
+	// payouts log on a team profile reads the hub's audit record: every
+	// payout the team sent, from the hub.
+	s, out2, _ := tm.streams("")
+	plog := headless.PayoutsCommand(s, &cmdutil.Global{ConfigPath: tm.cfg, Profile: "vic"})
+	plog.SetArgs([]string{"log", "--json"})
+	plog.SilenceUsage, plog.SilenceErrors = true, true
+	if err := plog.ExecuteContext(context.Background()); err != nil {
+		t.Fatalf("payouts log: %v", err)
+	}
+	var attempts []map[string]any
+	if err := json.Unmarshal(out2.Bytes(), &attempts); err != nil {
+		t.Fatalf("payouts log --json: %v\n%s", err, out2)
+	}
+	sent := map[string]string{}
+	for _, a := range attempts {
+		if a["source"] != "hub" {
+			t.Errorf("an attempt not from the hub: %v", a)
+		}
+		sent[a["beneficiary_reference"].(string)], _ = a["outcome"].(string)
+	}
+	for _, ref := range []string{"E2E-SMALL", "E2E-BIG", "E2E-SPLIT-1"} {
+		if sent[ref] == "" {
+			t.Errorf("payouts log lacks %s (or its outcome): %v", ref, sent)
+		}
+	}
+	if _, ok := sent["E2E-EUR"]; ok {
+		t.Errorf("a rejected request is in the audit record of sends")
 	}
 
 	// Counted in the service's own report: only what was sent.

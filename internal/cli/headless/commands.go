@@ -182,6 +182,13 @@ under the state directory; the duplicate check reads it first.`,
 			if err != nil {
 				return err
 			}
+			if p.PayoutsViaRelay { // team mode: the hub sends, and keeps the record
+				hub, err := approvals.HubAudit(cmd.Context(), p)
+				if err != nil {
+					return err
+				}
+				return PayoutsLog(s, hub, o)
+			}
 			log, err := cmdutil.AuditLog(s, p)
 			if err != nil {
 				return err

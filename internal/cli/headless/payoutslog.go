@@ -27,7 +27,15 @@ func (o *PayoutsLogOptions) Bind(fs *pflag.FlagSet) {
 
 // PayoutsLog prints the profile's audit record: one line per attempt to
 // send a payout (form, payout create, batch) with its last known outcome.
-func PayoutsLog(s *cmdutil.Streams, log *payout.Log, o *PayoutsLogOptions) error {
+// AuditSource is the record `payouts log` prints: the profile's own
+// (*payout.Log), or, in team mode, the hub's.
+type AuditSource interface {
+	Entries() ([]payout.Entry, error)
+	Profile() string
+	Path() string
+}
+
+func PayoutsLog(s *cmdutil.Streams, log AuditSource, o *PayoutsLogOptions) error {
 	var from time.Time
 	if o.Since != "" {
 		var err error
