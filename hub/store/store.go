@@ -377,7 +377,8 @@ func (s *Store) Finish(id, status, payoutState, detail string, at time.Time) (Re
 		if r.Status != StatusSending && r.Status != StatusUnknown {
 			return nil, false, fmt.Errorf("approvals store: request %s is %s, not being sent", r.ID, r.Status)
 		}
-		r.Status, r.PayoutState, r.Detail = status, payoutState, detail
+		r.Status, r.Detail = status, detail
+		r.PayoutState = later(r.PayoutState, payoutState)
 		return &Entry{Action: ActOutcome, Detail: strings.TrimSpace(status + " " + payoutState + ": " + detail)}, false, nil
 	})
 }
@@ -413,7 +414,7 @@ func (s *Store) Release(id, detail string, at time.Time) (Request, error) {
 // the report); a state equal to the one held writes nothing.
 func (s *Store) SetPayoutState(id, state, detail string, at time.Time) (Request, error) {
 	return s.change(id, at, func(r *Request) (*Entry, bool, error) {
-		if r.PayoutState == state {
+		if later(r.PayoutState, state) == r.PayoutState {
 			return nil, false, nil
 		}
 		r.PayoutState = state
@@ -422,6 +423,17 @@ func (s *Store) SetPayoutState(id, state, detail string, at time.Time) (Request,
 		}
 		return &Entry{Action: ActState, Detail: strings.TrimSpace(state + " " + detail)}, false, nil
 	})
+}
+
+// later is the further on of two payout states (api.StateRank): a state
+// learnt by following the payout is never overwritten by an earlier one
+// arriving late (the send's own "accepted" recorded after the webhook of
+// its settlement).
+func later(held, next string) string {
+	if next == "" || held != "" && api.StateRank(held) >= api.StateRank(next) {
+		return held
+	}
+	return next
 }
 
 // Lapse moves every pending request whose time is up at now to lapsed

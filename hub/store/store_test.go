@@ -284,3 +284,26 @@ func openStoreAt(t *testing.T, path string) *Store {
 	t.Cleanup(func() { s.Close() })
 	return s
 }
+
+func TestAPayoutStateIsNeverSetBack(t *testing.T) {
+	s := openStore(t)
+	r := pending(t, s, "ada", 100)
+	if _, _, err := s.Approve(r.ID, "bob", t0, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Claim(r.ID, "hub", t0); err != nil {
+		t.Fatal(err)
+	}
+	// The follower heard the settlement before the sender recorded the
+	// service's 202.
+	if _, err := s.SetPayoutState(r.ID, "settled", "", t0); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Finish(r.ID, StatusSent, "accepted", "202", t0)
+	if err != nil || got.PayoutState != "settled" || got.Status != StatusSent {
+		t.Fatalf("after the late 202: %+v %v", got, err)
+	}
+	if got, _ := s.SetPayoutState(r.ID, "submitted", "", t0); got.PayoutState != "settled" {
+		t.Fatalf("a late submitted set the state back to %s", got.PayoutState)
+	}
+}
