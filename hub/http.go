@@ -61,6 +61,8 @@ func (h *Hub) Handler() http.Handler {
 	mux.HandleFunc("GET "+PathLog, h.withRole(users.RoleView, h.handleLog))
 	mux.HandleFunc("GET "+PathOutflows, h.withRole(users.RoleView, h.handleOutflows))
 	mux.HandleFunc("GET "+PathAudit, h.withRole(users.RoleView, h.handleAudit))
+	mux.HandleFunc("POST "+PathPayments, h.withRole(users.RoleRequest, h.handlePayment))
+	mux.HandleFunc("POST "+PathMandates, h.withRole(users.RoleRequest, h.handleMandate))
 	mux.HandleFunc(Prefix, func(w http.ResponseWriter, _ *http.Request) {
 		writeProblem(w, http.StatusNotFound, "not_found", "no such hub endpoint")
 	})

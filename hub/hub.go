@@ -36,6 +36,9 @@ type Config struct {
 	Store    *store.Store
 	Policy   policy.Policy
 	Pipeline Pipeline
+	// Direct sends payments and mandates for request users; nil sends
+	// none.
+	Direct Direct
 	// SharedToken is the relay's --token. It may read (view), never
 	// request or approve: those need a person's own token.
 	SharedToken string

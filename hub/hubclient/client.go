@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/hub"
 	"github.com/paydash/paydash/hub/store"
 )
@@ -100,6 +101,13 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if err != nil {
 		return resp.StatusCode, fmt.Errorf("hub at %s: reading the answer: %w", c.BaseURL, err)
+	}
+	if resp.StatusCode >= 300 && resp.Header.Get(hub.HeaderAnswerFrom) == "service" {
+		// The service's own refusal, passed on: read as the api client
+		// reads it, so one classifier (payout.Classify) says what it means.
+		var sa hub.ServiceAnswer
+		_ = json.Unmarshal(data, &sa)
+		return resp.StatusCode, &api.Error{StatusCode: sa.Status, Problem: sa.Problem, TraceID: sa.TraceID, Body: data, Method: method, URL: u}
 	}
 	if resp.StatusCode >= 300 {
 		var p hub.Problem
@@ -190,4 +198,35 @@ func (c *Client) Audit(ctx context.Context) (hub.AuditResponse, error) {
 	var r hub.AuditResponse
 	_, err := c.do(ctx, http.MethodGet, hub.PathAudit, nil, nil, &r)
 	return r, err
+}
+
+// direct posts a payment or mandate for the hub to sign and send. What
+// the hub refuses itself (token, role) or cannot send reaches no service:
+// the error is api.ErrNotSent, so the caller knows nothing was created.
+func (c *Client) direct(ctx context.Context, path string, body, out any) error {
+	_, err := c.do(ctx, http.MethodPost, path, nil, body, out)
+	var he *Error
+	if errors.As(err, &he) && he.Reason != hub.ReasonNoAnswer {
+		return fmt.Errorf("%w: %w", api.ErrNotSent, err)
+	}
+	return err
+}
+
+// CreatePayment has the hub sign and send a single payment (the api
+// client's signature, so `payment create` runs on it unchanged).
+func (c *Client) CreatePayment(ctx context.Context, req *api.PaymentRequest, idempotencyKey string) (*api.PaymentResponse, error) {
+	var out api.PaymentResponse
+	if err := c.direct(ctx, hub.PathPayments, hub.PaymentSubmission{Request: *req, IdempotencyKey: idempotencyKey}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// CreateMandate has the hub sign and send a VRP mandate.
+func (c *Client) CreateMandate(ctx context.Context, req *api.MandateRequest, idempotencyKey string) (*api.MandateResponse, error) {
+	var out api.MandateResponse
+	if err := c.direct(ctx, hub.PathMandates, hub.MandateSubmission{Request: *req, IdempotencyKey: idempotencyKey}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }

@@ -238,6 +238,12 @@ func appendLog(tx *bolt.Tx, e Entry) error {
 	return b.Put(k[:], data)
 }
 
+// Note records a line that belongs to no approval request: a payment or
+// mandate the hub sent for someone.
+func (s *Store) Note(e Entry) error {
+	return s.db.Update(func(tx *bolt.Tx) error { return appendLog(tx, e) })
+}
+
 // Create stores a new request with its first record line: "requested" by
 // its requester (and, for a payout that needs no approval, the status
 // approved). Its transaction id must be new to the hub.

@@ -45,6 +45,10 @@ func (c *Conn) Client(p *config.Profile) (*hubclient.Client, error) {
 	return &hubclient.Client{BaseURL: base, Token: tok}, nil
 }
 
+// HubFor is the hub client of a payouts_via_relay profile: what its
+// payments and mandates are sent through.
+func HubFor(p *config.Profile) (*hubclient.Client, error) { return (&Conn{}).Client(p) }
+
 func (c *Conn) setup(s *cmdutil.Streams, g *cmdutil.Global) (*config.Profile, *hubclient.Client, error) {
 	p, err := cmdutil.LoadProfile(s, g)
 	if err != nil {

@@ -617,3 +617,56 @@ func TestApproveOnAProductionProfileAsksForTheAmount(t *testing.T) {
 		t.Fatalf("%d payouts", n)
 	}
 }
+
+func TestTeamPaymentsAreSignedAndSentByTheHub(t *testing.T) {
+	tm := startTeam(t)
+	pay := func(who string, extra ...string) (map[string]any, string, int) {
+		s, out, errb := tm.streams("")
+		c := headless.PaymentCommand(s, &cmdutil.Global{ConfigPath: tm.cfg, Profile: who})
+		args := append([]string{"create", "--amount", "25.00", "--currency", "GBP", "--reference", "ORDER-42",
+			"--user-name", "Ada Lovelace", "--user-email", "ada@example.com", "--json"}, extra...)
+		c.SetArgs(args)
+		c.SilenceUsage, c.SilenceErrors = true, true
+		err := c.ExecuteContext(context.Background())
+		var res map[string]any
+		_ = json.Unmarshal(out.Bytes(), &res)
+		msg := errb.String()
+		if err != nil {
+			msg += err.Error()
+		}
+		return res, msg, cmdutil.ExitCode(err)
+	}
+	const gbpAccount = "6f2f3c2e-0b9d-4c47-9b1e-5a1f00000826"
+	const key = "3f8e2a4c-5b6d-4e7f-8a9b-0c1d2e3f4a5b"
+	res, msg, code := pay("ada", "--merchant-account-id", gbpAccount, "--idempotency-key", key)
+	if code != 0 || res["id"] == nil || res["id"] == "" {
+		t.Fatalf("ada's payment through the hub (no signing key in her profile): exit %d %v %s", code, res, msg)
+	}
+	// The same key again is the same payment (the hub passes the key on).
+	again, _, code := pay("ada", "--merchant-account-id", gbpAccount, "--idempotency-key", key)
+	if code != 0 || again["id"] != res["id"] {
+		t.Fatalf("retry under the same key: exit %d %v, want payment %v", code, again, res["id"])
+	}
+	// The service's own refusal is passed on and read as one: nothing
+	// was created (a GBP payment into the EUR merchant account).
+	if _, msg, code := pay("ada", "--merchant-account-id", "6f2f3c2e-0b9d-4c47-9b1e-5a1f00000978"); code != cmdutil.ExitNotAccepted ||
+		!strings.Contains(msg, "the service refused it, so nothing was created") {
+		t.Fatalf("refused by the service: exit %d %s", code, msg)
+	}
+	// A viewer cannot have the hub send anything.
+	if _, msg, code := pay("vic", "--merchant-account-id", gbpAccount); code == 0 || !strings.Contains(msg, "does not hold the request role") {
+		t.Fatalf("vic's payment: exit %d %s", code, msg)
+	}
+	out, _, _ := tm.run("vic", "log", "--json")
+	var log []map[string]any
+	_ = json.Unmarshal([]byte(out), &log)
+	n := 0
+	for _, e := range log {
+		if e["action"] == "payment" && e["by"] == "ada" && e["status"] == "created" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d payments by ada recorded created, want 2 (one payment, asked twice): %v", n, log)
+	}
+}

@@ -231,7 +231,13 @@ func PaymentCommand(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return CreatePayment(cmd.Context(), s, client, cmdutil.Validation(p), o)
+			var c PaymentCreator = client
+			if p.PayoutsViaRelay { // team mode: the hub signs and sends it
+				if c, err = approvals.HubFor(p); err != nil {
+					return err
+				}
+			}
+			return CreatePayment(cmd.Context(), s, c, cmdutil.Validation(p), o)
 		},
 	}
 	o.Bind(create.Flags())
@@ -258,7 +264,13 @@ func MandateCommand(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return CreateMandate(cmd.Context(), s, client, cmdutil.Validation(p), o)
+			var c MandateCreator = client
+			if p.PayoutsViaRelay { // team mode: the hub signs and sends it
+				if c, err = approvals.HubFor(p); err != nil {
+					return err
+				}
+			}
+			return CreateMandate(cmd.Context(), s, c, cmdutil.Validation(p), o)
 		},
 	}
 	o.Bind(create.Flags())

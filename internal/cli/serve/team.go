@@ -125,7 +125,7 @@ func openHub(s *cmdutil.Streams, g *cmdutil.Global, o *TeamOptions, sharedToken 
 	}
 	pipe := hub.NewPayoutPipeline(client, audit)
 	h, err := hub.New(hub.Config{Users: live, Store: st, Policy: pol, SharedToken: sharedToken, NotifyURL: o.NotifyURL, Logger: logger,
-		Pipeline: pipe, FollowToken: followToken})
+		Pipeline: pipe, FollowToken: followToken, Direct: client})
 	if err != nil {
 		st.Close()
 		return nil, cmdutil.Exit(cmdutil.ExitUsage, err)
