@@ -64,10 +64,11 @@ type Hub struct {
 	sharedH  [32]byte
 	followH  [32]byte
 	notify   *notifier
-	// sends tracks payouts being sent, so Close waits for them.
-	sends sync.WaitGroup
-	ctx   context.Context
-	stop  context.CancelFunc
+	// sends tracks payouts being sent, so Close waits for them; once
+	// closed, none starts.
+	mu     sync.Mutex
+	closed bool
+	sends  sync.WaitGroup
 }
 
 // New checks cfg: the policy is valid and the users file holds enough
@@ -98,7 +99,6 @@ func New(cfg Config) (*Hub, error) {
 	h.sharedH = hashToken(cfg.SharedToken)
 	h.followH = hashToken(cfg.FollowToken)
 	h.notify = newNotifier(cfg.NotifyURL, cfg.HTTPClient, cfg.Logger)
-	h.ctx, h.stop = context.WithCancel(context.Background())
 	if f, ok := cfg.Pipeline.(interface {
 		SetFinalHook(func(transactionID, state, reason string))
 	}); ok {
@@ -148,7 +148,9 @@ func (h *Hub) Run(ctx context.Context) error {
 // Close stops background sends from starting and waits for those under
 // way to be recorded.
 func (h *Hub) Close() {
-	h.stop()
+	h.mu.Lock()
+	h.closed = true
+	h.mu.Unlock()
 	h.sends.Wait()
 	if w, ok := h.cfg.Pipeline.(interface{ Wait() }); ok {
 		w.Wait()
@@ -184,10 +186,11 @@ func (h *Hub) lapse() {
 }
 
 // Recover sends the requests a previous run approved but did not send,
-// and settles those it left being sent: each is first looked up by its
-// transaction id in the service's report, and only when the service does
-// not hold it is it sent, under the same id (the service never pays one
-// id twice, so a send that did arrive creates nothing new).
+// and settles those it left being sent or without an answer: each is
+// first looked up by its transaction id in the service's report, and only
+// when the service does not hold it is it sent, under the same id (the
+// service never pays one id twice, so a send that did arrive creates
+// nothing new).
 func (h *Hub) Recover(ctx context.Context) {
 	open, err := h.cfg.Store.List(func(r *store.Request) bool {
 		return r.Status == store.StatusApproved || r.Status == store.StatusSending || r.Status == store.StatusUnknown
@@ -221,12 +224,9 @@ func (h *Hub) settle(ctx context.Context, r store.Request) error {
 		_, err := h.cfg.Store.Finish(r.ID, store.StatusSent, state, "found in the service's report by its transaction id after a restart", now)
 		return err
 	}
-	if r.Status == store.StatusUnknown {
-		// Not in the report yet: it may still arrive (or was rejected,
-		// which the report never shows). Left unknown, never re-sent under
-		// another id.
-		return nil
-	}
+	// Not in the report: sent again under the same transaction id, which
+	// the service never pays twice (as a resumed batch does), never under
+	// another.
 	p := r.Payout()
 	out, err := h.cfg.Pipeline.Send(ctx, &p, r.AllowDuplicate)
 	return h.record(r.ID, out, err)
@@ -465,7 +465,13 @@ func (h *Hub) Approve(ctx context.Context, u users.User, id string) (store.Reque
 // sendDetached sends outside the HTTP request's life: an approver whose
 // connection drops must not cancel a payout half sent.
 func (h *Hub) sendDetached(ctx context.Context, id string) (store.Request, error) {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return h.cfg.Store.Get(id) // sent at the next start
+	}
 	h.sends.Add(1)
+	h.mu.Unlock()
 	defer h.sends.Done()
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer cancel()

@@ -547,6 +547,7 @@ func TestRestartLooksUpARequestLeftSendingBeforeSending(t *testing.T) {
 	sentBefore, _ := e.as("ada").Submit(ctx, sub("CRASH-SENT", payeeIBAN, 5000_00))
 	neverSent, _ := e.as("ada").Submit(ctx, sub("CRASH-UNSENT", payeeIBAN, 4000_00))
 	approvedOnly, _ := e.as("ada").Submit(ctx, sub("CRASH-APPROVED", otherIBAN, 3000_00))
+	noAnswer, _ := e.as("ada").Submit(ctx, sub("CRASH-NOANSWER", otherIBAN, 2000_00))
 	e.close()
 
 	// A hub killed mid-send: both requests approved and claimed; the first
@@ -557,15 +558,20 @@ func TestRestartLooksUpARequestLeftSendingBeforeSending(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := e.clk.Now()
-	for _, id := range []string{sentBefore.ApprovalID, neverSent.ApprovalID, approvedOnly.ApprovalID} {
+	for _, id := range []string{sentBefore.ApprovalID, neverSent.ApprovalID, approvedOnly.ApprovalID, noAnswer.ApprovalID} {
 		if _, _, err := st.Approve(id, "cy", now, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, id := range []string{sentBefore.ApprovalID, neverSent.ApprovalID} {
+	for _, id := range []string{sentBefore.ApprovalID, neverSent.ApprovalID, noAnswer.ApprovalID} {
 		if _, err := st.Claim(id, "hub", now); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// The fourth was sent and its answer lost (a timeout): unknown, and
+	// it never reached the service.
+	if _, err := st.Finish(noAnswer.ApprovalID, store.StatusUnknown, "", "timeout awaiting response headers", now); err != nil {
+		t.Fatal(err)
 	}
 	st.Close()
 	p := sentBefore.Request.Payout()
@@ -576,13 +582,14 @@ func TestRestartLooksUpARequestLeftSendingBeforeSending(t *testing.T) {
 	sendsBefore := e.pipe.sends.Load()
 	e.open("")
 	e.hub.Recover(ctx)
-	if got := e.pipe.lookups.Load(); got != 2 {
-		t.Fatalf("%d lookups at restart, want one per request left sending (2)", got)
+	if got := e.pipe.lookups.Load(); got != 3 {
+		t.Fatalf("%d lookups at restart, want one per request left sending or unknown (3)", got)
 	}
-	if got := e.pipe.sends.Load() - sendsBefore; got != 2 {
-		t.Fatalf("%d sends at restart, want 2 (the one never sent, the approved one), none for the one the service holds", got)
+	if got := e.pipe.sends.Load() - sendsBefore; got != 3 {
+		t.Fatalf("%d sends at restart, want 3 (the one never sent, the unknown one, the approved one), none for the one the service holds", got)
 	}
-	for ref, id := range map[string]string{"CRASH-SENT": sentBefore.ApprovalID, "CRASH-UNSENT": neverSent.ApprovalID, "CRASH-APPROVED": approvedOnly.ApprovalID} {
+	for ref, id := range map[string]string{"CRASH-SENT": sentBefore.ApprovalID, "CRASH-UNSENT": neverSent.ApprovalID,
+		"CRASH-APPROVED": approvedOnly.ApprovalID, "CRASH-NOANSWER": noAnswer.ApprovalID} {
 		r, err := e.as("vic").Get(ctx, id)
 		if err != nil || r.Status != store.StatusSent {
 			t.Fatalf("%s after restart: %+v %v", ref, r, err)

@@ -292,7 +292,7 @@ func describe(r store.Request) string {
 	case store.StatusRefused:
 		return fmt.Sprintf("Approved, but not sent: %s. Nothing was paid (%s).", termtext.Safe(r.Detail), r.ID)
 	case store.StatusUnknown:
-		return fmt.Sprintf("Sent, but the service's answer was lost: %s may or may not exist; the hub looks it up by transaction id %s (never sends it under another). %s",
+		return fmt.Sprintf("Sent, but the service's answer was lost: %s may or may not exist. At its next start the hub looks it up by transaction id %s and, if the service does not hold it, sends it again under that id, never another. %s",
 			what, r.TransactionID, termtext.Safe(r.Detail))
 	case store.StatusRejected:
 		return fmt.Sprintf("Rejected by %s: %s (%s).", termtext.Safe(r.RejectedBy), termtext.Safe(r.Reason), r.ID)

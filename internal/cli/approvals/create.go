@@ -134,7 +134,7 @@ func writeOutcome(s *cmdutil.Streams, r ViaHubResult) {
 	case store.StatusLapsed:
 		fmt.Fprintf(s.Out, "Lapsed unapproved; nothing was paid (%s). Request it again if it is still due.\n", r.ApprovalID)
 	default:
-		fmt.Fprintf(s.Out, "%s is %s: %s. The hub looks it up by transaction id %s and never sends it under another.\n",
+		fmt.Fprintf(s.Out, "%s is %s: %s. At its next start the hub looks it up by transaction id %s and sends it again under that id only if the service does not hold it.\n",
 			r.ApprovalID, r.Status, termtext.Safe(r.Detail), r.TransactionID)
 	}
 }
