@@ -74,6 +74,7 @@ var (
 	ErrLapsed        = errors.New("the request has lapsed")
 	ErrNotApproved   = errors.New("the request is not approved for sending")
 	ErrDuplicateTxID = errors.New("transaction id already used by another approval request")
+	ErrInBatch       = errors.New("the request is a row of a batch, decided whole: approve or reject the batch")
 )
 
 // Approval is one person's approval.
@@ -109,6 +110,12 @@ type Request struct {
 	TransactionID        string     `json:"transaction_id"`
 	// AllowDuplicate is the requester's --allow-duplicate.
 	AllowDuplicate bool `json:"allow_duplicate,omitempty"`
+	// Batch is the batch the request is a row of ("" for a single
+	// payout): a batch is approved, rejected and lapses whole. BatchFile
+	// and Line say which file and line.
+	Batch     string `json:"batch,omitempty"`
+	BatchFile string `json:"batch_file,omitempty"`
+	Line      int    `json:"line,omitempty"`
 	// Detail is the last send's outcome in words (the service's answer).
 	Detail    string    `json:"detail,omitempty"`
 	UpdatedAt time.Time `json:"updated_at"`
@@ -148,6 +155,7 @@ var (
 	bucketRequests = []byte("requests")
 	bucketTxIDs    = []byte("txids")
 	bucketLog      = []byte("log")
+	bucketBatches  = []byte("batches") // batch id -> JSON list of request ids
 )
 
 // Store is the hub's bbolt file.
@@ -169,7 +177,7 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("approvals store %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketRequests, bucketTxIDs, bucketLog} {
+		for _, b := range [][]byte{bucketRequests, bucketTxIDs, bucketLog, bucketBatches} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -248,32 +256,194 @@ func (s *Store) Note(e Entry) error {
 // its requester (and, for a payout that needs no approval, the status
 // approved). Its transaction id must be new to the hub.
 func (s *Store) Create(r *Request) error {
+	return s.db.Update(func(tx *bolt.Tx) error { return create(tx, r) })
+}
+
+// CreateBatch stores the rows of a batch, all or none, under batch id.
+func (s *Store) CreateBatch(batch string, rs []*Request) error {
+	if batch == "" || len(rs) == 0 {
+		return errors.New("approvals store: a batch needs an id and rows")
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketBatches)
+		if b.Get([]byte(batch)) != nil {
+			return fmt.Errorf("approvals store: batch id %s exists", batch)
+		}
+		ids := make([]string, len(rs))
+		for i, r := range rs {
+			r.Batch = batch
+			if err := create(tx, r); err != nil {
+				return fmt.Errorf("line %d: %w", r.Line, err)
+			}
+			ids[i] = r.ID
+		}
+		data, err := json.Marshal(ids)
+		if err != nil {
+			return err
+		}
+		return b.Put([]byte(batch), data)
+	})
+}
+
+// Batch returns the rows of a batch, in file order.
+func (s *Store) Batch(batch string) ([]Request, error) {
+	var out []Request
+	err := s.db.View(func(tx *bolt.Tx) error {
+		rs, err := members(tx, batch)
+		for _, r := range rs {
+			out = append(out, *r)
+		}
+		return err
+	})
+	return out, err
+}
+
+func members(tx *bolt.Tx, batch string) ([]*Request, error) {
+	data := tx.Bucket(bucketBatches).Get([]byte(batch))
+	if data == nil {
+		return nil, fmt.Errorf("%w: no batch %q", ErrNotFound, batch)
+	}
+	var ids []string
+	if err := json.Unmarshal(data, &ids); err != nil {
+		return nil, fmt.Errorf("approvals store: batch %s is damaged: %w", batch, err)
+	}
+	out := make([]*Request, 0, len(ids))
+	for _, id := range ids {
+		r, err := get(tx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// changeBatch runs step on every row of a batch in one transaction: the
+// batch is decided whole. step sees the first row for the checks (the
+// rows share requester, status and expiry) and changes each row.
+func (s *Store) changeBatch(batch string, at time.Time, check func(first *Request) (keep bool, err error), step func(r *Request) *Entry) ([]Request, error) {
+	var out []Request
+	var checkErr error
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		rs, err := members(tx, batch)
+		if err != nil {
+			return err
+		}
+		keep, err := check(rs[0])
+		if err != nil && !keep {
+			for _, r := range rs {
+				out = append(out, *r)
+			}
+			return err
+		}
+		checkErr = err
+		for _, r := range rs {
+			e := step(r)
+			if e != nil {
+				r.Rev++
+				r.UpdatedAt = at
+				e.At, e.RequestID, e.Status = at, r.ID, r.Status
+				if err := put(tx, r); err != nil {
+					return err
+				}
+				if err := appendLog(tx, *e); err != nil {
+					return err
+				}
+			}
+			out = append(out, *r)
+		}
+		return nil
+	})
+	if err != nil {
+		return out, err
+	}
+	return out, checkErr
+}
+
+// ApproveBatch records by's approval of a whole pending batch, as
+// Approve does for one request; done is true for the one approval that
+// completes it.
+func (s *Store) ApproveBatch(batch, by string, at time.Time, need int) (rs []Request, done bool, err error) {
+	lapsed := false
+	repeat := false
+	rs, err = s.changeBatch(batch, at, func(r *Request) (bool, error) {
+		switch {
+		case r.RequestedBy == by:
+			return false, ErrOwnRequest
+		case slices.Contains(r.ApprovedBy, by):
+			repeat = true
+			return false, nil
+		case r.Status == StatusLapsed:
+			return false, ErrLapsed
+		case r.Status != StatusPending:
+			return false, fmt.Errorf("%w: it is %s", ErrNotPending, r.Status)
+		case !r.ExpiresAt.IsZero() && !at.Before(r.ExpiresAt):
+			lapsed = true
+			return true, ErrLapsed
+		}
+		done = len(r.ApprovedBy)+1 >= need
+		return false, nil
+	}, func(r *Request) *Entry {
+		if repeat {
+			return nil
+		}
+		if lapsed {
+			r.Status = StatusLapsed
+			return &Entry{Action: ActLapsed, Detail: "batch " + batch + " not approved within the approval TTL (noticed at an approval by " + by + ")"}
+		}
+		r.ApprovedBy = append(r.ApprovedBy, by)
+		r.Approvals = append(r.Approvals, Approval{By: by, At: at})
+		if done {
+			r.Status = StatusApproved
+		}
+		return &Entry{Action: ActApproved, By: by, Detail: fmt.Sprintf("batch %s: approval %d of %d", batch, len(r.ApprovedBy), need)}
+	})
+	return rs, done, err
+}
+
+// RejectBatch turns a whole pending batch down.
+func (s *Store) RejectBatch(batch, by, reason string, at time.Time) ([]Request, error) {
+	return s.changeBatch(batch, at, func(r *Request) (bool, error) {
+		if r.RequestedBy == by {
+			return false, fmt.Errorf("%w (it lapses, or an approver rejects it)", ErrOwnRequest)
+		}
+		if r.Status != StatusPending {
+			return false, fmt.Errorf("%w: it is %s", ErrNotPending, r.Status)
+		}
+		return false, nil
+	}, func(r *Request) *Entry {
+		r.Status, r.RejectedBy, r.Reason = StatusRejected, by, reason
+		return &Entry{Action: ActRejected, By: by, Detail: "batch " + batch + ": " + reason}
+	})
+}
+
+// create stores r with its first record line; its id and transaction id
+// must be new.
+func create(tx *bolt.Tx, r *Request) error {
 	if r.ID == "" || r.TransactionID == "" || r.RequestedBy == "" {
 		return errors.New("approvals store: a request needs an id, a transaction id and a requester")
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
-		if tx.Bucket(bucketRequests).Get([]byte(r.ID)) != nil {
-			return fmt.Errorf("approvals store: request id %s exists", r.ID)
-		}
-		txids := tx.Bucket(bucketTxIDs)
-		if other := txids.Get([]byte(r.TransactionID)); other != nil {
-			return fmt.Errorf("%w (%s)", ErrDuplicateTxID, other)
-		}
-		if err := txids.Put([]byte(r.TransactionID), []byte(r.ID)); err != nil {
-			return err
-		}
-		r.Rev = 1
-		r.UpdatedAt = r.RequestedAt
-		if r.ApprovedBy == nil {
-			r.ApprovedBy = []string{}
-		}
-		if err := put(tx, r); err != nil {
-			return err
-		}
-		detail := fmt.Sprintf("%s to %s, ref %q, transaction id %s; %s", api.FormatAmount(r.AmountInMinor, r.Currency),
-			r.BeneficiaryName, r.BeneficiaryReference, r.TransactionID, r.Policy)
-		return appendLog(tx, Entry{At: r.RequestedAt, RequestID: r.ID, Action: ActRequested, By: r.RequestedBy, Status: r.Status, Detail: detail})
-	})
+	if tx.Bucket(bucketRequests).Get([]byte(r.ID)) != nil {
+		return fmt.Errorf("approvals store: request id %s exists", r.ID)
+	}
+	txids := tx.Bucket(bucketTxIDs)
+	if other := txids.Get([]byte(r.TransactionID)); other != nil {
+		return fmt.Errorf("%w (%s)", ErrDuplicateTxID, other)
+	}
+	if err := txids.Put([]byte(r.TransactionID), []byte(r.ID)); err != nil {
+		return err
+	}
+	r.Rev = 1
+	r.UpdatedAt = r.RequestedAt
+	if r.ApprovedBy == nil {
+		r.ApprovedBy = []string{}
+	}
+	if err := put(tx, r); err != nil {
+		return err
+	}
+	detail := fmt.Sprintf("%s to %s, ref %q, transaction id %s; %s", api.FormatAmount(r.AmountInMinor, r.Currency),
+		r.BeneficiaryName, r.BeneficiaryReference, r.TransactionID, r.Policy)
+	return appendLog(tx, Entry{At: r.RequestedAt, RequestID: r.ID, Action: ActRequested, By: r.RequestedBy, Status: r.Status, Detail: detail})
 }
 
 // change runs step on the stored request in one transaction and, when it
@@ -321,6 +491,9 @@ func (s *Store) change(id string, at time.Time, step func(r *Request) (e *Entry,
 // a second approval.
 func (s *Store) Approve(id, by string, at time.Time, need int) (r Request, done bool, err error) {
 	r, err = s.change(id, at, func(r *Request) (*Entry, bool, error) {
+		if r.Batch != "" {
+			return nil, false, fmt.Errorf("%w %s", ErrInBatch, r.Batch)
+		}
 		if r.RequestedBy == by {
 			return nil, false, ErrOwnRequest
 		}
@@ -353,6 +526,9 @@ func (s *Store) Approve(id, by string, at time.Time, need int) (r Request, done 
 // Reject turns a pending request down, with the reason.
 func (s *Store) Reject(id, by, reason string, at time.Time) (Request, error) {
 	return s.change(id, at, func(r *Request) (*Entry, bool, error) {
+		if r.Batch != "" {
+			return nil, false, fmt.Errorf("%w %s", ErrInBatch, r.Batch)
+		}
 		if r.RequestedBy == by {
 			return nil, false, fmt.Errorf("%w (it lapses, or an approver rejects it)", ErrOwnRequest)
 		}

@@ -307,3 +307,63 @@ func TestAPayoutStateIsNeverSetBack(t *testing.T) {
 		t.Fatalf("a late submitted set the state back to %s", got.PayoutState)
 	}
 }
+
+func batchOf(t *testing.T, s *Store, by string, amounts ...int64) (string, []Request) {
+	t.Helper()
+	batch := "bat-" + NewID()[4:]
+	var rs []*Request
+	for i, a := range amounts {
+		rs = append(rs, &Request{ID: NewID(), Status: StatusPending, RequestedBy: by, RequestedAt: t0, NeedsApproval: true,
+			ExpiresAt: t0.Add(time.Hour), AmountInMinor: a, Currency: "GBP", TransactionID: "tx-" + NewID(), Line: i + 2})
+	}
+	if err := s.CreateBatch(batch, rs); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Batch(batch)
+	if err != nil || len(got) != len(amounts) {
+		t.Fatalf("Batch = %d rows, %v", len(got), err)
+	}
+	return batch, got
+}
+
+func TestABatchIsDecidedWhole(t *testing.T) {
+	s := openStore(t)
+	batch, rows := batchOf(t, s, "ada", 100, 200, 300)
+	if _, _, err := s.Approve(rows[1].ID, "bob", t0, 1); !errors.Is(err, ErrInBatch) {
+		t.Fatalf("approving one row: %v", err)
+	}
+	if _, _, err := s.ApproveBatch(batch, "ada", t0, 1); !errors.Is(err, ErrOwnRequest) {
+		t.Fatalf("own batch: %v", err)
+	}
+	var done atomic.Int32
+	var wg sync.WaitGroup
+	for _, who := range []string{"bob", "cy", "bob", "cy"} {
+		wg.Go(func() {
+			if _, d, _ := s.ApproveBatch(batch, who, t0, 1); d {
+				done.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if done.Load() != 1 {
+		t.Fatalf("%d approvals completed the batch, want 1", done.Load())
+	}
+	got, _ := s.Batch(batch)
+	for _, r := range got {
+		if r.Status != StatusApproved || len(r.ApprovedBy) != 1 {
+			t.Fatalf("row after approval: %+v", r)
+		}
+	}
+	other, _ := batchOf(t, s, "ada", 100, 200)
+	rs, err := s.RejectBatch(other, "bob", "wrong month", t0)
+	if err != nil || len(rs) != 2 || rs[0].Status != StatusRejected || rs[1].Status != StatusRejected {
+		t.Fatalf("reject: %+v %v", rs, err)
+	}
+	late, _ := batchOf(t, s, "ada", 100, 200)
+	if _, _, err := s.ApproveBatch(late, "bob", t0.Add(time.Hour), 1); !errors.Is(err, ErrLapsed) {
+		t.Fatalf("late approval: %v", err)
+	}
+	if rs, _ := s.Batch(late); rs[0].Status != StatusLapsed || rs[1].Status != StatusLapsed {
+		t.Fatalf("a late approval left the batch %s/%s", rs[0].Status, rs[1].Status)
+	}
+}
