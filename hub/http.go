@@ -62,6 +62,10 @@ func (h *Hub) Handler() http.Handler {
 	mux.HandleFunc("GET "+PathOutflows, h.withRole(users.RoleView, h.handleOutflows))
 	mux.HandleFunc("GET "+PathAudit, h.withRole(users.RoleView, h.handleAudit))
 	mux.HandleFunc("POST "+PathPayments, h.withRole(users.RoleRequest, h.handlePayment))
+	mux.HandleFunc("POST "+PathBatches, h.withRole(users.RoleRequest, h.handleSubmitBatch))
+	mux.HandleFunc("GET "+PathBatches+"/{id}", h.withRole(users.RoleView, h.handleShowBatch))
+	mux.HandleFunc("POST "+PathBatches+"/{id}/approve", h.withRole(users.RoleApprove, h.handleApproveBatch))
+	mux.HandleFunc("POST "+PathBatches+"/{id}/reject", h.withRole(users.RoleApprove, h.handleRejectBatch))
 	mux.HandleFunc("POST "+PathMandates, h.withRole(users.RoleRequest, h.handleMandate))
 	mux.HandleFunc(Prefix, func(w http.ResponseWriter, _ *http.Request) {
 		writeProblem(w, http.StatusNotFound, "not_found", "no such hub endpoint")
@@ -142,12 +146,16 @@ func (h *Hub) handleMe(w http.ResponseWriter, _ *http.Request, u users.User) {
 // readJSON decodes a JSON body, refusing other content types (a browser
 // posts forms cross-origin without asking; JSON never arrives that way).
 func readJSON(w http.ResponseWriter, req *http.Request, v any) bool {
+	return readJSONLimit(w, req, v, maxBody)
+}
+
+func readJSONLimit(w http.ResponseWriter, req *http.Request, v any, limit int64) bool {
 	mt, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
 	if mt != "application/json" {
 		writeProblem(w, http.StatusUnsupportedMediaType, "not_json", "send the body as application/json")
 		return false
 	}
-	dec := json.NewDecoder(io.LimitReader(req.Body, maxBody))
+	dec := json.NewDecoder(io.LimitReader(req.Body, limit))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		writeProblem(w, http.StatusBadRequest, "bad_json", "the body is not the JSON expected: "+err.Error())
@@ -305,7 +313,7 @@ func writeStoreError(w http.ResponseWriter, err error) {
 		writeProblem(w, http.StatusForbidden, "own_request", err.Error())
 	case errors.Is(err, store.ErrLapsed):
 		writeProblem(w, http.StatusConflict, "lapsed", err.Error())
-	case errors.Is(err, store.ErrNotPending), errors.Is(err, store.ErrNotApproved):
+	case errors.Is(err, store.ErrNotPending), errors.Is(err, store.ErrNotApproved), errors.Is(err, store.ErrInBatch):
 		writeProblem(w, http.StatusConflict, "not_pending", err.Error())
 	default:
 		writeProblem(w, http.StatusConflict, "refused", err.Error())

@@ -726,3 +726,79 @@ func TestApprovalWhileTheServiceIsDownIsSentOnceItAnswers(t *testing.T) {
 		t.Fatalf("%d payouts, %d sends; want 1 and 1", n, e.pipe.sends.Load())
 	}
 }
+
+func batchSub(file string, rows ...hub.BatchRow) hub.BatchSubmission {
+	return hub.BatchSubmission{File: file, SHA256: "sha-" + file, Rows: rows}
+}
+
+func row(line int, ref, iban string, amount int64) hub.BatchRow {
+	return hub.BatchRow{Line: line, PayoutRequest: sub(ref, iban, amount).PayoutRequest}
+}
+
+func TestABatchIsOneRequestDecidedWhole(t *testing.T) {
+	e := startEnv(t, opts{})
+	ctx := context.Background()
+	// Each row below the threshold, but the GBP total above it.
+	res, err := e.as("ada").SubmitBatch(ctx, batchSub("pay.csv", row(2, "B-1", payeeIBAN, 600_00), row(3, "B-2", otherIBAN, 600_00)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != hub.StatusAwaitingApproval || res.Totals["GBP"] != 1200_00 || !strings.Contains(res.Reason, "total") || len(res.Rows) != 2 {
+		t.Fatalf("batch: %+v", res)
+	}
+	// The same file again (an answer lost) is the same batch.
+	again, err := e.as("ada").SubmitBatch(ctx, batchSub("pay.csv", row(2, "B-1", payeeIBAN, 600_00), row(3, "B-2", otherIBAN, 600_00)))
+	if err != nil || again.BatchID != res.BatchID {
+		t.Fatalf("resubmitted: %+v %v", again, err)
+	}
+	// A row alone cannot be approved; the requester cannot approve it.
+	_, err = e.as("cy").Approve(ctx, res.Rows[0].ID)
+	wantReason(t, err, "not_pending")
+	_, err = e.as("ada").ApproveBatch(ctx, res.BatchID)
+	wantReason(t, err, "role_missing")
+	out, err := e.as("cy").ApproveBatch(ctx, res.BatchID)
+	if err != nil || out.Status != store.StatusSent {
+		t.Fatalf("approved: %+v %v", out, err)
+	}
+	if n := e.reportCount("B-1") + e.reportCount("B-2"); n != 2 {
+		t.Fatalf("%d payouts, want 2", n)
+	}
+	if _, err := e.as("bob").ApproveBatch(ctx, res.BatchID); !hubclient.IsReason(err, "not_pending") {
+		t.Fatalf("approving a sent batch: %v", err)
+	}
+
+	// Rejected whole, nothing sent.
+	rej, err := e.as("ada").SubmitBatch(ctx, batchSub("big.csv", row(2, "R-1", payeeIBAN, 10_00), row(3, "R-2", otherIBAN, 5000_00)))
+	if err != nil || rej.Status != hub.StatusAwaitingApproval {
+		t.Fatalf("%+v %v", rej, err)
+	}
+	if r, err := e.as("bob").RejectBatch(ctx, rej.BatchID, "not this month"); err != nil || r.Status != store.StatusRejected {
+		t.Fatalf("reject: %+v %v", r, err)
+	}
+	if n := e.reportCount("R-1") + e.reportCount("R-2"); n != 0 {
+		t.Fatalf("%d payouts of a rejected batch", n)
+	}
+
+	// Within every threshold: sent at once, each row once.
+	small, err := e.as("ada").SubmitBatch(ctx, batchSub("small.csv", row(2, "S-1", "DE89370400440532013000", 100_00), row(3, "S-2", "FR1420041010050500013M02606", 200_00)))
+	if err != nil || small.Status != store.StatusSent {
+		t.Fatalf("small batch: %+v %v", small, err)
+	}
+	if n := e.reportCount("S-1") + e.reportCount("S-2"); n != 2 {
+		t.Fatalf("%d payouts, want 2", n)
+	}
+}
+
+func TestABatchTheAccountCannotFundIsRefusedWhole(t *testing.T) {
+	e := startEnv(t, opts{funds: 1000_00, over: "GBP=0"})
+	ctx := context.Background()
+	_, err := e.as("ada").SubmitBatch(ctx, batchSub("f.csv", row(2, "F-1", payeeIBAN, 600_00), row(3, "F-2", otherIBAN, 600_00)))
+	wantReason(t, err, hub.ClassFunds)
+	if err == nil || !strings.Contains(err.Error(), "line 3") {
+		t.Fatalf("refusal names the row: %v", err)
+	}
+	all, _ := e.as("vic").List(ctx, true)
+	if len(all) != 0 {
+		t.Fatalf("%d requests stored from a refused batch", len(all))
+	}
+}

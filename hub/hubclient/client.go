@@ -230,3 +230,32 @@ func (c *Client) CreateMandate(ctx context.Context, req *api.MandateRequest, ide
 	}
 	return &out, nil
 }
+
+// SubmitBatch sends a batch to the hub: one request, sent at once or
+// awaiting approval whole.
+func (c *Client) SubmitBatch(ctx context.Context, b hub.BatchSubmission) (hub.BatchResult, error) {
+	var r hub.BatchResult
+	_, err := c.do(ctx, http.MethodPost, hub.PathBatches, nil, b, &r)
+	return r, err
+}
+
+// GetBatch returns a batch and its rows.
+func (c *Client) GetBatch(ctx context.Context, id string) (hub.BatchResult, error) {
+	var r hub.BatchResult
+	_, err := c.do(ctx, http.MethodGet, hub.PathBatches+"/"+url.PathEscape(id), nil, nil, &r)
+	return r, err
+}
+
+// ApproveBatch approves a whole batch.
+func (c *Client) ApproveBatch(ctx context.Context, id string) (hub.BatchResult, error) {
+	var r hub.BatchResult
+	_, err := c.do(ctx, http.MethodPost, hub.PathBatches+"/"+url.PathEscape(id)+"/approve", nil, struct{}{}, &r)
+	return r, err
+}
+
+// RejectBatch rejects a whole batch with a reason.
+func (c *Client) RejectBatch(ctx context.Context, id, reason string) (hub.BatchResult, error) {
+	var r hub.BatchResult
+	_, err := c.do(ctx, http.MethodPost, hub.PathBatches+"/"+url.PathEscape(id)+"/reject", nil, hub.RejectBody{Reason: reason}, &r)
+	return r, err
+}

@@ -116,6 +116,9 @@ type Request struct {
 	Batch     string `json:"batch,omitempty"`
 	BatchFile string `json:"batch_file,omitempty"`
 	Line      int    `json:"line,omitempty"`
+	// BatchSHA256 is the batch file's digest: the same file submitted
+	// again while its batch is open is that batch, not a second one.
+	BatchSHA256 string `json:"batch_sha256,omitempty"`
 	// Detail is the last send's outcome in words (the service's answer).
 	Detail    string    `json:"detail,omitempty"`
 	UpdatedAt time.Time `json:"updated_at"`
