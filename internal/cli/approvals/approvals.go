@@ -12,6 +12,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
+	"github.com/paydash/paydash/hub"
 	"github.com/paydash/paydash/hub/hubclient"
 	"github.com/paydash/paydash/hub/store"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
@@ -139,11 +140,15 @@ func writeList(s *cmdutil.Streams, rs []store.Request, now time.Time, all bool) 
 	}
 	rows := make([][]string, 0, len(rs))
 	for _, r := range rs {
-		rows = append(rows, []string{r.ID, r.Status, humanize.RelTime(r.RequestedAt, now, "ago", "from now"), termtext.Safe(r.RequestedBy),
+		batch := ""
+		if r.Batch != "" {
+			batch = fmt.Sprintf("%s:%d", r.Batch, r.Line)
+		}
+		rows = append(rows, []string{r.ID, batch, r.Status, humanize.RelTime(r.RequestedAt, now, "ago", "from now"), termtext.Safe(r.RequestedBy),
 			api.FormatAmount(r.AmountInMinor, r.Currency), termtext.Safe(r.BeneficiaryName), termtext.Safe(r.BeneficiaryReference),
 			termtext.Safe(strings.Join(r.ApprovedBy, ","))})
 	}
-	return cmdutil.WriteTable(s.Out, []string{"ID", "STATUS", "AGE", "REQUESTED BY", "AMOUNT", "PAYEE", "REFERENCE", "APPROVED BY"}, rows, 4)
+	return cmdutil.WriteTable(s.Out, []string{"ID", "BATCH:LINE", "STATUS", "AGE", "REQUESTED BY", "AMOUNT", "PAYEE", "REFERENCE", "APPROVED BY"}, rows, 5)
 }
 
 func showCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Command {
@@ -156,6 +161,17 @@ func showCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Command {
 			_, hc, err := conn.setup(s, g)
 			if err != nil {
 				return err
+			}
+			if isBatch(args[0]) {
+				b, err := hc.GetBatch(cmd.Context(), args[0])
+				if err != nil {
+					return hubError(err)
+				}
+				if asJSON {
+					return cmdutil.WriteJSON(s.Out, b)
+				}
+				writeBatch(s, b)
+				return nil
 			}
 			r, err := hc.Get(cmd.Context(), args[0])
 			if err != nil {
@@ -236,6 +252,9 @@ func approveCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Comman
 // Approve shows the request, asks (on a production profile: the amount
 // typed), approves, and says what became of it.
 func Approve(ctx context.Context, s *cmdutil.Streams, hc *hubclient.Client, production bool, id string, yes, asJSON bool) error {
+	if isBatch(id) {
+		return approveBatch(ctx, s, hc, production, id, yes, asJSON)
+	}
 	r, err := hc.Get(ctx, id)
 	if err != nil {
 		return hubError(err)
@@ -315,6 +334,17 @@ func rejectCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Command
 			if err != nil {
 				return err
 			}
+			if isBatch(args[0]) {
+				b, err := hc.RejectBatch(cmd.Context(), args[0], reason)
+				if err != nil {
+					return hubError(err)
+				}
+				if asJSON {
+					return cmdutil.WriteJSON(s.Out, b)
+				}
+				fmt.Fprintf(s.Out, "Rejected batch %s (%d payouts, %s): %s.\n", b.BatchID, len(b.Rows), totalsLine(b.Totals), termtext.Safe(reason))
+				return nil
+			}
 			r, err := hc.Reject(cmd.Context(), args[0], reason)
 			if err != nil {
 				return hubError(err)
@@ -362,4 +392,47 @@ func logCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Command {
 	c.Flags().StringVar(&id, "id", "", "only this request's lines")
 	c.Flags().Uint64Var(&after, "since", 0, "only lines after this seq")
 	return c
+}
+
+// approveBatch shows a batch's totals (and rows), asks, and approves it
+// whole; on a production profile the totals are typed.
+func approveBatch(ctx context.Context, s *cmdutil.Streams, hc *hubclient.Client, production bool, id string, yes, asJSON bool) error {
+	b, err := hc.GetBatch(ctx, id)
+	if err != nil {
+		return hubError(err)
+	}
+	if !yes {
+		if !s.Interactive() {
+			return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("no terminal to confirm on: nothing was approved. Pass --yes to approve %s", id))
+		}
+		writeBatch(s, b)
+		var ok bool
+		if production {
+			want := totalsLine(b.Totals)
+			ok, err = cmdutil.ConfirmTyped(s, fmt.Sprintf("PRODUCTION: type the totals (%s) to approve:", want), want)
+		} else {
+			ok, err = cmdutil.Confirm(s, fmt.Sprintf("Approve batch %s: %d payouts, %s?", id, len(b.Rows), totalsLine(b.Totals)))
+		}
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return cmdutil.Exit(cmdutil.ExitCancelled, errors.New("not approved"))
+		}
+	}
+	b, err = hc.ApproveBatch(ctx, id)
+	if err != nil {
+		return hubError(err)
+	}
+	if asJSON {
+		if err := cmdutil.WriteJSON(s.Out, b); err != nil {
+			return err
+		}
+	} else {
+		writeBatch(s, b)
+	}
+	if b.Status == hub.StatusAwaitingApproval {
+		return nil // approved by you; more approvals needed
+	}
+	return batchExit(b.Status)
 }

@@ -462,21 +462,32 @@ func TestTeamEndToEnd(t *testing.T) {
 		t.Fatalf("record of %s: %v", big, acts)
 	}
 
-	// A batch from a profile that sends through the hub is refused whole
-	// (the hub takes single payouts only so far); the advice is payout
-	// create, row by row, which the requests above followed.
+	// A batch is one request: each row within the threshold, but the GBP
+	// total above it, so it waits for approval whole (exit 5).
 	csv := filepath.Join(t.TempDir(), "rows.csv")
-	if err := os.WriteFile(csv, []byte("name,iban,reference,amount,currency\nPayee Ltd,"+payee2+",E2E-BATCH,5.00,GBP\n"), 0o600); err != nil {
+	if err := os.WriteFile(csv, []byte("name,iban,reference,amount,currency\n"+
+		"Payee Ltd,GB29NWBK60161331926819,E2E-BATCH-1,600.00,GBP\n"+
+		"Payee Ltd,DE89370400440532013000,E2E-BATCH-2,600.00,GBP\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, _, _ = tm.streams("")
+	s, bout, _ := tm.streams("")
 	err = batch.Command(context.Background(), s, &cmdutil.Global{ConfigPath: tm.cfg, Profile: "ada"}, csv,
-		&batch.CommandOptions{Yes: true, DuplicateWindow: time.Hour})
-	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "paydash payout create") {
-		t.Fatalf("batch through the hub: %v", err)
+		&batch.CommandOptions{Yes: true, JSON: true, DuplicateWindow: time.Hour})
+	var bres map[string]any
+	if cmdutil.ExitCode(err) != cmdutil.ExitAwaitingApproval || json.Unmarshal(bout.Bytes(), &bres) != nil || bres["status"] != "awaiting_approval" {
+		t.Fatalf("batch through the hub: exit %d %v\n%s", cmdutil.ExitCode(err), err, bout)
 	}
-	if _, code := tm.create("ada", "E2E-BATCH", payee2, "5.00", "GBP", nil); code != 0 {
-		t.Fatalf("the row sent as the advice says: exit %d", code)
+	batchID := bres["batch_id"].(string)
+	if n := tm.inReport("E2E-BATCH-1") + tm.inReport("E2E-BATCH-2"); n != 0 {
+		t.Fatalf("%d batch payouts before approval", n)
+	}
+	// A row alone is not approved; the batch is, whole.
+	rows := bres["rows"].([]any)
+	if _, code, _ := tm.run("bob", "approve", rows[0].(map[string]any)["id"].(string), "--yes"); code != cmdutil.ExitNotAccepted {
+		t.Fatalf("approving one row: exit %d", code)
+	}
+	if out, code, err := tm.run("bob", "approve", batchID, "--yes"); code != 0 || !strings.Contains(out, "sent") {
+		t.Fatalf("approving the batch: exit %d %v\n%s", code, err, out)
 	}
 
 	// payouts log on a team profile reads the hub's audit record: every
@@ -499,7 +510,7 @@ func TestTeamEndToEnd(t *testing.T) {
 		}
 		sent[a["beneficiary_reference"].(string)], _ = a["outcome"].(string)
 	}
-	for _, ref := range []string{"E2E-SMALL", "E2E-BIG", "E2E-SPLIT-1"} {
+	for _, ref := range []string{"E2E-SMALL", "E2E-BIG", "E2E-SPLIT-1", "E2E-BATCH-1", "E2E-BATCH-2"} {
 		if sent[ref] == "" {
 			t.Errorf("payouts log lacks %s (or its outcome): %v", ref, sent)
 		}
@@ -510,7 +521,7 @@ func TestTeamEndToEnd(t *testing.T) {
 
 	// Counted in the service's own report: only what was sent.
 	for ref, want := range map[string]int{"E2E-SMALL": 1, "E2E-BIG": 1, "E2E-OWN": 0, "E2E-SPLIT-1": 1, "E2E-SPLIT-2": 0,
-		"E2E-EUR": 0, "E2E-LAPSE": 1, "E2E-VIEW": 0, "E2E-SHARED": 0, "E2E-BATCH": 1} {
+		"E2E-EUR": 0, "E2E-LAPSE": 1, "E2E-VIEW": 0, "E2E-SHARED": 0, "E2E-BATCH-1": 1, "E2E-BATCH-2": 1} {
 		if n := tm.inReport(ref); n != want {
 			t.Errorf("%s: %d payouts in the sandbox's report, want %d", ref, n, want)
 		}

@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/hub"
+	"github.com/paydash/paydash/internal/cli/approvals"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/cli/headless"
 	"github.com/paydash/paydash/payout"
@@ -84,9 +86,13 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 		return err
 	}
 	if p.PayoutsViaRelay && !o.DryRun {
-		// Team mode sends through the hub, which takes single payouts
-		// only so far (a batch as one request is not built).
-		return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("profile %q sends through the team's hub (payouts_via_relay), which does not take batches yet: nothing was sent. Send the rows one by one with paydash payout create, or run the batch from the hub's send profile", p.Name))
+		// Team mode: the file goes to the hub as one request, approved
+		// or rejected whole; the hub fixes each row's transaction id.
+		in := approvals.BatchInput{File: f.Path, SHA256: f.SHA256}
+		for _, r := range f.Rows {
+			in.Rows = append(in.Rows, hub.BatchRow{Line: r.Line, PayoutRequest: r.Request})
+		}
+		return approvals.SubmitBatch(ctx, s, p, in, approvals.ViaHubOptions{Yes: o.Yes, JSON: o.JSON, AllowDuplicate: o.AllowDuplicate})
 	}
 	audit, err := cmdutil.AuditLog(s, p)
 	if err != nil {

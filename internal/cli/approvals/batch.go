@@ -1,0 +1,116 @@
+package approvals
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/config"
+	"github.com/paydash/paydash/hub"
+	"github.com/paydash/paydash/hub/store"
+	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/termtext"
+)
+
+// BatchInput is a checked batch file, as `payout batch` read it.
+type BatchInput struct {
+	File   string
+	SHA256 string
+	Rows   []hub.BatchRow
+}
+
+// SubmitBatch is `payout batch` on a payouts_via_relay profile: the file
+// goes to the hub as one request, approved or rejected whole. Exit 0 all
+// sent, 5 awaiting approval, 3 some or all not sent, 1 unknown.
+func SubmitBatch(ctx context.Context, s *cmdutil.Streams, p *config.Profile, in BatchInput, o ViaHubOptions) error {
+	hc, err := (&Conn{}).Client(p)
+	if err != nil {
+		return err
+	}
+	if !o.Yes {
+		if !s.Interactive() {
+			return cmdutil.Exit(cmdutil.ExitUsage, errors.New("no terminal to confirm on: nothing was sent. Pass --yes to send the batch through the hub"))
+		}
+		totals := map[string]int64{}
+		for _, r := range in.Rows {
+			totals[r.Currency] += r.AmountInMinor
+		}
+		ok, err := cmdutil.Confirm(s, fmt.Sprintf("Send %d payouts (%s) from %s through the team's hub?", len(in.Rows), totalsLine(totals), termtext.Safe(in.File)))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return cmdutil.Exit(cmdutil.ExitCancelled, errors.New("nothing was sent"))
+		}
+	}
+	res, err := hc.SubmitBatch(ctx, hub.BatchSubmission{File: in.File, SHA256: in.SHA256, Rows: in.Rows, AllowDuplicate: o.AllowDuplicate})
+	if err != nil {
+		return hubError(err)
+	}
+	if o.JSON {
+		if err := cmdutil.WriteJSON(s.Out, res); err != nil {
+			return err
+		}
+	} else {
+		writeBatch(s, res)
+	}
+	return batchExit(res.Status)
+}
+
+func batchExit(status string) error {
+	switch status {
+	case store.StatusSent:
+		return nil
+	case hub.StatusAwaitingApproval:
+		return cmdutil.SilentExit(cmdutil.ExitAwaitingApproval)
+	case store.StatusUnknown, store.StatusSending:
+		return cmdutil.SilentExit(cmdutil.ExitFailure)
+	}
+	return cmdutil.SilentExit(cmdutil.ExitNotAccepted)
+}
+
+// totalsLine says a batch's totals, currencies in order.
+func totalsLine(t map[string]int64) string {
+	curs := make([]string, 0, len(t))
+	for c := range t {
+		curs = append(curs, c)
+	}
+	sort.Strings(curs)
+	parts := make([]string, len(curs))
+	for i, c := range curs {
+		parts[i] = api.FormatAmount(t[c], c)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func writeBatch(s *cmdutil.Streams, res hub.BatchResult) {
+	file := ""
+	if len(res.Rows) > 0 {
+		file = termtext.Safe(res.Rows[0].BatchFile)
+	}
+	switch res.Status {
+	case hub.StatusAwaitingApproval:
+		who := "nobody yet: ask an administrator to add an approver"
+		if len(res.Approvers) > 0 {
+			who = strings.Join(res.Approvers, ", ")
+		}
+		fmt.Fprintf(s.Out, "Awaiting approval: batch %s, %d payouts from %s (%s); %s. Nothing is sent until %d of %s approve it whole.\n",
+			res.BatchID, len(res.Rows), file, totalsLine(res.Totals), termtext.Safe(res.Reason), max(res.ApprovalsNeeded, 1), who)
+		fmt.Fprintf(s.Out, "Follow it with: paydash approvals show %s\n", res.BatchID)
+		return
+	}
+	fmt.Fprintf(s.Out, "Batch %s (%s, %s): %s.\n", res.BatchID, file, totalsLine(res.Totals), res.Status)
+	rows := make([][]string, 0, len(res.Rows))
+	for _, r := range res.Rows {
+		rows = append(rows, []string{fmt.Sprint(r.Line), r.ID, r.Status, api.FormatAmount(r.AmountInMinor, r.Currency),
+			termtext.Safe(r.BeneficiaryName), termtext.Safe(r.BeneficiaryReference), r.TransactionID, termtext.Safe(r.Detail)})
+	}
+	_ = cmdutil.WriteTable(s.Out, []string{"LINE", "ID", "STATUS", "AMOUNT", "PAYEE", "REFERENCE", "TRANSACTION ID", "DETAIL"}, rows, 3)
+}
+
+// isBatch says whether id names a batch (approvals show/approve/reject
+// take either).
+func isBatch(id string) bool { return strings.HasPrefix(id, "bat-") }
