@@ -177,6 +177,11 @@ func (h *Hub) createBatch(ctx context.Context, u users.User, sub BatchSubmission
 			return "", nil, false, &errSubmit{http.StatusConflict, ClassDuplicate,
 				fmt.Errorf("line %d: transaction id %s is already used by approval request %s; nothing was requested", row.Line, req.TransactionID, old.ID)}
 		}
+		if !sub.AllowDuplicate {
+			if err := h.openDuplicate(&req); err != nil {
+				return "", nil, false, &errSubmit{http.StatusConflict, ClassDuplicate, fmt.Errorf("line %d: %w", row.Line, err)}
+			}
+		}
 		d := h.cfg.Policy.Decide(req.AmountInMinor, req.Currency, policy.RecentSum(prior, u.Name, req.BeneficiaryIBAN, req.Currency, now))
 		if d.Needed && !needed {
 			needed, reason = true, fmt.Sprintf("line %d: %s", row.Line, d.Reason)

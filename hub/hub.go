@@ -28,6 +28,7 @@ import (
 	"github.com/paydash/paydash/hub/policy"
 	"github.com/paydash/paydash/hub/store"
 	"github.com/paydash/paydash/hub/users"
+	"github.com/paydash/paydash/payout"
 )
 
 // Config configures a Hub.
@@ -387,6 +388,11 @@ func (h *Hub) create(ctx context.Context, u users.User, req api.PayoutRequest, a
 		return store.Request{}, false, &errSubmit{http.StatusConflict, ClassDuplicate,
 			fmt.Errorf("transaction id %s is already used by approval request %s for another payout; leave --transaction-id out for a new one", req.TransactionID, old.ID)}
 	}
+	if !allowDup {
+		if err := h.openDuplicate(&req); err != nil {
+			return store.Request{}, false, err
+		}
+	}
 	now := h.cfg.Clock.Now()
 	sent, err := h.cfg.Store.List(func(r *store.Request) bool {
 		return !r.NeedsApproval && r.RequestedBy == u.Name && now.Sub(r.RequestedAt) < policy.SumWindow &&
@@ -425,6 +431,25 @@ func (h *Hub) create(ctx context.Context, u users.User, req api.PayoutRequest, a
 		return store.Request{}, false, err
 	}
 	return r, true, nil
+}
+
+// openDuplicate refuses a payout with the same details (payout.SameDetails)
+// as a request still open on the hub: pending ones are in no audit record
+// yet, so the pipeline's check cannot see them.
+func (h *Hub) openDuplicate(req *api.PayoutRequest) error {
+	open, err := h.cfg.Store.List(func(r *store.Request) bool {
+		p := r.Payout()
+		return r.Open() && payout.SameDetails(&p, req)
+	})
+	if err != nil {
+		return err
+	}
+	if len(open) > 0 {
+		o := open[0]
+		return &errSubmit{http.StatusConflict, ClassDuplicate, fmt.Errorf("possible duplicate: approval request %s, requested by %s, is already %s for the same IBAN, amount, currency and reference; nothing was requested (pass --allow-duplicate to request a second payout)",
+			o.ID, o.RequestedBy, o.Status)}
+	}
+	return nil
 }
 
 // approversFor lists who may approve r: the approve role, not the

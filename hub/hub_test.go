@@ -802,3 +802,34 @@ func TestABatchTheAccountCannotFundIsRefusedWhole(t *testing.T) {
 		t.Fatalf("%d requests stored from a refused batch", len(all))
 	}
 }
+
+func TestARequestRepeatingAnOpenOneIsADuplicate(t *testing.T) {
+	e := startEnv(t, opts{})
+	ctx := context.Background()
+	first, err := e.as("ada").Submit(ctx, sub("DUP-1", payeeIBAN, 5000_00))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.as("bob").Submit(ctx, sub("DUP-1", payeeIBAN, 5000_00))
+	wantReason(t, err, hub.ClassDuplicate)
+	if !strings.Contains(err.Error(), first.ApprovalID) || !strings.Contains(err.Error(), "--allow-duplicate") {
+		t.Fatalf("refusal: %v", err)
+	}
+	// As it says: --allow-duplicate requests a second payout, and both,
+	// approved, are paid (the operator said so twice).
+	s := sub("DUP-1", payeeIBAN, 5000_00)
+	s.AllowDuplicate = true
+	second, err := e.as("bob").Submit(ctx, s)
+	if err != nil || second.Status != hub.StatusAwaitingApproval {
+		t.Fatalf("with --allow-duplicate: %+v %v", second, err)
+	}
+	if _, err := e.as("cy").Approve(ctx, first.ApprovalID); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := e.as("cy").Approve(ctx, second.ApprovalID); err != nil || r.Status != store.StatusSent {
+		t.Fatalf("second: %+v %v", r, err)
+	}
+	if n := e.reportCount("DUP-1"); n != 2 {
+		t.Fatalf("%d payouts, want 2", n)
+	}
+}
