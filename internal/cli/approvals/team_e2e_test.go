@@ -29,6 +29,7 @@ import (
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/cli/headless"
 	"github.com/paydash/paydash/internal/cli/serve"
+	"github.com/paydash/paydash/payout"
 )
 
 // The team end to end: the sandbox, `paydash relay --users` as the hub
@@ -679,5 +680,45 @@ func TestTeamPaymentsAreSignedAndSentByTheHub(t *testing.T) {
 	}
 	if n != 2 {
 		t.Fatalf("%d payments by ada recorded created, want 2 (one payment, asked twice): %v", n, log)
+	}
+}
+
+func TestTheDashboardsBackendOnATeamProfile(t *testing.T) {
+	tm := startTeam(t)
+	s, _, _ := tm.streams("")
+	p, err := cmdutil.LoadProfile(s, &cmdutil.Global{ConfigPath: tm.cfg, Profile: "ada"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := approvals.NewTeamBackend(p, tm.svc, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	req := &api.PayoutRequest{TransactionID: uuid.NewString(), BeneficiaryName: "Payee Ltd", BeneficiaryIBAN: payee,
+		BeneficiaryReference: "E2E-FORM", AmountInMinor: 10_00, Currency: "GBP", ContextCode: api.ContextCodeWithdrawal}
+	// The form's payout is refused before anything is sent, read as such
+	// by the one classifier, and names the command that sends it.
+	err = b.CreatePayout(ctx, req)
+	if a := payout.Classify(err); a.Outcome != payout.OutcomeRefused || a.Reached || !strings.Contains(err.Error(), "paydash payout create") {
+		t.Fatalf("form payout on a team profile: %v (%+v)", err, a)
+	}
+	if n := tm.inReport("E2E-FORM"); n != 0 {
+		t.Fatalf("%d payouts from the form", n)
+	}
+	// As it says: payout create sends it, once.
+	if _, code := tm.create("ada", "E2E-FORM", payee, "10.00", "GBP", nil); code != 0 {
+		t.Fatalf("payout create: exit %d", code)
+	}
+	if n := tm.inReport("E2E-FORM"); n != 1 {
+		t.Fatalf("%d payouts", n)
+	}
+	// Payments go through the hub from the dashboard too.
+	pr := &api.PaymentRequest{}
+	if err := json.Unmarshal([]byte(`{"amount_in_minor":500,"currency":"GBP","payment_method":{"type":"bank_transfer","provider_selection":{"type":"user_selected"},"beneficiary":{"type":"merchant_account","merchant_account_id":"6f2f3c2e-0b9d-4c47-9b1e-5a1f00000826","reference":"ORDER-7"}},"user":{"name":"Ada Lovelace","email":"ada@example.com"}}`), pr); err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := b.CreatePayment(ctx, pr, uuid.NewString()); err != nil || resp.ID == "" {
+		t.Fatalf("payment from the dashboard through the hub: %+v %v", resp, err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paydash/paydash/internal/cli/approvals"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/payout"
 	"github.com/paydash/paydash/relayclient"
@@ -71,10 +72,16 @@ func Run(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) error {
 		// rejected one must not block its re-send from the form.
 		guard.States = relayclient.History{URL: prof.RelayURL, Token: prof.RelayToken.Reveal()}
 	}
+	var backend ui.Backend = client
+	if prof.PayoutsViaRelay { // team mode: the hub holds the key
+		if backend, err = approvals.NewTeamBackend(prof, client, s.Err); err != nil {
+			return err
+		}
+	}
 	return Show(ctx, s, Params{
 		UI: ui.Options{
 			Profile: prof.Name, Production: prof.Production, Regulated: prof.Regulated,
-			Backend: client, Guard: guard, BalanceRefresh: prof.BalanceRefresh, ReportRefresh: prof.ReportRefresh, LowBalance: prof.LowBalance, ExportDir: ".",
+			Backend: backend, Guard: guard, BalanceRefresh: prof.BalanceRefresh, ReportRefresh: prof.ReportRefresh, LowBalance: prof.LowBalance, ExportDir: ".",
 			Location: prof.Location, MerchantAccounts: MerchantAccounts(prof.MerchantAccounts),
 		},
 		RelayURL: prof.RelayURL, RelayToken: prof.RelayToken.Reveal(),
