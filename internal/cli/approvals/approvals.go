@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/paydash/paydash/hub"
 	"github.com/paydash/paydash/hub/hubclient"
 	"github.com/paydash/paydash/hub/store"
+	"github.com/paydash/paydash/hub/users"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/termtext"
 )
@@ -119,12 +121,43 @@ func listCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Command {
 			if asJSON {
 				return cmdutil.WriteJSON(s.Out, rs)
 			}
-			return writeList(s, rs, time.Now(), all)
+			if err := writeList(s, rs, time.Now(), all); err != nil {
+				return err
+			}
+			if me, err := hc.Me(cmd.Context()); err == nil {
+				if n := AwaitingYou(rs, me.Name, slices.Contains(me.Roles, users.RoleApprove)); n > 0 {
+					fmt.Fprintf(s.Err, "%d await your approval: paydash approvals approve ID\n", n)
+				}
+			}
+			return nil
 		},
 	}
 	c.Flags().BoolVar(&all, "all", false, "every request, decided ones too")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON objects")
 	return c
+}
+
+// AwaitingYou counts the requests (a batch once) that name could approve
+// now: pending, not theirs, not approved by them already.
+func AwaitingYou(rs []store.Request, name string, approver bool) int {
+	if !approver {
+		return 0
+	}
+	n := 0
+	batches := map[string]bool{}
+	for _, r := range rs {
+		if r.Status != store.StatusPending || r.RequestedBy == name || slices.Contains(r.ApprovedBy, name) {
+			continue
+		}
+		if r.Batch != "" {
+			if batches[r.Batch] {
+				continue
+			}
+			batches[r.Batch] = true
+		}
+		n++
+	}
+	return n
 }
 
 // writeList prints requests as a table; every text from outside (names,

@@ -334,6 +334,13 @@ func TestTeamEndToEnd(t *testing.T) {
 	if list[0]["status"] != "pending" || list[0]["requested_by"] != "ada" || list[0]["amount_in_minor"] != float64(150000) {
 		t.Fatalf("listed: %v", list[0])
 	}
+	// bob's list says one awaits him; vic (view only) and ada are told none.
+	if out, _, _ := tm.run("bob", "list"); !strings.Contains(out, "1 await your approval") || !strings.Contains(out, big) {
+		t.Fatalf("bob's list:\n%s", out)
+	}
+	if out, _, _ := tm.run("vic", "list"); strings.Contains(out, "await your approval") {
+		t.Fatalf("vic's list:\n%s", out)
+	}
 
 	// Neither the viewer nor a requester without approve can approve; the
 	// viewer cannot request; the shared relay token cannot request.
