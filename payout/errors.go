@@ -166,3 +166,25 @@ func minString(ss []string) string {
 	}
 	return m
 }
+
+// StageError is a stage before the send that could not run (the report
+// could not be read, the audit record was locked or damaged): nothing
+// was sent, and trying again is safe.
+type StageError struct {
+	Stage Stage
+	Err   error
+}
+
+func (e *StageError) Error() string { return e.Err.Error() }
+
+// Unwrap gives the stage's error.
+func (e *StageError) Unwrap() error { return e.Err }
+
+// stageErr wraps err from stage unless it already says what stopped the
+// payout.
+func stageErr(stage Stage, err error) error {
+	if err == nil || ErrorClass(err) != "" {
+		return err
+	}
+	return &StageError{Stage: stage, Err: err}
+}

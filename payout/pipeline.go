@@ -410,7 +410,7 @@ func (p *Pipeline) Run(ctx context.Context, req *api.PayoutRequest, opt Options,
 	c, err := p.Check(ctx, req, opt)
 	res.Checked = c
 	if err != nil {
-		return res, err
+		return res, stageErr(StageCheck, err)
 	}
 	if h.Confirm != nil {
 		stage(StageConfirm)
@@ -427,7 +427,7 @@ func (p *Pipeline) Run(ctx context.Context, req *api.PayoutRequest, opt Options,
 	}
 	stage(StageReserve)
 	if err := p.Reserve(ctx, req, opt, c); err != nil {
-		return res, err
+		return res, stageErr(StageReserve, err)
 	}
 	var f *Follower
 	if opt.Follow > 0 {

@@ -2,7 +2,7 @@ package ui
 
 import tea "github.com/charmbracelet/bubbletea"
 
-// OutcomeRecorder, when the payout guard is one (*payout.Guard is),
+// OutcomeRecorder, when the payout guard is one (*payout.Pipeline is),
 // takes the final states the tracker learns (from the relay or the
 // report) into the profile's audit record: `paydash payouts log` and the
 // duplicate check then know a payout was rejected, not just accepted. It
