@@ -246,13 +246,13 @@ func (p *payoutForm) result(c *viewContext, fv *formView, w int) string {
 	// The headline follows the webhooks: an accepted payout can still be
 	// rejected or fail, and a green tick above "rejected" would mislead.
 	switch {
-	case t != nil && (t.state == api.StateRejected || t.state == api.StateFailed):
+	case t != nil && api.StateUnpaid(t.state):
 		head := "✗ Payout accepted (202), then " + t.state
 		if t.reason != "" {
 			head += ": " + t.reason
 		}
 		b.WriteString(c.st.bad.Render(clean(head)) + "\n")
-	case t != nil && (t.state == api.StateSettled || t.state == api.StateExecuted):
+	case t != nil && api.StatePaid(t.state):
 		b.WriteString(c.st.good.Render("✓ Payout accepted (202) and "+t.state) + "\n")
 	case c.relayLive:
 		b.WriteString(c.st.good.Render("✓ Payout accepted (202): the outcome arrives by webhook (relay live)") + "\n")

@@ -1,6 +1,10 @@
 package ui
 
-import tea "github.com/charmbracelet/bubbletea"
+import (
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/paydash/paydash/api"
+)
 
 // OutcomeRecorder, when the payout guard is one (*payout.Pipeline is),
 // takes the final states the tracker learns (from the relay or the
@@ -21,7 +25,7 @@ func (v *trackerView) recordOutcomes(c *viewContext) tea.Cmd {
 	type final struct{ id, state, reason string }
 	var todo []final
 	for _, p := range v.list {
-		if stateRank(p.state) < 3 || v.recorded[p.id] {
+		if !api.IsFinalState(p.state) || v.recorded[p.id] {
 			continue
 		}
 		if v.recorded == nil {
