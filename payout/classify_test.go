@@ -218,8 +218,8 @@ func TestSendErrorClass(t *testing.T) {
 	err := testClient(t, answering(t, 409, ProblemAccountDisabled), 1, nil).CreatePayout(context.Background(), payoutReq())
 	se := &SendError{TransactionID: "x", Answer: Classify(err)}
 	var ae *api.Error
-	if ErrorClass(fmt.Errorf("wrapped: %w", se)) != ClassRefused || !errors.As(se, &ae) || ae.StatusCode != 409 || se.Field() != "currency" {
-		t.Fatalf("class %q, api error %v, field %q", ErrorClass(se), ae, se.Field())
+	if ErrorClass(fmt.Errorf("wrapped: %w", se)) != ClassRefused || !errors.As(se, &ae) || ae.StatusCode != 409 || se.ErrorField() != "currency" {
+		t.Fatalf("class %q, api error %v, field %q", ErrorClass(se), ae, se.ErrorField())
 	}
 	if strings.Contains(se.Error(), "may or may not") {
 		t.Errorf("refusal reads as unknown: %s", se)

@@ -642,12 +642,12 @@ func (fv *formView) failureView(c *viewContext, w int) string {
 	return b.String()
 }
 
-// errorPath is the request path a failure names: its Field (the payout
+// errorPath is the request path a failure names: its ErrorField (the payout
 // pipeline's errors), else "".
 func errorPath(err error) string {
-	var f interface{ Field() string }
+	var f interface{ ErrorField() string }
 	if errors.As(err, &f) {
-		return f.Field()
+		return f.ErrorField()
 	}
 	return ""
 }
