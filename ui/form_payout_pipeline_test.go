@@ -159,3 +159,39 @@ func TestConfirmScreenWarnsOfADisabledOrUnfundedAccount(t *testing.T) {
 		})
 	}
 }
+
+// TestFormEditAfterAnUnknownAnswerIsRefusedBeforeSending: after a 503
+// the payout may exist under the form's transaction id, so e keeps the
+// id; the edited payout (another amount) is then refused by the
+// pipeline before sending, as an id already used for another payout
+// (the service would answer 202 and create nothing). The screen warns
+// that the earlier one may exist and offers no retry; nothing more is
+// sent.
+func TestFormEditAfterAnUnknownAnswerIsRefusedBeforeSending(t *testing.T) {
+	srv := payouttest.Start(t, payouttest.Unavailable)
+	h, _ := pipelineHarness(t, srv.Client(t))
+	fillPayout(h, "Ada Lovelace", "GB33 BUKB 2020 1555 5555 55", "INV-12", "12.34")
+	h.key("y")
+	key := h.m.payout.key
+	h.key("e")
+	if h.m.payout.key != key {
+		t.Fatal("e after an unknown answer took a fresh transaction id")
+	}
+	h.key("shift+tab") // context code
+	h.key("shift+tab") // amount
+	for range 6 {
+		h.key("backspace")
+	}
+	h.typeText("43.21")
+	h.key("enter")
+	h.key("enter")
+	h.key("y")
+	screen := flat(h.view())
+	if !strings.Contains(screen, "already used") || !strings.Contains(screen, "may exist") || strings.Contains(screen, "enter retries") {
+		t.Fatalf("the edit under the same id:\n%s", ansi.Strip(h.view()))
+	}
+	h.key("enter")
+	if n := len(srv.Received()); n != 1 {
+		t.Fatalf("%d sends, want the first only", n)
+	}
+}
