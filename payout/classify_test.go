@@ -149,6 +149,14 @@ func TestClassifyEveryClassOfAnswer(t *testing.T) {
 			ln.Close()
 			return testClient(t, "http://"+addr, 3, nil).CreatePayout(context.Background(), payoutReq())
 		}},
+		tc{"no signing key: nothing could be sent", OutcomeRefused, false, func(t *testing.T) error {
+			auth := tokenServer(t)
+			c, err := api.NewClient(api.Config{AuthURL: auth, BaseURL: auth, PayoutsURL: answering(t, 202, ""), ClientID: "id", ClientSecret: "s"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c.CreatePayout(context.Background(), payoutReq())
+		}},
 		tc{"connection reset after the request was written", OutcomeUnknown, true, func(t *testing.T) error {
 			u, _ := rawListener(t, func(c net.Conn) { readRequest(c); reset(c) })
 			return testClient(t, u, 1, nil).CreatePayout(context.Background(), payoutReq())
