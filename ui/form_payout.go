@@ -230,7 +230,7 @@ func (p *payoutForm) summary(c *viewContext, fv *formView, w int) string {
 	row("context code", req.ContextCode)
 	row("transaction id", req.TransactionID+" (fixed: a retry cannot pay twice)")
 	if s := p.overdraw(c, req.AmountInMinor); s != "" {
-		b.WriteString("  " + c.st.warn.Render(s) + "\n")
+		b.WriteString(indent(c.st.warn.Render(wrapText(s, w-2)), "  ") + "\n")
 	}
 	for _, u := range unowned(p.problems(c, fv.key), p.paths()) {
 		b.WriteString("  " + c.st.bad.Render("✗ "+fv.human(u)) + "\n")
