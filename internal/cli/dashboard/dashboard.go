@@ -66,18 +66,20 @@ func Run(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) error {
 	if err != nil {
 		return err
 	}
-	guard := &payout.Guard{Log: audit, Report: client, Source: payout.SourceForm}
-	if prof.RelayURL != "" {
-		// What became of payouts the record shows only accepted: a
-		// rejected one must not block its re-send from the form.
-		guard.States = relayclient.History{URL: prof.RelayURL, Token: prof.RelayToken.Reveal()}
-	}
 	var backend ui.Backend = client
+	var svc payout.Service = client
 	if prof.PayoutsViaRelay { // team mode: the hub holds the key
-		if backend, err = approvals.NewTeamBackend(prof, client, s.Err); err != nil {
+		tb, err := approvals.NewTeamBackend(prof, client, s.Err)
+		if err != nil {
 			return err
 		}
+		backend, svc = tb, tb
 	}
+	// The form sends through the payout pipeline; with the relay it
+	// learns what became of payouts the record shows only accepted: a
+	// rejected one must not block its re-send.
+	guard := payout.New(svc, audit, payout.SourceForm)
+	guard.RelayURL, guard.RelayToken = prof.RelayURL, prof.RelayToken.Reveal()
 	return Show(ctx, s, Params{
 		UI: ui.Options{
 			Profile: prof.Name, Production: prof.Production, Regulated: prof.Regulated,
