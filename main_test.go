@@ -172,3 +172,26 @@ func TestTyposAreErrorsAtEveryLevel(t *testing.T) {
 		t.Errorf("paydash payout: exit %d\n%s", code, out)
 	}
 }
+
+// TestHelpShowsPeriodsAsPeopleWriteThem: no command's help shows a
+// duration as Go prints it (168h0m0s).
+func TestHelpShowsPeriodsAsPeopleWriteThem(t *testing.T) {
+	root := newRoot(cmdutil.System())
+	cmdutil.HumanPeriods(root)
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			if strings.Contains(f.DefValue, "h0m") || strings.Contains(f.DefValue, "m0s") {
+				t.Errorf("%s --%s: default shown as %q", c.CommandPath(), f.Name, f.DefValue)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	out, _, _ := runIn(t, isolated(t), "", "payout", "create", "--help")
+	if !strings.Contains(out, "(default 7 days)") {
+		t.Errorf("payout create --help does not show the window as 7 days:\n%s", out)
+	}
+}

@@ -9,13 +9,15 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Execute runs root on args, first refusing a command line whose command
+// Execute runs root on args, its duration flags taking periods as people
+// write them (HumanPeriods), first refusing a command line whose command
 // or subcommand is unknown at any level. cobra itself prints help and
 // exits 0 for `paydash payout creat` (payout runs nothing itself), and
 // blames the flag for `paydash transaction --since 7d` (the flag is
 // parsed on the root before the word is looked at): a typo then reads as
 // success to a script, or points at the wrong word.
 func Execute(ctx context.Context, root *cobra.Command, args []string) error {
+	HumanPeriods(root)
 	if err := UnknownCommand(root, args); err != nil {
 		return err
 	}
