@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/paydash/paydash/api"
 )
@@ -58,12 +61,41 @@ func NewErrorJSON(err error) ErrorJSON {
 	if errors.Is(err, ErrNoProfile) {
 		d.Message = "no paydash profile is configured; run paydash demo, or paydash config init and edit the file"
 	}
-	var f fielded
-	if errors.As(err, &f) && f.ErrorField() != "" {
-		field := f.ErrorField()
+	if field := errorField(err); field != "" {
 		d.Field = &field
 	}
 	return ErrorJSON{Error: d, ExitCode: code}
+}
+
+// leadingFlag is a message that starts by naming its flag, as paydash's
+// usage errors do ("--since \"soon\": want ...").
+var leadingFlag = regexp.MustCompile(`^(--[a-z][a-z0-9-]*)\b`)
+
+// errorField names what err is about: the request field of an error that
+// says so, else the flag a flag or usage error names.
+func errorField(err error) string {
+	var f fielded
+	if errors.As(err, &f) && f.ErrorField() != "" {
+		return f.ErrorField()
+	}
+	var invalid *pflag.InvalidValueError
+	if errors.As(err, &invalid) {
+		return "--" + invalid.GetFlag().Name
+	}
+	var missing *pflag.ValueRequiredError
+	if errors.As(err, &missing) {
+		return "--" + missing.GetFlag().Name
+	}
+	var unknown *pflag.NotExistError
+	if errors.As(err, &unknown) && unknown.GetSpecifiedName() != "" {
+		return "--" + unknown.GetSpecifiedName()
+	}
+	if ExitCode(err) == ExitUsage {
+		if m := leadingFlag.FindStringSubmatch(err.Error()); m != nil {
+			return m[1]
+		}
+	}
+	return ""
 }
 
 // ErrorClass is the class of err: its own when it names one, else one
