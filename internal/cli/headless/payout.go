@@ -275,7 +275,7 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 	}
 	return cmdutil.Exit(exitNoFinalState, fmt.Errorf("payout %s: no final state within %s (%s); follow it with: paydash events tail --since 0 --payout %s "+
 		"(the relay has every state, a rejection too), or paydash transactions --search %s (the report lists it once authorised, never if rejected)",
-		req.TransactionID, o.Wait, st.note, req.TransactionID, req.TransactionID))
+		req.TransactionID, cmdutil.HumanDuration(o.Wait), st.note, req.TransactionID, req.TransactionID))
 }
 
 // checkReusedID refuses a --transaction-id that was used before for a
@@ -300,7 +300,7 @@ func checkReusedID(audit *payout.Log, known *payout.Known, req *api.PayoutReques
 func refuseDuplicate(s *cmdutil.Streams, o *PayoutOptions, req *api.PayoutRequest, matches []payout.Payment) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "possible duplicate: %s to %s with reference %q matches %d payout(s) made within %s:",
-		api.FormatAmount(req.AmountInMinor, req.Currency), req.BeneficiaryIBAN, req.BeneficiaryReference, len(matches), o.DuplicateWindow)
+		api.FormatAmount(req.AmountInMinor, req.Currency), req.BeneficiaryIBAN, req.BeneficiaryReference, len(matches), cmdutil.HumanDuration(o.DuplicateWindow))
 	for _, m := range matches {
 		b.WriteString("\n  " + m.String())
 	}
