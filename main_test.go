@@ -195,3 +195,28 @@ func TestHelpShowsPeriodsAsPeopleWriteThem(t *testing.T) {
 		t.Errorf("payout create --help does not show the window as 7 days:\n%s", out)
 	}
 }
+
+// TestEveryHeadlessCommandTakesJSON: the README's "every headless command
+// takes --json" holds for every runnable command under Operations, and
+// for config show/check and events tail.
+func TestEveryHeadlessCommandTakesJSON(t *testing.T) {
+	root := newRoot(cmdutil.System())
+	var walk func(c *cobra.Command, ops bool)
+	walk = func(c *cobra.Command, ops bool) {
+		if ops && c.Runnable() && c.Flags().Lookup("json") == nil {
+			t.Errorf("%s has no --json", c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub, ops)
+		}
+	}
+	for _, c := range root.Commands() {
+		walk(c, c.GroupID == "ops" || c.Name() == "events")
+	}
+	for _, path := range [][]string{{"config", "show"}, {"config", "check"}} {
+		c, _, err := root.Find(path)
+		if err != nil || c.Flags().Lookup("json") == nil {
+			t.Errorf("%v has no --json", path)
+		}
+	}
+}
