@@ -73,7 +73,7 @@ func LearnOutcomes(ctx context.Context, s *cmdutil.Streams, log *payout.Log, rep
 			case api.StateFailed:
 				reason := ""
 				if !t.SubmittedAt.IsZero() {
-					reason = reasonReturned
+					reason = payout.ReasonReturned
 				}
 				learnt[t.TransactionID] = [2]string{t.Status, reason}
 			}
@@ -97,7 +97,7 @@ func outcomeWord(a payout.Attempt) string {
 	switch {
 	case a.Outcome == "":
 		return "no answer recorded"
-	case a.Outcome == api.StateFailed && a.Detail == reasonReturned:
+	case a.Outcome == api.StateFailed && a.Detail == payout.ReasonReturned:
 		return "returned"
 	}
 	return a.Outcome
