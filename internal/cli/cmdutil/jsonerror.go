@@ -180,3 +180,16 @@ func Report(s *Streams, out *OutputWatch, args []string, err error) int {
 	}
 	return ExitCode(err)
 }
+
+// WithMessage is cause told in other words: msg is what the person reads,
+// and the chain keeps cause, so its class and field (and errors.Is/As)
+// still answer for it.
+func WithMessage(msg string, cause error) error { return &messageError{msg: msg, cause: cause} }
+
+type messageError struct {
+	msg   string
+	cause error
+}
+
+func (e *messageError) Error() string { return e.msg }
+func (e *messageError) Unwrap() error { return e.cause }
