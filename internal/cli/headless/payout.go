@@ -94,7 +94,7 @@ type PayoutResult struct {
 	// Sent is the class of the service's answer when it did not accept
 	// the payout: refused (nothing was created) or unknown (it may
 	// have been; re-send only under the same id).
-	Sent  string `json:"sent,omitempty"`
+	Sent string `json:"sent,omitempty"`
 	// Error and ExitCode are set when the payout was not accepted, in
 	// the shape every command's --json failure has (cmdutil.ErrorJSON).
 	Error    *cmdutil.ErrorDetail `json:"error,omitempty"`
