@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/termtext"
 )
 
 // A command run with --json answers in JSON, failures included: a script
@@ -173,7 +174,9 @@ func Report(s *Streams, out *OutputWatch, args []string, err error) int {
 		return 0
 	}
 	if !IsSilent(err) {
-		fmt.Fprintf(s.Err, "paydash: %v\n", err)
+		// A message may quote the service's answer, a file's cell or a
+		// relay's error: shown escaped, its line breaks kept.
+		fmt.Fprintf(s.Err, "paydash: %s\n", termtext.Lines(err.Error()))
 	}
 	if WantsJSON(args) && !out.Wrote() {
 		_ = WriteJSON(out, NewErrorJSON(err))

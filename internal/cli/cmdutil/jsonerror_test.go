@@ -94,3 +94,14 @@ func TestReportAnswersJSONOnlyWhenStdoutIsEmpty(t *testing.T) {
 		t.Errorf("without --json (after --): stdout %q", out.String())
 	}
 }
+
+// TestReportEscapesTheMessage: an error quoting the service's answer
+// cannot drive the terminal; its line breaks stay.
+func TestReportEscapesTheMessage(t *testing.T) {
+	var out, errb bytes.Buffer
+	s := &Streams{Out: &out, Err: &errb}
+	Report(s, WatchOutput(s), nil, errors.New("refused: \x1b]52;c;cGF5\x07 detail\nnext line"))
+	if strings.ContainsAny(errb.String(), "\x1b\x07") || !strings.Contains(errb.String(), "\nnext line") {
+		t.Errorf("stderr %q", errb.String())
+	}
+}
