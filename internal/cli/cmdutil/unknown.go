@@ -36,6 +36,11 @@ func UnknownCommand(root *cobra.Command, args []string) error {
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd(args...)
 	cmd, rest, err := root.Find(args)
+	if err == nil && cmd.Name() == "help" && cmd.Parent() == root && len(rest) > 0 {
+		// `paydash help payout creat` asks about a command that is not
+		// there: the same answer as running it.
+		return UnknownCommand(root, rest)
+	}
 	if err != nil || !cmd.HasAvailableSubCommands() {
 		return nil
 	}
