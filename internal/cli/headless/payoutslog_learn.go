@@ -67,16 +67,14 @@ func LearnOutcomes(ctx context.Context, s *cmdutil.Streams, log *payout.Log, rep
 			if !want[t.TransactionID] {
 				return nil
 			}
-			switch t.Status {
-			case api.StateSettled:
-				learnt[t.TransactionID] = [2]string{t.Status, ""}
-			case api.StateFailed:
-				reason := ""
-				if !t.SubmittedAt.IsZero() {
-					reason = payout.ReasonReturned
-				}
-				learnt[t.TransactionID] = [2]string{t.Status, reason}
+			if !api.IsFinalState(t.Status) {
+				return nil
 			}
+			reason := ""
+			if !api.StatePaid(t.Status) && !t.SubmittedAt.IsZero() {
+				reason = payout.ReasonReturned // it went out and came back
+			}
+			learnt[t.TransactionID] = [2]string{t.Status, reason}
 			return nil
 		})
 		if err != nil {
