@@ -231,8 +231,8 @@ func TestBatchTwoTerminalsAtOnce(t *testing.T) {
 	refs := map[string]int{}
 	for _, e := range log {
 		refs[e.Reference]++
-		// payouts log learns final states (relay, else report), so a row
-		// the sandbox has settled since reads settled.
+		// payouts log learns final states, so a row the sandbox has
+		// settled since reads settled; either way it was paid once.
 		if (e.Outcome != "accepted" && e.Outcome != "settled") || e.TransactionID == "" {
 			t.Errorf("log entry %+v: want outcome accepted or settled and an id", e)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/payout"
 	"github.com/paydash/paydash/termtext"
 )
 
@@ -111,10 +112,10 @@ func ErrorClass(err error) string {
 		return ClassUsage
 	case code == ExitCancelled:
 		return ClassCancelled
-	case api.IsRefusal(err):
-		return ClassRefused
-	case errors.As(err, new(*api.Error)):
-		return ClassUnknown
+	case errors.As(err, new(*api.Error)) || errors.Is(err, api.ErrNotSent):
+		// The service's answer (or none): the payout pipeline's one
+		// classifier says refused or unknown.
+		return payout.Classify(err).Outcome
 	case code == ExitNotAccepted:
 		return ClassRefused
 	}

@@ -51,14 +51,12 @@ func LearnOutcomes(ctx context.Context, s *cmdutil.Streams, log *payout.Log, rep
 		}
 		rctx, cancel := context.WithTimeout(ctx, learnTimeout)
 		err := report.StreamTransactions(rctx, api.TransactionQuery{Type: api.TransactionPayout, From: earliest.Add(-time.Minute)}, func(t api.Transaction) error {
-			if !want[t.TransactionID] || !api.IsFinalState(t.Status) {
+			if !want[t.TransactionID] {
 				return nil
 			}
-			reason := ""
-			if !api.StatePaid(t.Status) && !t.SubmittedAt.IsZero() {
-				reason = payout.ReasonReturned // it went out and came back
+			if fin, ok := payout.FinalFromReport(t); ok {
+				learnt[t.TransactionID] = [2]string{fin.State, fin.Reason}
 			}
-			learnt[t.TransactionID] = [2]string{t.Status, reason}
 			return nil
 		})
 		cancel()
