@@ -220,3 +220,25 @@ func TestEveryHeadlessCommandTakesJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestMainOnlyAssembles: each command package exports its own cobra
+// command; main.go only puts them together (at most 150 lines, no flag
+// or command of its own).
+func TestMainOnlyAssembles(t *testing.T) {
+	b, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(b)
+	if n := strings.Count(src, "\n"); n > 150 {
+		t.Errorf("main.go has %d lines, want at most 150", n)
+	}
+	for _, own := range []string{".Flags().", "RunE: func(cmd *cobra.Command, args", "&cobra.Command{\n\t\tUse:   \"payout\""} {
+		if strings.Contains(src, own) {
+			t.Errorf("main.go defines %q itself; it belongs in its command's package", own)
+		}
+	}
+	if strings.Count(src, "&cobra.Command{") != 1 {
+		t.Errorf("main.go builds %d cobra commands, want only the root", strings.Count(src, "&cobra.Command{"))
+	}
+}
