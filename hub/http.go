@@ -56,6 +56,7 @@ func (h *Hub) Handler() http.Handler {
 	mux.HandleFunc("POST "+PathPayouts, h.withRole(users.RoleRequest, h.handleSubmit))
 	mux.HandleFunc("GET "+PathApprovals, h.withRole(users.RoleView, h.handleList))
 	mux.HandleFunc("GET "+PathApprovals+"/{id}", h.withRole(users.RoleView, h.handleShow))
+	mux.HandleFunc("GET "+PathApprovals+"/{id}/check", h.withRole(users.RoleView, h.handleCheck))
 	mux.HandleFunc("POST "+PathApprovals+"/{id}/approve", h.withRole(users.RoleApprove, h.handleApprove))
 	mux.HandleFunc("POST "+PathApprovals+"/{id}/reject", h.withRole(users.RoleApprove, h.handleReject))
 	mux.HandleFunc("GET "+PathLog, h.withRole(users.RoleView, h.handleLog))
