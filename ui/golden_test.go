@@ -17,7 +17,7 @@ func TestGolden(t *testing.T) {
 		name string
 		w, h int
 	}{{"120x40", 120, 40}, {"80x24", 80, 24}}
-	for _, sc := range goldenScenarios() {
+	for _, sc := range append(goldenScenarios(), approvalsScenarios()...) {
 		for _, sz := range sizes {
 			t.Run(sc.name+"/"+sz.name, func(t *testing.T) {
 				out := sc.render(t, sz.w, sz.h)
@@ -38,7 +38,7 @@ func TestGolden(t *testing.T) {
 // TestFrameFitsEverySize draws every scenario at the minimum size and on
 // a wide terminal: never a line too long, never a line too many.
 func TestFrameFitsEverySize(t *testing.T) {
-	for _, sc := range goldenScenarios() {
+	for _, sc := range append(goldenScenarios(), approvalsScenarios()...) {
 		for _, sz := range [][2]int{{minWidth, minHeight}, {200, 50}, {100, 30}} {
 			out := sc.render(t, sz[0], sz[1])
 			checkFrame(t, out, sz[0], sz[1])

@@ -81,6 +81,12 @@ type keyMap struct {
 	NewForm    key.Binding
 	CopyResID  key.Binding
 	CopyToken  key.Binding
+
+	// Approvals (team mode).
+	Approve        key.Binding
+	Reject         key.Binding
+	SendDecision   key.Binding
+	CancelDecision key.Binding
 }
 
 func newKeyMap() *keyMap {
@@ -146,13 +152,25 @@ func newKeyMap() *keyMap {
 		NewForm:    kb("n", "new form", "n", "ctrl+n"),
 		CopyResID:  kb("y", "copy id", "y"),
 		CopyToken:  kb("t", "copy resource token", "t"),
+
+		Approve:        kb("a", "approve", "a"),
+		Reject:         kb("x", "reject (with a reason)", "x"),
+		SendDecision:   kb("enter", "send to the hub", "enter"),
+		CancelDecision: kb("esc", "cancel", "esc"),
 	}
 }
 
-// tabKey is the view a tab key (1-7 or alt+1-7) names.
+// withApprovalsTab adds the Approvals view's number to the view keys: a
+// team profile has an eighth view.
+func (k *keyMap) withApprovalsTab() {
+	k.Tabs = kb("1-8", "views", "1", "2", "3", "4", "5", "6", "7", "8")
+	k.AltTabs = kb("alt+1-8", "views (forms too)", "alt+1", "alt+2", "alt+3", "alt+4", "alt+5", "alt+6", "alt+7", "alt+8")
+}
+
+// tabKey is the view a tab key (1-8 or alt+1-8) names.
 func tabKey(k tea.KeyMsg) tab {
 	s := strings.TrimPrefix(k.String(), "alt+")
-	if len(s) != 1 || s[0] < '1' || s[0] > '7' {
+	if len(s) != 1 || s[0] < '1' || s[0] > '0'+byte(numTabs) {
 		return -1
 	}
 	return tab(s[0] - '1')

@@ -37,15 +37,16 @@ const (
 	tabPayout
 	tabPayment
 	tabMandate
+	tabApprovals // team mode only
 	numTabs
 )
 
 // tabNames are the views' titles (help, quit question).
-var tabNames = [numTabs]string{"Balances", "Transactions", "Payouts", "Events", "New payout", "New payment", "New mandate"}
+var tabNames = [numTabs]string{"Balances", "Transactions", "Payouts", "Events", "New payout", "New payment", "New mandate", "Approvals"}
 
 // tabShort are the tab bar's labels: one set at every width (they fit 80
 // columns), so a view is always called the same.
-var tabShort = [numTabs]string{"Balances", "Report", "Payouts", "Events", "Payout+", "Payment+", "Mandate+"}
+var tabShort = [numTabs]string{"Balances", "Report", "Payouts", "Events", "Payout+", "Payment+", "Mandate+", "Approvals"}
 
 // commands maps ':' commands to tabs.
 var commands = map[string]tab{
@@ -54,6 +55,7 @@ var commands = map[string]tab{
 	"payouts": tabPayouts, "tracker": tabPayouts,
 	"events": tabEvents, "ev": tabEvents,
 	"payout": tabPayout, "payment": tabPayment, "mandate": tabMandate,
+	"approvals": tabApprovals, "approve": tabApprovals,
 }
 
 // view is one tab's model. The root routes keys to the active view and
@@ -97,6 +99,8 @@ type model struct {
 	payout  *formView
 	payment *formView
 	mandate *formView
+	// approvals is the team hub's Approvals view (team mode only).
+	approvals approvalsView
 }
 
 func newModel(ctx context.Context, opts Options) *model {
@@ -143,6 +147,10 @@ func newModel(ctx context.Context, opts Options) *model {
 	m.payout = newFormView(tabPayout, &payoutForm{})
 	m.payment = newFormView(tabPayment, &paymentForm{})
 	m.mandate = newFormView(tabMandate, &mandateForm{})
+	m.approvals = newApprovalsView()
+	if opts.Approvals != nil {
+		m.keys.withApprovalsTab()
+	}
 	return m
 }
 
@@ -160,12 +168,13 @@ func (m *model) Init() tea.Cmd {
 		m.listenEvents(),
 		m.listenStates(),
 		after(m.clock, pollEvery, trackerPollMsg{}),
+		m.approvals.start(m.viewContext),
 	}
 	return tea.Batch(cmds...)
 }
 
 func (m *model) views() [numTabs]view {
-	return [numTabs]view{&m.bal, &m.tx, &m.tracker, &m.events, m.payout, m.payment, m.mandate}
+	return [numTabs]view{&m.bal, &m.tx, &m.tracker, &m.events, m.payout, m.payment, m.mandate, &m.approvals}
 }
 
 func (m *model) current() view { return m.views()[m.tab] }
@@ -260,6 +269,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// A payout picked in the report: the tracker follows it.
 		m.tracker.follow(c, msg.tx)
 		return m, m.switchTab(tabPayouts)
+	case approvalsMsg:
+		return m, m.approvals.route(c, msg)
 	case leaveFormMsg:
 		return m, m.switchTab(m.prevTab)
 	case tea.KeyMsg:
@@ -384,12 +395,19 @@ func (m *model) refresh() tea.Cmd {
 			m.refreshing |= refreshReport
 		}
 	}
+	if m.tab == tabApprovals {
+		cmds = append(cmds, m.approvals.refresh(m.c()))
+	}
 	m.setFlash(refreshingText, false)
 	return tea.Batch(cmds...)
 }
 
 func (m *model) switchTab(t tab) tea.Cmd {
 	if t < 0 || t >= numTabs {
+		return nil
+	}
+	if t == tabApprovals && !m.teamMode() {
+		m.setFlash("approvals need a team profile (payouts_via_relay = true; see the README's Team mode)", true)
 		return nil
 	}
 	if t != m.tab {
@@ -413,7 +431,7 @@ func (m *model) switchTab(t tab) tea.Cmd {
 }
 
 // commandNames are the ':' commands, in the order completion offers them.
-var commandNames = []string{"balances", "transactions", "payouts", "events", "payout", "payment", "mandate", "help", "quit"}
+var commandNames = []string{"balances", "transactions", "payouts", "events", "payout", "payment", "mandate", "approvals", "help", "quit"}
 
 // completer is tab completion on the ':' line: the first tab shows the
 // shortest command the typed text begins (":payo" is the payout form,
@@ -737,6 +755,9 @@ func (m *model) headerLine() string {
 	if low := m.bal.lowAlerts(m.c()); low != "" {
 		parts = append(parts, m.st.alert.Render("⚠ low balance: "+low))
 	}
+	if n := m.approvals.awaiting(); n > 0 {
+		parts = append(parts, m.st.alert.Render(itoa(n)+" await your approval"))
+	}
 	right := strings.Join(parts, " · ")
 	gap := m.width - lipgloss.Width(left) - lipgloss.Width(right)
 	if gap < 1 {
@@ -751,7 +772,10 @@ func (m *model) tabsLine() string {
 	render := func(names [numTabs]string) string {
 		parts := make([]string, 0, numTabs)
 		for i, n := range names {
-			label := itoa(i+1) + " " + n
+			if tab(i) == tabApprovals && !m.teamMode() {
+				continue
+			}
+			label := strings.TrimSpace(itoa(i+1) + " " + n)
 			if tab(i) == m.tab {
 				parts = append(parts, m.st.tabActive.Render("["+label+"]"))
 			} else {
@@ -760,7 +784,14 @@ func (m *model) tabsLine() string {
 		}
 		return strings.Join(parts, "")
 	}
-	return fit(render(tabShort), m.width)
+	if line := render(tabShort); width(line) <= m.width {
+		return fit(line, m.width)
+	}
+	// Too narrow for every name: the view shown keeps its name, the others
+	// their keys, rather than the last names cut mid-word.
+	var short [numTabs]string
+	short[m.tab] = tabShort[m.tab]
+	return fit(render(short), m.width)
 }
 
 func (m *model) statusLine() string {

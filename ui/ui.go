@@ -73,6 +73,10 @@ type Options struct {
 	// a merchant-account beneficiary holds the payment's currency, and
 	// offer these accounts instead of a free-text id.
 	MerchantAccounts []MerchantAccount
+	// Approvals is the team's hub on a payouts_via_relay profile (nil
+	// otherwise): the Approvals view (8) lists what awaits approval there
+	// and approves or rejects it.
+	Approvals ApprovalsHub
 	// Location is the time zone every time on screen is shown in and
 	// date:today means (nil = the local zone); the header names it.
 	Location *time.Location

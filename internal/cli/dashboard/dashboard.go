@@ -68,12 +68,17 @@ func Run(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) error {
 	}
 	var backend ui.Backend = client
 	var svc payout.Service = client
+	var team ui.ApprovalsHub
 	if prof.PayoutsViaRelay { // team mode: the hub holds the key
 		tb, err := approvals.NewTeamBackend(prof, client, s.Err)
 		if err != nil {
 			return err
 		}
 		backend, svc = tb, tb
+		// The Approvals view reaches the same hub with the same token.
+		if team, err = approvals.HubFor(prof); err != nil {
+			return err
+		}
 	}
 	// The form sends through the payout pipeline; with the relay it
 	// learns what became of payouts the record shows only accepted: a
@@ -84,7 +89,7 @@ func Run(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) error {
 		UI: ui.Options{
 			Profile: prof.Name, Production: prof.Production, Regulated: prof.Regulated,
 			Backend: backend, Guard: guard, BalanceRefresh: prof.BalanceRefresh, ReportRefresh: prof.ReportRefresh, LowBalance: prof.LowBalance, ExportDir: ".",
-			Location: prof.Location, MerchantAccounts: MerchantAccounts(prof.MerchantAccounts),
+			Location: prof.Location, MerchantAccounts: MerchantAccounts(prof.MerchantAccounts), Approvals: team,
 		},
 		RelayURL: prof.RelayURL, RelayToken: prof.RelayToken.Reveal(),
 	})
