@@ -52,9 +52,12 @@ type Config struct {
 	// LapseEvery is how often pending requests are checked for lapse
 	// (default a minute; approvals also check at the moment they arrive).
 	LapseEvery time.Duration
-	HTTPClient *http.Client
-	Clock      clock.Clock
-	Logger     *slog.Logger
+	// BatchAnswerWithin is how long a request that sends a batch waits for
+	// its rows before answering with the batch as it stands (default 20 s).
+	BatchAnswerWithin time.Duration
+	HTTPClient        *http.Client
+	Clock             clock.Clock
+	Logger            *slog.Logger
 }
 
 // Hub serves team mode's API and sends approved payouts.
@@ -92,6 +95,9 @@ func New(cfg Config) (*Hub, error) {
 	}
 	if cfg.LapseEvery <= 0 {
 		cfg.LapseEvery = time.Minute
+	}
+	if cfg.BatchAnswerWithin <= 0 {
+		cfg.BatchAnswerWithin = 20 * time.Second
 	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
