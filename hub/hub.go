@@ -186,9 +186,16 @@ func (h *Hub) lapse() {
 		h.log.Error("approvals: lapsing requests failed", "err", err)
 		return
 	}
+	told := map[string]bool{} // a batch is told once
 	for _, r := range lapsed {
-		h.notify.post(fmt.Sprintf("paydash: approval request %s lapsed unapproved: %s to %s (ref %s), requested by %s",
-			r.ID, api.FormatAmount(r.AmountInMinor, r.Currency), r.BeneficiaryName, r.BeneficiaryReference, r.RequestedBy))
+		switch {
+		case r.Batch == "":
+			h.notify.post(fmt.Sprintf("paydash: approval request %s lapsed unapproved: %s to %s (ref %s), requested by %s",
+				r.ID, api.FormatAmount(r.AmountInMinor, r.Currency), r.BeneficiaryName, r.BeneficiaryReference, r.RequestedBy))
+		case !told[r.Batch]:
+			told[r.Batch] = true
+			h.notify.post(fmt.Sprintf("paydash: batch %s (%s) lapsed unapproved, requested by %s", r.Batch, r.BatchFile, r.RequestedBy))
+		}
 	}
 }
 
