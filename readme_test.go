@@ -20,6 +20,8 @@ var readmeUnscripted = map[string]string{
 	`paydash --config "${XDG_STATE_HOME:-$HOME/.local/state}/paydash/demo/config.toml"`:                                        "opens the dashboard: needs a terminal; readme_demo_attach.txtar runs the same path with balances",
 	"paydash sandbox --json": "listens on the default fixed port: tests listen on :0 only",
 	"paydash relay --nats nats://n1:4222,nats://n2:4222 --nats-stream PAYDASH_RELAY --nats-replicas 3 …": "needs a NATS cluster (webhookrelay's clustered tests)",
+	"paydash approvals list":       "needs a team hub: internal/cli/approvals TestTeamEndToEnd runs it against paydash relay --users and the sandbox",
+	"paydash approvals approve ID": "needs a team hub: internal/cli/approvals TestTeamEndToEnd runs it against paydash relay --users and the sandbox",
 }
 
 // TestReadmeCommandsAreScripted: every command line of the README's

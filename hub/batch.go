@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -231,22 +232,44 @@ func (h *Hub) createBatch(ctx context.Context, u users.User, sub BatchSubmission
 }
 
 // sendBatch sends every approved row of a batch, one after another, each
-// claimed alone (so a restart resumes the rows not sent).
+// claimed alone (so a restart resumes the rows not sent). It answers when
+// the rows are sent or after BatchAnswerWithin, whichever comes first,
+// with the batch as it stands: the relay's server cuts an answer at a
+// minute, and a long batch goes on being sent behind it.
 func (h *Hub) sendBatch(ctx context.Context, batch string) (BatchResult, error) {
 	rows, err := h.cfg.Store.Batch(batch)
 	if err != nil {
 		return BatchResult{}, err
 	}
-	for _, r := range rows {
-		if r.Status != store.StatusApproved {
-			continue
-		}
-		if _, err := h.sendDetached(ctx, r.ID); err != nil {
-			h.log.Error("approvals: sending a batch row failed", "batch", batch, "line", r.Line, "err", err)
-		}
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return batchResult(batch, rows), nil // sent at the next start
 	}
-	rows, err = h.cfg.Store.Batch(batch)
-	return batchResult(batch, rows), err
+	h.sends.Add(1)
+	h.mu.Unlock()
+	done := make(chan struct{})
+	toSend := rows
+	go func() {
+		defer h.sends.Done()
+		defer close(done)
+		for _, r := range toSend {
+			if r.Status != store.StatusApproved {
+				continue
+			}
+			if _, err := h.sendDetached(ctx, r.ID); err != nil {
+				h.log.Error("approvals: sending a batch row failed", "batch", batch, "line", r.Line, "err", err)
+			}
+		}
+	}()
+	t := time.NewTimer(h.cfg.BatchAnswerWithin)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+	now, err := h.cfg.Store.Batch(batch)
+	return batchResult(batch, now), err
 }
 
 // ApproveBatch records u's approval of a whole batch; the approval that

@@ -52,9 +52,12 @@ type Config struct {
 	// LapseEvery is how often pending requests are checked for lapse
 	// (default a minute; approvals also check at the moment they arrive).
 	LapseEvery time.Duration
-	HTTPClient *http.Client
-	Clock      clock.Clock
-	Logger     *slog.Logger
+	// BatchAnswerWithin is how long a request that sends a batch waits for
+	// its rows before answering with the batch as it stands (default 20 s).
+	BatchAnswerWithin time.Duration
+	HTTPClient        *http.Client
+	Clock             clock.Clock
+	Logger            *slog.Logger
 }
 
 // Hub serves team mode's API and sends approved payouts.
@@ -92,6 +95,9 @@ func New(cfg Config) (*Hub, error) {
 	}
 	if cfg.LapseEvery <= 0 {
 		cfg.LapseEvery = time.Minute
+	}
+	if cfg.BatchAnswerWithin <= 0 {
+		cfg.BatchAnswerWithin = 20 * time.Second
 	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
@@ -180,9 +186,16 @@ func (h *Hub) lapse() {
 		h.log.Error("approvals: lapsing requests failed", "err", err)
 		return
 	}
+	told := map[string]bool{} // a batch is told once
 	for _, r := range lapsed {
-		h.notify.post(fmt.Sprintf("paydash: approval request %s lapsed unapproved: %s to %s (ref %s), requested by %s",
-			r.ID, api.FormatAmount(r.AmountInMinor, r.Currency), r.BeneficiaryName, r.BeneficiaryReference, r.RequestedBy))
+		switch {
+		case r.Batch == "":
+			h.notify.post(fmt.Sprintf("paydash: approval request %s lapsed unapproved: %s to %s (ref %s), requested by %s",
+				r.ID, api.FormatAmount(r.AmountInMinor, r.Currency), r.BeneficiaryName, r.BeneficiaryReference, r.RequestedBy))
+		case !told[r.Batch]:
+			told[r.Batch] = true
+			h.notify.post(fmt.Sprintf("paydash: batch %s (%s) lapsed unapproved, requested by %s", r.Batch, r.BatchFile, r.RequestedBy))
+		}
 	}
 }
 

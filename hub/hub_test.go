@@ -78,12 +78,15 @@ type env struct {
 	tokens   map[string]string
 	notes    chan string
 	pol      policy.Policy
+	// batchWithin is the hub's BatchAnswerWithin (0: its default).
+	batchWithin time.Duration
 }
 
 type opts struct {
-	funds     int64
-	approvers int
-	over      string
+	funds       int64
+	approvers   int
+	over        string
+	batchWithin time.Duration
 }
 
 func startEnv(t *testing.T, o opts) *env {
@@ -155,6 +158,7 @@ func startEnv(t *testing.T, o opts) *env {
 	}))
 	t.Cleanup(notify.Close)
 	e.clk = clock.NewFake(time.Now())
+	e.batchWithin = o.batchWithin
 	e.open(notify.URL)
 	return e
 }
@@ -168,7 +172,7 @@ func (e *env) open(notifyURL string) {
 	}
 	e.st = st
 	h, err := hub.New(hub.Config{Users: e.live, Store: st, Policy: e.pol, Pipeline: e.pipe, SharedToken: sharedTok,
-		NotifyURL: notifyURL, Clock: e.clk})
+		NotifyURL: notifyURL, Clock: e.clk, BatchAnswerWithin: e.batchWithin})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -831,5 +835,30 @@ func TestARequestRepeatingAnOpenOneIsADuplicate(t *testing.T) {
 	}
 	if n := e.reportCount("DUP-1"); n != 2 {
 		t.Fatalf("%d payouts, want 2", n)
+	}
+}
+
+func TestALongBatchIsAnsweredWhileItGoesOnBeingSent(t *testing.T) {
+	e := startEnv(t, opts{batchWithin: time.Nanosecond})
+	ctx := context.Background()
+	res, err := e.as("ada").SubmitBatch(ctx, batchSub("long.csv", row(2, "L-1", payeeIBAN, 10_00), row(3, "L-2", otherIBAN, 20_00), row(4, "L-3", "DE89370400440532013000", 30_00)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != store.StatusSending && res.Status != store.StatusSent {
+		t.Fatalf("answered: %s", res.Status)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for res.Status != store.StatusSent {
+		if time.Now().After(deadline) {
+			t.Fatalf("still %s", res.Status)
+		}
+		time.Sleep(20 * time.Millisecond)
+		if res, err = e.as("vic").GetBatch(ctx, res.BatchID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := e.reportCount("L-1") + e.reportCount("L-2") + e.reportCount("L-3"); n != 3 || e.pipe.sends.Load() != 3 {
+		t.Fatalf("%d payouts, %d sends; want 3 and 3", n, e.pipe.sends.Load())
 	}
 }

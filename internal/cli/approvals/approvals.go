@@ -464,8 +464,8 @@ func approveBatch(ctx context.Context, s *cmdutil.Streams, hc *hubclient.Client,
 	} else {
 		writeBatch(s, b)
 	}
-	if b.Status == hub.StatusAwaitingApproval {
-		return nil // approved by you; more approvals needed
+	if b.Status == hub.StatusAwaitingApproval || b.Status == store.StatusSending {
+		return nil // approved by you: more approvals needed, or being sent
 	}
 	return batchExit(b.Status)
 }

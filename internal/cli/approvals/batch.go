@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
@@ -50,6 +51,14 @@ func SubmitBatch(ctx context.Context, s *cmdutil.Streams, p *config.Profile, in 
 	if err != nil {
 		return hubError(err)
 	}
+	if o.Wait > 0 && (res.Status == hub.StatusAwaitingApproval || res.Status == store.StatusSending) {
+		if !o.JSON {
+			fmt.Fprintf(s.Err, "batch %s is %s; waiting up to %s.\n", res.BatchID, res.Status, o.Wait)
+		}
+		if res, err = waitBatch(ctx, hc, res, o.Wait); err != nil {
+			return err
+		}
+	}
 	if o.JSON {
 		if err := cmdutil.WriteJSON(s.Out, res); err != nil {
 			return err
@@ -70,6 +79,32 @@ func batchExit(status string) error {
 		return cmdutil.SilentExit(cmdutil.ExitFailure)
 	}
 	return cmdutil.SilentExit(cmdutil.ExitNotAccepted)
+}
+
+// waitBatch follows a batch until it is decided and sent, or d passes.
+func waitBatch(ctx context.Context, hc interface {
+	GetBatch(context.Context, string) (hub.BatchResult, error)
+}, res hub.BatchResult, d time.Duration) (hub.BatchResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	t := time.NewTicker(waitPoll)
+	defer t.Stop()
+	for res.Status == hub.StatusAwaitingApproval || res.Status == store.StatusSending {
+		select {
+		case <-ctx.Done():
+			return res, nil
+		case <-t.C:
+		}
+		b, err := hc.GetBatch(ctx, res.BatchID)
+		if err != nil {
+			if ctx.Err() != nil {
+				return res, nil
+			}
+			return res, hubError(err)
+		}
+		res = b
+	}
+	return res, nil
 }
 
 // totalsLine says a batch's totals, currencies in order.
@@ -103,6 +138,9 @@ func writeBatch(s *cmdutil.Streams, res hub.BatchResult) {
 		return
 	}
 	fmt.Fprintf(s.Out, "Batch %s (%s, %s): %s.\n", res.BatchID, file, totalsLine(res.Totals), res.Status)
+	if res.Status == store.StatusSending {
+		fmt.Fprintf(s.Out, "The hub goes on sending it, each row under its own transaction id; follow it with: paydash approvals show %s\n", res.BatchID)
+	}
 	rows := make([][]string, 0, len(res.Rows))
 	for _, r := range res.Rows {
 		rows = append(rows, []string{fmt.Sprint(r.Line), r.ID, r.Status, api.FormatAmount(r.AmountInMinor, r.Currency),

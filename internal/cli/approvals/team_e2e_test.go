@@ -445,7 +445,12 @@ func TestTeamEndToEnd(t *testing.T) {
 		t.Errorf("no notification of the lapse")
 	}
 	// As the lapse says: request it again if it is still due; approved in
-	// time, it is paid once.
+	// time (the hub back on its default TTL), it is paid once.
+	tm.stopHub()
+	tm.stopHub = nil
+	if err := tm.startHub(); err != nil {
+		t.Fatal(err)
+	}
 	res, code = tm.create("ada", "E2E-LAPSE", payee2, "3000.00", "GBP", nil)
 	if code != cmdutil.ExitAwaitingApproval {
 		t.Fatalf("requested again: exit %d", code)

@@ -98,7 +98,7 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 		for _, r := range f.Rows {
 			in.Rows = append(in.Rows, hub.BatchRow{Line: r.Line, PayoutRequest: r.Request})
 		}
-		return approvals.SubmitBatch(ctx, s, p, in, approvals.ViaHubOptions{Yes: o.Yes, JSON: o.JSON, AllowDuplicate: o.AllowDuplicate})
+		return approvals.SubmitBatch(ctx, s, p, in, approvals.ViaHubOptions{Yes: o.Yes, JSON: o.JSON, AllowDuplicate: o.AllowDuplicate, Wait: o.Wait})
 	}
 	audit, err := cmdutil.AuditLog(s, p)
 	if err != nil {

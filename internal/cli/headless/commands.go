@@ -126,8 +126,9 @@ Without a terminal, --yes is required. Every attempt and its outcome is
 appended to the profile's audit record (paydash payouts log).
 
 Exit status: 0 accepted (with --wait: settled); 2 usage; 3 refused,
-rejected or failed; 4 cancelled; 1 anything else, including --wait
-running out before a final state was seen.`,
+rejected or failed; 4 cancelled; 5 awaiting approval on the team's hub
+(a payouts_via_relay profile; see paydash approvals); 1 anything else,
+including --wait running out before a final state was seen.`,
 		Example: `  paydash payout create --name "Ada Lovelace" --iban GB33BUKB20201555555555 \
       --reference INV-1001 --amount 125.50 --currency GBP
   paydash payout create ... --yes --json --wait 1m`,

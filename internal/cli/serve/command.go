@@ -48,13 +48,21 @@ the flags alone apply.
 Signatures are verified with --verify-key, or with the JWKS each
 signature names in its jku when that URL is allowed by --jku-allow. With
 --nats, any number of relays share one NATS JetStream stream (clustered
-mode) instead of the --store file.`,
+mode) instead of the --store file.
+
+With --users FILE the relay is also the team's hub (team mode): people
+send payouts through it with their own tokens, payouts above
+--approve-over wait for --approvers other people's approval, and the hub
+sends with --send-profile's signing key (see paydash relay user,
+paydash approvals and the README's "Team mode").`,
 		Example: `  paydash relay --jku-allow http://127.0.0.1:8080/.well-known/jwks -v
   paydash --profile staging relay    # relay_listen and relay_token from the profile
   paydash relay --listen 0.0.0.0:8787 --token-env PAYDASH_RELAY_TOKEN --verify-key service-pub.pem \
       --forward-to http://127.0.0.1:3000/webhooks
   paydash relay --listen 0.0.0.0:8787 --allowed-host relay.example.com --jku-allow https://svc.example/.well-known/jwks \
-      --nats nats://n1:4222,nats://n2:4222,nats://n3:4222 --nats-creds relay.creds --nats-replicas 3`,
+      --nats nats://n1:4222,nats://n2:4222,nats://n3:4222 --nats-creds relay.creds --nats-replicas 3
+  paydash --profile treasury relay --listen 0.0.0.0:8787 --token-env PAYDASH_RELAY_TOKEN \
+      --users team.toml --approve-over GBP=1000.00,EUR=1000.00 --notify-url https://chat.example/hooks/x`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return Relay(cmd.Context(), s, g, o) },
 	}
