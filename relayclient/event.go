@@ -57,6 +57,10 @@ type ForwardResult struct {
 	StatusCode int       `json:"status_code,omitempty"`
 	Error      string    `json:"error,omitempty"`
 	At         time.Time `json:"at"`
+	// Route is the --forward-to route that took the event.
+	Route string `json:"route,omitempty"`
+	// Answer is what the handler answered to the last attempt.
+	Answer *Answer `json:"answer,omitempty"`
 }
 
 // Connection states a Subscriber reports.

@@ -1,0 +1,217 @@
+package webhookrelay
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/paydash/paydash/relayclient"
+)
+
+func TestParseRoute(t *testing.T) {
+	for _, tc := range []struct {
+		spec, want, err string
+	}{
+		{"http://localhost:3000/other", "http://localhost:3000/other", ""},
+		{"payout_failed,payout_*=http://localhost:3000/payouts", "payout_failed,payout_*=http://localhost:3000/payouts", ""},
+		{" payout_settled = http://127.0.0.1:1/x ", "payout_settled=http://127.0.0.1:1/x", ""},
+		{"payout_[=http://127.0.0.1:1/x", "", "syntax error in pattern"},
+		{"=http://127.0.0.1:1/x", "", "names no event type"},
+		{"payout_settled", "", "want URL or TYPES=URL"},
+		{"payout_settled=localhost:3000", "", "absolute http(s) URL"},
+	} {
+		r, err := ParseRoute(tc.spec)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParseRoute(%q) = %v, want error containing %q", tc.spec, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || r.String() != tc.want {
+			t.Errorf("ParseRoute(%q) = %q, %v; want %q", tc.spec, r, err, tc.want)
+		}
+	}
+	routes := []Route{{Patterns: []string{"payout_failed", "payout_*"}, URL: "http://a"}, {URL: "http://b"}}
+	for typ, want := range map[string]int{"payout_failed": 0, "payout_settled": 0, "external_payment_received": 1} {
+		if got := routeFor(routes, typ); got != want {
+			t.Errorf("routeFor(%s) = %d, want %d", typ, got, want)
+		}
+	}
+	if _, err := Open(Config{StorePath: t.TempDir() + "/r.db", Routes: []Route{{URL: "http://b"}, {Patterns: []string{"x"}, URL: "http://a"}}}); err == nil || !strings.Contains(err.Error(), "put it last") {
+		t.Errorf("a catch-all before another route: %v, want refused", err)
+	}
+}
+
+// handlerLog is a developer's webhook handler on loopback: it records
+// what it got and answers as told.
+type handlerLog struct {
+	mu     sync.Mutex
+	ids    []string
+	bodies [][]byte
+	answer atomic.Value // func(n int) int: status for the nth request
+	n      atomic.Int64
+	srv    *httptest.Server
+}
+
+func newHandler(t *testing.T, answer func(n int) int) *handlerLog {
+	h := &handlerLog{}
+	h.answer.Store(answer)
+	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		n := int(h.n.Add(1))
+		status := h.answer.Load().(func(int) int)(n)
+		if status >= 200 && status < 300 {
+			h.mu.Lock()
+			h.bodies = append(h.bodies, b)
+			h.ids = append(h.ids, eventIDOf(b))
+			h.mu.Unlock()
+		}
+		w.Header().Set("X-Handler", "test")
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, `{"handled":`+strings.Repeat(" ", 3000)+`"x"}`)
+	}))
+	t.Cleanup(h.srv.Close)
+	return h
+}
+
+func eventIDOf(b []byte) string {
+	_, after, _ := strings.Cut(string(b), `"event_id":"`)
+	id, _, _ := strings.Cut(after, `"`)
+	return id
+}
+
+func (h *handlerLog) got() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return strings.Join(h.ids, ",")
+}
+
+// TestRoutesByTypeOneDownHoldsBackOnlyItsOwn: payouts go to one handler,
+// everything else to another; while the payouts handler answers 500 the
+// other keeps receiving, and once it is up it gets its events in order.
+// Every attempt is logged with the handler's answer.
+func TestRoutesByTypeOneDownHoldsBackOnlyItsOwn(t *testing.T) {
+	base, maxDelay := forwardBaseDelay, forwardMaxDelay
+	forwardBaseDelay, forwardMaxDelay = time.Millisecond, 5*time.Millisecond
+	t.Cleanup(func() { forwardBaseDelay, forwardMaxDelay = base, maxDelay })
+	var payoutsUp atomic.Bool
+	payouts := newHandler(t, func(int) int {
+		if payoutsUp.Load() {
+			return http.StatusOK
+		}
+		return http.StatusInternalServerError
+	})
+	other := newHandler(t, func(int) int { return http.StatusOK })
+	r1, _ := ParseRoute("payout_failed,payout_*=" + payouts.srv.URL + "/payouts")
+	r2, _ := ParseRoute(other.srv.URL + "/other")
+	tr := startRelay(t, Config{Routes: []Route{r1, r2}})
+	post := func(body []byte) {
+		t.Helper()
+		if resp := tr.post(t, body, http.Header{}); resp.status != http.StatusOK {
+			t.Fatal(resp.status, string(resp.body))
+		}
+	}
+	post(paymentsWebhook("p-1", "payout_failed", "po-1", nil))
+	post(paymentsWebhook("x-1", "external_payment_received", "", nil))
+	post(paymentsWebhook("p-2", "payout_executed", "po-2", nil))
+	post(paymentsWebhook("x-2", "mandate_revoked", "", nil))
+	waitFor(t, "the other route's events forwarded while payouts is down", func() bool { return other.got() == "x-1,x-2" })
+	waitFor(t, "payouts retried", func() bool { return payouts.n.Load() >= 3 })
+	if got := payouts.got(); got != "" {
+		t.Fatalf("payouts handler took %q while answering 500", got)
+	}
+	payoutsUp.Store(true)
+	waitFor(t, "payouts forwarded once up", func() bool { return payouts.got() == "p-1,p-2" })
+
+	// Each event records which route took it and the handler's last answer.
+	byID := map[string]Event{}
+	for _, e := range tr.history(t, "") {
+		byID[e.EventID] = e
+	}
+	waitFor(t, "p-2's outcome recorded", func() bool {
+		for _, e := range tr.history(t, "") {
+			if e.EventID == "p-2" && e.Forward != nil {
+				byID["p-2"] = e
+				return true
+			}
+		}
+		return false
+	})
+	f := byID["p-1"].Forward
+	if f == nil || f.Route != r1.String() || f.Attempts < 2 || f.Answer == nil || f.Answer.Status != 200 ||
+		f.Answer.Headers.Get("X-Handler") != "test" || len(f.Answer.Body) != relayclient.AnswerBodyMax || !f.Answer.BodyTruncated {
+		t.Fatalf("p-1 forward %+v", f)
+	}
+	if f := byID["x-1"].Forward; f == nil || f.Route != r2.String() || f.URL != other.srv.URL+"/other" || f.Attempts != 1 {
+		t.Fatalf("x-1 forward %+v", f)
+	}
+
+	// The attempt log holds the failed tries with their 500s, in order.
+	h := relayclient.History{URL: tr.wsURL()}
+	page, err := h.Attempts(context.Background(), 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fails, finals int
+	for i, a := range page.Attempts {
+		if i > 0 && a.Seq <= page.Attempts[i-1].Seq {
+			t.Fatalf("attempt log out of order: %+v", page.Attempts)
+		}
+		if a.EventID == "p-1" && a.Status == 500 && !a.Final && a.Body != "" && a.Kind == relayclient.AttemptForward {
+			fails++
+		}
+		if a.Final {
+			finals++
+		}
+	}
+	if fails < 2 || finals != 4 {
+		t.Fatalf("attempt log: %d failing attempts at p-1, %d final (want >= 2, 4): %+v", fails, finals, page.Attempts)
+	}
+	line := relayclient.AttemptLine(page.Attempts[0])
+	if !strings.Contains(line, "forward #1") || !strings.Contains(line, "in ") || strings.ContainsAny(line, "\n\x1b") {
+		t.Errorf("attempt line %q", line)
+	}
+}
+
+// TestForwardToAHangingHandlerGivesUpOnThatAttempt: a handler that never
+// answers costs one attempt its timeout, recorded as no answer, and the
+// event is tried again.
+func TestForwardToAHangingHandlerIsRecordedAsNoAnswer(t *testing.T) {
+	release := make(chan struct{})
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	tr := startRelay(t, Config{ForwardURL: srv.URL})
+	tr.forwarders[0].client.Timeout = 100 * time.Millisecond
+	if resp := tr.post(t, paymentsWebhook("h-1", "payout_executed", "po", nil), http.Header{}); resp.status != http.StatusOK {
+		t.Fatal(resp.status)
+	}
+	h := relayclient.History{URL: tr.wsURL()}
+	var page relayclient.AttemptPage
+	waitFor(t, "the retry after the hang taken", func() bool {
+		var err error
+		page, err = h.Attempts(context.Background(), 0, 10)
+		return err == nil && len(page.Attempts) == 2
+	})
+	if a := page.Attempts[0]; a.Status != 0 || a.Error == "" || a.Final || a.LatencyMS < 100 {
+		t.Errorf("hung attempt %+v, want no answer after the timeout", a)
+	}
+	if a := page.Attempts[1]; a.Status != 200 || !a.Final || a.N != 2 {
+		t.Errorf("second attempt %+v", a)
+	}
+}
