@@ -26,6 +26,7 @@ import (
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/cli/dashboard"
 	"github.com/paydash/paydash/internal/cli/demo"
+	"github.com/paydash/paydash/internal/cli/devtools"
 	"github.com/paydash/paydash/internal/cli/headless"
 	"github.com/paydash/paydash/internal/cli/serve"
 )
@@ -456,7 +457,7 @@ func eventsCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 		},
 	}
 	o.Bind(tail.Flags())
-	c.AddCommand(tail)
+	c.AddCommand(tail, devtools.ResendCommand(s, g), devtools.ShowCommand(s, g))
 	return c
 }
 

@@ -295,6 +295,7 @@ func (r *Relay) handleWebhook(w http.ResponseWriter, req *http.Request) {
 		r.be.arriving(-1)
 		return
 	}
+	a.e.Path = req.URL.Path
 	res := writeResult{seq: a.seq, dup: true}
 	if a.dup {
 		r.be.arriving(-1)

@@ -2,6 +2,7 @@ package webhookrelay
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -213,5 +214,22 @@ func TestForwardToAHangingHandlerIsRecordedAsNoAnswer(t *testing.T) {
 	}
 	if a := page.Attempts[1]; a.Status != 200 || !a.Final || a.N != 2 {
 		t.Errorf("second attempt %+v", a)
+	}
+}
+
+// TestEventEndpointServesTheBodyByteForByte: JSON would re-encode a body
+// (drop whitespace, escape <), so GET /events/{id} carries it raw.
+func TestEventEndpointServesTheBodyByteForByte(t *testing.T) {
+	tr := startRelay(t, Config{})
+	body := []byte("{\n  \"type\": \"payout_failed\", \"event_id\": \"raw-1\",\n  \"failure_reason\": \"<b>&amp;</b>\"\n}")
+	if resp := tr.post(t, body, http.Header{}); resp.status != http.StatusOK {
+		t.Fatal(resp.status)
+	}
+	ev, err := relayclient.History{URL: tr.wsURL()}.Event(context.Background(), "raw-1")
+	if err != nil || string(ev.Raw) != string(body) || ev.Path != DefaultPath || ev.Type != "payout_failed" {
+		t.Fatalf("event %+v raw %q: %v", ev.Event, ev.Raw, err)
+	}
+	if _, err := (relayclient.History{URL: tr.wsURL()}).Event(context.Background(), "nope/../x"); !errors.Is(err, relayclient.ErrNoEvent) {
+		t.Fatalf("unknown id: %v", err)
 	}
 }
