@@ -137,4 +137,3 @@ func printResendHistory(s *cmdutil.Streams, log relayclient.ResendLog, asJSON bo
 	}
 	return nil
 }
-
