@@ -93,7 +93,7 @@ Every view is also a headless command for scripts (--json on each).`,
 	}
 	add("start", demoCmd(s), configCmd(s, g))
 	add("ops", balancesCmd(s, g), transactionsCmd(s, g), payoutCmd(s, g), payoutsCmd(s, g), paymentCmd(s, g), mandateCmd(s, g))
-	add("dev", sandboxCmd(s), relayCmd(s, g), eventsCmd(s, g))
+	add("dev", sandboxCmd(s, g), relayCmd(s, g), eventsCmd(s, g))
 	return root
 }
 
@@ -382,7 +382,7 @@ func mandateCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 	return c
 }
 
-func sandboxCmd(s *cmdutil.Streams) *cobra.Command {
+func sandboxCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 	o := &serve.SandboxOptions{}
 	c := &cobra.Command{
 		Use:   "sandbox",
@@ -398,6 +398,7 @@ func sandboxCmd(s *cmdutil.Streams) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error { return serve.Sandbox(cmd.Context(), s, o) },
 	}
 	o.Bind(c.Flags())
+	c.AddCommand(devtools.TriggerCommand(s, g))
 	return c
 }
 

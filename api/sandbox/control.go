@@ -164,6 +164,9 @@ type injected struct {
 	EventID   string `json:"event_id"`
 	EventType string `json:"event_type"`
 	PayoutID  string `json:"payout_id,omitempty"`
+	// Moved says the payout named is one the sandbox holds, and its
+	// state moved as the event says.
+	Moved bool `json:"moved,omitempty"`
 }
 
 // handleEvents is POST /sandbox/events: a body with a "trigger" member
@@ -187,6 +190,14 @@ func (s *Sandbox) handleEvents(w http.ResponseWriter, r *http.Request) error {
 		}
 		if err := lengthProblems(&t); err != nil {
 			return err
+		}
+		// A trigger naming a payout the sandbox holds moves its state.
+		var moved bool
+		if ev, moved, err = s.ledger.move(t); err != nil {
+			return controlError(err)
+		}
+		if moved {
+			return writeJSON(w, http.StatusAccepted, injected{EventID: ev.id, EventType: ev.typ, PayoutID: ev.payoutID, Moved: true})
 		}
 		if ev, err = s.synthesise(t); err != nil {
 			return controlError(err)

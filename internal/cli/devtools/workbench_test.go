@@ -79,7 +79,7 @@ func newBench(t *testing.T, answer func(int) int, routes ...webhookrelay.Route) 
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	sb, err := sandbox.Listen(ctx, "127.0.0.1:0", sandbox.Options{MerchantKey: &testkey.Load(t).PublicKey, WebhookRetry: []time.Duration{}})
+	sb, err := sandbox.Listen(ctx, "127.0.0.1:0", sandbox.Options{MerchantKey: &testkey.Load(t).PublicKey, MerchantKeyID: "k1", WebhookRetry: []time.Duration{}, StepDelay: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
