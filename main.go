@@ -458,7 +458,7 @@ func eventsCmd(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 		},
 	}
 	o.Bind(tail.Flags())
-	c.AddCommand(tail, devtools.ResendCommand(s, g), devtools.ShowCommand(s, g))
+	c.AddCommand(tail, devtools.ResendCommand(s, g), devtools.ShowCommand(s, g), devtools.MissingCommand(s, g))
 	return c
 }
 

@@ -108,3 +108,25 @@ func (h History) get(ctx context.Context, path string, q url.Values, v any) (int
 	}
 	return resp.StatusCode, nil
 }
+
+// Scan calls fn with every stored event after seq since, in order, page
+// by page (at most maxPages pages of 1000), until fn returns false or the
+// store's end. It is for commands that read the history once.
+func (h History) Scan(ctx context.Context, since uint64, maxPages int, fn func(Event) bool) error {
+	for range maxPages {
+		page, err := h.page(ctx, url.Values{"limit": {"1000"}, "since": {strconv.FormatUint(since, 10)}})
+		if err != nil {
+			return err
+		}
+		for _, e := range page.Events {
+			if !fn(e) {
+				return nil
+			}
+		}
+		if page.NextSince <= since || page.NextSince >= page.LastSeq {
+			return nil
+		}
+		since = page.NextSince
+	}
+	return fmt.Errorf("relay history: more than %d pages; read a shorter window", maxPages)
+}
