@@ -6,19 +6,19 @@ import "strings"
 type kind int
 
 const (
-	kindString   kind = iota
-	kindHTTPURL       // absolute http(s) URL
-	kindWSURL         // absolute ws(s) URL
-	kindSecret        // inline secret, never echoed
-	kindPath          // file path, relative to the config file's directory
-	kindEnvName       // name of an environment variable holding a secret
-	kindAddr          // host:port to listen on
-	kindDuration      // Go duration string, at least minRefresh
-	kindBool          // TOML boolean; "true"/"false"/"1"/"0" from env and flags
-	kindAmounts       // table currency -> amount in major units, as strings
-	kindTimeZone      // "local", "UTC" or an IANA zone name
-	kindAccounts      // table currency -> merchant account id (UUID)
-	kindDurations     // one duration, or a table currency -> duration
+	kindString    kind = iota
+	kindHTTPURL        // absolute http(s) URL
+	kindWSURL          // absolute ws(s) URL
+	kindSecret         // inline secret, never echoed
+	kindPath           // file path, relative to the config file's directory
+	kindEnvName        // name of an environment variable holding a secret
+	kindAddr           // host:port to listen on
+	kindDuration       // Go duration string, at least minRefresh
+	kindBool           // TOML boolean; "true"/"false"/"1"/"0" from env and flags
+	kindAmounts        // table currency -> amount in major units, as strings
+	kindTimeZone       // "local", "UTC" or an IANA zone name
+	kindAccounts       // table currency -> merchant account id (UUID)
+	kindDurations      // one duration, or a table currency -> duration
 )
 
 // isTable is whether a kind's value is a table keyed by currency, whose
