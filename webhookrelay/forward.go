@@ -73,12 +73,14 @@ func (f *forwarder) run() {
 			f.log.Error("forwarder cannot read the store", "err", err)
 		}
 		for _, e := range pending {
+			start := time.Now()
 			res := f.forward(e)
 			if f.ctx.Err() != nil {
 				return // shutting down: the cursor stays, so this event is retried next start
 			}
 			if res.Error == "" {
 				f.m.forwardedOK.Add(1)
+				f.log.Debug("webhook forwarded", "seq", e.Seq, "event_id", e.EventID, "type", e.Type, "url", f.url(), "status", res.StatusCode, "elapsed", time.Since(start))
 			} else {
 				f.m.forwardedFailed.Add(1)
 				f.log.Warn("forwarding refused by the endpoint", "seq", e.Seq, "url", f.url(), "attempts", res.Attempts, "err", res.Error)
