@@ -160,14 +160,6 @@ func (s *Sandbox) handleAccountStatus(w http.ResponseWriter, r *http.Request) er
 	return errNotFound("no account for " + cur)
 }
 
-type injected struct {
-	EventID   string `json:"event_id"`
-	EventType string `json:"event_type"`
-	PayoutID  string `json:"payout_id,omitempty"`
-	// Moved says the payout named is one the sandbox holds, and its
-	// state moved as the event says.
-	Moved bool `json:"moved,omitempty"`
-}
 
 // handleEvents is POST /sandbox/events: a body with a "trigger" member
 // (and neither event_type nor type) synthesises that event; any other body
@@ -197,7 +189,7 @@ func (s *Sandbox) handleEvents(w http.ResponseWriter, r *http.Request) error {
 			return controlError(err)
 		}
 		if moved {
-			return writeJSON(w, http.StatusAccepted, injected{EventID: ev.id, EventType: ev.typ, PayoutID: ev.payoutID, Moved: true})
+			return writeJSON(w, http.StatusAccepted, Injected{EventID: ev.id, EventType: ev.typ, PayoutID: ev.payoutID, Moved: true})
 		}
 		if ev, err = s.synthesise(t); err != nil {
 			return controlError(err)
@@ -209,7 +201,7 @@ func (s *Sandbox) handleEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return controlError(err)
 	}
-	return writeJSON(w, http.StatusAccepted, injected{EventID: ev.id, EventType: ev.typ, PayoutID: ev.payoutID})
+	return writeJSON(w, http.StatusAccepted, Injected{EventID: ev.id, EventType: ev.typ, PayoutID: ev.payoutID})
 }
 
 type deliveriesResponse struct {

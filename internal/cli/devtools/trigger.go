@@ -1,16 +1,12 @@
 package devtools
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -34,13 +30,7 @@ type TriggerOptions struct {
 }
 
 // TriggerResult is what the sandbox answers, and --json prints.
-type TriggerResult struct {
-	EventID   string `json:"event_id"`
-	EventType string `json:"event_type"`
-	PayoutID  string `json:"payout_id,omitempty"`
-	// Moved: the payout is one the sandbox holds and its state moved.
-	Moved bool `json:"moved,omitempty"`
-}
+type TriggerResult = sandbox.Injected
 
 // TriggerCommand is `paydash sandbox trigger EVENT_TYPE`.
 func TriggerCommand(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
@@ -133,42 +123,14 @@ func Trigger(ctx context.Context, base, eventType string, o *TriggerOptions) (Tr
 			return res, cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("--amount: %w", err))
 		}
 	}
-	body, _ := json.Marshal(t)
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(u.String(), "/")+"/sandbox/events", bytes.NewReader(body))
-	if err != nil {
-		return res, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return res, fmt.Errorf("cannot reach the sandbox at %s: %w (is `paydash sandbox` or `paydash demo` running?)", u.Host, err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	switch {
-	case resp.StatusCode == http.StatusAccepted:
-		if err := json.Unmarshal(data, &res); err != nil {
-			return res, fmt.Errorf("sandbox answer: %w", err)
+	res, err = sandbox.SendTrigger(ctx, u.String(), t)
+	var te *sandbox.TriggerError
+	if errors.As(err, &te) {
+		code := cmdutil.ExitFailure
+		if te.Status == http.StatusBadRequest {
+			code = cmdutil.ExitUsage
 		}
-		return res, nil
-	case resp.StatusCode == http.StatusNotFound:
-		return res, errors.New("no /sandbox/events at " + u.Host + ": triggers work against the built-in sandbox only, not the real service")
+		return res, cmdutil.Exit(code, errors.New(termtext.Safe(te.Msg)))
 	}
-	var p struct {
-		Title  string              `json:"title"`
-		Detail string              `json:"detail"`
-		Errors map[string][]string `json:"errors"`
-	}
-	_ = json.Unmarshal(data, &p)
-	msg := strings.TrimSpace(p.Title + ": " + p.Detail)
-	for f, es := range p.Errors {
-		msg += fmt.Sprintf("; %s %s", f, strings.Join(es, ", "))
-	}
-	code := cmdutil.ExitFailure
-	if resp.StatusCode == http.StatusBadRequest {
-		code = cmdutil.ExitUsage
-	}
-	return res, cmdutil.Exit(code, fmt.Errorf("sandbox refused the trigger (HTTP %d): %s", resp.StatusCode, termtext.Safe(msg)))
+	return res, err
 }
