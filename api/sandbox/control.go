@@ -160,7 +160,6 @@ func (s *Sandbox) handleAccountStatus(w http.ResponseWriter, r *http.Request) er
 	return errNotFound("no account for " + cur)
 }
 
-
 // handleEvents is POST /sandbox/events: a body with a "trigger" member
 // (and neither event_type nor type) synthesises that event; any other body
 // is delivered byte for byte.
