@@ -384,7 +384,7 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 			cells[1] = name
 			cells[2] = api.FormatAmount(minor, cur)
 		}
-		cells[3] = p.state
+		cells[3] = p.state + c.lateMark(p.id)
 		cells[4] = timeline(p, now)
 		var line strings.Builder
 		line.WriteString(gutter(i == v.nav.cursor, now.Sub(p.changedAt) < highlightFor))
