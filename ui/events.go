@@ -145,6 +145,8 @@ func listSummary(ev *relayclient.Event, withID bool) string {
 	}
 	if f := ev.Forward; f != nil {
 		switch {
+		case f.Answer != nil && f.Answer.Status > 0 && !f.Answer.OK():
+			s += " · forward failed: HTTP " + itoa(f.Answer.Status)
 		case f.Error != "":
 			s += " · forward failed: " + clean(f.Error)
 		case f.StatusCode != 0:

@@ -48,11 +48,11 @@ const maxResendsShown = 10
 type workbenchState struct {
 	book *webhooklate.Book
 	// fed holds the tracker's own payouts already given to the book.
-	fed      map[string]bool
-	resends  map[string][]relayclient.Attempt
-	since    uint64 // the last attempt seq applied
-	noPoll   bool   // the relay logs no attempts (clustered) or none is set
-	polling  bool
+	fed     map[string]bool
+	resends map[string][]relayclient.Attempt
+	since   uint64 // the last attempt seq applied
+	noPoll  bool   // the relay logs no attempts (clustered) or none is set
+	polling bool
 	// report is what the transaction report says of a payout the tracker
 	// follows (its status), for the late banner.
 	report map[string]string
@@ -82,14 +82,15 @@ func defaultLate(currency string) time.Duration {
 	return 48 * time.Hour
 }
 
-// lateMark is what the tracker adds to a payout's state while its final
-// webhook is overdue: " · late 5m".
+// lateMark is what the tracker puts before a payout's timeline while its
+// final webhook is overdue: "LATE 5m · " (the final webhook is past the
+// profile's webhook_late).
 func (c *viewContext) lateMark(id string) string {
 	if c.wb == nil {
 		return ""
 	}
 	if st, ok := c.wb.book.Get(id, c.now()); ok && st.Late {
-		return " · late " + webhooklate.Round(st.LateBy).String()
+		return "LATE " + webhooklate.Round(st.LateBy).String() + " · "
 	}
 	return ""
 }
@@ -490,10 +491,14 @@ func (v *eventsView) lateBanner(c *viewContext, w int) string {
 		return ""
 	}
 	s := late[0]
-	text := "⚠ " + plural(len(late), "payout", "payouts") + " without a final webhook past webhook_late: " + shortID(s.ID) +
-		" late " + webhooklate.Round(s.LateBy).String() + ", expects " + strings.ReplaceAll(webhooklate.ExpectsText(s), "payout_", "")
+	report := "not in it yet"
 	if st := c.wb.report[s.ID]; st != "" {
-		text += " · report: " + termtext.Safe(st)
+		report = termtext.Safe(st)
+	}
+	text := "⚠ webhook LATE " + webhooklate.Round(s.LateBy).String() + ": payout " + shortID(s.ID) + " · report: " + report +
+		" · expects " + strings.ReplaceAll(strings.Join(s.Expects, "/"), "payout_", "")
+	if len(late) > 1 {
+		text += " · +" + itoa(len(late)-1) + " more (paydash events missing)"
 	}
 	return c.st.warn.Render(fit(text, w))
 }
@@ -539,9 +544,10 @@ func (v *eventsView) forwardSection(c *viewContext, ev *relayclient.Event) strin
 		if st, ok := c.wb.book.Get(ev.PayoutID, c.now()); ok && ev.PayoutID != "" {
 			switch {
 			case st.Late:
-				b.WriteString("\n" + c.st.warn.Render("Payout's final webhook is "+webhooklate.Round(st.LateBy).String()+" late (expects "+webhooklate.ExpectsText(st)+")") + "\n")
+				b.WriteString("\n" + c.st.warn.Render("Final webhook LATE "+webhooklate.Round(st.LateBy).String()+": expects "+
+					strings.ReplaceAll(webhooklate.ExpectsText(st), "payout_", "")) + "\n")
 			case st.ArrivedLate:
-				b.WriteString("\n" + c.st.muted.Render("Payout's final webhook came "+webhooklate.Round(st.LateBy).String()+" late") + "\n")
+				b.WriteString("\n" + c.st.muted.Render("Final webhook came "+webhooklate.Round(st.LateBy).String()+" late") + "\n")
 			}
 		}
 	}
