@@ -76,6 +76,7 @@ func Run(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) error {
 			Profile: prof.Name, Production: prof.Production, Regulated: prof.Regulated,
 			Backend: client, Guard: guard, BalanceRefresh: prof.BalanceRefresh, ReportRefresh: prof.ReportRefresh, LowBalance: prof.LowBalance, ExportDir: ".",
 			Location: prof.Location, MerchantAccounts: MerchantAccounts(prof.MerchantAccounts),
+			Workbench: Workbench(s, prof, audit, ""),
 		},
 		RelayURL: prof.RelayURL, RelayToken: prof.RelayToken.Reveal(),
 	})
