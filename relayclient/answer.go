@@ -3,9 +3,11 @@ package relayclient
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -105,12 +107,12 @@ func FormatLatency(ms float64) string {
 	return strconv.FormatFloat(ms/1000, 'f', 1, 64) + "s"
 }
 
-// PostEvent posts body with headers to url, as the relay forwards and a
+// PostEvent posts body with headers to target, as the relay forwards and a
 // client resends, and returns the answer. The body is sent byte for byte;
 // Content-Type defaults to application/json.
-func PostEvent(ctx context.Context, client *http.Client, url string, headers map[string]string, body []byte, clk clock.Clock) Answer {
-	ans := Answer{URL: url}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+func PostEvent(ctx context.Context, client *http.Client, target string, headers map[string]string, body []byte, clk clock.Clock) Answer {
+	ans := Answer{URL: target}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
 		ans.Error, ans.At = err.Error(), clk.Now()
 		return ans
@@ -124,6 +126,11 @@ func PostEvent(ctx context.Context, client *http.Client, url string, headers map
 	start := time.Now()
 	resp, err := client.Do(req)
 	if err != nil {
+		// The URL is on the answer already; the error need not repeat it.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		ans.Error, ans.At = err.Error(), clk.Now()
 		ans.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
 		return ans

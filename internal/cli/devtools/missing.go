@@ -22,6 +22,7 @@ import (
 type MissingOptions struct {
 	relay relayFlags
 	Since string
+	Late  string
 	JSON  bool
 }
 
@@ -64,7 +65,16 @@ Exit status 3 when any is missing, 0 when none is.`,
 				return err
 			}
 			if p == nil {
-				return cmdutil.Exit(cmdutil.ExitUsage, errors.New("events missing needs a profile: its audit record says which payouts were sent, and webhook_late how long to wait"))
+				// Without a profile: the relay's payouts only, no audit
+				// record and no report.
+				p = &config.Profile{}
+			}
+			if o.Late != "" {
+				d, err := config.ParseDays(o.Late)
+				if err != nil || d <= 0 {
+					return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("--late %q: want a duration like 30s, 15m or 2d", o.Late))
+				}
+				p.WebhookLate = config.WebhookLate{All: d}
 			}
 			rows, arrivedLate, err := FindMissing(cmd.Context(), s, p, h, time.Now(), since)
 			if err != nil {
@@ -75,6 +85,7 @@ Exit status 3 when any is missing, 0 when none is.`,
 	}
 	o.relay.bind(c.Flags())
 	c.Flags().StringVar(&o.Since, "since", "7d", "look at payouts sent or authorised this long ago at most (e.g. 24h, 7d)")
+	c.Flags().StringVar(&o.Late, "late", "", "wait this long for every payout's final webhook, instead of the profile's webhook_late (e.g. 30s, 15m, 2d)")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print the missing payouts as a JSON list")
 	return c
 }
@@ -85,7 +96,8 @@ Exit status 3 when any is missing, 0 when none is.`,
 func FindMissing(ctx context.Context, s *cmdutil.Streams, p *config.Profile, h relayclient.History, now time.Time, window time.Duration) ([]MissingRow, []webhooklate.Status, error) {
 	cutoff := now.Add(-window)
 	book := webhooklate.New(p.WebhookLate.For)
-	if log, err := cmdutil.AuditLog(s, p); err == nil {
+	// Without a profile there is no audit record: the relay's payouts alone.
+	if log, err := auditLog(s, p); err == nil {
 		entries, err := log.Entries()
 		if err != nil {
 			return nil, nil, fmt.Errorf("audit record: %w", err)
@@ -128,6 +140,12 @@ func reportStates(ctx context.Context, s *cmdutil.Streams, p *config.Profile, cu
 	for i := range rows {
 		want[strings.ToLower(rows[i].ID)] = i
 		rows[i].Report = ReportUnread
+	}
+	if p.BaseURL == "" {
+		for i := range rows {
+			rows[i].Report = "(no profile: not read)"
+		}
+		return
 	}
 	client, err := cmdutil.Client(p)
 	if err != nil {
@@ -202,3 +220,13 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// auditLog is the profile's audit record; none without a profile.
+func auditLog(s *cmdutil.Streams, p *config.Profile) (*payout.Log, error) {
+	if p.Name == "" {
+		return nil, errNoProfile
+	}
+	return cmdutil.AuditLog(s, p)
+}
+
+var errNoProfile = errors.New("no profile")
