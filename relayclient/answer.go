@@ -71,7 +71,7 @@ type Attempt struct {
 func AttemptLine(a Attempt) string {
 	var b strings.Builder
 	b.WriteString("  -> ")
-	b.WriteString(a.Kind)
+	b.WriteString(termtext.Safe(a.Kind))
 	if a.N > 0 {
 		b.WriteString(" #" + strconv.Itoa(a.N))
 	}

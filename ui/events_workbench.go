@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -138,7 +139,7 @@ func (m *model) onWorkbench(msg tea.Msg) (tea.Cmd, bool) {
 	case attemptsMsg:
 		m.wb.polling = false
 		if msg.err != nil {
-			if msg.err == relayclient.ErrNoAttempts {
+			if errors.Is(msg.err, relayclient.ErrNoAttempts) {
 				m.wb.noPoll = true
 				return nil, true
 			}
@@ -356,7 +357,10 @@ func (v *eventsView) workbenchKey(c *viewContext, k tea.KeyMsg) (tea.Cmd, bool) 
 		for _, name := range slices.Sorted(mapKeys(ev.Headers)) {
 			b.WriteString(name + ": " + ev.Headers[name] + "\n")
 		}
-		return c.copyText(b.String(), "event headers"), true
+		return copyWithFallback(c, b.String(), "event headers", "paydash events show "+termtext.Safe(ev.EventID)), true
+	case key.Matches(k, c.keys.CopyBody) && v.selected() != nil:
+		ev := v.selected()
+		return copyWithFallback(c, string(ev.Body), "event body", "paydash events show "+termtext.Safe(ev.EventID)+" --raw > event.json"), true
 	case v.open && key.Matches(k, keyNextMatch) && len(v.wb.matches) > 0:
 		if k.String() == "N" {
 			v.wb.match = (v.wb.match + len(v.wb.matches) - 1) % len(v.wb.matches)
@@ -372,6 +376,21 @@ func (v *eventsView) workbenchKey(c *viewContext, k tea.KeyMsg) (tea.Cmd, bool) 
 		return nil, true
 	}
 	return nil, false
+}
+
+// copyWithFallback copies with OSC 52 and, since no terminal says
+// whether it passed the sequence on, names the command that gets the
+// same text where it did not.
+func copyWithFallback(c *viewContext, text, what, fallback string) tea.Cmd {
+	copyCmd := c.copyText(text, what)
+	return func() tea.Msg {
+		msg := copyCmd()
+		if f, ok := msg.(flashMsg); ok && !f.err {
+			f.text += " · not there? " + fallback
+			return f
+		}
+		return msg
+	}
 }
 
 func mapKeys[V any](m map[string]V) func(func(string) bool) {

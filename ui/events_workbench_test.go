@@ -105,6 +105,7 @@ func TestInspectorSearchHighlights(t *testing.T) {
 	if !strings.Contains(h.clip.String(), "]52;c;") {
 		t.Fatalf("Y copied nothing: %q", h.clip.String())
 	}
+	mustContain(t, h.view(), "copied event headers to the clipboard", "not there? paydash events show ev-6")
 }
 
 // TestDashboardAnswersFilterAndResend: with a real relay forwarding to a
