@@ -185,3 +185,41 @@ func TestDashboardAnswersFilterAndResend(t *testing.T) {
 	}
 	mustContain(t, ansi.Strip(h.view()), "Resent "+handler.URL+"/webhooks")
 }
+
+// TestTriggerFromTheEventsView: on the demo, T offers every event type a
+// sandbox can send; enter sends it for the selected event's payout.
+func TestTriggerFromTheEventsView(t *testing.T) {
+	var got struct {
+		sync.Mutex
+		body string
+	}
+	sb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got.Lock()
+		got.body = string(b)
+		got.Unlock()
+		if r.URL.Path != "/sandbox/events" {
+			http.NotFound(w, r)
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+		_, _ = io.WriteString(w, `{"event_id":"new-1","event_type":"payout_settled","payout_id":"`+latePayout+`","moved":true}`)
+	}))
+	defer sb.Close()
+	opts := Options{Backend: newFake(300), States: liveState()}
+	workbenchOpts(&opts)
+	opts.Workbench.SandboxURL = sb.URL
+	h := newHarness(t, opts, 120, 40)
+	h.key("4")
+	h.key("T")
+	mustContain(t, h.view(), "Trigger a sandbox webhook for payout cccccccc… (its state moves)", "payout_authorised", "external_payment_received")
+	h.key("down")
+	h.key("down")
+	h.key("enter")
+	mustContain(t, h.view(), "sandbox sent payout_settled for payout "+latePayout+" (its state moved)")
+	got.Lock()
+	defer got.Unlock()
+	if !strings.Contains(got.body, `"trigger":"payout_settled"`) || !strings.Contains(got.body, `"payout_id":"`+latePayout+`"`) {
+		t.Fatalf("sandbox got %s", got.body)
+	}
+}
