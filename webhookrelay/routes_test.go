@@ -233,3 +233,19 @@ func TestEventEndpointServesTheBodyByteForByte(t *testing.T) {
 		t.Fatalf("unknown id: %v", err)
 	}
 }
+
+// TestWorkbenchEndpointsNeedTheToken: the attempt log and single events
+// are read like the rest of the history: with the relay's token.
+func TestWorkbenchEndpointsNeedTheToken(t *testing.T) {
+	const token = "workbench-token-0123456789"
+	tr := startRelay(t, Config{Token: token})
+	bearer := http.Header{"Authorization": {"Bearer " + token}}
+	for path, withToken := range map[string]int{"/attempts": http.StatusOK, "/events/some-id": http.StatusNotFound} {
+		if resp := do(t, http.DefaultClient, http.MethodGet, tr.base+path, nil, nil); resp.status != http.StatusUnauthorized {
+			t.Errorf("GET %s without token: %d, want 401", path, resp.status)
+		}
+		if resp := do(t, http.DefaultClient, http.MethodGet, tr.base+path, bearer, nil); resp.status != withToken {
+			t.Errorf("GET %s with token: %d, want %d", path, resp.status, withToken)
+		}
+	}
+}
