@@ -1,6 +1,7 @@
 package relayclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -129,4 +130,73 @@ func (h History) Scan(ctx context.Context, since uint64, maxPages int, fn func(E
 		since = page.NextSince
 	}
 	return fmt.Errorf("relay history: more than %d pages; read a shorter window", maxPages)
+}
+
+// EventAttempts reads every logged attempt at one event: the relay's
+// forwards and the resends clients reported.
+func (h History) EventAttempts(ctx context.Context, eventID string) ([]Attempt, error) {
+	var out AttemptPage
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	status, err := h.get(ctx, "/attempts", url.Values{"event_id": {eventID}, "limit": {"1000"}}, &out)
+	if status == http.StatusNotFound {
+		return nil, ErrNoAttempts
+	}
+	return out.Attempts, err
+}
+
+// RecordResend reports a resend's answer to the relay, which keeps it in
+// its attempt log with the event's forwards (the relay itself never
+// resends). ErrNoAttempts: the relay keeps no attempt log.
+func (h History) RecordResend(ctx context.Context, eventID string, ans Answer) error {
+	u, err := h.httpURL("/events/" + url.PathEscape(eventID) + "/resends")
+	if err != nil {
+		return err
+	}
+	body, err := json.Marshal(ans)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if h.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+h.Token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("relay: %w", err)
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusCreated:
+		return nil
+	case http.StatusNotFound:
+		return ErrNoAttempts
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return fmt.Errorf("relay: %w", handshakeError(resp.StatusCode))
+	}
+	return fmt.Errorf("relay: recording the resend: %s", resp.Status)
+}
+
+// httpURL is the relay's HTTP URL for an escaped path.
+func (h History) httpURL(path string) (string, error) {
+	u, err := url.Parse(h.URL)
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("relay URL %q must look like ws://127.0.0.1:8787/ws", h.URL)
+	}
+	if u.Scheme == "wss" {
+		u.Scheme = "https"
+	} else {
+		u.Scheme = "http"
+	}
+	u.RawPath, u.RawQuery = path, ""
+	if u.Path, err = url.PathUnescape(path); err != nil {
+		return "", err
+	}
+	return u.String(), nil
 }

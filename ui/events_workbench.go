@@ -146,7 +146,11 @@ func (m *model) onWorkbench(msg tea.Msg) (tea.Cmd, bool) {
 			return after(m.clock, attemptPoll, attemptTickMsg{}), true
 		}
 		for _, a := range msg.page.Attempts {
-			m.events.applyAttempt(a)
+			if a.Kind == relayclient.AttemptResend {
+				m.wb.addResend(a) // reported by a client, this one or another
+			} else {
+				m.events.applyAttempt(a)
+			}
 			m.wb.since = max(m.wb.since, a.Seq)
 		}
 		if len(msg.page.Attempts) > 0 {
@@ -165,11 +169,7 @@ func (m *model) onWorkbench(msg tea.Msg) (tea.Cmd, bool) {
 			return nil, true
 		}
 		a := msg.attempt
-		list := append(m.wb.resends[a.EventID], a)
-		if len(list) > maxResendsShown {
-			list = list[len(list)-maxResendsShown:]
-		}
-		m.wb.resends[a.EventID] = list
+		m.wb.addResend(a)
 		m.events.reopen(m.c())
 		if len(msg.warnings) == 0 || a.OK() {
 			m.setFlash("resent: "+strings.TrimPrefix(relayclient.AttemptLine(a), "  -> "), !a.OK())
@@ -188,6 +188,22 @@ func (m *model) onWorkbench(msg tea.Msg) (tea.Cmd, bool) {
 		return nil, true
 	}
 	return nil, false
+}
+
+// addResend keeps a resend for the inspector, once: this dashboard's own
+// comes back from the relay's attempt log too.
+func (s *workbenchState) addResend(a relayclient.Attempt) {
+	list := s.resends[a.EventID]
+	for _, b := range list {
+		if b.At.Equal(a.At) && b.URL == a.URL {
+			return
+		}
+	}
+	list = append(list, a)
+	if len(list) > maxResendsShown {
+		list = list[len(list)-maxResendsShown:]
+	}
+	s.resends[a.EventID] = list
 }
 
 // noteLate feeds the late-webhook book with new relay events and the
@@ -480,6 +496,7 @@ func (v *eventsView) resend(c *viewContext) tea.Cmd {
 		if wb.ResendLog.Path != "" {
 			_ = wb.ResendLog.Append(a) // the answer is on screen either way
 		}
+		_ = wb.Relay.RecordResend(ctx, id, a.Answer) // kept with the event's forwards, for every reader
 		return resendMsg{attempt: a, warnings: warnings}
 	}
 }

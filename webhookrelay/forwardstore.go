@@ -151,11 +151,20 @@ func logAttempt(tx *bolt.Tx, a *Attempt) error {
 	return nil
 }
 
-// attempts returns up to limit logged attempts after seq since, and the
-// newest attempt seq.
-func (s *store) attempts(since uint64, limit int) ([]Attempt, uint64, error) {
+// logResend appends a client's resend and its answer to the attempt log.
+func (s *store) logResend(a *Attempt) error {
+	return s.db.Update(func(tx *bolt.Tx) error { return logAttempt(tx, a) })
+}
+
+// attempts returns up to limit logged attempts after seq since (of one
+// event when eventID is set), and the newest attempt seq.
+func (s *store) attempts(since uint64, limit int, eventID string) ([]Attempt, uint64, error) {
 	out := []Attempt{}
 	var last uint64
+	// Attempts are stored as json.Marshal wrote them, so the id's
+	// encoding in the record is exactly this.
+	quoted, _ := json.Marshal(eventID)
+	needle := append([]byte(`"event_id":`), quoted...)
 	err := s.db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketAttempts)
 		if b == nil {
@@ -164,11 +173,16 @@ func (s *store) attempts(since uint64, limit int) ([]Attempt, uint64, error) {
 		last = b.Sequence()
 		c := b.Cursor()
 		for k, v := c.Seek(seqKey(since + 1)); k != nil && len(out) < limit; k, v = c.Next() {
+			if eventID != "" && !bytes.Contains(v, needle) {
+				continue // cheap pre-check; the decoded id decides
+			}
 			var a Attempt
 			if err := json.Unmarshal(v, &a); err != nil {
 				return fmt.Errorf("attempt %d: %w", decodeSeq(k), err)
 			}
-			out = append(out, a)
+			if eventID == "" || a.EventID == eventID {
+				out = append(out, a)
+			}
 		}
 		return nil
 	})

@@ -78,6 +78,7 @@ func Open(cfg Config) (*Relay, error) {
 	mux.HandleFunc("GET /events", r.handleHistory)
 	mux.HandleFunc("GET /events/{id}", r.handleEvent)
 	mux.HandleFunc("GET /attempts", r.handleAttempts)
+	mux.HandleFunc("POST /events/{id}/resends", r.handleResendReport)
 	mux.HandleFunc("GET /healthz", r.handleHealth)
 	mux.HandleFunc("GET /metrics", r.handleMetrics)
 	r.handler = r.guard.wrap(mux, r.refuse)

@@ -249,3 +249,29 @@ func TestWorkbenchEndpointsNeedTheToken(t *testing.T) {
 		}
 	}
 }
+
+// TestResendReportIsKeptWithTheEvent: a client's resend answer joins the
+// event's forwards in the attempt log, its body cut to 2 KiB; a report
+// for an unknown event, or not JSON, is refused.
+func TestResendReportIsKeptWithTheEvent(t *testing.T) {
+	tr := startRelay(t, Config{})
+	if resp := tr.post(t, paymentsWebhook("rs-1", "payout_executed", "po", nil), http.Header{}); resp.status != http.StatusOK {
+		t.Fatal(resp.status)
+	}
+	h := relayclient.History{URL: tr.wsURL()}
+	long := strings.Repeat("x", 5000)
+	if err := h.RecordResend(context.Background(), "rs-1", relayclient.Answer{URL: "http://127.0.0.1:3000/hooks", Status: 503, Body: long}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := h.EventAttempts(context.Background(), "rs-1")
+	if err != nil || len(got) != 1 || got[0].Kind != relayclient.AttemptResend || got[0].Status != 503 ||
+		len(got[0].Body) != relayclient.AnswerBodyMax || !got[0].BodyTruncated || got[0].Type != "payout_executed" {
+		t.Fatalf("attempts %+v %v", got, err)
+	}
+	if err := h.RecordResend(context.Background(), "nope", relayclient.Answer{Status: 200}); !errors.Is(err, relayclient.ErrNoAttempts) {
+		t.Fatalf("unknown event: %v", err)
+	}
+	if resp := do(t, http.DefaultClient, http.MethodPost, tr.base+"/events/rs-1/resends", http.Header{"Content-Type": {"text/plain"}}, []byte(`{"status":200}`)); resp.status != http.StatusUnsupportedMediaType {
+		t.Fatalf("text/plain report: %d", resp.status)
+	}
+}

@@ -69,7 +69,19 @@ func Show(ctx context.Context, s *cmdutil.Streams, h relayclient.History, eventI
 		return cmdutil.WriteJSON(s.Out, ev)
 	}
 	_, err = fmt.Fprint(s.Out, DescribeEvent(ev))
-	return err
+	if err != nil {
+		return err
+	}
+	// Every attempt at it: the relay's forwards and reported resends.
+	attempts, err := h.EventAttempts(ctx, eventID)
+	if err != nil || len(attempts) == 0 {
+		return nil //nolint:nilerr // a relay without an attempt log has none to show
+	}
+	fmt.Fprintln(s.Out, "attempts")
+	for _, a := range attempts {
+		fmt.Fprintln(s.Out, a.At.UTC().Format(time.RFC3339)+strings.TrimPrefix(relayclient.AttemptLine(a), " "))
+	}
+	return nil
 }
 
 // DescribeEvent is the text form of an event: its fields, delivery

@@ -199,6 +199,11 @@ func TestResendIsByteForByteTheFirstDelivery(t *testing.T) {
 	if err != nil || len(hist) != 1 || hist[0].Status != 200 || hist[0].URL != b.handler.srv.URL+"/webhooks" || hist[0].Headers.Get("X-Handler-Version") != "dev" {
 		t.Fatalf("history %+v %v", hist, err)
 	}
+	// The relay keeps the resend's answer with the event's forwards.
+	kept, err := b.history().EventAttempts(context.Background(), id)
+	if err != nil || len(kept) != 3 || kept[2].Kind != relayclient.AttemptResend || kept[2].Status != 200 || kept[2].EventSeq != ev.Seq {
+		t.Fatalf("relay's attempts at the event: %+v %v", kept, err)
+	}
 }
 
 // TestResendToAHandlerThatFailsOrHangs: a 500 and a hang are both shown,
@@ -271,7 +276,8 @@ func TestShowRawIsTheBodyByteForByte(t *testing.T) {
 	if err := Show(context.Background(), s, b.history(), id, &ShowOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"type         payout_executed", "X-Svc-Signature: ", "answer       200 in ", "X-Handler-Version: dev", `"type": "payout_executed"`} {
+	for _, want := range []string{"type         payout_executed", "X-Svc-Signature: ", "answer       200 in ", "X-Handler-Version: dev", `"type": "payout_executed"`,
+		"attempts\n", "Z -> forward #1 " + id + " " + b.handler.srv.URL + "/webhooks: 200 in "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("show lacks %q:\n%s", want, out.String())
 		}
