@@ -43,6 +43,9 @@ const attemptPoll = time.Second
 // maxResendsShown bounds the resends kept per event for the inspector.
 const maxResendsShown = 10
 
+// maxLateBook bounds the payouts the late-webhook book follows.
+const maxLateBook = 50000
+
 // workbenchState is the dashboard-wide part of the workbench, shared
 // through the viewContext: the late-webhook book the tracker and the
 // Events view both mark from, and the resends made this session.
@@ -229,6 +232,15 @@ func (m *model) noteLate(evs []relayclient.Event) {
 			src = webhooklate.SourceAuthorised
 		}
 		m.wb.book.Sent(webhooklate.Payout{ID: p.id, Currency: cur, Amount: minor, Since: since, Source: src})
+	}
+	// Bounded: settled payouts are forgotten past maxLateBook.
+	m.wb.book.Prune(maxLateBook)
+	if len(m.wb.fed) > maxLateBook {
+		clear(m.wb.fed) // re-feeding a payout keeps its first time
+		clear(m.wb.report)
+	}
+	if len(m.wb.resends) > maxLateBook {
+		clear(m.wb.resends)
 	}
 	for _, ev := range evs {
 		wasLate := false

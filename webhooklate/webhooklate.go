@@ -182,6 +182,26 @@ func (b *Book) Get(id string, now time.Time) (Status, bool) {
 	return out, true
 }
 
+// Prune bounds a long-running book: past max payouts it forgets those
+// whose final webhook came (the oldest first); payouts still expected
+// are kept, since forgetting one would hide a missing webhook.
+func (b *Book) Prune(max int) {
+	// A tenth of slack, so a book at its bound is not sorted per event.
+	if len(b.byID) <= max+max/10 {
+		return
+	}
+	var done []*Status
+	for _, s := range b.byID {
+		if s.Final != "" {
+			done = append(done, s)
+		}
+	}
+	slices.SortFunc(done, func(a, c *Status) int { return a.FinalAt.Compare(c.FinalAt) })
+	for _, s := range done[:min(len(done), len(b.byID)-max)] {
+		delete(b.byID, key(s.ID))
+	}
+}
+
 // Len is how many payouts the book follows.
 func (b *Book) Len() int { return len(b.byID) }
 

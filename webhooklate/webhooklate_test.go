@@ -50,3 +50,24 @@ func TestLateMarkSetAndClearedWithHowLate(t *testing.T) {
 		t.Fatalf("late at +49h: %+v", late)
 	}
 }
+
+func TestPruneForgetsSettledPayoutsOnly(t *testing.T) {
+	t0 := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	b := New(limits)
+	for i, id := range []string{"a", "b", "c", "d"} {
+		b.Sent(Payout{ID: id, Currency: "GBP", Since: t0})
+		if id != "d" {
+			b.Observe(relayclient.Event{PayoutID: id, Type: api.EventPayoutSettled, State: api.StateSettled, ReceivedAt: t0.Add(time.Duration(i) * time.Minute)})
+		}
+	}
+	b.Prune(2)
+	if b.Len() != 2 {
+		t.Fatalf("len %d after prune to 2", b.Len())
+	}
+	if _, ok := b.Get("d", t0); !ok {
+		t.Fatal("the payout still expected was forgotten")
+	}
+	if _, ok := b.Get("c", t0); !ok {
+		t.Fatal("the newest settled payout was forgotten before older ones")
+	}
+}
