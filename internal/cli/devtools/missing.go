@@ -56,9 +56,10 @@ Exit status 3 when any is missing, 0 when none is.`,
   paydash events missing --since 24h --json | jq '.[].payout_id'`,
 		Args: func(cmd *cobra.Command, args []string) error { return usage(cobra.NoArgs(cmd, args)) },
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			since, err := config.ParseDays(o.Since)
-			if err != nil || since <= 0 {
-				return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("--since %q: want a duration like 24h or 7d", o.Since))
+			now := time.Now()
+			from, err := cmdutil.ParseSince(o.Since, now)
+			if err != nil {
+				return cmdutil.Exit(cmdutil.ExitUsage, err)
 			}
 			h, p, err := o.relay.history(s, g)
 			if err != nil {
@@ -76,7 +77,7 @@ Exit status 3 when any is missing, 0 when none is.`,
 				}
 				p.WebhookLate = config.WebhookLate{All: d}
 			}
-			rows, arrivedLate, err := FindMissing(cmd.Context(), s, p, h, time.Now(), since)
+			rows, arrivedLate, err := FindMissing(cmd.Context(), s, p, h, now, now.Sub(from))
 			if err != nil {
 				return err
 			}
@@ -84,7 +85,7 @@ Exit status 3 when any is missing, 0 when none is.`,
 		},
 	}
 	o.relay.bind(c.Flags())
-	c.Flags().StringVar(&o.Since, "since", "7d", "look at payouts sent or authorised this long ago at most (e.g. 24h, 7d)")
+	c.Flags().StringVar(&o.Since, "since", "7d", "look at payouts sent or authorised since then: 24h, 7d, \"7 days\", today, 2026-11-01")
 	c.Flags().StringVar(&o.Late, "late", "", "wait this long for every payout's final webhook, instead of the profile's webhook_late (e.g. 30s, 15m, 2d)")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print the missing payouts as a JSON list")
 	return c
