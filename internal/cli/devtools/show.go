@@ -110,7 +110,10 @@ func DescribeEvent(ev relayclient.StoredEvent) string {
 	}
 	if f := ev.Forward; f != nil {
 		fmt.Fprintf(&b, "forward      %s, %d attempt(s)", termtext.Safe(f.URL), f.Attempts)
-		if f.Error != "" {
+		switch {
+		case f.Answer != nil && f.Answer.Status > 0 && strings.Contains(f.Error, "retrying"):
+			b.WriteString(": not taken, retried until the handler answers 2xx")
+		case f.Answer == nil && f.Error != "":
 			b.WriteString(": " + termtext.Safe(f.Error))
 		}
 		b.WriteByte('\n')

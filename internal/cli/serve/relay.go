@@ -223,7 +223,7 @@ func Relay(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *RelayO
 			{"store", info.Store},
 		})
 		for _, rt := range routes {
-			fmt.Fprintf(s.Out, "forwarding %s\n", describeRoute(rt))
+			fmt.Fprintf(s.Out, "forwarding %s\n", describeRoute(rt, len(routes) == 1))
 		}
 		fmt.Fprintln(s.Out, "ctrl+c stops it.")
 	}
@@ -244,8 +244,11 @@ func dialable(a net.Addr) string {
 }
 
 // describeRoute says which events a route forwards where.
-func describeRoute(rt webhookrelay.Route) string {
-	if len(rt.Patterns) == 0 {
+func describeRoute(rt webhookrelay.Route, alone bool) string {
+	switch {
+	case len(rt.Patterns) == 0 && alone:
+		return "every event to " + rt.URL
+	case len(rt.Patterns) == 0:
 		return "every other event to " + rt.URL
 	}
 	return strings.Join(rt.Patterns, ", ") + " to " + rt.URL
