@@ -275,3 +275,50 @@ func TestResendReportIsKeptWithTheEvent(t *testing.T) {
 		t.Fatalf("text/plain report: %d", resp.status)
 	}
 }
+
+// TestRoutesResumeAcrossARestart: with one route's endpoint down across a
+// relay restart, each route resumes from its own cursor: the route that
+// was up sends nothing twice, the one that was down sends each of its
+// events once, in order, once its endpoint is up.
+func TestRoutesResumeAcrossARestart(t *testing.T) {
+	base, maxDelay := forwardBaseDelay, forwardMaxDelay
+	forwardBaseDelay, forwardMaxDelay = time.Millisecond, 5*time.Millisecond
+	t.Cleanup(func() { forwardBaseDelay, forwardMaxDelay = base, maxDelay })
+	var up atomic.Bool
+	failures := newHandler(t, func(int) int {
+		if up.Load() {
+			return http.StatusOK
+		}
+		return http.StatusServiceUnavailable
+	})
+	rest := newHandler(t, func(int) int { return http.StatusOK })
+	r1, _ := ParseRoute("payout_failed=" + failures.srv.URL)
+	r2, _ := ParseRoute(rest.srv.URL)
+	store := t.TempDir() + "/relay.db"
+	first := startRelay(t, Config{Routes: []Route{r1, r2}, StorePath: store})
+	for _, b := range [][]byte{
+		paymentsWebhook("f-1", "payout_failed", "p1", nil), paymentsWebhook("r-1", "payout_executed", "p2", nil),
+		paymentsWebhook("f-2", "payout_failed", "p3", nil), paymentsWebhook("r-2", "payout_executed", "p4", nil),
+	} {
+		if resp := first.post(t, b, http.Header{}); resp.status != http.StatusOK {
+			t.Fatal(resp.status)
+		}
+	}
+	waitFor(t, "the up route done", func() bool { return rest.got() == "r-1,r-2" })
+	waitFor(t, "the down route retried", func() bool { return failures.n.Load() >= 3 })
+	first.stop()
+	second := startRelay(t, Config{Routes: []Route{r1, r2}, StorePath: store})
+	up.Store(true)
+	waitFor(t, "the down route's events once up", func() bool { return failures.got() == "f-1,f-2" })
+	if resp := second.post(t, paymentsWebhook("r-3", "payout_executed", "p5", nil), http.Header{}); resp.status != http.StatusOK {
+		t.Fatal(resp.status)
+	}
+	waitFor(t, "a new event on the up route", func() bool { return rest.got() == "r-1,r-2,r-3" })
+	time.Sleep(50 * time.Millisecond) // room for a wrong repeat to show
+	if got := failures.got(); got != "f-1,f-2" {
+		t.Fatalf("down route sent %q, want each once", got)
+	}
+	if got := rest.got(); got != "r-1,r-2,r-3" {
+		t.Fatalf("up route sent %q, want nothing again", got)
+	}
+}
