@@ -45,7 +45,7 @@ func ShowCommand(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 		},
 	}
 	o.relay.bind(c.Flags())
-	c.Flags().BoolVar(&o.Raw, "raw", false, "write only the body, byte for byte as it was delivered (to save it: > event.json)")
+	c.Flags().BoolVar(&o.Raw, "raw", false, "write only the body, byte for byte as it was delivered (to save it: > event.json; on a terminal it is shown made safe)")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print the stored event as JSON (raw holds the body in base64)")
 	return c
 }
