@@ -264,7 +264,10 @@ func TestResendWarnsOfAnOldTimestamp(t *testing.T) {
 func TestShowRawIsTheBodyByteForByte(t *testing.T) {
 	b := newBench(t, func(int) int { return http.StatusOK })
 	id := b.trigger(t, `{"trigger":"payout_executed"}`)
-	waitUntil(t, "the forward", func() bool { return len(b.handler.deliveries()) == 1 })
+	waitUntil(t, "the forward's answer recorded", func() bool {
+		ev, err := b.history().Event(context.Background(), id)
+		return err == nil && ev.Forward != nil
+	})
 	s, out, _ := streams()
 	if err := Show(context.Background(), s, b.history(), id, &ShowOptions{Raw: true}); err != nil {
 		t.Fatal(err)
