@@ -126,7 +126,8 @@ func newApprovalsView() approvalsView {
 	return approvalsView{checks: map[string]apprCheck{}, checking: map[string]bool{}, input: ti}
 }
 
-// on reports whether the dashboard is on a team profile.
+// teamMode reports whether the dashboard is on a team profile (its hub
+// given): only then is there an Approvals view.
 func (c *viewContext) teamMode() bool { return c.opts.Approvals != nil }
 
 // start asks the hub who the user is and what awaits; the tick repeats

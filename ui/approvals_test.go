@@ -351,3 +351,22 @@ func TestApprovalsViewOnlyWithoutTeamProfile(t *testing.T) {
 	}
 	mustContain(t, hs.view(), "approvals need a team profile")
 }
+
+func TestApprovalsKeepTheListWhenTheHubStopsAnswering(t *testing.T) {
+	f := teamHub()
+	hs := teamHarness(t, f, false, 120, 40)
+	hs.key("8")
+	f.mu.Lock()
+	f.listErr = errors.New("hub at http://127.0.0.1:8787 did not answer: connection refused")
+	f.mu.Unlock()
+	hs.advance(approvalsPollEvery)
+	// What was listed stays, marked as of its time, with why it is stale.
+	mustContain(t, hs.view(), "Harbour Supplies Ltd", "as of 09:30:00", "hub: hub at http://127.0.0.1:8787 did not answer")
+	f.mu.Lock()
+	f.listErr = nil
+	f.mu.Unlock()
+	hs.advance(approvalsPollEvery)
+	if strings.Contains(hs.view(), "did not answer") {
+		t.Fatalf("the error stays after the hub answered:\n%s", hs.view())
+	}
+}
