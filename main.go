@@ -20,6 +20,7 @@ import (
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/cli/dashboard"
 	"github.com/paydash/paydash/internal/cli/demo"
+	"github.com/paydash/paydash/internal/cli/devtools"
 	"github.com/paydash/paydash/internal/cli/headless"
 	"github.com/paydash/paydash/internal/cli/serve"
 )
@@ -86,9 +87,15 @@ Every view is also a headless command for scripts (--json on each).`,
 	add("start", demo.Command(s), headless.ConfigCommand(s, g))
 	add("ops", headless.BalancesCommand(s, g), headless.TransactionsCommand(s, g), payout,
 		headless.PayoutsCommand(s, g), headless.PaymentCommand(s, g), headless.MandateCommand(s, g))
+	// The webhook workbench (devtools) adds to the sandbox and events commands.
+	sandbox := serve.SandboxCommand(s)
+	sandbox.AddCommand(devtools.TriggerCommand(s, g))
+	events := headless.EventsCommand(s, g)
+	events.AddCommand(devtools.ResendCommand(s, g), devtools.ShowCommand(s, g), devtools.MissingCommand(s, g))
+	// Team mode: the relay's users, and the approvers' side.
 	relay := serve.RelayCommand(s, g)
 	relay.AddCommand(approvals.UserCommand(s))
 	add("ops", approvals.Command(s, g))
-	add("dev", serve.SandboxCommand(s), relay, headless.EventsCommand(s, g))
+	add("dev", sandbox, relay, events)
 	return root
 }
