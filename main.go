@@ -87,14 +87,15 @@ Every view is also a headless command for scripts (--json on each).`,
 	add("start", demo.Command(s), headless.ConfigCommand(s, g))
 	add("ops", headless.BalancesCommand(s, g), headless.TransactionsCommand(s, g), payout,
 		headless.PayoutsCommand(s, g), headless.PaymentCommand(s, g), headless.MandateCommand(s, g))
-	relay := serve.RelayCommand(s, g)
-	relay.AddCommand(approvals.UserCommand(s))
-	add("ops", approvals.Command(s, g))
 	// The webhook workbench (devtools) adds to the sandbox and events commands.
 	sandbox := serve.SandboxCommand(s)
 	sandbox.AddCommand(devtools.TriggerCommand(s, g))
 	events := headless.EventsCommand(s, g)
 	events.AddCommand(devtools.ResendCommand(s, g), devtools.ShowCommand(s, g), devtools.MissingCommand(s, g))
+	// Team mode: the relay's users, and the approvers' side.
+	relay := serve.RelayCommand(s, g)
+	relay.AddCommand(approvals.UserCommand(s))
+	add("ops", approvals.Command(s, g))
 	add("dev", sandbox, relay, events)
 	return root
 }

@@ -251,11 +251,11 @@ func Relay(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *RelayO
 			{"history", info.EventsURL},
 			{"store", info.Store},
 		})
-		for _, rt := range routes {
-			fmt.Fprintf(s.Out, "forwarding %s\n", describeRoute(rt, len(routes) == 1))
-		}
 		if th != nil {
 			_ = cmdutil.KeyValues(s.Out, [][2]string{{"team hub", info.HubURL + " (" + th.info + ")"}})
+		}
+		for _, rt := range routes {
+			fmt.Fprintf(s.Out, "forwarding %s\n", describeRoute(rt, len(routes) == 1))
 		}
 		fmt.Fprintln(s.Out, "ctrl+c stops it.")
 	}
