@@ -40,6 +40,14 @@ type ApprovalsHub interface {
 // service's webhooks), so the view polls its list endpoint.
 const approvalsPollEvery = 2 * time.Second
 
+// readTimeout bounds one read of the hub (who, list, check), so a hub
+// that stopped answering delays the next poll by this much at most.
+const readTimeout = 15 * time.Second
+
+// checkTimeout bounds one check: the hub reads the service's report for
+// it, which takes longer than a list.
+const checkTimeout = time.Minute
+
 // recheckEvery is how often a pending request's warnings are asked for
 // again (funds move; r asks at once).
 const recheckEvery = time.Minute
@@ -142,6 +150,8 @@ func (v *approvalsView) start(c *viewContext) tea.Cmd {
 func (v *approvalsView) fetchMe(c *viewContext) tea.Cmd {
 	h, ctx := c.opts.Approvals, c.ctx
 	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, readTimeout)
+		defer cancel()
 		me, err := h.Me(ctx)
 		return apprMeMsg{me: me, err: err}
 	}
@@ -154,6 +164,8 @@ func (v *approvalsView) load(c *viewContext) tea.Cmd {
 	v.loading = true
 	h, ctx := c.opts.Approvals, c.ctx
 	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, readTimeout)
+		defer cancel()
 		rs, err := h.List(ctx, false)
 		return apprListMsg{rs: rs, err: err}
 	}
@@ -166,6 +178,8 @@ func (v *approvalsView) check(c *viewContext, id string) tea.Cmd {
 	v.checking[id] = true
 	h, ctx := c.opts.Approvals, c.ctx
 	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+		defer cancel()
 		ws, err := h.Check(ctx, id)
 		return apprCheckMsg{id: id, ws: ws, err: err}
 	}
@@ -404,7 +418,7 @@ func (v *approvalsView) refresh(c *viewContext) tea.Cmd {
 	if !c.teamMode() {
 		return nil
 	}
-	v.loading = false
+	// A list already on its way is as fresh as a new one.
 	return tea.Batch(v.load(c), v.checkDue(c, true))
 }
 
