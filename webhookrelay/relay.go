@@ -50,7 +50,12 @@ type Relay struct {
 // Open validates cfg, opens (or creates) the store and starts the writer
 // and, if configured, the forwarder. It refuses a non-loopback Listen
 // without a Token.
-func Open(cfg Config) (*Relay, error) {
+func Open(cfg Config) (*Relay, error) { return OpenContext(context.Background(), cfg) }
+
+// OpenContext is Open whose waiting ends with ctx: in clustered mode the
+// relay waits for the JetStream cluster (a node down, an election) until
+// it can set up its stream and consumer, logging what it waits for.
+func OpenContext(ctx context.Context, cfg Config) (*Relay, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -63,7 +68,7 @@ func Open(cfg Config) (*Relay, error) {
 	r.tokenHash = sha256.Sum256([]byte(cfg.Token))
 	r.upgrader = r.newUpgrader()
 	if cfg.NATS != nil {
-		if r.be, err = openNATS(cfg, r.hub, r.m); err != nil {
+		if r.be, err = openNATS(ctx, cfg, r.hub, r.m); err != nil {
 			return nil, err
 		}
 	} else if err := r.openBolt(); err != nil {
