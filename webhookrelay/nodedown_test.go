@@ -196,7 +196,42 @@ type rawSubscriber struct {
 
 func dialEvents(t testing.TB, wsURL string, since uint64) *rawSubscriber {
 	t.Helper()
-	conn, resp, err := websocket.DefaultDialer.Dial(fmt.Sprintf("%s?since=%d", wsURL, since), nil)
+	return dialEventsWith(t, websocket.DefaultDialer, wsURL, since)
+}
+
+// dialEventsSmallBuffer connects with a 4 KiB socket receive buffer: a
+// subscriber on a slow link, whose unread events pile up at the relay.
+func dialEventsSmallBuffer(t testing.TB, wsURL string, since uint64) *rawSubscriber {
+	t.Helper()
+	d := *websocket.DefaultDialer
+	d.NetDialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.SetReadBuffer(4 << 10)
+		}
+		return c, err
+	}
+	return dialEventsWith(t, &d, wsURL, since)
+}
+
+// smallSendBufferListener gives the next connection it accepts after
+// shrinkNext is set a 8 KiB send buffer (the relay's side of a slow link).
+type smallSendBufferListener struct {
+	net.Listener
+	shrinkNext atomic.Bool
+}
+
+func (l *smallSendBufferListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok && l.shrinkNext.CompareAndSwap(true, false) {
+		_ = tc.SetWriteBuffer(8 << 10)
+	}
+	return c, err
+}
+
+func dialEventsWith(t testing.TB, d *websocket.Dialer, wsURL string, since uint64) *rawSubscriber {
+	t.Helper()
+	conn, resp, err := d.Dial(fmt.Sprintf("%s?since=%d", wsURL, since), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,15 +303,27 @@ func TestClusteredSubscribersStreamOnWhenTheStreamLeaderDies(t *testing.T) {
 	eachNATSServer(t, func(t *testing.T, nodes natsNodes) {
 		const stream = "LEADERDIES"
 		logs := &logBuffer{}
-		cfg := Config{VerifyKey: &testSigningKey(t).PublicKey, Tolerance: time.Hour, Logger: logs.logger(), ClientQueue: 32,
+		cfg := Config{VerifyKey: &testSigningKey(t).PublicKey, Tolerance: time.Hour, Logger: logs.logger(), ClientQueue: 64,
 			NATS: &NATSConfig{URLs: nodes.allURLs(), Stream: stream, Replicas: 3}}
-		tr := serveRelay(t, openWithin(t, cfg, 30*time.Second, logs), listenLoopback(t))
+		ln := &smallSendBufferListener{Listener: listenLoopback(t)}
+		tr := serveRelay(t, openWithin(t, cfg, 30*time.Second, logs), ln)
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("relay log:\n%s", logs)
+			}
+		})
 
 		n := 150
 		if raceEnabled {
 			n = 90
 		}
-		ds := signDeliveries(t, "leader", DefaultPath, 0, int64(n))
+		// Events of 4 KiB, so what the paused subscriber does not read
+		// soon outgrows its (small) socket buffers and fills its queue at
+		// the relay.
+		pad := strings.Repeat("x", 4<<10)
+		ds := signDeliveriesOf(t, "leader", DefaultPath, 0, int64(n), func(run string, i int64) []byte {
+			return fmt.Appendf(nil, `{"event_type":"payout_settled","event_id":"%s-%09d","event_body":{"transaction_id":"3f2a9c1e-5b7d-4e8f-9a0b-%012d","note":"%s"}}`, run, i, i, pad)
+		})
 		ids := make([]string, n)
 		for i, d := range ds {
 			ids[i] = d.id
@@ -285,7 +332,8 @@ func TestClusteredSubscribersStreamOnWhenTheStreamLeaderDies(t *testing.T) {
 		for i := range subs {
 			subs[i] = dialEvents(t, tr.wsURL(), 0)
 		}
-		slow := dialEvents(t, tr.wsURL(), 0)
+		ln.shrinkNext.Store(true)
+		slow := dialEventsSmallBuffer(t, tr.wsURL(), 0)
 		waitFor(t, "subscribers to connect", func() bool { return tr.Metrics().Clients == int64(len(subs)+1) })
 
 		client := &http.Client{Timeout: 15 * time.Second}
@@ -306,6 +354,14 @@ func TestClusteredSubscribersStreamOnWhenTheStreamLeaderDies(t *testing.T) {
 					if acked.Add(1) == int64(n/3) {
 						killOnce.Do(func() {
 							slow.pause.Store(true)
+							go func() {
+								// Read again once the relay gave up on it,
+								// well within the relay's write timeout.
+								for tr.Metrics().SlowConsumerCloses == 0 && !t.Failed() {
+									time.Sleep(5 * time.Millisecond)
+								}
+								slow.pause.Store(false)
+							}()
 							leader := streamLeaderNode(t, nodes, stream)
 							t.Logf("killing %s, the stream's leader, after %d acknowledged", nodes.nodeName(leader), acked.Load())
 							nodes.kill(t, leader)
@@ -332,7 +388,6 @@ func TestClusteredSubscribersStreamOnWhenTheStreamLeaderDies(t *testing.T) {
 
 		// The subscriber that stopped reading is told it fell behind and
 		// where to resume; resuming there, it misses nothing.
-		slow.pause.Store(false)
 		var closed error
 		waitFor(t, "the paused subscriber to be told it fell behind", func() bool { _, closed = slow.state(); return closed != nil })
 		var ce *websocket.CloseError
