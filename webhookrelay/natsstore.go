@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -88,7 +87,7 @@ type natsBackend struct {
 	prefix  string
 	hub     *hub
 	m       *metrics
-	consume jetstream.ConsumeContext
+	natsFeed
 	// last is the highest seq this instance has seen assigned (by its own
 	// publishes or from the consumer).
 	last atomic.Uint64
@@ -111,12 +110,6 @@ const (
 	natsSetupAttempt = 5 * time.Second
 	// natsProbeTimeout bounds telling whether one server answers.
 	natsProbeTimeout = 2 * time.Second
-	// The live feed's pull requests expire and are renewed this often,
-	// and the server sends a heartbeat this often while one is open: two
-	// missed heartbeats (the node serving the feed died) make the ordered
-	// consumer recreate itself, from the next seq, within seconds.
-	natsFeedExpiry    = 4 * time.Second
-	natsFeedHeartbeat = time.Second
 )
 
 func openNATS(ctx context.Context, cfg Config, h *hub, m *metrics) (*natsBackend, error) {
@@ -219,25 +212,14 @@ func openNATS(ctx context.Context, cfg Config, h *hub, m *metrics) (*natsBackend
 	b.last.Store(info.State.LastSeq)
 	b.id = nc.Stream + "@" + info.Created.UTC().Format(time.RFC3339Nano)
 	// The hub gets everything stored from now on, by any instance; older
-	// events reach websocket clients from their backlog reads. The ordered
-	// consumer recreates itself from the next seq after a lost node or
-	// connection, so the feed resumes without a gap or a repeat.
-	if err := b.waitFor(ctx, "a JetStream consumer on "+nc.Stream, func(ctx context.Context) error {
-		cons, err := b.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
-			DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
-			OptStartSeq:   info.State.LastSeq + 1,
-		})
-		if err != nil {
-			return err
-		}
-		b.consume, err = cons.Consume(b.deliver, jetstream.PullExpiry(natsFeedExpiry), jetstream.PullHeartbeat(natsFeedHeartbeat),
-			jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
-				log.Warn("JetStream live feed interrupted; it resumes from the next event", "stream", nc.Stream, "err", err)
-			}))
-		return err
-	}); err != nil {
+	// events reach websocket clients from their backlog reads.
+	b.delivered.Store(info.State.LastSeq)
+	if err := b.waitFor(ctx, "a JetStream consumer on "+nc.Stream, b.startFeed); err != nil {
 		return nil, fmt.Errorf("JetStream consumer on %s: %w", nc.Stream, err)
 	}
+	b.feedDone = make(chan struct{})
+	b.feedStopped = make(chan struct{})
+	go b.watchFeed()
 	ok = true
 	return b, nil
 }
@@ -348,32 +330,6 @@ func probeNATSServer(raw string) error {
 	return nil
 }
 
-// deliver hands one stored event to this instance's websocket clients.
-func (b *natsBackend) deliver(msg jetstream.Msg) {
-	md, err := msg.Metadata()
-	if err != nil {
-		b.log.Error("JetStream message without metadata", "err", err)
-		return
-	}
-	seq, rec := md.Sequence.Stream, msg.Data()
-	b.noteSeq(seq)
-	meta, _, err := splitRecord(rec)
-	if err != nil {
-		b.log.Error("JetStream message is not a relay record; clients skip it", "seq", seq, "err", err)
-		return
-	}
-	var head struct {
-		Type string `json:"type"`
-	}
-	_ = json.Unmarshal(meta, &head)
-	frame, err := appendEventFrame(nil, seq, rec)
-	if err != nil {
-		b.log.Error("JetStream record cannot be streamed; clients skip it", "seq", seq, "err", err)
-		return
-	}
-	b.hub.publish([]hubMsg{{seq: seq, typ: head.Type, frame: frame}})
-}
-
 func (b *natsBackend) noteSeq(seq uint64) {
 	for {
 		cur := b.last.Load()
@@ -459,11 +415,37 @@ func (b *natsBackend) lookup(ctx context.Context, eventID string) (uint64, []byt
 // natsScanPage bounds the messages one scanRaw reads (one request each).
 const natsScanPage = 256
 
+// natsReadWait bounds how long a backlog or history read waits out a
+// stream without a leader (an election after a node died) before it
+// gives up; requests in between are retried.
+const natsReadWait = 30 * time.Second
+
+// retryRead runs read until it succeeds, answers ErrMsgNotFound, or ctx
+// ends, pausing briefly between tries.
+func retryRead(ctx context.Context, read func(context.Context) error) error {
+	for {
+		actx, cancel := context.WithTimeout(ctx, natsSetupAttempt)
+		err := read(actx)
+		cancel()
+		if err == nil || errors.Is(err, jetstream.ErrMsgNotFound) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
 func (b *natsBackend) scanRaw(after uint64, fn func(uint64, []byte) (bool, error)) (uint64, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), natsReadWait)
 	defer cancel()
-	info, err := b.stream.Info(ctx)
-	if err != nil {
+	var info *jetstream.StreamInfo
+	if err := retryRead(ctx, func(ctx context.Context) (err error) {
+		info, err = b.stream.Info(ctx)
+		return err
+	}); err != nil {
 		return after, unavailable("JetStream stream info", err)
 	}
 	first, last := info.State.FirstSeq, info.State.LastSeq
@@ -472,7 +454,11 @@ func (b *natsBackend) scanRaw(after uint64, fn func(uint64, []byte) (bool, error
 	seq := max(after+1, first)
 	for looked := 0; seq <= last && looked < natsScanPage; seq++ {
 		looked++
-		m, err := b.stream.GetMsg(ctx, seq)
+		var m *jetstream.RawStreamMsg
+		err := retryRead(ctx, func(ctx context.Context) (err error) {
+			m, err = b.stream.GetMsg(ctx, seq)
+			return err
+		})
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			lastSeen = seq // removed by retention meanwhile
 			continue
@@ -525,7 +511,9 @@ func (b *natsBackend) lastSeq(ctx context.Context, fresh bool) (uint64, error) {
 func (b *natsBackend) storeID() string { return b.id }
 
 func (b *natsBackend) close() error {
-	b.consume.Stop()
+	close(b.feedDone)
+	<-b.feedStopped
+	b.stopFeed()
 	b.nc.Close()
 	return nil
 }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/paydash/paydash/relayclient"
 )
 
 // logBuffer collects a relay's log lines for a test to read.
@@ -289,13 +291,14 @@ func (s *rawSubscriber) waitFor(t testing.TB, n int, d time.Duration) []Event {
 	}
 }
 
-// TestClusteredSubscribersStreamOnWhenTheStreamLeaderDies: a relay's
+// TestClusteredSubscribersStreamOnWhenTheStreamLeaderDies: two relays on
+// one cluster; the stream's leader node is killed mid-load. Relay A's
 // websocket subscribers, each one connection never reconnected, keep
-// receiving live events while the stream's leader node is killed
-// mid-load: every acknowledged event arrives on every connection once,
-// in order. A subscriber that stops reading meanwhile is told it fell
-// behind (close 4000 with the since= to resume from) and, resuming there,
-// gets the rest with nothing lost or doubled.
+// receiving live events: every acknowledged event arrives on every
+// connection once, in order. On relay B a subscriber that stops reading
+// is told it fell behind (close 4000 with the since= to resume from);
+// resuming there, across the leader's death, it gets the rest with
+// nothing lost or doubled.
 func TestClusteredSubscribersStreamOnWhenTheStreamLeaderDies(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts three-node NATS clusters")
@@ -303,13 +306,19 @@ func TestClusteredSubscribersStreamOnWhenTheStreamLeaderDies(t *testing.T) {
 	eachNATSServer(t, func(t *testing.T, nodes natsNodes) {
 		const stream = "LEADERDIES"
 		logs := &logBuffer{}
-		cfg := Config{VerifyKey: &testSigningKey(t).PublicKey, Tolerance: time.Hour, Logger: logs.logger(), ClientQueue: 64,
+		cfg := Config{VerifyKey: &testSigningKey(t).PublicKey, Tolerance: time.Hour, Logger: logs.logger(),
 			NATS: &NATSConfig{URLs: nodes.allURLs(), Stream: stream, Replicas: 3}}
-		ln := &smallSendBufferListener{Listener: listenLoopback(t)}
-		tr := serveRelay(t, openWithin(t, cfg, 30*time.Second, logs), ln)
+		a := serveRelay(t, openWithin(t, cfg, 30*time.Second, logs), listenLoopback(t))
+		// Relay B keeps at most 8 events queued per subscriber, and its
+		// paused subscriber's socket buffers are small: it falls behind
+		// after a few events.
+		cfgB := cfg
+		cfgB.ClientQueue = 8
+		lnB := &smallSendBufferListener{Listener: listenLoopback(t)}
+		b := serveRelay(t, openWithin(t, cfgB, 30*time.Second, logs), lnB)
 		t.Cleanup(func() {
 			if t.Failed() {
-				t.Logf("relay log:\n%s", logs)
+				t.Logf("relays' log:\n%s", logs)
 			}
 		})
 
@@ -318,8 +327,7 @@ func TestClusteredSubscribersStreamOnWhenTheStreamLeaderDies(t *testing.T) {
 			n = 90
 		}
 		// Events of 4 KiB, so what the paused subscriber does not read
-		// soon outgrows its (small) socket buffers and fills its queue at
-		// the relay.
+		// soon outgrows its socket buffers.
 		pad := strings.Repeat("x", 4<<10)
 		ds := signDeliveriesOf(t, "leader", DefaultPath, 0, int64(n), func(run string, i int64) []byte {
 			return fmt.Appendf(nil, `{"event_type":"payout_settled","event_id":"%s-%09d","event_body":{"transaction_id":"3f2a9c1e-5b7d-4e8f-9a0b-%012d","note":"%s"}}`, run, i, i, pad)
@@ -330,11 +338,48 @@ func TestClusteredSubscribersStreamOnWhenTheStreamLeaderDies(t *testing.T) {
 		}
 		subs := make([]*rawSubscriber, 4)
 		for i := range subs {
-			subs[i] = dialEvents(t, tr.wsURL(), 0)
+			subs[i] = dialEvents(t, a.wsURL(), 0)
 		}
-		ln.shrinkNext.Store(true)
-		slow := dialEventsSmallBuffer(t, tr.wsURL(), 0)
-		waitFor(t, "subscribers to connect", func() bool { return tr.Metrics().Clients == int64(len(subs)+1) })
+		lnB.shrinkNext.Store(true)
+		slow := dialEventsSmallBuffer(t, b.wsURL(), 0)
+		slow.pause.Store(true)
+		waitFor(t, "subscribers to connect", func() bool { return a.Metrics().Clients == int64(len(subs)) && b.Metrics().Clients == 1 })
+		// The paused subscriber reads again once relay B gave up on it,
+		// well within the relay's write timeout, and resumes from where
+		// the close says.
+		resumedCh := make(chan *relayclient.Subscriber, 1)
+		var slowSeen []Event
+		var slowClose *websocket.CloseError
+		go func() {
+			defer close(resumedCh)
+			for b.Metrics().SlowConsumerCloses == 0 {
+				time.Sleep(5 * time.Millisecond)
+			}
+			slow.pause.Store(false)
+			deadline := time.Now().Add(20 * time.Second)
+			var closed error
+			for closed == nil && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond)
+				slowSeen, closed = slow.state()
+			}
+			if !errors.As(closed, &slowClose) || slowClose.Code != CloseSlowConsumer || !strings.Contains(slowClose.Text, "resume with since=") {
+				t.Errorf("paused subscriber's connection ended with %v, want close %d saying where to resume", closed, CloseSlowConsumer)
+				return
+			}
+			var since uint64
+			if _, err := fmt.Sscanf(slowClose.Text[strings.Index(slowClose.Text, "since=")+len("since="):], "%d", &since); err != nil {
+				t.Errorf("close reason %q: %v", slowClose.Text, err)
+				return
+			}
+			if len(slowSeen) > 0 && slowSeen[len(slowSeen)-1].Seq != since {
+				t.Errorf("told to resume with since=%d, but its last event was seq %d", since, slowSeen[len(slowSeen)-1].Seq)
+			}
+			// Resumed as relayclient does: again from its last seq
+			// whenever told it fell behind.
+			sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: b.wsURL(), Since: since, MinBackoff: 20 * time.Millisecond, MaxBackoff: 200 * time.Millisecond, Buffer: n})
+			runSubscriber(t, sub)
+			resumedCh <- sub
+		}()
 
 		client := &http.Client{Timeout: 15 * time.Second}
 		var (
@@ -350,18 +395,9 @@ func TestClusteredSubscribersStreamOnWhenTheStreamLeaderDies(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for i := next.Add(1) - 1; i < int64(n); i = next.Add(1) - 1 {
-					sendUntilAcked(t, client, tr.base+DefaultPath, ds[i], 30*time.Second)
+					sendUntilAcked(t, client, a.base+DefaultPath, ds[i], 30*time.Second)
 					if acked.Add(1) == int64(n/3) {
 						killOnce.Do(func() {
-							slow.pause.Store(true)
-							go func() {
-								// Read again once the relay gave up on it,
-								// well within the relay's write timeout.
-								for tr.Metrics().SlowConsumerCloses == 0 && !t.Failed() {
-									time.Sleep(5 * time.Millisecond)
-								}
-								slow.pause.Store(false)
-							}()
 							leader := streamLeaderNode(t, nodes, stream)
 							t.Logf("killing %s, the stream's leader, after %d acknowledged", nodes.nodeName(leader), acked.Load())
 							nodes.kill(t, leader)
@@ -382,28 +418,17 @@ func TestClusteredSubscribersStreamOnWhenTheStreamLeaderDies(t *testing.T) {
 		}
 		for i, s := range subs {
 			got := s.waitFor(t, n, 30*time.Second)
-			t.Logf("subscriber %d: %d events on one connection", i, len(got))
+			t.Logf("relay A subscriber %d: %d events on one connection", i, len(got))
 			checkExactlyOnce(t, got, ids)
 		}
-
-		// The subscriber that stopped reading is told it fell behind and
-		// where to resume; resuming there, it misses nothing.
-		var closed error
-		waitFor(t, "the paused subscriber to be told it fell behind", func() bool { _, closed = slow.state(); return closed != nil })
-		var ce *websocket.CloseError
-		seen, _ := slow.state()
-		if !errors.As(closed, &ce) || ce.Code != CloseSlowConsumer || !strings.Contains(ce.Text, "resume with since=") {
-			t.Fatalf("paused subscriber's connection ended with %v, want close %d saying where to resume", closed, CloseSlowConsumer)
+		resumed := <-resumedCh
+		if resumed == nil {
+			t.FailNow()
 		}
-		var since uint64
-		if _, err := fmt.Sscanf(ce.Text[strings.Index(ce.Text, "since=")+len("since="):], "%d", &since); err != nil {
-			t.Fatalf("close reason %q: %v", ce.Text, err)
-		}
-		if len(seen) > 0 && seen[len(seen)-1].Seq != since {
-			t.Errorf("told to resume with since=%d, but its last event was seq %d", since, seen[len(seen)-1].Seq)
-		}
-		t.Logf("paused subscriber: %d events, then %q", len(seen), ce.Text)
-		rest := dialEvents(t, tr.wsURL(), since).waitFor(t, n-len(seen), 20*time.Second)
-		checkExactlyOnce(t, append(seen, rest...), ids)
+		t.Logf("relay B's paused subscriber: %d events, then %q", len(slowSeen), slowClose.Text)
+		rest := receive(t, resumed, n-len(slowSeen))
+		checkExactlyOnce(t, append(slowSeen, rest...), ids)
+		t.Logf("live feed restarted by the watchdog: relay A %d times, relay B %d times",
+			a.be.(*natsBackend).restarts.Load(), b.be.(*natsBackend).restarts.Load())
 	})
 }

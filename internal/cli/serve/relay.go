@@ -174,7 +174,7 @@ func Relay(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *RelayO
 	if err != nil {
 		return fmt.Errorf("relay cannot listen on %s: %w", listen, err)
 	}
-	r, err := webhookrelay.Open(webhookrelay.Config{
+	r, err := webhookrelay.OpenContext(ctx, webhookrelay.Config{
 		Listen: ln.Addr().String(), Path: o.Path, StorePath: store, Token: token, Tolerance: o.Tolerance,
 		VerifyKey: verify, JWKSURL: o.JWKSURL, ForwardURL: o.ForwardURL,
 		RetainCount: o.RetainCount, RetainAge: o.RetainAge, AllowedOrigins: o.AllowedOrigins, AllowedHosts: o.AllowedHosts,
