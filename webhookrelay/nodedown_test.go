@@ -292,7 +292,8 @@ func (s *rawSubscriber) waitFor(t testing.TB, n int, d time.Duration) []Event {
 }
 
 // TestClusteredSubscribersStreamOnWhenTheStreamLeaderDies: two relays on
-// one cluster; the stream's leader node is killed mid-load. Relay A's
+// one cluster; the stream's leader node, the one relay A is connected
+// to, is killed mid-load. Relay A's
 // websocket subscribers, each one connection never reconnected, keep
 // receiving live events: every acknowledged event arrives on every
 // connection once, in order. On relay B a subscriber that stops reading
@@ -308,7 +309,6 @@ func TestClusteredSubscribersStreamOnWhenTheStreamLeaderDies(t *testing.T) {
 		logs := &logBuffer{}
 		cfg := Config{VerifyKey: &testSigningKey(t).PublicKey, Tolerance: time.Hour, Logger: logs.logger(),
 			NATS: &NATSConfig{URLs: nodes.allURLs(), Stream: stream, Replicas: 3}}
-		a := serveRelay(t, openWithin(t, cfg, 30*time.Second, logs), listenLoopback(t))
 		// Relay B keeps at most 8 events queued per subscriber, and its
 		// paused subscriber's socket buffers are small: it falls behind
 		// after a few events.
@@ -316,6 +316,13 @@ func TestClusteredSubscribersStreamOnWhenTheStreamLeaderDies(t *testing.T) {
 		cfgB.ClientQueue = 8
 		lnB := &smallSendBufferListener{Listener: listenLoopback(t)}
 		b := serveRelay(t, openWithin(t, cfgB, 30*time.Second, logs), lnB)
+		// Relay A is given the leader's URL alone, so its connection is
+		// to the node that dies (it learns the others from the cluster
+		// and reconnects to one): the case where its live feed stalled.
+		leader := streamLeaderNode(t, nodes, stream)
+		cfgA := cfg
+		cfgA.NATS = &NATSConfig{URLs: []string{nodes.allURLs()[leader]}, Stream: stream, Replicas: 3}
+		a := serveRelay(t, openWithin(t, cfgA, 30*time.Second, logs), listenLoopback(t))
 		t.Cleanup(func() {
 			if t.Failed() {
 				t.Logf("relays' log:\n%s", logs)
@@ -398,7 +405,6 @@ func TestClusteredSubscribersStreamOnWhenTheStreamLeaderDies(t *testing.T) {
 					sendUntilAcked(t, client, a.base+DefaultPath, ds[i], 30*time.Second)
 					if acked.Add(1) == int64(n/3) {
 						killOnce.Do(func() {
-							leader := streamLeaderNode(t, nodes, stream)
 							t.Logf("killing %s, the stream's leader, after %d acknowledged", nodes.nodeName(leader), acked.Load())
 							nodes.kill(t, leader)
 							close(killed)

@@ -48,13 +48,19 @@ import (
 // Run: go test -run '^$' -bench PinnedRelay -benchtime 3000x -count 3 ./webhookrelay
 func BenchmarkPinnedRelay(b *testing.B) {
 	relayCPU, loadCPUs := pinnedCPUs(b)
-	b.Logf("machine: nproc %d, CPU %s; relay on CPU %d (GOMAXPROCS=1), load on CPUs %s", runtime.NumCPU(), cpuModel(), relayCPU, loadCPUs)
+	machineOnce.Do(func() {
+		// Printed, not logged: the figures mean little without it.
+		fmt.Printf("machine: nproc %d, CPU %q; relay alone on CPU %d (taskset, GOMAXPROCS=1), senders and subscribers on CPUs %s\n",
+			runtime.NumCPU(), cpuModel(), relayCPU, loadCPUs)
+	})
 	b.Run("ingest", func(b *testing.B) { pinnedIngest(b, relayCPU) })
 	b.Run("latency", func(b *testing.B) { pinnedLatency(b, relayCPU) })
 	b.Run("redelivery", func(b *testing.B) { pinnedCPUPerEvent(b, relayCPU, true, true, 0) })
 	b.Run("unsigned-0-subs", func(b *testing.B) { pinnedCPUPerEvent(b, relayCPU, false, false, 0) })
 	b.Run("unsigned-10-subs", func(b *testing.B) { pinnedCPUPerEvent(b, relayCPU, false, false, benchSubscribers) })
 }
+
+var machineOnce sync.Once
 
 // pinnedCPUs picks CPU 1 for the relay and pins this process (every
 // thread, with taskset -a) to all the others.
