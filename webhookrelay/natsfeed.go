@@ -43,7 +43,7 @@ type natsFeed struct {
 	delivered atomic.Uint64
 	// restarts counts feeds replaced by the watchdog.
 	restarts    atomic.Int64
-	feedDone    chan struct{}
+	stopWatch   context.CancelFunc
 	feedStopped chan struct{}
 }
 
@@ -96,7 +96,7 @@ func (b *natsBackend) stopFeed() {
 }
 
 // watchFeed restarts a feed that stalled behind the stream, until close.
-func (b *natsBackend) watchFeed() {
+func (b *natsBackend) watchFeed(ctx context.Context) {
 	defer close(b.feedStopped)
 	tick := time.NewTicker(natsFeedCheck)
 	defer tick.Stop()
@@ -104,12 +104,12 @@ func (b *natsBackend) watchFeed() {
 	stalled := 0
 	for {
 		select {
-		case <-b.feedDone:
+		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), natsFeedCheck)
-		info, err := b.stream.Info(ctx)
+		ictx, cancel := context.WithTimeout(ctx, natsFeedCheck)
+		info, err := b.stream.Info(ictx)
 		cancel()
 		if err != nil {
 			continue // no stream leader yet: nothing to compare with
@@ -126,8 +126,8 @@ func (b *natsBackend) watchFeed() {
 		stalled = 0
 		b.log.Warn("JetStream live feed stalled; restarting it after the last event delivered",
 			"stream", b.cfg.Stream, "delivered", d, "stream_last", info.State.LastSeq)
-		ctx, cancel = context.WithTimeout(context.Background(), natsSetupAttempt)
-		if err := b.startFeed(ctx); err != nil {
+		sctx, cancel := context.WithTimeout(ctx, natsSetupAttempt)
+		if err := b.startFeed(sctx); err != nil {
 			b.log.Warn("JetStream live feed not restarted yet; retrying", "stream", b.cfg.Stream, "err", err)
 		} else {
 			b.restarts.Add(1)

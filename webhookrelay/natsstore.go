@@ -79,14 +79,14 @@ func (n NATSConfig) withDefaults() (NATSConfig, error) {
 // the same record bbolt stores. An ordered consumer feeds this instance's
 // hub with every event any instance stored, in stream order.
 type natsBackend struct {
-	cfg     NATSConfig
-	log     *slog.Logger
-	nc      *nats.Conn
-	js      jetstream.JetStream
-	stream  jetstream.Stream
-	prefix  string
-	hub     *hub
-	m       *metrics
+	cfg    NATSConfig
+	log    *slog.Logger
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	stream jetstream.Stream
+	prefix string
+	hub    *hub
+	m      *metrics
 	natsFeed
 	// last is the highest seq this instance has seen assigned (by its own
 	// publishes or from the consumer).
@@ -107,7 +107,7 @@ const (
 	// natsSetupAttempt bounds one request of the set-up; the loop retries
 	// (each step is idempotent). A request no meta leader is there to
 	// answer goes unanswered, so this is also how soon a wait is reported.
-	natsSetupAttempt = 5 * time.Second
+	natsSetupAttempt = 3 * time.Second
 	// natsProbeTimeout bounds telling whether one server answers.
 	natsProbeTimeout = 2 * time.Second
 )
@@ -217,9 +217,12 @@ func openNATS(ctx context.Context, cfg Config, h *hub, m *metrics) (*natsBackend
 	if err := b.waitFor(ctx, "a JetStream consumer on "+nc.Stream, b.startFeed); err != nil {
 		return nil, fmt.Errorf("JetStream consumer on %s: %w", nc.Stream, err)
 	}
-	b.feedDone = make(chan struct{})
+	// The watchdog lives as long as the relay, not the set-up: close
+	// stops it.
+	feedCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	b.stopWatch = stop
 	b.feedStopped = make(chan struct{})
-	go b.watchFeed()
+	go b.watchFeed(feedCtx)
 	ok = true
 	return b, nil
 }
@@ -511,7 +514,7 @@ func (b *natsBackend) lastSeq(ctx context.Context, fresh bool) (uint64, error) {
 func (b *natsBackend) storeID() string { return b.id }
 
 func (b *natsBackend) close() error {
-	close(b.feedDone)
+	b.stopWatch()
 	<-b.feedStopped
 	b.stopFeed()
 	b.nc.Close()
