@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -100,6 +101,10 @@ func cpuModel() string {
 // pinnedRelayEnv makes this test binary the pinned relay child; its value
 // is "signed" (the relay verifies with the test key) or "unsigned".
 const pinnedRelayEnv = "WEBHOOKRELAY_TEST_PINNED_RELAY"
+
+// pinnedRelayProfileEnv, set to a file path, has the pinned relay write
+// its CPU profile there (the last child started wins).
+const pinnedRelayProfileEnv = "WEBHOOKRELAY_PINNED_RELAY_CPUPROFILE"
 
 // pinnedRelay is the relay child, driven over its stdin and stdout.
 type pinnedRelay struct {
@@ -386,6 +391,18 @@ func runPinnedRelayChild(mode string) int {
 	key, err := api.ParsePrivateKeyPEM(pem)
 	if err != nil {
 		return fail(err)
+	}
+	if path := os.Getenv(pinnedRelayProfileEnv); path != "" {
+		// The relay's own CPU profile, written when it exits.
+		f, err := os.Create(path)
+		if err != nil {
+			return fail(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fail(err)
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
 	}
 	cfg := Config{StorePath: filepath.Join(dir, "relay.db"), Tolerance: time.Hour}
 	if mode == "signed" {
