@@ -243,6 +243,9 @@ func (b *natsBackend) waitFor(ctx context.Context, what string, attempt func(con
 		if ctx.Err() != nil {
 			return fmt.Errorf("gave up waiting for %s: %w (%w)", what, err, ctx.Err())
 		}
+		if permanentNATSError(err) {
+			return err
+		}
 		var down []string
 		for _, p := range probeNATSServers(b.cfg.URLs) {
 			if p.err != nil {
@@ -261,6 +264,25 @@ func (b *natsBackend) waitFor(ctx context.Context, what string, attempt func(con
 		}
 		delay = min(2*delay, natsSetupMaxBackoff)
 	}
+}
+
+// permanentNATSError tells a setting to fix from a cluster to wait for:
+// credentials refused, JetStream off, or a request JetStream refuses as
+// such (400, except "no suitable peers", 10005, which a node coming back
+// cures), or replicas asked of a server that is not in a cluster (10074).
+func permanentNATSError(err error) bool {
+	for _, e := range []error{nats.ErrAuthorization, nats.ErrAuthExpired, nats.ErrAuthRevoked, nats.ErrAccountAuthExpired,
+		jetstream.ErrJetStreamNotEnabled, jetstream.ErrJetStreamNotEnabledForAccount} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	var js jetstream.JetStreamError
+	if errors.As(err, &js) && js.APIError() != nil {
+		api := js.APIError()
+		return (api.Code == 400 && api.ErrorCode != 10005) || api.ErrorCode == 10074
+	}
+	return false
 }
 
 // logReplicas says which of the stream's replicas are offline or behind,

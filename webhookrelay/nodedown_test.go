@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/paydash/paydash/relayclient"
 )
@@ -437,4 +438,30 @@ func TestClusteredSubscribersStreamOnWhenTheStreamLeaderDies(t *testing.T) {
 		t.Logf("live feed restarted by the watchdog: relay A %d times, relay B %d times",
 			a.be.(*natsBackend).restarts.Load(), b.be.(*natsBackend).restarts.Load())
 	})
+}
+
+// TestClusteredRelayRefusesAtOnceWhatWaitingCannotFix: waiting is for a
+// cluster short of nodes; a setting the cluster refuses as such (three
+// replicas asked of a single server) fails the start at once, saying why.
+func TestClusteredRelayRefusesAtOnceWhatWaitingCannotFix(t *testing.T) {
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	t.Cleanup(s.Shutdown)
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("NATS server not ready")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	start := time.Now()
+	r, err := OpenContext(ctx, Config{NATS: &NATSConfig{URLs: []string{s.ClientURL()}, Replicas: 3}})
+	if err == nil {
+		r.Close()
+		t.Fatal("a relay asking a single server for three replicas started")
+	}
+	if took := time.Since(start); took > 10*time.Second || !strings.Contains(err.Error(), "replicas") {
+		t.Errorf("after %v: %v; want a prompt error about the replicas", took.Round(time.Millisecond), err)
+	}
 }
