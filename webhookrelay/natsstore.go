@@ -334,6 +334,9 @@ func probeNATSServer(raw string) error {
 		if err != nil {
 			return err
 		}
+		if u.Scheme != "nats" && u.Scheme != "tls" {
+			return nil // a websocket URL greets otherwise: not probed
+		}
 		host = u.Host
 	}
 	if _, _, err := net.SplitHostPort(host); err != nil {
