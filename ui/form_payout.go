@@ -161,6 +161,9 @@ func (p *payoutForm) hint(c *viewContext, key string) string {
 		if err := api.ValidateIBAN(api.NormalizeIBAN(p.iban)); err != nil {
 			return c.st.bad.Render("✗ " + err.Error())
 		}
+		if err := api.RailRefusal(p.currency(), p.iban); err != nil {
+			return c.st.bad.Render("✗ IBAN " + err.Error())
+		}
 		return c.st.good.Render("✓ valid IBAN " + api.NormalizeIBAN(p.iban))
 	case "amount":
 		if strings.TrimSpace(p.amountText) == "" {
