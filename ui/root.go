@@ -669,6 +669,9 @@ func (m *model) relayText() (string, lipgloss.Style) {
 			}
 			return "relay: refused (403)", m.st.bad
 		}
+		if errors.Is(m.relay.Err, relayclient.ErrNotARelay) {
+			return "relay: URL is not a relay", m.st.bad
+		}
 		return "relay: reconnecting in " + itoa(secs) + "s", m.st.warn
 	case relayclient.StateOffline:
 		return "relay: offline", m.st.bad

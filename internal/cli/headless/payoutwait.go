@@ -49,6 +49,11 @@ func startFollow(ctx context.Context, s *cmdutil.Streams, t Target, r payout.Rep
 		return f
 	}
 	h, err := RelayHealth(ctx, t.RelayURL)
+	if errors.Is(err, relayclient.ErrNotARelay) {
+		f.note = fmt.Sprintf("the relay URL %s does not answer as a paydash relay (%v); the report was polled, and a rejected payout never appears in it", t.RelayURL, err)
+		fmt.Fprintf(s.Err, "note: the relay URL %s is not a paydash relay (%v); following the payout in the transaction report instead\n", t.RelayURL, err)
+		return f
+	}
 	if err != nil {
 		f.note = fmt.Sprintf("the relay is unreachable (%v); the report was polled, and a rejected payout never appears in it", err)
 		fmt.Fprintf(s.Err, "note: relay unreachable; following the payout in the transaction report instead\n")
@@ -56,8 +61,11 @@ func startFollow(ctx context.Context, s *cmdutil.Streams, t Target, r payout.Rep
 	}
 	// /healthz answers anyone; the stream needs the token. A refused one
 	// is said now, not found out as a silent wait.
-	if err := (relayclient.History{URL: t.RelayURL, Token: t.RelayToken}).CheckReadable(ctx); errors.Is(err, relayclient.ErrRefused) {
+	if err := (relayclient.History{URL: t.RelayURL, Token: t.RelayToken}).CheckReadable(ctx); errors.Is(err, relayclient.ErrRefused) || errors.Is(err, relayclient.ErrNotARelay) {
 		f.note = fmt.Sprintf("the relay refused this profile's token (%v); the report was polled, and a rejected payout never appears in it", err)
+		if errors.Is(err, relayclient.ErrNotARelay) {
+			f.note = fmt.Sprintf("the relay URL does not answer as a paydash relay (%v); the report was polled, and a rejected payout never appears in it", err)
+		}
 		fmt.Fprintf(s.Err, "note: %v; following the payout in the transaction report instead\n", err)
 		return f
 	}
