@@ -28,6 +28,7 @@ import (
 	"github.com/paydash/paydash/internal/cli/demo"
 	"github.com/paydash/paydash/internal/cli/headless"
 	"github.com/paydash/paydash/internal/cli/serve"
+	"github.com/paydash/paydash/termtext"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -49,7 +50,8 @@ func run(ctx context.Context, args []string, s *cmdutil.Streams) int {
 	root.SetErr(s.Err)
 	err := root.ExecuteContext(ctx)
 	if err != nil && !cmdutil.IsSilent(err) {
-		fmt.Fprintf(s.Err, "paydash: %v\n", err)
+		// Errors carry the service's texts and file cells: shown escaped.
+		fmt.Fprintf(s.Err, "paydash: %s\n", termtext.Lines(err.Error()))
 	}
 	return cmdutil.ExitCode(err)
 }

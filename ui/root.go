@@ -775,7 +775,8 @@ func (m *model) statusLine() string {
 		if m.flash.err {
 			st = m.st.bad
 		}
-		return st.Render(fit(m.flash.text, m.width))
+		// Flashes carry error texts from the service and the network.
+		return st.Render(fit(clean(m.flash.text), m.width))
 	}
 	return ""
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/paydash/paydash/internal/cli/headless"
 	"github.com/paydash/paydash/payout"
 	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/termtext"
 )
 
 // CommandOptions are the flags of `paydash payout batch`.
@@ -442,7 +443,7 @@ func writeSummary(w io.Writer, sum *Summary) error {
 	var b strings.Builder
 	if sum.DryRun {
 		writeDryRun(&b, sum)
-		_, err := io.WriteString(w, b.String())
+		_, err := io.WriteString(w, termtext.Lines(b.String()))
 		return err
 	}
 	fmt.Fprintf(&b, "batch %s: %d payout(s), %s\n", sum.File, c.Rows, formatTotals(sum.Totals))
@@ -503,7 +504,8 @@ func writeSummary(w io.Writer, sum *Summary) error {
 	if sum.AuditRecord != "" {
 		fmt.Fprintf(&b, "  audit record: %s (paydash payouts log)\n", sum.AuditRecord)
 	}
-	_, err := io.WriteString(w, b.String())
+	// Names, references and the service's refusal texts are in it.
+	_, err := io.WriteString(w, termtext.Lines(b.String()))
 	return err
 }
 

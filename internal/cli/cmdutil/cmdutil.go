@@ -20,6 +20,8 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/mattn/go-runewidth"
+
+	"github.com/paydash/paydash/termtext"
 )
 
 // Streams are a command's standard input, output and error, with whether
@@ -135,6 +137,16 @@ func WriteTable(w io.Writer, header []string, rows [][]string, right ...int) err
 			}
 		}
 	}
+	// Cells are text from outside (names, references, service states):
+	// escaped before they are measured, so columns stay aligned.
+	safe := make([][]string, len(rows))
+	for i, r := range rows {
+		safe[i] = make([]string, len(r))
+		for j, c := range r {
+			safe[i][j] = termtext.Safe(c)
+		}
+	}
+	rows = safe
 	measure(header)
 	for _, r := range rows {
 		measure(r)
@@ -181,7 +193,7 @@ func displayWidth(s string) int { return runewidth.StringWidth(s) }
 func KeyValues(w io.Writer, pairs [][2]string) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
 	for _, p := range pairs {
-		fmt.Fprintf(tw, "  %s:\t%s\n", p[0], p[1])
+		fmt.Fprintf(tw, "  %s:\t%s\n", p[0], termtext.Safe(p[1]))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write summary: %w", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/termtext"
 )
 
 // ConfigPath is the config file a command reads or writes: --config, then
@@ -48,7 +49,7 @@ func ConfigShow(s *cmdutil.Streams, g *cmdutil.Global, asJSON bool) error {
 	if asJSON {
 		return cmdutil.WriteJSON(s.Out, p)
 	}
-	_, err = fmt.Fprint(s.Out, p.Redacted())
+	_, err = fmt.Fprint(s.Out, termtext.Lines(p.Redacted()))
 	return err
 }
 
@@ -126,7 +127,7 @@ func ConfigCheck(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, asJ
 			if c.Detail != "" {
 				line += ": " + c.Detail
 			}
-			fmt.Fprintln(s.Out, line)
+			fmt.Fprintln(s.Out, termtext.Safe(line))
 		}
 	}
 	if failed > 0 {

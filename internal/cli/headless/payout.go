@@ -14,6 +14,7 @@ import (
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/payout"
 	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/termtext"
 )
 
 // PayoutOptions are the flags of `paydash payout create`.
@@ -210,7 +211,7 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 			outcome, detail = sendOutcome(err), err.Error()
 		}
 		if aerr := t.Audit.Outcome(req.TransactionID, outcome, detail); aerr != nil {
-			fmt.Fprintf(s.Err, "warning: %v\n", aerr)
+			fmt.Fprintf(s.Err, "warning: %s\n", termtext.Safe(aerr.Error()))
 		}
 	}
 	if err != nil {
@@ -228,7 +229,7 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 		fmt.Fprintln(s.Out, req.TransactionID)
 		if s.ErrTerminal {
 			fmt.Fprintf(s.Err, "accepted: %s to %s; its outcome arrives by webhook (paydash events tail), or pass --wait to follow it here\n",
-				api.FormatAmount(req.AmountInMinor, req.Currency), req.BeneficiaryName)
+				api.FormatAmount(req.AmountInMinor, req.Currency), termtext.Safe(req.BeneficiaryName))
 		}
 		return nil
 	}
@@ -251,7 +252,7 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 	}
 	switch st.state {
 	case api.StateSettled, api.StateExecuted:
-		fmt.Fprintf(s.Err, "settled: %s to %s (state from the %s)\n", api.FormatAmount(req.AmountInMinor, req.Currency), req.BeneficiaryName, st.from)
+		fmt.Fprintf(s.Err, "settled: %s to %s (state from the %s)\n", api.FormatAmount(req.AmountInMinor, req.Currency), termtext.Safe(req.BeneficiaryName), st.from)
 		return nil
 	case api.StateRejected, api.StateFailed:
 		reason := st.reason
@@ -374,7 +375,7 @@ func confirmPayout(s *cmdutil.Streams, t Target, req *api.PayoutRequest, yes boo
 	}
 	printPayoutSummary(s, t, req)
 	for _, d := range dups {
-		fmt.Fprintf(s.Err, "DUPLICATE of %s (sending anyway: --allow-duplicate)\n", d)
+		fmt.Fprintf(s.Err, "DUPLICATE of %s (sending anyway: --allow-duplicate)\n", termtext.Safe(d.String()))
 	}
 	if t.Production {
 		want := api.FormatAmountPlain(req.AmountInMinor, req.Currency)

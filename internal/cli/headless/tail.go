@@ -14,6 +14,7 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/termtext"
 )
 
 // TailOptions are the flags of `paydash events tail`.
@@ -101,7 +102,8 @@ func Tail(ctx context.Context, s *cmdutil.Streams, relayURL, token string, o *Ta
 				}
 				continue
 			}
-			if line := describeState(st, relayURL); line != last {
+			// The relay's close text is the relay's to choose.
+			if line := termtext.Safe(describeState(st, relayURL)); line != last {
 				last = line
 				fmt.Fprintln(s.Err, line)
 			}
