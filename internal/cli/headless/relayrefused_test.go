@@ -76,7 +76,7 @@ func notRelays(t *testing.T) map[string]string {
 
 // tailBounded runs `events tail` and returns its error and stderr, or
 // fails if it has not stopped within 10 s.
-func tailBounded(t *testing.T, url, token, since string) (error, string) {
+func tailBounded(t *testing.T, url, token, since string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -86,10 +86,10 @@ func tailBounded(t *testing.T, url, token, since string) (error, string) {
 	go func() { done <- Tail(ctx, s, url, token, &TailOptions{Since: since}) }()
 	select {
 	case err := <-done:
-		return err, errb.String()
+		return errb.String(), err
 	case <-time.After(10 * time.Second):
 		t.Fatalf("events tail %s still waiting after 10s; stderr:\n%s", url, errb.String())
-		return nil, ""
+		return "", nil
 	}
 }
 
@@ -100,7 +100,7 @@ func TestTailStopsWhenTheRelayRefusesTheToken(t *testing.T) {
 	relay := relaytest.Start(t, webhookrelay.Config{Token: "right-relay-token-0123"})
 	for _, token := range []string{"wrong-relay-token-0123", ""} {
 		for _, since := range []string{"now", "0"} {
-			err, stderr := tailBounded(t, relay.WSURL, token, since)
+			stderr, err := tailBounded(t, relay.WSURL, token, since)
 			if cmdutil.ExitCode(err) != cmdutil.ExitFailure || !strings.Contains(err.Error(), "refused the token") {
 				t.Errorf("token %q, --since %s: %v (exit %d), want exit 1 saying the token was refused\nstderr:\n%s", token, since, err, cmdutil.ExitCode(err), stderr)
 			}
@@ -117,7 +117,7 @@ func TestTailStopsWhenTheURLIsNotARelay(t *testing.T) {
 	for name, url := range notRelays(t) {
 		t.Run(name, func(t *testing.T) {
 			for _, since := range []string{"now", "0"} {
-				err, stderr := tailBounded(t, url, "", since)
+				stderr, err := tailBounded(t, url, "", since)
 				if cmdutil.ExitCode(err) == 0 {
 					t.Errorf("--since %s: %v (exit 0), want a non-zero exit\nstderr:\n%s", since, err, stderr)
 				}
