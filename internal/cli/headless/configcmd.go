@@ -2,12 +2,8 @@ package headless
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/paydash/paydash/api"
@@ -203,38 +199,13 @@ type RelayHealthInfo struct {
 	LastSeq  uint64 `json:"last_seq"`
 }
 
-// RelayHealth reads a relay's /healthz, given its websocket URL.
+// RelayHealth reads a relay's /healthz, given its websocket URL (see
+// relayclient.Health: an answer that is not a relay's wraps
+// relayclient.ErrNotARelay).
 func RelayHealth(ctx context.Context, wsURL string) (*RelayHealthInfo, error) {
-	u, err := url.Parse(wsURL)
-	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("relay URL %q must look like ws://127.0.0.1:8787/ws", wsURL)
-	}
-	switch u.Scheme {
-	case "wss":
-		u.Scheme = "https"
-	default:
-		u.Scheme = "http"
-	}
-	u.Path, u.RawQuery = "/healthz", ""
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	h, err := relayclient.Health(ctx, wsURL)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("relay not reachable: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode >= 500 {
-		return nil, fmt.Errorf("relay health: HTTP %d", resp.StatusCode)
-	}
-	var h RelayHealthInfo
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&h); resp.StatusCode != http.StatusOK || err != nil || h.Status != "ok" {
-		// Something answers, but not as a relay: another service, another
-		// port, or a page. Waiting will not change that.
-		return nil, fmt.Errorf("relay health: %w (HTTP %d at %s)", relayclient.ErrNotARelay, resp.StatusCode, u.String())
-	}
-	return &h, nil
+	return &RelayHealthInfo{Status: h.Status, FirstSeq: h.FirstSeq, LastSeq: h.LastSeq}, nil
 }
