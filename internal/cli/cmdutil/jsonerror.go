@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/payout"
 	"github.com/paydash/paydash/termtext"
 )
 
@@ -79,10 +80,10 @@ func ErrorClass(err error) string {
 		return ClassUsage
 	case code == ExitCancelled:
 		return ClassCancelled
-	case api.IsRefusal(err):
-		return ClassRefused
-	case errors.As(err, new(*api.Error)):
-		return ClassUnknown
+	case errors.As(err, new(*api.Error)) || errors.Is(err, api.ErrNotSent):
+		// The service's answer (or none): the payout pipeline's one
+		// classifier says refused or unknown.
+		return payout.Classify(err).Outcome
 	case code == ExitNotAccepted:
 		return ClassRefused
 	}

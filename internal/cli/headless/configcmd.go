@@ -204,8 +204,5 @@ type RelayHealthInfo struct {
 // relayclient.ErrNotARelay).
 func RelayHealth(ctx context.Context, wsURL string) (*RelayHealthInfo, error) {
 	h, err := relayclient.Health(ctx, wsURL)
-	if err != nil {
-		return nil, err
-	}
-	return &RelayHealthInfo{Status: h.Status, FirstSeq: h.FirstSeq, LastSeq: h.LastSeq}, nil
+	return (*RelayHealthInfo)(h), err
 }
