@@ -104,7 +104,7 @@ func goldenScenarios() []goldenScenario {
 				h.be.balances[i].Status = api.AccountDisabled
 			}
 			h.key("r")
-			fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+			fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "12.34")
 		}},
 		// The service refuses it (409 account_disabled): a refusal, never
 		// "may or may not have reached the service".
@@ -112,7 +112,7 @@ func goldenScenarios() []goldenScenario {
 			h.be.payoutErrs = []error{&api.Error{StatusCode: 409, TraceID: "trace-2", Method: "POST", URL: "https://payouts.example/v1/payouts",
 				Problem: &api.ProblemDetails{Type: "https://paydash.dev/problems/account_disabled", Title: "Payout account disabled",
 					Detail: "the GBP payout account is disabled and takes no payouts"}}}
-			fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+			fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "12.34")
 			h.key("y")
 		}},
 		{name: "payment_form", drive: func(h *harness) { h.key("6") }},
