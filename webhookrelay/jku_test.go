@@ -188,6 +188,14 @@ func TestJKUSpellingsReachOnlyTheAllowedURL(t *testing.T) {
 		"//keys.test:" + gp + "/keys/jwks",
 		"file:///keys/jwks",
 		"http://[::ffff:127.0.0.1]:" + ep + "/keys/jwks",
+		"http://%6beys.test:" + gp + "/keys/jwks",           // an escaped host
+		"http://keys.test:" + gp + "/keys/jwks%00",          // a NUL after the path
+		"http://keys.test:" + gp + "/keys/%2E%2e/keys/jwks", // dot segment, mixed case escapes
+		"http://0x7f.0.0.1:" + ep + "/keys/jwks",            // loopback in hex
+		"http://2130706433:" + ep + "/keys/jwks",            // loopback as one number
+		"http://127.1:" + ep + "/keys/jwks",                 // loopback, short form
+		"http://keys.test:" + gp + "/keys/jwks\t",
+		"",
 	}
 	goodBefore := good.fetches.Load()
 	for i, jku := range elsewhere {
