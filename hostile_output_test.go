@@ -203,6 +203,18 @@ func TestNoCommandPrintsOutsideTextRaw(t *testing.T) {
 	out, errOut, _ = runFor(t, env, 30*time.Second, "payout", "batch", csv, "--dry-run")
 	check("payout batch --dry-run (a hostile file)", out, errOut)
 
+	// A batch the service refuses row by row with hostile texts: the
+	// summary lists each refusal escaped.
+	clean := filepath.Join(t.TempDir(), "ok.csv")
+	if err := os.WriteFile(clean, []byte("name,iban,reference,amount,currency\nAda,GB33BUKB20201555555555,B-1,1.00,GBP\nBea,GB33BUKB20201555555555,B-2,2.00,GBP\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = runFor(t, env, 60*time.Second, "payout", "batch", clean, "--yes", "--wait", "0")
+	check("payout batch (the service's refusals)", out, errOut)
+	if code == 0 || !strings.Contains(out+errOut, `\x1b`) {
+		t.Errorf("payout batch: exit %d, the refusals not shown escaped:\n%s%s", code, out, errOut)
+	}
+
 	hostileEnv := map[string]string{}
 	for k, v := range env {
 		hostileEnv[k] = v
