@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"reflect"
 	"slices"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/payout"
-	"github.com/paydash/paydash/termtext"
 )
 
 // sendTimeout bounds one attempt to create a payout, payment or mandate.
@@ -466,27 +464,6 @@ func (fv *formView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 			// field takes esc); in a select being filtered esc ends the
 			// filter.
 			return func() tea.Msg { return leaveFormMsg{} }
-		}
-		if k.Type == tea.KeyRunes {
-			// A field echoes what is typed or pasted: a control, format or
-			// bidi character never enters it (api refuses it in every
-			// field anyway), and the operator is told which one.
-			kept := k.Runes[:0:0]
-			var refused []string
-			for _, r := range k.Runes {
-				if termtext.Unsafe(r) {
-					refused = append(refused, fmt.Sprintf("U+%04X", r))
-					continue
-				}
-				kept = append(kept, r)
-			}
-			if len(refused) > 0 {
-				c.setFlash(strings.Join(refused, " ")+" not typed: control, format and bidi characters are refused in every field", true)
-				if len(kept) == 0 {
-					return nil
-				}
-				k.Runes = kept
-			}
 		}
 		_, cmd := fv.form.Update(k)
 		return tea.Batch(tagCmd(fv.tab, cmd), fv.checkDone(c), fv.resize(c))

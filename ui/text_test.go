@@ -30,3 +30,22 @@ func TestPayoutFormRefusesNamesThatDriveATerminal(t *testing.T) {
 	fillPayout(h, "O'Brien & Co. Müller GmbH", "DE75512108001245126199", "Zoë 山田 #4", "10")
 	mustContain(t, h.view(), "Send this payout?")
 }
+
+// TestFilterAndCommandLineNeverTakeUnsafeCharacters: the report's
+// filter and the : command line echo what is typed too; a pasted bidi
+// override or escape never enters them.
+func TestFilterAndCommandLineNeverTakeUnsafeCharacters(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10)}, 120, 40)
+	h.key("2")
+	h.key("/")
+	h.typeText("Ada\u202e\x1b[2J")
+	if v := h.view(); rawUnsafe(v) != "" || !strings.Contains(v, "/Ada") {
+		t.Errorf("the filter took or drew the characters:\n%s", v)
+	}
+	h.key("esc")
+	h.key(":")
+	h.typeText("pay\u2067outs")
+	if v := h.view(); rawUnsafe(v) != "" {
+		t.Errorf("the command line drew the character:\n%s", v)
+	}
+}
