@@ -124,7 +124,19 @@ func WriteJSON(w io.Writer, v any) error {
 // WriteTable writes rows under a header as aligned columns. Columns whose
 // index is in right are right-aligned (amounts line up on the decimal
 // point that way).
+//
+// Every cell is shown through termtext.Safe: cells hold names,
+// references and states from the service, CSV files and records, which
+// must not drive the terminal they are printed on.
 func WriteTable(w io.Writer, header []string, rows [][]string, right ...int) error {
+	safe := make([][]string, len(rows))
+	for i, r := range rows {
+		safe[i] = make([]string, len(r))
+		for j, c := range r {
+			safe[i][j] = termtext.Safe(c)
+		}
+	}
+	rows = safe
 	isRight := map[int]bool{}
 	for _, i := range right {
 		isRight[i] = true
@@ -137,16 +149,6 @@ func WriteTable(w io.Writer, header []string, rows [][]string, right ...int) err
 			}
 		}
 	}
-	// Cells are text from outside (names, references, service states):
-	// escaped before they are measured, so columns stay aligned.
-	safe := make([][]string, len(rows))
-	for i, r := range rows {
-		safe[i] = make([]string, len(r))
-		for j, c := range r {
-			safe[i][j] = termtext.Safe(c)
-		}
-	}
-	rows = safe
 	measure(header)
 	for _, r := range rows {
 		measure(r)

@@ -336,6 +336,7 @@ var tableCols = []struct {
 func (t *tableWriter) line(cells []string) error {
 	var b strings.Builder
 	for i, c := range tableCols {
+		// Names and references come from the service: shown escaped.
 		v := runewidth.Truncate(termtext.Safe(cells[i]), c.width, "…")
 		pad := strings.Repeat(" ", c.width-runewidth.StringWidth(v))
 		if i > 0 {
