@@ -13,6 +13,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/termtext"
 )
 
 // maxEvents bounds the events kept in memory; the relay keeps them all.
@@ -30,6 +31,7 @@ type eventsView struct {
 	openIdx int
 	vp      viewport.Model
 	pageH   int
+	wb      eventsWorkbench // events_workbench.go
 }
 
 func newEventsView() eventsView {
@@ -80,6 +82,9 @@ func (v *eventsView) refilterShift(dropped int) {
 	for i := range v.all {
 		ev := &v.all[i]
 		if v.typ != "" && ev.Type != v.typ {
+			continue
+		}
+		if v.wb.failedOnly && !forwardFailed(ev) {
 			continue
 		}
 		if q != "" && !strings.Contains(strings.ToLower(ev.Type+" "+ev.EventID+" "+ev.PayoutID+" "+eventSummary(ev)), q) {
@@ -140,6 +145,8 @@ func listSummary(ev *relayclient.Event, withID bool) string {
 	}
 	if f := ev.Forward; f != nil {
 		switch {
+		case f.Answer != nil && f.Answer.Status > 0 && !f.Answer.OK():
+			s += " · forward failed: HTTP " + itoa(f.Answer.Status)
 		case f.Error != "":
 			s += " · forward failed: " + clean(f.Error)
 		case f.StatusCode != 0:
@@ -149,11 +156,11 @@ func listSummary(ev *relayclient.Event, withID bool) string {
 	return s
 }
 
-func (v *eventsView) capturing() bool { return v.filter.active }
+func (v *eventsView) capturing() bool { return v.filter.active || v.wb.searching || v.wb.picking }
 
 func (v *eventsView) startFilter() (tea.Cmd, bool) {
 	if v.open {
-		return nil, false
+		return v.startSearch(), true
 	}
 	return v.filter.start(), true
 }
@@ -165,13 +172,13 @@ func (v *eventsView) keys(c *viewContext) helpMap {
 		return filterBarKeys(c.keys)
 	case v.open:
 		return helpMap{
-			short: []key.Binding{g.Up, g.Down, c.keys.CopyBody, g.Back},
-			full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown}, {c.keys.CopyBody, g.Back}},
+			short: []key.Binding{g.Up, g.Down, c.keys.CopyBody, keySearch, g.Back},
+			full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown}, {c.keys.CopyBody, g.Back}, v.workbenchHelp(c)},
 		}
 	}
 	return helpMap{
 		short: []key.Binding{c.keys.Follow, c.keys.EventType, g.Filter, c.keys.OpenEvent},
-		full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom}, {c.keys.Follow, c.keys.EventType, g.Filter}, {c.keys.OpenEvent, c.keys.CopyBody}},
+		full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom}, {c.keys.Follow, c.keys.EventType, g.Filter}, {c.keys.OpenEvent, c.keys.CopyBody}, v.workbenchHelp(c)},
 	}
 }
 
@@ -182,6 +189,9 @@ func (v *eventsView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 			v.refilter()
 			v.nav.clamp(len(v.shown), v.pageH)
 		}
+		return cmd
+	}
+	if cmd, ok := v.workbenchKey(c, k); ok {
 		return cmd
 	}
 	if v.open {
@@ -220,8 +230,9 @@ func (v *eventsView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, c.keys.OpenEvent) && v.nav.cursor < len(v.shown) && len(v.shown) > 0:
 		v.open = true
 		v.openIdx = v.shown[v.nav.cursor]
-		v.vp.SetContent(v.detail(c, &v.all[v.openIdx]))
+		v.wb.base, v.wb.query = v.detail(c, &v.all[v.openIdx]), ""
 		v.vp.GotoTop()
+		v.setContent(c)
 	case key.Matches(k, c.keys.CopyBody) && v.nav.cursor < len(v.shown) && len(v.shown) > 0:
 		return c.copyText(string(v.all[v.shown[v.nav.cursor]].Body), "event body")
 	case key.Matches(k, c.keys.Back):
@@ -268,9 +279,16 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 		info = c.st.muted.Render("no relay configured: events and live payout updates need paydash relay")
 	}
 	b.WriteString(fit(info, w) + "\n")
+	if v.wb.picking {
+		return b.String() + v.pickerView(c, w)
+	}
+	listH := max(h-3, 1)
+	if banner := v.lateBanner(c, w); banner != "" {
+		b.WriteString(banner + "\n")
+		listH = max(listH-1, 1)
+	}
 	ws := layoutCols(eventCols, w-1)
 	b.WriteString(c.st.header.Render(" "+headerCells(eventCols, ws)) + "\n")
-	listH := max(h-3, 1)
 	v.pageH = listH
 	v.nav.clamp(len(v.shown), listH)
 	if v.follow {
@@ -286,7 +304,7 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 		cells[2] = ev.Type
 		cells[3] = ev.EventID
 		cells[4] = ev.PayoutID
-		cells[5] = listSummary(ev, ws[4] == 0)
+		cells[5] = c.lateMark(ev.PayoutID) + listSummary(ev, ws[4] == 0)
 		var line strings.Builder
 		line.WriteString(gutter(i == v.nav.cursor, false))
 		renderCells(&line, eventCols, ws, cells)
@@ -302,9 +320,19 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 
 func (v *eventsView) openView(c *viewContext, w, h int) string {
 	ev := &v.all[v.openIdx]
-	title := c.st.title.Render("Event #"+strconv.FormatUint(ev.Seq, 10)+" "+clean(ev.Type)) + c.st.muted.Render("  esc back · y copy body · ↑/↓ scroll")
+	title := c.st.title.Render("Event #"+strconv.FormatUint(ev.Seq, 10)+" "+clean(ev.Type)) + c.st.muted.Render("  esc back · y body · Y headers · / search · R resend")
 	v.vp.Width, v.vp.Height = w, max(h-2, 1)
-	return fit(title, w) + "\n\n" + v.vp.View()
+	second := ""
+	switch {
+	case v.wb.searching:
+		second = v.wb.search.View()
+	case v.wb.query != "":
+		second = c.st.muted.Render("/" + termtext.Safe(v.wb.query) + " · " + plural(len(v.wb.matches), "line", "lines") + " · n/N next/previous")
+	}
+	if second != "" {
+		second = fit(second, w)
+	}
+	return fit(title, w) + "\n" + second + "\n" + v.vp.View()
 }
 
 func (v *eventsView) detail(c *viewContext, ev *relayclient.Event) string {
@@ -325,13 +353,7 @@ func (v *eventsView) detail(c *viewContext, ev *relayclient.Event) string {
 	}
 	kv("received", stamp(ev.ReceivedAt, loc))
 	kv("summary", eventSummary(ev))
-	if f := ev.Forward; f != nil {
-		res := itoa(f.StatusCode)
-		if f.Error != "" {
-			res = f.Error
-		}
-		kv("forwarded", f.URL+" → "+res+" after "+itoa(f.Attempts)+" attempt(s)")
-	}
+	b.WriteString(v.forwardSection(c, ev))
 	b.WriteString("\n" + c.st.bold.Render("Headers") + "\n")
 	names := make([]string, 0, len(ev.Headers))
 	for k := range ev.Headers {
