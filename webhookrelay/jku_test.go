@@ -277,6 +277,13 @@ func TestJKUFetchFollowsNoRedirect(t *testing.T) {
 			if r.status/100 == 2 {
 				t.Errorf("forged webhook through a %d redirect: %d %s, accepted", code, r.status, r.body)
 			}
+			// The configured JWKS URL (--jwks-url, no jku) is fetched the
+			// same way.
+			viaJWKS := startRelay(t, Config{JWKSURL: redirector.URL + "/jwks", Clock: clk})
+			if r := deliverJKU(t, viaJWKS, clk, attacker, "svc-1", "", "redirected-jwks"); r.status/100 == 2 {
+				t.Errorf("forged webhook through a %d redirect of the JWKS URL: %d %s, accepted", code, r.status, r.body)
+			}
+			checkExactlyOnce(t, viaJWKS.history(t, ""), nil)
 			if n := evil.fetches.Load() - before; n != 0 {
 				t.Errorf("the redirect's target was fetched %d time(s)", n)
 			}
