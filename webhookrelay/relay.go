@@ -276,9 +276,12 @@ type admitted struct {
 func (r *Relay) handleWebhook(w http.ResponseWriter, req *http.Request) {
 	received := r.cfg.Clock.Now()
 	r.m.received.Add(1)
-	if err := requireJSON(req); err != nil {
-		// A browser sends text/plain or form bodies cross-origin without
-		// asking first; JSON never arrives that way.
+	// The interface promises no Content-Type on deliveries, so a webhook
+	// whose signature verifies is taken whatever it declares. Where
+	// nothing is verified (no key configured), a body not declared JSON is
+	// refused: a browser sends text/plain or form bodies cross-origin
+	// without asking first, and JSON never arrives that way.
+	if err := requireJSON(req); err != nil && r.verifier == nil {
 		status, reason, detail := refusalReason(err)
 		r.rejectLogged(w, req, status, reason, detail)
 		return
@@ -363,7 +366,9 @@ func (r *Relay) admit(w http.ResponseWriter, req *http.Request, body []byte, rec
 		// Verifying and submitting still dedupes; only the shortcut is lost.
 		r.log.Warn("relay cannot look up an event id; verifying the delivery", "event_id", e.EventID, "err", err)
 	}
-	if found && stored != nil && bytes.Equal(stored, body) {
+	// The unverified duplicate shortcut is only for deliveries declared
+	// JSON, so that no browser-made post is ever answered unverified.
+	if found && stored != nil && bytes.Equal(stored, body) && requireJSON(req) == nil {
 		return admitted{e: e, seq: seq, dup: true}, true
 	}
 	if r.verifier != nil {
