@@ -150,7 +150,7 @@ func reportStates(ctx context.Context, s *cmdutil.Streams, p *config.Profile, cu
 	}
 	client, err := cmdutil.Client(p)
 	if err != nil {
-		fmt.Fprintf(s.Err, "note: the report was not read: %v\n", err)
+		fmt.Fprintf(s.Err, "note: the report was not read: %s\n", termtext.Safe(err.Error()))
 		return
 	}
 	found := map[int]bool{}
@@ -164,7 +164,7 @@ func reportStates(ctx context.Context, s *cmdutil.Streams, p *config.Profile, cu
 		return nil
 	})
 	if err != nil {
-		fmt.Fprintf(s.Err, "note: the report was not read: %v\n", err)
+		fmt.Fprintf(s.Err, "note: the report was not read: %s\n", termtext.Safe(err.Error()))
 		return
 	}
 	for i := range rows {
