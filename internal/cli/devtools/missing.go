@@ -103,10 +103,7 @@ func FindMissing(ctx context.Context, s *cmdutil.Streams, p *config.Profile, h r
 		if err != nil {
 			return nil, nil, fmt.Errorf("audit record: %w", err)
 		}
-		for _, a := range payout.Attempts(entries) {
-			if a.At.Before(cutoff) || a.Outcome == payout.OutcomeRefused || a.Outcome == payout.OutcomeExisting {
-				continue
-			}
+		for _, a := range payout.AwaitingWebhook(payout.Attempts(entries), cutoff) {
 			book.Sent(webhooklate.Payout{ID: a.TransactionID, Currency: a.Currency, Amount: a.AmountInMinor, Since: a.At})
 		}
 	}

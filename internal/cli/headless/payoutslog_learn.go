@@ -33,7 +33,7 @@ func LearnOutcomes(ctx context.Context, s *cmdutil.Streams, log *payout.Log, rep
 	var open []payout.Attempt
 	earliest := time.Time{}
 	for _, a := range payout.Attempts(entries) {
-		if a.Outcome == "" || a.Outcome == payout.OutcomeAccepted || a.Outcome == payout.OutcomeUnknown {
+		if payout.Pending(a.Outcome) {
 			open = append(open, a)
 			if earliest.IsZero() || a.At.Before(earliest) {
 				earliest = a.At
