@@ -103,7 +103,7 @@ func outcomeWord(a payout.Attempt) string {
 	case a.Outcome == "":
 		return "no answer recorded"
 	case a.Outcome == api.StateFailed && a.Detail == payout.ReasonReturned:
-		return "returned"
+		return payout.ReasonReturned
 	}
 	return a.Outcome
 }
