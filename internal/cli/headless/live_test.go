@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/ecdsa"
-	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,19 +145,7 @@ func TestTailPrintsNewEventsFilteredByType(t *testing.T) {
 	defer cancel()
 	post := func(eventType, eventID, payoutID string) {
 		t.Helper()
-		body, _ := json.Marshal(api.PayoutWebhook{EventType: eventType, EventID: eventID,
-			EventBody: json.RawMessage(`{"transaction_id":"` + payoutID + `"}`)})
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, rl.WebhookURL, bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set(api.HeaderWebhookTimestamp, time.Now().UTC().Format(api.WebhookTimeLayout))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode/100 != 2 {
-			t.Fatalf("relay answered %d", resp.StatusCode)
-		}
+		postEvent(t, rl.WebhookURL, eventType, eventID, payoutID)
 	}
 	// An event from before the tail started is not shown by default.
 	post(api.EventPayoutSettled, "11111111-1111-4111-8111-111111111111", "aaaaaaaa-0000-4000-8000-000000000001")
