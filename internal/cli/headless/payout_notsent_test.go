@@ -1,0 +1,67 @@
+package headless
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/payout"
+)
+
+// sendsTo reads balances and the report from the service but sends
+// payouts with another client.
+type sendsTo struct {
+	*api.Client
+	sender *api.Client
+}
+
+func (c sendsTo) CreatePayout(ctx context.Context, req *api.PayoutRequest) error {
+	return c.sender.CreatePayout(ctx, req)
+}
+
+// TestCreateNeverReachedAdviceIsSafe: a payout whose request never
+// reached the service (nothing listens where it is sent) is reported
+// as not sent with the advice to run the same command again; doing just
+// that once the service can be reached pays it exactly once, and the
+// first attempt, recorded as refused, is no duplicate of it.
+func TestCreateNeverReachedAdviceIsSafe(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String()
+	ln.Close()
+	e := startCreateEnv(t, 1_000_000, nil)
+	s, _, _ := testStreams("")
+	o := newPayout("GONE-1", "10.00")
+	o.ContextCode, o.Yes = api.ContextCodeWithdrawal, true
+	err = CreatePayout(context.Background(), s, sendsTo{Client: e.client, sender: e.newClient(t, closed)}, Target{Profile: "test", Audit: e.audit}, &o)
+	code := cmdutil.ExitCode(err)
+	if code != cmdutil.ExitNotAccepted || err == nil {
+		t.Fatalf("unreachable service: exit %d (%v)", code, err)
+	}
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	if !strings.Contains(msg, payout.AdviceNotSent) || !strings.Contains(msg, "run the same command again") || strings.Contains(msg, "may or may not") {
+		t.Fatalf("advice: %s", msg)
+	}
+	if n := e.reportCount(t, "GONE-1"); n != 0 {
+		t.Fatalf("report holds %d before the re-run", n)
+	}
+	// Follow it: the same command, the service reachable again.
+	if _, stderr, code, err := e.create(t, newPayout("GONE-1", "10.00")); code != 0 || strings.Contains(stderr, "DUPLICATE") {
+		t.Fatalf("following the advice: exit %d (%v)\n%s", code, err, stderr)
+	}
+	if n := e.reportCount(t, "GONE-1"); n != 1 {
+		t.Fatalf("report holds %d, want exactly 1", n)
+	}
+	entries, err := e.audit.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if at := payout.Attempts(entries); len(at) != 2 || at[0].Outcome != payout.OutcomeRefused || at[1].Outcome != payout.OutcomeAccepted {
+		t.Fatalf("audit record: %+v", at)
+	}
+}
