@@ -65,3 +65,35 @@ func TestCreateNeverReachedAdviceIsSafe(t *testing.T) {
 		t.Fatalf("audit record: %+v", at)
 	}
 }
+
+// TestCreateWithoutTerminalYesAdviceIsSafe: without a terminal and
+// without --yes nothing is sent (exit 2) and the message says to pass
+// --yes; the same command with --yes pays it once, and the record holds
+// that one attempt only.
+func TestCreateWithoutTerminalYesAdviceIsSafe(t *testing.T) {
+	e := startCreateEnv(t, 1_000_000, nil)
+	s, _, _ := testStreams("")
+	o := newPayout("YES-1", "10.00")
+	o.ContextCode = api.ContextCodeWithdrawal
+	err := CreatePayout(context.Background(), s, e.client, Target{Profile: "test", Audit: e.audit}, &o)
+	if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "Pass --yes") {
+		t.Fatalf("no terminal, no --yes: exit %d (%v)", cmdutil.ExitCode(err), err)
+	}
+	if n := e.reportCount(t, "YES-1"); n != 0 {
+		t.Fatalf("sent without confirmation: report holds %d", n)
+	}
+	// Follow it: the same command with --yes.
+	if _, _, code, err := e.create(t, newPayout("YES-1", "10.00")); code != 0 {
+		t.Fatalf("with --yes: exit %d (%v)", code, err)
+	}
+	if n := e.reportCount(t, "YES-1"); n != 1 {
+		t.Fatalf("report holds %d, want exactly 1", n)
+	}
+	entries, err := e.audit.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if at := payout.Attempts(entries); len(at) != 1 || at[0].Outcome != payout.OutcomeAccepted {
+		t.Fatalf("audit record: %+v", at)
+	}
+}
