@@ -40,13 +40,21 @@ func profileEnv(t *testing.T, srv *sandbox.Server, key *ecdsa.PrivateKey, secret
 // and the merchant key it trusts, for config check's tests.
 func checkSandbox(t *testing.T, secret string) (*sandbox.Server, *ecdsa.PrivateKey) {
 	t.Helper()
+	return startSandbox(t, sandbox.Options{ClientSecret: secret, History: 0})
+}
+
+// startSandbox serves a sandbox with the options on loopback until the
+// test ends, trusting a new merchant signing key, which it returns.
+func startSandbox(t *testing.T, o sandbox.Options) (*sandbox.Server, *ecdsa.PrivateKey) {
+	t.Helper()
 	key, err := api.GenerateSigningKey()
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	srv, err := sandbox.Listen(ctx, "127.0.0.1:0", sandbox.Options{MerchantKey: &key.PublicKey, ClientSecret: secret, History: 0})
+	o.MerchantKey = &key.PublicKey
+	srv, err := sandbox.Listen(ctx, "127.0.0.1:0", o)
 	if err != nil {
 		t.Fatal(err)
 	}
