@@ -19,12 +19,7 @@ func TestChangedFileRestoreAdviceIsSafeToFollow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go x.cancelAfter(t, ctx, cancel, "RST", 3)
-	o := yes()
-	o.Rate = 20
-	if r := x.batch(t, ctx, file, "", o); r.code == 0 {
+	if r := x.interrupted(t, file, "RST", 3); r.code == 0 {
 		t.Fatalf("the interrupted run says it finished:\n%s", r.all())
 	}
 	// The operator edits the last row's amount and runs again.
