@@ -332,7 +332,7 @@ func confirmPayout(s *cmdutil.Streams, t Target, req *api.PayoutRequest, yes boo
 	}
 	printPayoutSummary(s, t, req)
 	for _, d := range dups {
-		fmt.Fprintf(s.Err, "DUPLICATE of %s (sending anyway: --allow-duplicate)\n", d)
+		fmt.Fprintf(s.Err, "DUPLICATE of %s (sending anyway: --allow-duplicate)\n", termtext.Safe(d.String()))
 	}
 	if t.Production {
 		want := api.FormatAmountPlain(req.AmountInMinor, req.Currency)
