@@ -89,4 +89,3 @@ func orDash(s string) string {
 	}
 	return termtext.Safe(s)
 }
-
