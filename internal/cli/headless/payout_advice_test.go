@@ -3,10 +3,12 @@ package headless
 import (
 	"context"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/api/sandbox"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/payout"
 )
@@ -95,5 +97,37 @@ func TestCreateWithoutTerminalYesAdviceIsSafe(t *testing.T) {
 	}
 	if at := payout.Attempts(entries); len(at) != 1 || at[0].Outcome != payout.OutcomeAccepted {
 		t.Fatalf("audit record: %+v", at)
+	}
+}
+
+// TestCreateDuplicateWindowZeroAdviceIsSafe: --duplicate-window 0 would
+// switch the duplicate check off; it is refused (exit 2, nothing sent)
+// with the advice to pass --allow-duplicate instead. The same command
+// with --allow-duplicate in its place sends the one second payout the
+// operator meant, and no more.
+func TestCreateDuplicateWindowZeroAdviceIsSafe(t *testing.T) {
+	srv, key := startSandbox(t, sandbox.Options{MerchantKeyID: "k1", InitialFunds: map[string]int64{"GBP": 1_000_000}, History: 0})
+	env := profileEnv(t, srv, key, srv.Info().ClientSecret)
+	env["XDG_STATE_HOME"] = t.TempDir()
+	send := []string{"create", "--name", "Ada Lovelace", "--iban", "GB33BUKB20201555555555", "--reference", "DW-1", "--amount", "10.00", "--currency", "GBP", "--yes"}
+	e := &createEnv{srv: srv, key: key}
+	e.client = e.newClient(t, srv.Info().PayoutsURL)
+	count := func() int { return e.reportCount(t, "DW-1") }
+	if _, stderr, code := runCommandEnv(t, env, PayoutCommand, send...); code != 0 {
+		t.Fatalf("first payout: exit %d\n%s", code, stderr)
+	}
+	_, stderr, code := runCommandEnv(t, env, PayoutCommand, append(slices.Clone(send), "--duplicate-window", "0")...)
+	if code != cmdutil.ExitUsage || !strings.Contains(stderr, "pass --allow-duplicate instead") {
+		t.Fatalf("--duplicate-window 0: exit %d\n%s", code, stderr)
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("after the refusal the report holds %d, want 1", n)
+	}
+	// Follow it: --allow-duplicate instead of --duplicate-window 0.
+	if _, stderr, code := runCommandEnv(t, env, PayoutCommand, append(slices.Clone(send), "--allow-duplicate")...); code != 0 {
+		t.Fatalf("with --allow-duplicate: exit %d\n%s", code, stderr)
+	}
+	if n := count(); n != 2 {
+		t.Fatalf("the report holds %d, want 2 (the second one the operator allowed)", n)
 	}
 }
