@@ -11,6 +11,7 @@ import (
 	"github.com/paydash/paydash/api/sandbox"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/payout/payouttest"
 )
 
 // sendsTo reads balances and the report from the service but sends
@@ -129,5 +130,35 @@ func TestCreateDuplicateWindowZeroAdviceIsSafe(t *testing.T) {
 	}
 	if n := count(); n != 2 {
 		t.Fatalf("the report holds %d, want 2 (the second one the operator allowed)", n)
+	}
+}
+
+// TestCreateRefusedWithAnIDAdviceIsSafe: a payout sent with
+// --transaction-id and refused (409 account disabled) says to correct it
+// and run again, leaving out --transaction-id; the same command without
+// it sends the payout once under a new id, with no duplicate warning.
+func TestCreateRefusedWithAnIDAdviceIsSafe(t *testing.T) {
+	srv := payouttest.Start(t, payouttest.AccountDisabled)
+	log, attempts := payouttest.Audit(t)
+	const id = "5b0f3a52-7d1e-4c7a-9a57-0d6c2b1e0001"
+	o := PayoutOptions{Name: "Ada Lovelace", IBAN: "GB33BUKB20201555555555", Reference: "TID-1", Amount: "12.34", Currency: "GBP",
+		ContextCode: api.ContextCodeWithdrawal, TransactionID: id, Yes: true}
+	s, _, _ := testStreams("")
+	err := CreatePayout(context.Background(), s, srv.Client(t), Target{Profile: "test", Audit: log}, &o)
+	if cmdutil.ExitCode(err) != cmdutil.ExitNotAccepted || !strings.Contains(flatText(err.Error()), "leave out --transaction-id") {
+		t.Fatalf("refused with an id: exit %d (%v)", cmdutil.ExitCode(err), err)
+	}
+	// Follow it: the same command without --transaction-id.
+	o.TransactionID = ""
+	s, _, errb := testStreams("")
+	if err := CreatePayout(context.Background(), s, srv.Client(t), Target{Profile: "test", Audit: log}, &o); err != nil || strings.Contains(errb.String(), "DUPLICATE") {
+		t.Fatalf("without --transaction-id: %v\n%s", err, errb)
+	}
+	c := srv.Created()
+	if len(c) != 1 || c[0].TransactionID == id || c[0].BeneficiaryReference != "TID-1" {
+		t.Fatalf("created %+v, want one payout under a new id", c)
+	}
+	if at := attempts(); len(at) != 2 || at[0].Outcome != payout.OutcomeRefused || at[1].Outcome != payout.OutcomeAccepted {
+		t.Fatalf("audit record: %+v", at)
 	}
 }
