@@ -1,0 +1,143 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/paydash/paydash/relayclient"
+)
+
+// maxEvents bounds the events kept in memory; the relay keeps them all
+// (`paydash events tail --since 0` reads them back).
+const maxEvents = 20000
+
+// heldEvents is the Events view's memory: the newest events in a ring of
+// fixed size, each with its filter text made once when it arrives, and
+// the numbers of those that pass the view's filters. Events are numbered
+// from 0 in arrival order for the whole session ("absolute" numbers), so
+// dropping the oldest never renumbers what is shown.
+type heldEvents struct {
+	limit int                 // ring size; maxEvents outside tests
+	ring  []relayclient.Event // event n is ring[n%limit]
+	// hay is each held event's lowercase filter text (type, ids,
+	// summary), parallel to ring: a keystroke then costs a substring
+	// search per event, no JSON decoding and no lowercasing.
+	hay   []string
+	total int // events received this session; held are [total-len(ring), total)
+
+	shown []int // absolute numbers of the held events that pass, ascending
+	// shownQ and shownTyp are the filters shown was computed with: a
+	// query that contains shownQ (the text grew) only narrows shown.
+	shownQ, shownTyp string
+}
+
+func newHeldEvents(limit int) heldEvents { return heldEvents{limit: limit} }
+
+// held is how many events are in memory; dropped how many older ones
+// were let go (the relay still has them).
+func (h *heldEvents) held() int    { return len(h.ring) }
+func (h *heldEvents) dropped() int { return h.total - len(h.ring) }
+
+// at is the event with absolute number n, which must be held.
+func (h *heldEvents) at(n int) *relayclient.Event { return &h.ring[n%h.limit] }
+
+// isHeld reports whether absolute number n is still in memory.
+func (h *heldEvents) isHeld(n int) bool { return n >= h.dropped() && n < h.total }
+
+// eventHay is the text the filter searches, lowercased once.
+func eventHay(ev *relayclient.Event) string {
+	return strings.ToLower(ev.Type + " " + ev.EventID + " " + ev.PayoutID + " " + eventSummary(ev))
+}
+
+// push adds one event, dropping the oldest when the ring is full, and
+// checks it against the active filters. It returns whether it is shown.
+func (h *heldEvents) push(ev relayclient.Event) bool {
+	n := h.total
+	hay := eventHay(&ev)
+	if len(h.ring) < h.limit {
+		h.ring = append(h.ring, ev)
+		h.hay = append(h.hay, hay)
+	} else {
+		h.ring[n%h.limit], h.hay[n%h.limit] = ev, hay
+	}
+	h.total++
+	// The oldest shown may just have been overwritten.
+	first := h.dropped()
+	k := 0
+	for k < len(h.shown) && h.shown[k] < first {
+		k++
+	}
+	if k > 0 {
+		h.shown = h.shown[k:]
+	}
+	if h.passes(n, h.shownTyp, h.shownQ) {
+		h.shown = append(h.shown, n)
+		return true
+	}
+	return false
+}
+
+func (h *heldEvents) passes(n int, typ, q string) bool {
+	i := n % h.limit
+	if typ != "" && h.ring[i].Type != typ {
+		return false
+	}
+	return q == "" || strings.Contains(h.hay[i], q)
+}
+
+// setFilter makes shown the held events of type typ (any when "") whose
+// text contains q (lowercase). When only the text grew (q contains the
+// previous query, same type), it narrows the previous matches instead of
+// searching every held event again.
+func (h *heldEvents) setFilter(typ, q string) {
+	if typ == h.shownTyp && q == h.shownQ {
+		return
+	}
+	if typ == h.shownTyp && strings.Contains(q, h.shownQ) {
+		h.shown = slices.DeleteFunc(h.shown, func(n int) bool { return !h.passes(n, typ, q) })
+	} else {
+		h.shown = h.shown[:0]
+		for n := h.dropped(); n < h.total; n++ {
+			if h.passes(n, typ, q) {
+				h.shown = append(h.shown, n)
+			}
+		}
+	}
+	h.shownTyp, h.shownQ = typ, q
+}
+
+// types lists the event types held, sorted.
+func (h *heldEvents) types() []string {
+	seen := map[string]bool{}
+	var out []string
+	for i := range h.ring {
+		if t := h.ring[i].Type; !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// shownIndexOfSeq is the line of the shown event with relay sequence
+// number seq, or -1: how a selection kept by id finds its row again.
+func (h *heldEvents) shownIndexOfSeq(seq uint64) int {
+	for i, n := range h.shown {
+		if h.at(n).Seq == seq {
+			return i
+		}
+	}
+	return -1
+}
+
+// countLine is the start of the Events view's status line: how many
+// events pass the filters of how many held, and how many older ones were
+// dropped and how to read them (the relay keeps them).
+func (h *heldEvents) countLine() string {
+	s := itoa(len(h.shown)) + " of " + itoa(h.held()) + " events"
+	if d := h.dropped(); d > 0 {
+		s += " · " + itoa(d) + " older dropped: events tail --since 0"
+	}
+	return s
+}
