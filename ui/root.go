@@ -138,7 +138,7 @@ func newModel(ctx context.Context, opts Options) *model {
 	}
 	m.bal = newBalancesView()
 	m.tx = newTxView()
-	m.tracker = newTrackerView()
+	m.tracker = newTrackerView(opts.TrackerKeepFinal)
 	m.events = newEventsView()
 	m.payout = newFormView(tabPayout, &payoutForm{})
 	m.payment = newFormView(tabPayment, &paymentForm{})

@@ -53,7 +53,7 @@ func (v *trackerView) poll(c *viewContext) tea.Cmd {
 	}
 	asked := map[string]bool{}
 	var since time.Time
-	for _, p := range v.list {
+	for _, p := range v.payouts.newestFirst() {
 		if stateRank(p.state) >= 3 {
 			continue
 		}
@@ -121,6 +121,7 @@ func (v *trackerView) applyPolled(c *viewContext, msg polledMsg) {
 		}
 		p.steps = append(p.steps, payoutStep{state: state, at: at, from: fromReport})
 		p.state, p.from, p.changedAt = state, fromReport, c.now()
+		v.noteState(p)
 	}
 }
 
