@@ -223,7 +223,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case payoutRowsMsg:
 		m.tracker.applyRows(c, msg)
 		m.followPayout()
-		return m, nil
+		return m, m.tracker.lookup(c, m.tx.store) // the payouts that came meanwhile
 	case txResultMsg:
 		m.tx.result(c, msg)
 		return m, nil

@@ -85,6 +85,10 @@ type trackerView struct {
 	toLookUp    []*trackedPayout
 	lookupStore *report.Store
 	lookupGen   int
+	// lookupBusy is set while a lookup runs: one at a time, so under a
+	// stream of events the new payouts gather into the next one instead
+	// of each batch scanning the report and reading the record.
+	lookupBusy bool
 	nav         listNav
 	filter      filterBar
 	pageH       int
@@ -150,6 +154,9 @@ func (v *trackerView) lookup(c *viewContext, st *report.Store) tea.Cmd {
 		v.lookupGen++
 		v.toLookUp = append(v.toLookUp[:0], v.payouts.newestFirst()...)
 	}
+	if v.lookupBusy {
+		return nil // the payouts wait in toLookUp for the next one
+	}
 	queued := v.toLookUp
 	v.toLookUp = v.toLookUp[:0]
 	if !hasRows && g == nil {
@@ -165,6 +172,7 @@ func (v *trackerView) lookup(c *viewContext, st *report.Store) tea.Cmd {
 	if len(want) == 0 {
 		return nil
 	}
+	v.lookupBusy = true
 	return func() tea.Msg {
 		var msg payoutRowsMsg
 		if hasRows {
@@ -186,6 +194,7 @@ func (v *trackerView) lookup(c *viewContext, st *report.Store) tea.Cmd {
 }
 
 func (v *trackerView) applyRows(c *viewContext, msg payoutRowsMsg) {
+	v.lookupBusy = false
 	for id, t := range msg.rows {
 		if p := v.byID[id]; p != nil && p.req == nil && p.row == nil {
 			t := t
