@@ -89,9 +89,9 @@ type trackerView struct {
 	// stream of events the new payouts gather into the next one instead
 	// of each batch scanning the report and reading the record.
 	lookupBusy bool
-	nav         listNav
-	filter      filterBar
-	pageH       int
+	nav        listNav
+	filter     filterBar
+	pageH      int
 	// toRecord are the payouts that finished since the last
 	// recordOutcomes, for the audit record.
 	toRecord []*trackedPayout
