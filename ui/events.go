@@ -263,7 +263,7 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 		cells[2] = ev.Type
 		cells[3] = ev.EventID
 		cells[4] = ev.PayoutID
-		cells[5] = listSummary(ev, ws[4] == 0)
+		cells[5] = v.summary(v.shown[i], ws[4] == 0)
 		var line strings.Builder
 		line.WriteString(gutter(i == v.nav.cursor, false))
 		renderCells(&line, eventCols, ws, cells)

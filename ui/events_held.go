@@ -22,7 +22,11 @@ type heldEvents struct {
 	// hay is each held event's lowercase filter text (type, ids,
 	// summary), parallel to ring: a keystroke then costs a substring
 	// search per event, no JSON decoding and no lowercasing.
-	hay   []string
+	hay []string
+	// sums is each held event's summary, made once: an external
+	// payment's amount is read from its JSON body when it arrives, not
+	// on every frame.
+	sums  []string
 	total int // events received this session; held are [total-len(ring), total)
 
 	shown []int // absolute numbers of the held events that pass, ascending
@@ -45,20 +49,33 @@ func (h *heldEvents) at(n int) *relayclient.Event { return &h.ring[n%h.limit] }
 func (h *heldEvents) isHeld(n int) bool { return n >= h.dropped() && n < h.total }
 
 // eventHay is the text the filter searches, lowercased once.
-func eventHay(ev *relayclient.Event) string {
-	return strings.ToLower(ev.Type + " " + ev.EventID + " " + ev.PayoutID + " " + eventSummary(ev))
+func eventHay(ev *relayclient.Event, summary string) string {
+	return strings.ToLower(ev.Type + " " + ev.EventID + " " + ev.PayoutID + " " + summary)
+}
+
+// summary is event n's summary for the list: without the payout id when
+// the list shows a Payout ID column (see listSummary).
+func (h *heldEvents) summary(n int, withID bool) string {
+	ev := h.at(n)
+	if !withID && ev.PayoutID != "" {
+		return listSummary(ev, false) // no body to read
+	}
+	return h.sums[n%h.limit]
 }
 
 // push adds one event, dropping the oldest when the ring is full, and
 // checks it against the active filters. It returns whether it is shown.
 func (h *heldEvents) push(ev relayclient.Event) bool {
 	n := h.total
-	hay := eventHay(&ev)
+	sum := eventSummary(&ev)
+	hay := eventHay(&ev, sum)
 	if len(h.ring) < h.limit {
 		h.ring = append(h.ring, ev)
 		h.hay = append(h.hay, hay)
+		h.sums = append(h.sums, sum)
 	} else {
-		h.ring[n%h.limit], h.hay[n%h.limit] = ev, hay
+		i := n % h.limit
+		h.ring[i], h.hay[i], h.sums[i] = ev, hay, sum
 	}
 	h.total++
 	// The oldest shown may just have been overwritten.

@@ -7,8 +7,9 @@ import "slices"
 const DefaultTrackerKeepFinal = 1000
 
 // recentEventIDs is how many applied event ids the tracker remembers to
-// ignore the relay's resends: as many as the Events view holds.
-const recentEventIDs = maxEvents
+// ignore the relay's resends (the subscriber resumes after the last
+// sequence number it saw, so a resend is one of the latest few).
+const recentEventIDs = 4096
 
 // The tracker keeps what a person follows: this profile's own payouts,
 // those still in flight, and the latest keepFinal finished ones; the
