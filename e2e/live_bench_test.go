@@ -116,14 +116,33 @@ func onCore(pinned bool, core string, argv ...string) *exec.Cmd {
 // liveFigures are one phase's measurements.
 type liveFigures struct {
 	filterKeys, otherKeys []time.Duration
+	slowest               []slowKey // the five slowest keys, slowest first
 }
 
-func (f *liveFigures) add(filter bool, d time.Duration) {
+// slowKey says which key was slow and when, to set it beside the load.
+type slowKey struct {
+	key string
+	at  time.Time
+	d   time.Duration
+}
+
+func (f *liveFigures) add(filter bool, key string, at time.Time, d time.Duration) {
 	if filter {
 		f.filterKeys = append(f.filterKeys, d)
 	} else {
 		f.otherKeys = append(f.otherKeys, d)
 	}
+	f.slowest = append(f.slowest, slowKey{key, at, d})
+	slices.SortFunc(f.slowest, func(a, b slowKey) int { return int(b.d - a.d) })
+	f.slowest = f.slowest[:min(len(f.slowest), 5)]
+}
+
+func (f *liveFigures) slowText(t0 time.Time) string {
+	var parts []string
+	for _, k := range f.slowest {
+		parts = append(parts, fmt.Sprintf("%q %.0fms at +%.0fs", k.key, float64(k.d.Microseconds())/1000, k.at.Sub(t0).Seconds()))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func medianWorst(ds []time.Duration) (med, worst float64) {
@@ -253,14 +272,16 @@ func runLiveAtVolume(b *testing.B, dur time.Duration, rate int, idle time.Durati
 	// CPU per 1,000 events in the first and the last third of the load.
 	smu.Lock()
 	defer smu.Unlock()
+	// Thirds of the events the relay stored (not of the time: on a busy
+	// machine delivery lags the schedule and catches up later).
 	third := func(k int) (perK float64, pct float64) {
-		start, end := samples[0].at.Add(dur*time.Duration(k)/3), samples[0].at.Add(dur*time.Duration(k+1)/3)
+		lo, hi := stored*int64(k)/3, stored*int64(k+1)/3
 		var a, z *sample
 		for i := range samples {
-			if a == nil && !samples[i].at.Before(start) {
+			if a == nil && samples[i].n >= lo {
 				a = &samples[i]
 			}
-			if !samples[i].at.After(end) {
+			if z == nil && samples[i].n >= hi {
 				z = &samples[i]
 			}
 		}
@@ -281,6 +302,13 @@ func runLiveAtVolume(b *testing.B, dur time.Duration, rate int, idle time.Durati
 	capAt := int64(eventsCap)
 	if want <= eventsCap+2000 {
 		capAt = 3 * trackerCap * 2
+	}
+	var atCap, peak int64
+	for _, smp := range samples {
+		if atCap == 0 && smp.n >= capAt {
+			atCap = smp.rss
+		}
+		peak = max(peak, smp.rss)
 	}
 	var xs, ys []float64
 	for _, smp := range samples {
@@ -307,7 +335,9 @@ func runLiveAtVolume(b *testing.B, dur time.Duration, rate int, idle time.Durati
 	b.ReportMetric(growth, "rss-MB/10k-events-after-caps")
 	b.ReportMetric(float64(onScreen), "events-on-screen")
 
-	pf := func(format string, args ...any) { b.Logf(format, args...) }
+	// Printed, not logged: the testing package cuts a benchmark's log
+	// to its first lines.
+	pf := func(format string, args ...any) { fmt.Printf("live: "+format+"\n", args...) }
 	pf("dashboard pinned to core 0, load to core 1: %v; %d events at %d/s over %s, %d stored by the relay (%d signatures verified), %d counted on screen",
 		pinned, want, rate, dur, stored, verified, onScreen)
 	pf("%-44s %18s %18s %22s", "", "quiet, none held", "under load", "quiet, 20,000 held")
@@ -323,7 +353,19 @@ func runLiveAtVolume(b *testing.B, dur time.Duration, rate int, idle time.Durati
 	pf("%-44s %18s %8.1f → %7.1f %22s", "CPU % of a core, first → last third", "—", firstPct, lastPct, "—")
 	pf("%-44s %18.2f %18.2f %22.2f", "RSS growth MiB (quiet: over the phase)", float64(idleRSS0)/1024, growth, float64(idleRSS1)/1024)
 	pf("%-44s %18.1f %18.1f %22.1f", "RSS MiB", float64(rss0)/1024, float64(whole.rss)/1024, float64(rss1)/1024)
-	pf("(under load, RSS growth is per 10,000 events after %d events)", capAt)
+	pf("(under load, RSS growth is the slope per 10,000 events after %d events: RSS %.1f MiB there, %.1f at the end, peak %.1f)",
+		capAt, float64(atCap)/1024, float64(whole.rss)/1024, float64(peak)/1024)
+	t0 := samples[0].at // the load's start
+	pf("slowest keys, quiet before: %s", quiet0.slowText(t0))
+	pf("slowest keys, under load:   %s", loaded.slowText(t0))
+	pf("slowest keys, quiet after:  %s", quiet1.slowText(t0))
+	var series []string
+	for i, smp := range samples {
+		if i%10 == 0 || i == len(samples)-1 {
+			series = append(series, fmt.Sprintf("+%.0fs %d ev %.1f MiB", smp.at.Sub(t0).Seconds(), smp.n, float64(smp.rss)/1024))
+		}
+	}
+	pf("RSS under load: %s", strings.Join(series, "; "))
 	evLine, _ := line(s.text(), " events · ")
 	s.press("3")
 	trLine, _ := line(s.waitText(10*time.Second, "followed"), "followed")
@@ -520,7 +562,7 @@ func (k *liveKeys) round(f *liveFigures, round int) {
 	k.key(f, false, "/", func(t string) bool { return filterLine(t) == "/type, event id, payout id, summary" })
 	// A payout id seen lately, as a person pastes or types one; the first
 	// characters match many events, the later ones few.
-	q := liveID(max(0, round*7)%4096)[:8] + "-1ive"
+	q := liveID(max(0, round*7) % 4096)[:8] + "-1ive"
 	for i := range len(q) {
 		want := "/" + q[:i+1]
 		pause()
@@ -552,7 +594,7 @@ func (k *liveKeys) key(f *liveFigures, filter bool, key string, shown func(strin
 			s.t.Fatalf("%q: its effect not on screen after 10s:\n%s", key, s.text())
 		}
 	}
-	f.add(filter, time.Since(start))
+	f.add(filter, key, start, time.Since(start))
 }
 
 // filterLine is the Events filter bar as shown ("/" and the text), or "".
