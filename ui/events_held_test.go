@@ -163,3 +163,28 @@ func BenchmarkEventsFilterKeystroke(b *testing.B) {
 	b.ReportMetric(float64(worst.Microseconds())/1000, "worst-ms")
 	b.ReportMetric(float64(h.m.events.held()), "held")
 }
+
+// shownIndexOfSeq finds an event's line among those shown, so a
+// selection kept by id survives filtering and the oldest being dropped.
+func TestEventsShownIndexOfSeq(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10), Events: closedEvents(nil), States: liveState()}, 120, 40)
+	v := &h.m.events
+	v.heldEvents = newHeldEvents(4)
+	var evs []relayclient.Event
+	for i := range 6 {
+		evs = append(evs, payoutEvent(i+1, otherID(i), api.StateSettled))
+	}
+	h.send(relayEventsMsg{events: evs})
+	if got := v.shownIndexOfSeq(3); got != 0 {
+		t.Errorf("seq 3, the oldest held, at line %d, want 0", got)
+	}
+	if got := v.shownIndexOfSeq(1); got != -1 {
+		t.Errorf("seq 1 was dropped but is at line %d", got)
+	}
+	h.key("4")
+	h.key("/")
+	h.typeText(otherID(4)[:8])
+	if got, gone := v.shownIndexOfSeq(5), v.shownIndexOfSeq(6); got != 0 || gone != -1 {
+		t.Errorf("filtered: seq 5 at line %d (want 0), seq 6 at %d (want -1)", got, gone)
+	}
+}
