@@ -119,20 +119,24 @@ type liveFigures struct {
 	slowest               []slowKey // the five slowest keys, slowest first
 }
 
-// slowKey says which key was slow and when, to set it beside the load.
+// slowKey says which key was slow and when, to set it beside the load,
+// and how much of it the dashboard spent on a core and waiting for one
+// (its threads' /proc schedstat): a key that waited is the machine's
+// load, one that ran is the dashboard's work.
 type slowKey struct {
-	key string
-	at  time.Time
-	d   time.Duration
+	key       string
+	at        time.Time
+	d         time.Duration
+	ran, wait time.Duration
 }
 
-func (f *liveFigures) add(filter bool, key string, at time.Time, d time.Duration) {
+func (f *liveFigures) add(filter bool, k slowKey) {
 	if filter {
-		f.filterKeys = append(f.filterKeys, d)
+		f.filterKeys = append(f.filterKeys, k.d)
 	} else {
-		f.otherKeys = append(f.otherKeys, d)
+		f.otherKeys = append(f.otherKeys, k.d)
 	}
-	f.slowest = append(f.slowest, slowKey{key, at, d})
+	f.slowest = append(f.slowest, k)
 	slices.SortFunc(f.slowest, func(a, b slowKey) int { return int(b.d - a.d) })
 	f.slowest = f.slowest[:min(len(f.slowest), 5)]
 }
@@ -140,7 +144,8 @@ func (f *liveFigures) add(filter bool, key string, at time.Time, d time.Duration
 func (f *liveFigures) slowText(t0 time.Time) string {
 	var parts []string
 	for _, k := range f.slowest {
-		parts = append(parts, fmt.Sprintf("%q %.0fms at +%.0fs", k.key, float64(k.d.Microseconds())/1000, k.at.Sub(t0).Seconds()))
+		parts = append(parts, fmt.Sprintf("%q %.0fms at %+.0fs (ran %.0fms, waited for a core %.0fms)", k.key,
+			float64(k.d.Microseconds())/1000, k.at.Sub(t0).Seconds(), float64(k.ran.Microseconds())/1000, float64(k.wait.Microseconds())/1000))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -198,7 +203,7 @@ func runLiveAtVolume(b *testing.B, dur time.Duration, rate int, idle time.Durati
 	s.press("4")
 	s.waitText(10*time.Second, "0 of 0 events")
 
-	keys := liveKeys{s: s}
+	keys := liveKeys{s: s, pid: pid}
 	// Quiet, before any event: the anchors.
 	quiet0 := keys.phase(idle, nil)
 	cpu0, rss0 := procCPU(b, pid), procStatus(b, pid, "VmRSS")
@@ -399,6 +404,28 @@ func procNow(pid int) (cpu time.Duration, rss int64, ok bool) {
 	return time.Duration(u+st) * 10 * time.Millisecond, rss, true
 }
 
+// schedstat sums, over a process's threads, the time spent on a core
+// and the time spent runnable but waiting for one (/proc/<pid>/task/
+// <tid>/schedstat, nanoseconds).
+func schedstat(pid int) (ran, wait time.Duration) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, _ := os.ReadDir(dir)
+	for _, t := range tasks {
+		raw, err := os.ReadFile(dir + "/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(raw))
+		if len(f) < 2 {
+			continue
+		}
+		r, _ := strconv.ParseInt(f[0], 10, 64)
+		w, _ := strconv.ParseInt(f[1], 10, 64)
+		ran, wait = ran+time.Duration(r), wait+time.Duration(w)
+	}
+	return ran, wait
+}
+
 // slope is the least-squares slope of ys over xs (0 with fewer than two).
 func slope(xs, ys []float64) float64 {
 	n := float64(len(xs))
@@ -528,7 +555,10 @@ func (g *loadGen) run(dur time.Duration) {
 // liveKeys types the keys a person uses while watching: switching views,
 // and filtering the Events view by a payout id, timing each from the
 // write to the pty until the screen shows its effect.
-type liveKeys struct{ s *screen }
+type liveKeys struct {
+	s   *screen
+	pid int
+}
 
 // phase runs rounds of keys for d, or until done is closed when done is
 // not nil.
@@ -585,6 +615,7 @@ func (k *liveKeys) key(f *liveFigures, filter bool, key string, shown func(strin
 	if shown(s.text()) {
 		s.t.Fatalf("the effect of %q is on screen before the key:\n%s", key, s.text())
 	}
+	ran0, wait0 := schedstat(k.pid)
 	start := time.Now()
 	if _, err := io.WriteString(s.pty, key); err != nil {
 		s.t.Fatalf("type %q: %v", key, err)
@@ -594,7 +625,9 @@ func (k *liveKeys) key(f *liveFigures, filter bool, key string, shown func(strin
 			s.t.Fatalf("%q: its effect not on screen after 10s:\n%s", key, s.text())
 		}
 	}
-	f.add(filter, key, start, time.Since(start))
+	d := time.Since(start)
+	ran1, wait1 := schedstat(k.pid)
+	f.add(filter, slowKey{key: key, at: start, d: d, ran: ran1 - ran0, wait: wait1 - wait0})
 }
 
 // filterLine is the Events filter bar as shown ("/" and the text), or "".
