@@ -242,6 +242,7 @@ func runLiveAtVolume(b *testing.B, dur time.Duration, rate int, idle time.Durati
 	go func() { defer close(genDone); gen.run(dur) }()
 	loaded := keys.phase(dur, genDone)
 	<-genDone
+	genEnd := time.Now()
 	if f := gen.failed.Load(); f > 0 {
 		b.Fatalf("%d of %d triggers failed: %s", f, gen.sent.Load(), gen.lastErr.Load())
 	}
@@ -249,14 +250,22 @@ func runLiveAtVolume(b *testing.B, dur time.Duration, rate int, idle time.Durati
 	// Every event reaches the screen: the count held plus the count
 	// dropped equals what the relay stored (the relay's own count).
 	want := gen.sent.Load()
-	var stored int64
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+	// On a busy machine the sandbox's deliveries lag the schedule; wait
+	// while the relay still makes progress.
+	var stored, before int64
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
 		if stored, _ = relay.stored(); stored >= want {
 			break
 		}
-		if time.Now().After(deadline) {
-			b.Fatalf("the relay stored %d of %d events", stored, want)
+		if stored > before {
+			before, deadline = stored, time.Now().Add(time.Minute)
 		}
+		if time.Now().After(deadline) {
+			b.Fatalf("the relay stored %d of %d events and no more for a minute", stored, want)
+		}
+	}
+	if lag := time.Since(genEnd); lag > 5*time.Second {
+		fmt.Printf("live: the relay stored the last event %.0fs after the schedule: the load's core could not keep up\n", lag.Seconds())
 	}
 	var onScreen int64
 	s.waitFor("the screen to count every event the relay stored", 2*time.Minute, func(txt string) bool {
