@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/relayclient"
 )
 
@@ -23,11 +24,15 @@ type heldEvents struct {
 	// summary), parallel to ring: a keystroke then costs a substring
 	// search per event, no JSON decoding and no lowercasing.
 	hay []string
-	// sums is each held event's summary, made once: an external
-	// payment's amount is read from its JSON body when it arrives, not
-	// on every frame.
+	// sums is, for an event whose summary reads its JSON body (an
+	// external payment's amount), that summary, made once when it
+	// arrives rather than on every frame; "" for the others, whose
+	// summary is a few of their fields.
 	sums  []string
-	total int // events received this session; held are [total-len(ring), total)
+	total int
+	// names interns the strings every event repeats (type, family,
+	// state, header names), so 20,000 held events share one copy.
+	names map[string]string // events received this session; held are [total-len(ring), total)
 
 	shown []int // absolute numbers of the held events that pass, ascending
 	// shownQ and shownTyp are the filters shown was computed with: a
@@ -35,7 +40,39 @@ type heldEvents struct {
 	shownQ, shownTyp string
 }
 
-func newHeldEvents(limit int) heldEvents { return heldEvents{limit: limit} }
+func newHeldEvents(limit int) heldEvents { return heldEvents{limit: limit, names: map[string]string{}} }
+
+// maxNames bounds the interned strings: a stream of made-up types from a
+// hostile sender stops being interned, it does not grow the table.
+const maxNames = 256
+
+func (h *heldEvents) intern(s string) string {
+	if c, ok := h.names[s]; ok {
+		return c
+	}
+	if len(h.names) < maxNames && len(s) <= 64 {
+		h.names[s] = s
+	}
+	return s
+}
+
+// compact makes ev share the strings every event repeats. The header
+// values that differ per event (signature, timestamp) are kept as they
+// came; content type and user agent are the same on every delivery.
+func (h *heldEvents) compact(ev *relayclient.Event) {
+	ev.Type, ev.Family, ev.State, ev.Reason = h.intern(ev.Type), h.intern(ev.Family), h.intern(ev.State), h.intern(ev.Reason)
+	if len(ev.Headers) == 0 {
+		return
+	}
+	hs := make(map[string]string, len(ev.Headers))
+	for k, v := range ev.Headers {
+		if k == "Content-Type" || k == "User-Agent" {
+			v = h.intern(v)
+		}
+		hs[h.intern(k)] = v
+	}
+	ev.Headers = hs
+}
 
 // held is how many events are in memory; dropped how many older ones
 // were let go (the relay still has them).
@@ -57,18 +94,22 @@ func eventHay(ev *relayclient.Event, summary string) string {
 // the list shows a Payout ID column (see listSummary).
 func (h *heldEvents) summary(n int, withID bool) string {
 	ev := h.at(n)
-	if !withID && ev.PayoutID != "" {
-		return listSummary(ev, false) // no body to read
+	if s := h.sums[n%h.limit]; s != "" && (withID || ev.PayoutID == "") {
+		return s
 	}
-	return h.sums[n%h.limit]
+	return listSummary(ev, withID) // reads no body
 }
 
 // push adds one event, dropping the oldest when the ring is full, and
 // checks it against the active filters. It returns whether it is shown.
 func (h *heldEvents) push(ev relayclient.Event) bool {
 	n := h.total
+	h.compact(&ev)
 	sum := eventSummary(&ev)
 	hay := eventHay(&ev, sum)
+	if ev.Type != api.EventExternalPaymentReceived {
+		sum = "" // made from its fields when shown
+	}
 	if len(h.ring) < h.limit {
 		h.ring = append(h.ring, ev)
 		h.hay = append(h.hay, hay)

@@ -93,6 +93,14 @@ func TestEventsFilterEqualsFullSearch(t *testing.T) {
 			if got, want := v.shown, shownByFullSearch(v); !slices.Equal(got, want) {
 				t.Fatalf("seed %d step %d, filter %q type %q: shown %v, a full search shows %v", seed, step, v.filter.query(), v.typ, got, want)
 			}
+			// The summaries made on arrival are those made from scratch.
+			for n := v.dropped(); n < v.total; n++ {
+				for _, withID := range []bool{true, false} {
+					if got, want := v.summary(n, withID), listSummary(v.at(n), withID); got != want {
+						t.Fatalf("event %d summary %q, made from scratch %q", n, got, want)
+					}
+				}
+			}
 		}
 	}
 }
