@@ -55,6 +55,7 @@ type trackedPayout struct {
 	finishTurn      int    // its live entry in the finished queue, 0 if none
 	finishedAs      string // the final state it was queued with
 	outcomeRecorded bool   // its final state went to the audit record
+	pinned          bool   // followed from the report (p): never dropped
 	lookupGen       int    // the lookup generation it was last searched in
 }
 
@@ -496,6 +497,7 @@ func (v *trackerView) detail(c *viewContext, p *trackedPayout, w int) string {
 // arrive later move it on as for any payout.
 func (v *trackerView) follow(c *viewContext, t api.Transaction) {
 	p := v.get(c, t.TransactionID)
+	p.pinned = true
 	if p.row == nil && p.req == nil {
 		p.row = &t
 	}

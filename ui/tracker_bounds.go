@@ -17,9 +17,10 @@ const recentEventIDs = 4096
 // Everything it does per event is a map look-up or a queue push, so an
 // event costs the same after 100,000 as after 100.
 
-// own reports whether the payout is this profile's: sent from this
-// dashboard, or held by the profile's audit record.
-func (p *trackedPayout) own() bool { return p.mine || p.recorded != nil }
+// kept reports whether the payout stays whatever its age: this
+// profile's own (sent from this dashboard, or held by the profile's
+// audit record), or one the person chose to follow from the report.
+func (p *trackedPayout) kept() bool { return p.mine || p.recorded != nil || p.pinned }
 
 func (p *trackedPayout) final() bool { return stateRank(p.state) >= 3 }
 
@@ -157,7 +158,7 @@ func (v *trackerView) noteState(p *trackedPayout) {
 	if !p.outcomeRecorded {
 		v.toRecord = append(v.toRecord, p)
 	}
-	if p.own() {
+	if p.kept() {
 		v.finished.forget(p)
 		return
 	}
@@ -177,7 +178,7 @@ func (v *trackerView) trim() {
 		if p == nil {
 			return
 		}
-		if p.own() || !p.final() || v.byID[p.id] != p {
+		if p.kept() || !p.final() || v.byID[p.id] != p {
 			continue // kept for another reason, or gone already
 		}
 		v.drop(p)

@@ -22,9 +22,10 @@ func payoutEvent(seq int, id, state string) relayclient.Event {
 func otherID(i int) string { return fmt.Sprintf("0000%04d-8888-4777-8666-000000000000", i) }
 
 // The tracker keeps what a person follows: the payout sent from this
-// dashboard (finished long ago), payouts still in flight (however old),
-// and the latest N finished ones of others; older finished ones are
-// dropped, and the screen says how many and where they are.
+// dashboard (finished long ago), one followed from the report, payouts
+// still in flight (however old), and the latest N finished ones of
+// others; older finished ones are dropped, and the screen says how many
+// and where they are.
 func TestTrackerKeepsOwnInFlightAndLatestFinished(t *testing.T) {
 	fb := newFake(10)
 	h := newHarness(t, Options{Backend: fb, States: liveState(), TrackerKeepFinal: 3}, 120, 40)
@@ -36,6 +37,10 @@ func TestTrackerKeepsOwnInFlightAndLatestFinished(t *testing.T) {
 	// Mine settles first, and two others start and never finish.
 	h.send(relayEventsMsg{events: []relayclient.Event{next(mine, api.StateSettled),
 		next(otherID(900), api.StateAuthorised), next(otherID(901), api.StateSubmitted)}})
+	// One from the report, followed with p: settled already.
+	picked := genTx(3)
+	picked.Status = api.StateSettled
+	h.send(trackPayoutMsg{tx: picked})
 	// Ten others finish, one event at a time, the last one rejected.
 	for i := range 10 {
 		state := api.StateSettled
@@ -45,7 +50,7 @@ func TestTrackerKeepsOwnInFlightAndLatestFinished(t *testing.T) {
 		h.send(relayEventsMsg{events: []relayclient.Event{next(otherID(i), api.StateAuthorised), next(otherID(i), state)}})
 	}
 	tr := &h.m.tracker
-	want := []string{mine, otherID(900), otherID(901), otherID(7), otherID(8), otherID(9)}
+	want := []string{mine, picked.TransactionID, otherID(900), otherID(901), otherID(7), otherID(8), otherID(9)}
 	for _, id := range want {
 		if tr.byID[id] == nil {
 			t.Errorf("payout %s was dropped; the tracker keeps its own, those in flight and the latest 3 finished", id)
@@ -60,13 +65,13 @@ func TestTrackerKeepsOwnInFlightAndLatestFinished(t *testing.T) {
 		t.Errorf("%d payouts tracked, %d listed; want %d", n, len(tr.visible()), len(want))
 	}
 	h.key("3")
-	mustContain(t, h.view(), "6 payouts followed",
+	mustContain(t, h.view(), "7 payouts followed",
 		"7 older finished payouts dropped (latest 3 kept): see 2 Report, or paydash events tail --since 0 --payout <id>")
 
 	// A late event for a dropped payout brings it back as news, and the
 	// oldest kept finished one makes room.
 	h.send(relayEventsMsg{events: []relayclient.Event{next(otherID(0), api.StateRejected)}})
-	if tr.byID[otherID(0)] == nil || tr.byID[otherID(7)] != nil || tr.byID[mine] == nil {
+	if tr.byID[otherID(0)] == nil || tr.byID[otherID(7)] != nil || tr.byID[mine] == nil || tr.byID[picked.TransactionID] == nil {
 		t.Errorf("after a late event for a dropped payout: it is held %v, the oldest kept finished one %v, mine %v",
 			tr.byID[otherID(0)] != nil, tr.byID[otherID(7)] != nil, tr.byID[mine] != nil)
 	}
