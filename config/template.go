@@ -66,7 +66,8 @@ balance_refresh = "10s"
 report_refresh = "60s"
 
 # How many finished payouts of others the dashboard's Payouts tracker keeps
-# (newest first); this profile's own and those in flight are always kept.
+# (newest first); this profile's own, those followed from the report (p)
+# and those in flight are always kept.
 # Older ones are in the report and the relay (paydash events tail).
 tracker_keep_final = 1000
 

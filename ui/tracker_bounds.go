@@ -1,10 +1,14 @@
 package ui
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/paydash/paydash/config"
+)
 
 // DefaultTrackerKeepFinal is how many finished payouts of others the
 // Payouts tracker keeps when the profile does not say (tracker_keep_final).
-const DefaultTrackerKeepFinal = 1000
+const DefaultTrackerKeepFinal = config.DefaultTrackerKeepFinal
 
 // recentEventIDs is how many applied event ids the tracker remembers to
 // ignore the relay's resends (the subscriber resumes after the last

@@ -63,7 +63,8 @@ type Options struct {
 	ReportRefresh time.Duration
 	// TrackerKeepFinal is how many finished payouts of others the
 	// Payouts tracker keeps (default DefaultTrackerKeepFinal); this
-	// profile's own and those in flight are always kept.
+	// profile's own, those followed from the report and those in flight
+	// are always kept.
 	TrackerKeepFinal int
 	// LowBalance is the warning threshold per currency, in minor units.
 	LowBalance map[string]int64
