@@ -150,7 +150,7 @@ func (f *liveFigures) add(filter, full bool, k slowKey) {
 func (f *liveFigures) slowText(t0 time.Time) string {
 	var parts []string
 	for _, k := range f.slowest {
-		parts = append(parts, fmt.Sprintf("%q %.0fms at %+.0fs (ran %.0fms, waited for a core %.0fms)", k.key,
+		parts = append(parts, fmt.Sprintf("%q %.0fms at %+.0fs (its threads ran %.0fms, waited for a core %.0fms)", k.key,
 			float64(k.d.Microseconds())/1000, k.at.Sub(t0).Seconds(), float64(k.ran.Microseconds())/1000, float64(k.wait.Microseconds())/1000))
 	}
 	return strings.Join(parts, ", ")
@@ -282,6 +282,10 @@ func runLiveAtVolume(b *testing.B, dur time.Duration, rate int, idle time.Durati
 	})
 	close(stopSampling)
 	<-sampled
+	// The last sample: every event on screen.
+	if cpu, rss, ok := procNow(pid); ok {
+		samples = append(samples, sample{at: time.Now(), n: stored, cpu: cpu, rss: rss})
+	}
 	verified, _ := relay.verified()
 
 	// Quiet again, with the Events view full: the anchors after.
