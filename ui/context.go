@@ -41,6 +41,9 @@ type viewContext struct {
 	// read only (the payout form offers them as source accounts, the
 	// payment and mandate forms as merchant accounts).
 	accounts []api.Balance
+
+	// wb is the webhook workbench's shared state (events_workbench.go).
+	wb *workbenchState
 }
 
 // flash is the status line's one-line message. It belongs to the view
@@ -86,10 +89,10 @@ func after(clk clock.Clock, d time.Duration, msg tea.Msg) tea.Cmd {
 // stateStyle colours a payout or transaction state: done green, failed
 // red, anything in between amber.
 func (c *viewContext) stateStyle(status string) *lipgloss.Style {
-	switch status {
-	case api.StateSettled, api.StateExecuted:
+	switch {
+	case api.StatePaid(status):
 		return &c.st.good
-	case api.StateFailed, api.StateRejected:
+	case api.IsFinalState(status):
 		return &c.st.bad
 	}
 	return &c.st.warn

@@ -13,6 +13,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/termtext"
 )
 
 type eventsView struct {
@@ -26,6 +27,7 @@ type eventsView struct {
 	openIdx int // absolute number of the open event
 	vp      viewport.Model
 	pageH   int
+	wb      eventsWorkbench // events_workbench.go
 }
 
 func newEventsView() eventsView {
@@ -37,7 +39,7 @@ func newEventsView() eventsView {
 // each event is checked against the active filter as it arrives, and the
 // oldest beyond the cap are let go.
 func (v *eventsView) add(evs []relayclient.Event) {
-	sel := v.selected()
+	sel := v.cursorEvent()
 	added := 0
 	for _, ev := range evs {
 		if v.push(ev) {
@@ -55,8 +57,8 @@ func (v *eventsView) add(evs []relayclient.Event) {
 	}
 }
 
-// selected is the absolute number of the event under the cursor, or -1.
-func (v *eventsView) selected() int {
+// cursorEvent is the absolute number of the event under the cursor, or -1.
+func (v *eventsView) cursorEvent() int {
 	if v.nav.cursor >= 0 && v.nav.cursor < len(v.shown) {
 		return v.shown[v.nav.cursor]
 	}
@@ -72,10 +74,11 @@ func (v *eventsView) reselect(sel int) {
 	}
 }
 
-// refilter applies the type and text filters, keeping the selection.
+// refilter applies the type, failed-only and text filters, keeping the
+// selection.
 func (v *eventsView) refilter() {
-	sel := v.selected()
-	v.setFilter(v.typ, v.filter.query())
+	sel := v.cursorEvent()
+	v.setFilter(eventFilter{typ: v.typ, failedOnly: v.wb.failedOnly, q: v.filter.query()})
 	v.reselect(sel)
 }
 
@@ -117,6 +120,8 @@ func listSummary(ev *relayclient.Event, withID bool) string {
 	}
 	if f := ev.Forward; f != nil {
 		switch {
+		case f.Answer != nil && f.Answer.Status > 0 && !f.Answer.OK():
+			s += " · forward failed: HTTP " + itoa(f.Answer.Status)
 		case f.Error != "":
 			s += " · forward failed: " + clean(f.Error)
 		case f.StatusCode != 0:
@@ -126,11 +131,11 @@ func listSummary(ev *relayclient.Event, withID bool) string {
 	return s
 }
 
-func (v *eventsView) capturing() bool { return v.filter.active }
+func (v *eventsView) capturing() bool { return v.filter.active || v.wb.searching || v.wb.picking }
 
 func (v *eventsView) startFilter() (tea.Cmd, bool) {
 	if v.open {
-		return nil, false
+		return v.startSearch(), true
 	}
 	return v.filter.start(), true
 }
@@ -142,13 +147,13 @@ func (v *eventsView) keys(c *viewContext) helpMap {
 		return filterBarKeys(c.keys)
 	case v.open:
 		return helpMap{
-			short: []key.Binding{g.Up, g.Down, c.keys.CopyBody, g.Back},
-			full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown}, {c.keys.CopyBody, g.Back}},
+			short: []key.Binding{g.Up, g.Down, c.keys.CopyBody, keySearch, g.Back},
+			full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown}, {c.keys.CopyBody, g.Back}, v.workbenchHelp(c)},
 		}
 	}
 	return helpMap{
 		short: []key.Binding{c.keys.Follow, c.keys.EventType, g.Filter, c.keys.OpenEvent},
-		full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom}, {c.keys.Follow, c.keys.EventType, g.Filter}, {c.keys.OpenEvent, c.keys.CopyBody}},
+		full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom}, {c.keys.Follow, c.keys.EventType, g.Filter}, {c.keys.OpenEvent, c.keys.CopyBody}, v.workbenchHelp(c)},
 	}
 }
 
@@ -159,6 +164,9 @@ func (v *eventsView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 			v.refilter()
 			v.nav.clamp(len(v.shown), v.pageH)
 		}
+		return cmd
+	}
+	if cmd, ok := v.workbenchKey(c, k); ok {
 		return cmd
 	}
 	if v.open {
@@ -197,8 +205,9 @@ func (v *eventsView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, c.keys.OpenEvent) && v.nav.cursor < len(v.shown) && len(v.shown) > 0:
 		v.open = true
 		v.openIdx = v.shown[v.nav.cursor]
-		v.vp.SetContent(v.detail(c, v.at(v.openIdx)))
+		v.wb.base, v.wb.query = v.detail(c, v.at(v.openIdx)), ""
 		v.vp.GotoTop()
+		v.setContent(c)
 	case key.Matches(k, c.keys.CopyBody) && v.nav.cursor < len(v.shown) && len(v.shown) > 0:
 		return c.copyText(string(v.at(v.shown[v.nav.cursor]).Body), "event body")
 	case key.Matches(k, c.keys.Back):
@@ -245,9 +254,16 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 		info = c.st.muted.Render("no relay configured: events and live payout updates need paydash relay")
 	}
 	b.WriteString(fit(info, w) + "\n")
+	if v.wb.picking {
+		return b.String() + v.pickerView(c, w)
+	}
+	listH := max(h-3, 1)
+	if banner := v.lateBanner(c, w); banner != "" {
+		b.WriteString(banner + "\n")
+		listH = max(listH-1, 1)
+	}
 	ws := layoutCols(eventCols, w-1)
 	b.WriteString(c.st.header.Render(" "+headerCells(eventCols, ws)) + "\n")
-	listH := max(h-3, 1)
 	v.pageH = listH
 	v.nav.clamp(len(v.shown), listH)
 	if v.follow {
@@ -263,7 +279,7 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 		cells[2] = ev.Type
 		cells[3] = ev.EventID
 		cells[4] = ev.PayoutID
-		cells[5] = v.summary(v.shown[i], ws[4] == 0)
+		cells[5] = c.lateMark(ev.PayoutID) + v.summary(v.shown[i], ws[4] == 0)
 		var line strings.Builder
 		line.WriteString(gutter(i == v.nav.cursor, false))
 		renderCells(&line, eventCols, ws, cells)
@@ -279,9 +295,19 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 
 func (v *eventsView) openView(c *viewContext, w, h int) string {
 	ev := v.at(v.openIdx)
-	title := c.st.title.Render("Event #"+strconv.FormatUint(ev.Seq, 10)+" "+clean(ev.Type)) + c.st.muted.Render("  esc back · y copy body · ↑/↓ scroll")
+	title := c.st.title.Render("Event #"+strconv.FormatUint(ev.Seq, 10)+" "+clean(ev.Type)) + c.st.muted.Render("  esc back · y body · Y headers · / search · R resend")
 	v.vp.Width, v.vp.Height = w, max(h-2, 1)
-	return fit(title, w) + "\n\n" + v.vp.View()
+	second := ""
+	switch {
+	case v.wb.searching:
+		second = v.wb.search.View()
+	case v.wb.query != "":
+		second = c.st.muted.Render("/" + termtext.Safe(v.wb.query) + " · " + plural(len(v.wb.matches), "line", "lines") + " · n/N next/previous")
+	}
+	if second != "" {
+		second = fit(second, w)
+	}
+	return fit(title, w) + "\n" + second + "\n" + v.vp.View()
 }
 
 func (v *eventsView) detail(c *viewContext, ev *relayclient.Event) string {
@@ -302,13 +328,7 @@ func (v *eventsView) detail(c *viewContext, ev *relayclient.Event) string {
 	}
 	kv("received", stamp(ev.ReceivedAt, loc))
 	kv("summary", eventSummary(ev))
-	if f := ev.Forward; f != nil {
-		res := itoa(f.StatusCode)
-		if f.Error != "" {
-			res = f.Error
-		}
-		kv("forwarded", f.URL+" → "+res+" after "+itoa(f.Attempts)+" attempt(s)")
-	}
+	b.WriteString(v.forwardSection(c, ev))
 	b.WriteString("\n" + c.st.bold.Render("Headers") + "\n")
 	names := make([]string, 0, len(ev.Headers))
 	for k := range ev.Headers {

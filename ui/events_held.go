@@ -35,9 +35,19 @@ type heldEvents struct {
 	names map[string]string // events received this session; held are [total-len(ring), total)
 
 	shown []int // absolute numbers of the held events that pass, ascending
-	// shownQ and shownTyp are the filters shown was computed with: a
-	// query that contains shownQ (the text grew) only narrows shown.
-	shownQ, shownTyp string
+	// shownBy is the filter shown was computed with: a query that
+	// contains its text (the text grew) only narrows shown. stale says
+	// an event changed after it was checked (a forward's answer came).
+	shownBy eventFilter
+	stale   bool
+}
+
+// eventFilter is what the Events view shows: one type ("" any), only
+// events whose forward failed, and text (lowercase) in the summary.
+type eventFilter struct {
+	typ        string
+	failedOnly bool
+	q          string
 }
 
 func newHeldEvents(limit int) heldEvents { return heldEvents{limit: limit, names: map[string]string{}} }
@@ -128,40 +138,80 @@ func (h *heldEvents) push(ev relayclient.Event) bool {
 	if k > 0 {
 		h.shown = h.shown[k:]
 	}
-	if h.passes(n, h.shownTyp, h.shownQ) {
+	if h.passes(n, h.shownBy) {
 		h.shown = append(h.shown, n)
 		return true
 	}
 	return false
 }
 
-func (h *heldEvents) passes(n int, typ, q string) bool {
+func (h *heldEvents) passes(n int, f eventFilter) bool {
 	i := n % h.limit
-	if typ != "" && h.ring[i].Type != typ {
+	ev := &h.ring[i]
+	if f.typ != "" && ev.Type != f.typ {
 		return false
 	}
-	return q == "" || strings.Contains(h.hay[i], q)
+	if f.failedOnly && !forwardFailed(ev) {
+		return false
+	}
+	return f.q == "" || strings.Contains(h.hay[i], f.q)
 }
 
-// setFilter makes shown the held events of type typ (any when "") whose
-// text contains q (lowercase). When only the text grew (q contains the
-// previous query, same type), it narrows the previous matches instead of
-// searching every held event again.
-func (h *heldEvents) setFilter(typ, q string) {
-	if typ == h.shownTyp && q == h.shownQ {
+// setFilter makes shown the held events that pass f. When only the text
+// grew (f's text contains the previous one, the rest alike), it narrows
+// the previous matches instead of searching every held event again.
+func (h *heldEvents) setFilter(f eventFilter) {
+	was := h.shownBy
+	switch {
+	case h.stale:
+	case f == was:
+		return
+	case f.typ == was.typ && f.failedOnly == was.failedOnly && strings.Contains(f.q, was.q):
+		h.shown = slices.DeleteFunc(h.shown, func(n int) bool { return !h.passes(n, f) })
+		h.shownBy = f
 		return
 	}
-	if typ == h.shownTyp && strings.Contains(q, h.shownQ) {
-		h.shown = slices.DeleteFunc(h.shown, func(n int) bool { return !h.passes(n, typ, q) })
-	} else {
-		h.shown = h.shown[:0]
-		for n := h.dropped(); n < h.total; n++ {
-			if h.passes(n, typ, q) {
-				h.shown = append(h.shown, n)
-			}
+	h.shown = h.shown[:0]
+	for n := h.dropped(); n < h.total; n++ {
+		if h.passes(n, f) {
+			h.shown = append(h.shown, n)
 		}
 	}
-	h.shownTyp, h.shownQ = typ, q
+	h.shownBy, h.stale = f, false
+}
+
+// findSeq is the absolute number of the held event with relay sequence
+// number seq (events arrive in seq order), or -1.
+func (h *heldEvents) findSeq(seq uint64) int {
+	first := h.dropped()
+	lo, hi := first, h.total
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if h.at(mid).Seq < seq {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < h.total && h.at(lo).Seq == seq {
+		return lo
+	}
+	return -1
+}
+
+// setForward records how forwarding event n went: its summary and
+// filter text change with it, and the shown list is checked again at
+// the next refilter.
+func (h *heldEvents) setForward(n int, fr *relayclient.ForwardResult) {
+	i := n % h.limit
+	ev := &h.ring[i]
+	ev.Forward = fr
+	sum := eventSummary(ev)
+	h.hay[i] = eventHay(ev, sum)
+	if ev.Type == api.EventExternalPaymentReceived {
+		h.sums[i] = sum
+	}
+	h.stale = true
 }
 
 // types lists the event types held, sorted.

@@ -43,6 +43,9 @@ func shownByFullSearch(v *eventsView) []int {
 		if v.typ != "" && ev.Type != v.typ {
 			continue
 		}
+		if v.wb.failedOnly && !forwardFailed(ev) {
+			continue
+		}
 		if q != "" && !strings.Contains(strings.ToLower(ev.Type+" "+ev.EventID+" "+ev.PayoutID+" "+eventSummary(ev)), q) {
 			continue
 		}
@@ -51,9 +54,10 @@ func shownByFullSearch(v *eventsView) []int {
 	return out
 }
 
-// Whatever order keys are typed in and events arrive, the incremental
-// filter (narrowing as the text grows, new events checked one by one,
-// the oldest dropped at the cap) shows exactly what a full search shows.
+// Whatever order keys are typed in, events arrive and forwards are
+// answered, the incremental filter (narrowing as the text grows, new
+// events checked one by one, the oldest dropped at the cap) shows
+// exactly what a full search shows.
 func TestEventsFilterEqualsFullSearch(t *testing.T) {
 	for seed := range uint64(20) {
 		r := rand.New(rand.NewPCG(seed, 7))
@@ -63,7 +67,7 @@ func TestEventsFilterEqualsFullSearch(t *testing.T) {
 		h.key("4")
 		seq := 0
 		for step := range 300 {
-			switch k := r.IntN(10); {
+			switch k := r.IntN(12); {
 			case k < 4:
 				var batch []relayclient.Event
 				for range 1 + r.IntN(8) {
@@ -85,6 +89,17 @@ func TestEventsFilterEqualsFullSearch(t *testing.T) {
 					h.key("enter")
 				}
 				h.key("t")
+			case k == 9:
+				if v.filter.active {
+					h.key("enter")
+				}
+				h.key("x") // only failed forwards, or all again
+			case k == 10 && v.held() > 0:
+				// A forward's answer arrives for a held event.
+				n := v.dropped() + r.IntN(v.held())
+				fr := &relayclient.ForwardResult{URL: "http://127.0.0.1:9/hook", Attempts: 1, StatusCode: []int{200, 500}[r.IntN(2)]}
+				v.setForward(n, fr)
+				v.refilter()
 			default:
 				if v.filter.active {
 					h.key("esc")

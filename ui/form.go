@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/payout"
 )
 
 // sendTimeout bounds one attempt to create a payout, payment or mandate.
@@ -81,6 +82,11 @@ type formView struct {
 	// take a fresh key. After a timeout or 5xx it may have been, so the
 	// key stays.
 	definite bool
+	// mayExist is set once an attempt under the current key had no
+	// definite answer: a payout (or payment, mandate) may exist under it,
+	// so an edit keeps the key, and the service (or the payout
+	// pipeline's id check) stops an edited request under it.
+	mayExist bool
 	attempts int
 	sentAt   time.Time
 	resp     any
@@ -309,6 +315,7 @@ func (fv *formView) sent(c *viewContext, msg sentMsg) tea.Cmd {
 	if msg.err != nil {
 		fv.phase, fv.err = phaseFailed, msg.err
 		fv.definite = definiteRejection(msg.err)
+		fv.mayExist = fv.mayExist || failureClass(msg.err) == payout.ClassUnknown
 		return nil
 	}
 	fv.phase, fv.err, fv.resp = phaseDone, nil, msg.resp
@@ -316,21 +323,46 @@ func (fv *formView) sent(c *viewContext, msg sentMsg) tea.Cmd {
 	return fv.spec.onSent(c, fv, msg)
 }
 
-// definiteRejection reports an error after which the service certainly
-// created nothing: it answered with a 4xx other than timeout, conflict or
-// rate limit.
+// definiteRejection reports an error after which nothing was created by
+// this attempt: stopped before sending, or an answer the payout
+// pipeline's classifier reads as refused.
 func definiteRejection(err error) bool {
-	if asDuplicate(err) != nil {
-		return true // stopped before sending
+	c := failureClass(err)
+	return c != payout.ClassUnknown && c != ""
+}
+
+// failureClass is the class of a failed send: the payout pipeline's
+// (payout.ErrorClass: refused, unknown, or why it stopped before
+// sending), else the classifier's reading of a payment's or mandate's
+// answer (refused or unknown); "" for a check the pipeline could not make
+// (nothing was sent).
+func failureClass(err error) string {
+	if c := payout.ErrorClass(err); c != "" {
+		return c
 	}
-	return api.IsRefusal(err)
+	var ps api.Problems
+	if errors.As(err, &ps) {
+		return payout.ClassInvalid
+	}
+	var stage *payout.StageError
+	if errors.As(err, &stage) {
+		return ""
+	}
+	return payout.Classify(err).Outcome
+}
+
+// keyUnusable reports a failure after which the form's key can never
+// send this request: another request holds it.
+func keyUnusable(err error) bool {
+	var used *payout.IDUsedError
+	return api.IsIdempotencyKeyReused(err) || errors.As(err, &used)
 }
 
 // startOver discards the form for a new one with a new key.
 func (fv *formView) startOver(c *viewContext) tea.Cmd {
 	fv.spec.reset(c)
 	fv.key = c.newID()
-	fv.err, fv.resp, fv.attempts = nil, nil, 0
+	fv.err, fv.resp, fv.attempts, fv.mayExist = nil, nil, 0, false
 	return fv.rebuild(c)
 }
 
@@ -385,7 +417,7 @@ func (fv *formView) keys(c *viewContext) helpMap {
 		}
 	case fv.phase == phaseFailed && asDuplicate(fv.err) != nil:
 		return helpMap{short: []key.Binding{k.SendAnyway, k.Edit, k.NewForm}, full: [][]key.Binding{{k.SendAnyway, k.Edit, k.NewForm}}}
-	case fv.phase == phaseFailed && api.IsIdempotencyKeyReused(fv.err):
+	case fv.phase == phaseFailed && keyUnusable(fv.err):
 		// Retrying as is would be refused again: no enter.
 		return helpMap{short: []key.Binding{k.Edit, k.NewForm}, full: [][]key.Binding{{k.Edit, k.NewForm}}}
 	case fv.phase == phaseFailed:
@@ -446,7 +478,7 @@ func (fv *formView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 				return fv.startSend(c)
 			}
 		case key.Matches(k, keys.Retry):
-			if api.IsIdempotencyKeyReused(fv.err) {
+			if keyUnusable(fv.err) {
 				// The key belongs to another request: sending it again
 				// can only be refused again.
 				return nil
@@ -459,9 +491,10 @@ func (fv *formView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 				// e lands on the amount, what usually tells two
 				// payments to one payee apart, not on the confirmation.
 				target = fv.fieldKeys[owner("amount_in_minor", fv.spec.paths())]
-			} else if fv.definite {
-				// Nothing was created, so the edited request is a new one.
-				fv.key = c.newID()
+			} else if keyUnusable(fv.err) || (fv.definite && !fv.mayExist) {
+				// Nothing was created under the key (or another request
+				// holds it), so the edited request is a new one.
+				fv.key, fv.mayExist = c.newID(), false
 			}
 			fv.err = nil
 			return tea.Batch(fv.rebuild(c), fv.advanceTo(c, target))
@@ -562,23 +595,61 @@ func (fv *formView) failureView(c *viewContext, w int) string {
 		return fv.duplicateView(c, d, w)
 	}
 	var b strings.Builder
-	b.WriteString(c.st.bad.Render("✗ "+strings.ToUpper(fv.spec.noun()[:1])+fv.spec.noun()[1:]+" not created") + "\n\n")
+	noun := strings.ToUpper(fv.spec.noun()[:1]) + fv.spec.noun()[1:]
+	class := failureClass(fv.err)
+	sent := class == payout.ClassRefused || class == payout.ClassUnknown
+	if sent || keyUnusable(fv.err) {
+		b.WriteString(c.st.bad.Render("✗ "+noun+" not created") + "\n\n")
+	} else {
+		b.WriteString(c.st.bad.Render("✗ "+noun+" not sent") + "\n\n")
+	}
 	b.WriteString(errorDetails(c, fv, fv.err, w))
 	b.WriteString("\n")
+	// What the answer means is the payout pipeline's wording, the same as
+	// payout create's and the batch's; the keys to act on it are the form's.
+	advice := func(a payout.Answer) string {
+		s := a.Advice()
+		if fv.tab != tabPayout {
+			s = strings.ReplaceAll(s, "transaction id", fv.spec.keyName())
+		}
+		return strings.ToUpper(s[:1]) + s[1:] + "."
+	}
 	switch {
-	case api.IsIdempotencyKeyReused(fv.err):
+	case keyUnusable(fv.err):
 		// Only an earlier attempt of this form can have used the key: one
 		// whose answer was lost, before an edit. That one may exist.
 		b.WriteString(c.st.warn.Render(wrapText("This edited "+fv.spec.noun()+" was not created, but an earlier attempt of this form reached the service under the same "+fv.spec.keyName()+
 			" with the details as they were before your edit: that "+fv.spec.noun()+" may exist. Check it before sending this one: a fresh "+fv.spec.keyName()+" sends a second "+fv.spec.noun()+".", w)) + "\n")
 		b.WriteString(c.st.muted.Render(wrapText("e edits (a fresh "+fv.spec.keyName()+"), n starts over.", w)) + "\n")
-	case fv.definite:
-		b.WriteString(c.st.muted.Render(wrapText("The service refused it, so nothing was created. e edits (a fresh "+fv.spec.keyName()+"), enter retries as is, n starts over.", w)) + "\n")
-	default:
-		b.WriteString(c.st.warn.Render(wrapText("The request may or may not have reached the service. enter retries with the same "+fv.spec.keyName()+", so it can never be created twice.", w)) + "\n")
+	case class == payout.ClassRefused:
+		a := payout.Classify(fv.err)
+		b.WriteString(c.st.muted.Render(wrapText(advice(a), w)) + "\n")
+		if a.Reached {
+			b.WriteString(c.st.muted.Render(wrapText("e edits (a fresh "+fv.spec.keyName()+"), enter retries as is, n starts over.", w)) + "\n")
+		} else {
+			b.WriteString(c.st.muted.Render(wrapText("enter sends it again, e edits, n starts over.", w)) + "\n")
+		}
+	case class == payout.ClassUnknown:
+		b.WriteString(c.st.warn.Render(wrapText(advice(payout.Classify(fv.err))+" enter retries with the same "+fv.spec.keyName()+", so it can never be created twice.", w)) + "\n")
 		b.WriteString(c.st.muted.Render(wrapText("e edits (same key: if the first attempt arrived, the service keeps it and refuses the edit), n discards and starts over.", w)) + "\n")
+	case class == "":
+		b.WriteString(c.st.warn.Render(wrapText("Nothing was sent: the checks before sending could not be made. enter tries again, e edits, n starts over.", w)) + "\n")
+	default:
+		// Stopped before sending (funds, account, invalid): e goes to the
+		// field at fault.
+		b.WriteString(c.st.muted.Render(wrapText("Nothing was sent. e goes to "+fv.name(errorPath(fv.err))+" to correct it, n starts over.", w)) + "\n")
 	}
 	return b.String()
+}
+
+// errorPath is the request path a failure names: its ErrorField (the payout
+// pipeline's errors), else "".
+func errorPath(err error) string {
+	var f interface{ ErrorField() string }
+	if errors.As(err, &f) {
+		return f.ErrorField()
+	}
+	return ""
 }
 
 // errorDetails renders a service error (problem details, field errors,
@@ -834,11 +905,15 @@ func (fv *formView) errorField() string {
 		for _, p := range ps {
 			fields = append(fields, p.Field)
 		}
-	case errors.As(fv.err, &ae) && ae.Problem != nil:
+	case errors.As(fv.err, &ae) && ae.Problem != nil && len(ae.Problem.Errors) > 0:
 		for f := range ae.Problem.Errors {
 			fields = append(fields, f)
 		}
 		slices.Sort(fields)
+	case errorPath(fv.err) != "":
+		// The payout pipeline names the field at fault (the amount for
+		// funds, the source account for a disabled one).
+		fields = append(fields, errorPath(fv.err))
 	}
 	for _, f := range fields {
 		if k, ok := fv.fieldKeys[owner(f, fv.spec.paths())]; ok {

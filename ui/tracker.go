@@ -59,24 +59,6 @@ type trackedPayout struct {
 	lookupGen       int    // the lookup generation it was last searched in
 }
 
-// stateRank orders states so a late or replayed webhook never moves a
-// payout backwards.
-func stateRank(s string) int {
-	switch s {
-	case stateSent:
-		return 0
-	case api.StateAuthorised:
-		return 1
-	case api.StateSubmitted:
-		return 2
-	case api.StateSettled, api.StateExecuted:
-		return 3
-	case api.StateRejected, api.StateFailed:
-		return 4
-	}
-	return 0
-}
-
 type trackerView struct {
 	payouts payoutOrder
 	byID    map[string]*trackedPayout
@@ -265,12 +247,12 @@ func (v *trackerView) apply(c *viewContext, evs []relayclient.Event) bool {
 		}
 		p.steps = append(p.steps, payoutStep{state: ev.State, at: at, reason: ev.Reason, eventID: ev.EventID, from: fromRelay})
 		slices.SortStableFunc(p.steps, func(a, b payoutStep) int {
-			if c := stateRank(a.state) - stateRank(b.state); c != 0 {
+			if c := api.StateRank(a.state) - api.StateRank(b.state); c != 0 {
 				return c
 			}
 			return a.at.Compare(b.at)
 		})
-		if stateRank(ev.State) >= stateRank(p.state) || p.state == "" {
+		if api.StateRank(ev.State) >= api.StateRank(p.state) || p.state == "" {
 			p.state, p.from, p.note = ev.State, fromRelay, ""
 			if ev.Reason != "" {
 				p.reason = ev.Reason
@@ -423,7 +405,7 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 			cells[2] = api.FormatAmount(minor, cur)
 		}
 		cells[3] = p.state
-		cells[4] = timeline(p, now)
+		cells[4] = c.lateMark(p.id) + timeline(p, now)
 		var line strings.Builder
 		line.WriteString(gutter(i == v.nav.cursor, now.Sub(p.changedAt) < highlightFor))
 		switch {
@@ -450,7 +432,7 @@ func (v *trackerView) detail(c *viewContext, p *trackedPayout, w int) string {
 	loc := c.now().Location()
 	var b strings.Builder
 	b.WriteString(c.st.muted.Render(strings.Repeat("─", w)) + "\n")
-	head := "payout " + clean(p.id) + " · " + c.stateStyle(p.state).Render(clean(p.state))
+	head := "payout " + clean(p.id) + " · " + c.stateStyle(p.state).Render(clean(p.state)) + c.st.warn.Render(strings.TrimSuffix(" · "+c.lateMark(p.id), " · "))
 	if p.reason != "" {
 		head += " · reason " + c.st.bad.Render(clean(p.reason))
 	}
@@ -511,7 +493,7 @@ func (v *trackerView) follow(c *viewContext, t api.Transaction) {
 			}
 		}
 	}
-	if p.state == "" || stateRank(t.Status) > stateRank(p.state) {
+	if p.state == "" || api.StateRank(t.Status) > api.StateRank(p.state) {
 		p.state = t.Status
 	}
 	p.changedAt = c.now()

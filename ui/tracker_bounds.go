@@ -3,6 +3,7 @@ package ui
 import (
 	"slices"
 
+	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
 )
 
@@ -26,7 +27,7 @@ const recentEventIDs = 4096
 // audit record), or one the person chose to follow from the report.
 func (p *trackedPayout) kept() bool { return p.mine || p.recorded != nil || p.pinned }
 
-func (p *trackedPayout) final() bool { return stateRank(p.state) >= 3 }
+func (p *trackedPayout) final() bool { return api.IsFinalState(p.state) }
 
 // payoutOrder holds the tracked payouts oldest first. A dropped payout
 // leaves a hole that compaction removes once holes are half the slice,

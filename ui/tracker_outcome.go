@@ -1,8 +1,12 @@
 package ui
 
-import tea "github.com/charmbracelet/bubbletea"
+import (
+	tea "github.com/charmbracelet/bubbletea"
 
-// OutcomeRecorder, when the payout guard is one (*payout.Guard is),
+	"github.com/paydash/paydash/api"
+)
+
+// OutcomeRecorder, when the payout guard is one (*payout.Pipeline is),
 // takes the final states the tracker learns (from the relay or the
 // report) into the profile's audit record: `paydash payouts log` and the
 // duplicate check then know a payout was rejected, not just accepted. It
@@ -23,7 +27,7 @@ func (v *trackerView) recordOutcomes(c *viewContext) tea.Cmd {
 	type final struct{ id, state, reason string }
 	var todo []final
 	for _, p := range finished {
-		if stateRank(p.state) < 3 || p.outcomeRecorded {
+		if !api.IsFinalState(p.state) || p.outcomeRecorded {
 			continue
 		}
 		p.outcomeRecorded = true

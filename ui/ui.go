@@ -81,6 +81,9 @@ type Options struct {
 	// Location is the time zone every time on screen is shown in and
 	// date:today means (nil = the local zone); the header names it.
 	Location *time.Location
+	// Workbench, when set, gives the Events view the webhook workbench
+	// (handler answers, resend, late webhooks, triggers on the demo).
+	Workbench *Workbench
 }
 
 // Run shows the dashboard on the alternate screen until the user quits or

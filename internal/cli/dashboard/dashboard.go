@@ -65,17 +65,22 @@ func Run(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) error {
 	if err != nil {
 		return err
 	}
-	guard := &payout.Guard{Log: audit, Report: client, Source: payout.SourceForm}
-	if prof.RelayURL != "" {
-		// What became of payouts the record shows only accepted: a
-		// rejected one must not block its re-send from the form.
-		guard.States = relayclient.History{URL: prof.RelayURL, Token: prof.RelayToken.Reveal()}
+	// The form sends through the payout pipeline; with the relay it
+	// learns what became of payouts the record shows only accepted: a
+	// rejected one must not block its re-send.
+	guard := payout.New(client, audit, payout.SourceForm)
+	guard.RelayURL, guard.RelayToken = prof.RelayURL, prof.RelayToken.Reveal()
+	// Attached to a running demo: its sandbox takes triggers (T).
+	sandboxURL := ""
+	if cfg, _, ok := cmdutil.RunningDemo(s.Env); ok && prof.File == cfg {
+		sandboxURL = prof.BaseURL
 	}
 	return Show(ctx, s, Params{
 		UI: ui.Options{
 			Profile: prof.Name, Production: prof.Production, Regulated: prof.Regulated,
 			Backend: client, Guard: guard, BalanceRefresh: prof.BalanceRefresh, ReportRefresh: prof.ReportRefresh, TrackerKeepFinal: prof.TrackerKeepFinal, LowBalance: prof.LowBalance, ExportDir: ".",
 			Location: prof.Location, MerchantAccounts: MerchantAccounts(prof.MerchantAccounts),
+			Workbench: Workbench(s, prof, audit, sandboxURL),
 		},
 		RelayURL: prof.RelayURL, RelayToken: prof.RelayToken.Reveal(),
 	})
