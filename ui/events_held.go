@@ -29,10 +29,10 @@ type heldEvents struct {
 	// arrives rather than on every frame; "" for the others, whose
 	// summary is a few of their fields.
 	sums  []string
-	total int
+	total int // events received this session; held are [total-len(ring), total)
 	// names interns the strings every event repeats (type, family,
 	// state, header names), so 20,000 held events share one copy.
-	names map[string]string // events received this session; held are [total-len(ring), total)
+	names map[string]string
 
 	shown []int // absolute numbers of the held events that pass, ascending
 	// shownBy is the filter shown was computed with: a query that
