@@ -214,16 +214,19 @@ func (s *workbenchState) addResend(a relayclient.Attempt) {
 // was marked late.
 func (m *model) noteLate(evs []relayclient.Event) {
 	now := m.now()
-	for _, p := range m.tracker.payouts.newestFirst() {
+	// Only the payouts that are new or learned their details since the
+	// last call: walking every tracked payout on each batch made an event
+	// cost more the more payouts were followed.
+	m.tracker.eachTouched(func(p *trackedPayout) {
 		if p.row != nil {
 			m.wb.report[p.id] = p.row.Status
 		}
 		if m.wb.fed[p.id] {
-			continue
+			return
 		}
 		_, _, _, minor, cur, ok := p.details()
 		if !ok && !p.mine {
-			continue
+			return
 		}
 		m.wb.fed[p.id] = true
 		since := p.firstSeen
@@ -232,7 +235,7 @@ func (m *model) noteLate(evs []relayclient.Event) {
 			src = webhooklate.SourceAuthorised
 		}
 		m.wb.book.Sent(webhooklate.Payout{ID: p.id, Currency: cur, Amount: minor, Since: since, Source: src})
-	}
+	})
 	// Bounded: settled payouts are forgotten past maxLateBook.
 	m.wb.book.Prune(maxLateBook)
 	if len(m.wb.fed) > maxLateBook {
@@ -248,6 +251,7 @@ func (m *model) noteLate(evs []relayclient.Event) {
 			wasLate = st.Late
 		}
 		if st, final := m.wb.book.Observe(ev); final && (st.ArrivedLate || wasLate) {
+			m.events.wb.lateValid = false // the banner loses it now
 			m.setFlash("payout "+shortID(st.ID)+": "+termtext.Safe(st.Final)+" came "+webhooklate.Round(st.LateBy).String()+" late (late mark cleared)", false)
 		}
 	}
@@ -276,6 +280,10 @@ type eventsWorkbench struct {
 	picking    bool
 	pick       int
 	base       string // the inspector's content without highlights
+	// late is the book's overdue payouts as of lateAt, for the banner.
+	late      []webhooklate.Status
+	lateAt    time.Time
+	lateValid bool
 }
 
 // Workbench keys (the Events view's own; R and T are capitals so they
@@ -526,7 +534,14 @@ func (v *eventsView) lateBanner(c *viewContext, w int) string {
 	if c.wb == nil {
 		return ""
 	}
-	late := c.wb.book.Check(c.now())
+	// The book is checked at most once a second (it holds up to
+	// maxLateBook payouts; a frame comes with nearly every event), and
+	// at once when a late payout's final webhook came.
+	now := c.now()
+	if !v.wb.lateValid || now.Sub(v.wb.lateAt) >= time.Second || now.Before(v.wb.lateAt) {
+		v.wb.late, v.wb.lateAt, v.wb.lateValid = c.wb.book.Check(now), now, true
+	}
+	late := v.wb.late
 	if len(late) == 0 {
 		return ""
 	}

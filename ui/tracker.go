@@ -56,6 +56,7 @@ type trackedPayout struct {
 	finishedAs      string // the final state it was queued with
 	outcomeRecorded bool   // its final state went to the audit record
 	pinned          bool   // followed from the report (p): never dropped
+	touched         bool   // in trackerView.touched
 	lookupGen       int    // the lookup generation it was last searched in
 }
 
@@ -78,6 +79,9 @@ type trackerView struct {
 	// toRecord are the payouts that finished since the last
 	// recordOutcomes, for the audit record.
 	toRecord []*trackedPayout
+	// touched are the payouts new or with details learned since the
+	// late-webhook book last took them (eachTouched).
+	touched []*trackedPayout
 	// finished orders the finished payouts of others; beyond keepFinal
 	// the oldest are dropped, droppedFinal counts them.
 	finished     finishedQueue
@@ -182,12 +186,14 @@ func (v *trackerView) applyRows(c *viewContext, msg payoutRowsMsg) {
 		if p := v.byID[id]; p != nil && p.req == nil && p.row == nil {
 			t := t
 			p.row = &t
+			v.touch(p)
 		}
 	}
 	for id, r := range msg.recorded {
 		if p := v.byID[id]; p != nil && p.req == nil && p.row == nil {
 			r := r
 			p.recorded = &r
+			v.touch(p)
 		}
 	}
 }
@@ -210,6 +216,7 @@ func (v *trackerView) get(c *viewContext, id string) *trackedPayout {
 		v.byID[id] = p
 		v.payouts.add(p)
 		v.toLookUp = append(v.toLookUp, p)
+		v.touch(p)
 	}
 	return p
 }
@@ -218,6 +225,7 @@ func (v *trackerView) get(c *viewContext, id string) *trackedPayout {
 func (v *trackerView) addSent(c *viewContext, req *api.PayoutRequest) {
 	p := v.get(c, req.TransactionID)
 	p.mine, p.req = true, req
+	v.touch(p)
 	if p.state == "" {
 		p.state = stateSent
 	}
@@ -482,6 +490,7 @@ func (v *trackerView) follow(c *viewContext, t api.Transaction) {
 	p.pinned = true
 	if p.row == nil && p.req == nil {
 		p.row = &t
+		v.touch(p)
 	}
 	if len(p.steps) == 0 {
 		for _, st := range []struct {

@@ -196,6 +196,28 @@ func (v *trackerView) drop(p *trackedPayout) {
 	v.droppedFinal++
 }
 
+// touch notes a payout that is new or learned its details, for
+// eachTouched (once until then).
+func (v *trackerView) touch(p *trackedPayout) {
+	if !p.touched {
+		p.touched = true
+		v.touched = append(v.touched, p)
+	}
+}
+
+// eachTouched calls fn for each payout still tracked that is new or
+// learned its details since the last call, and forgets them.
+func (v *trackerView) eachTouched(fn func(*trackedPayout)) {
+	for i, p := range v.touched {
+		p.touched = false
+		v.touched[i] = nil
+		if v.byID[p.id] == p {
+			fn(p)
+		}
+	}
+	v.touched = v.touched[:0]
+}
+
 // indexOf is the line of payout id among the rows shown now, or -1: how
 // a selection kept by id finds its row again.
 func (v *trackerView) indexOf(id string) int {

@@ -122,9 +122,13 @@ func BenchmarkTrackerEvent(b *testing.B) {
 }
 
 // BenchmarkLiveEventUpdate is the same through the dashboard's whole
-// Update path for relay events (Events view, tracker, balance refresh).
+// path for relay events (Events view, tracker, late-webhook book,
+// balance refresh) and the frame drawn after each, on the Events view.
 func BenchmarkLiveEventUpdate(b *testing.B) {
-	benchEvents(b, func(m *model, evs []relayclient.Event) { _ = m.onEvents(relayEventsMsg{events: evs}) })
+	benchEvents(b, func(m *model, evs []relayclient.Event) {
+		_ = m.onEvents(relayEventsMsg{events: evs})
+		_ = m.View()
+	})
 }
 
 func benchEvents(b *testing.B, feed func(*model, []relayclient.Event)) {
@@ -136,7 +140,8 @@ func benchEvents(b *testing.B, feed func(*model, []relayclient.Event)) {
 			var held int
 			for b.Loop() {
 				b.StopTimer()
-				h := newHarness(b, Options{Backend: newFake(10), States: liveState()}, 120, 40)
+				h := newHarness(b, Options{Backend: newFake(10), States: liveState(), Workbench: &Workbench{}}, 120, 40)
+				h.key("4")
 				m := h.m
 				seq := 0
 				payout := func(id string) {

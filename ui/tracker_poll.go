@@ -105,6 +105,7 @@ func (v *trackerView) applyPolled(c *viewContext, msg polledMsg) {
 		if p.row == nil && p.req == nil {
 			r := row
 			p.row = &r
+			v.touch(p)
 		}
 		state, at := row.Status, row.SettledAt.Time
 		switch state {
