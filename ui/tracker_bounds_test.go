@@ -29,7 +29,7 @@ func otherID(i int) string { return fmt.Sprintf("0000%04d-8888-4777-8666-0000000
 func TestTrackerKeepsOwnInFlightAndLatestFinished(t *testing.T) {
 	fb := newFake(10)
 	h := newHarness(t, Options{Backend: fb, States: liveState(), TrackerKeepFinal: 3}, 120, 40)
-	fillPayout(h, "Ada", "GB33BUKB20201555555555", "R", "10")
+	fillPayout(h, "Ada", "DE75512108001245126199", "R", "10")
 	h.key("y")
 	mine := fb.payouts[0].TransactionID
 	seq := 0
