@@ -784,7 +784,7 @@ func TestABatchIsOneRequestDecidedWhole(t *testing.T) {
 	}
 
 	// Within every threshold: sent at once, each row once.
-	small, err := e.as("ada").SubmitBatch(ctx, batchSub("small.csv", row(2, "S-1", "DE89370400440532013000", 100_00), row(3, "S-2", "FR1420041010050500013M02606", 200_00)))
+	small, err := e.as("ada").SubmitBatch(ctx, batchSub("small.csv", row(2, "S-1", "GB29NWBK60161331926819", 100_00), row(3, "S-2", "GB82WEST12345698765432", 200_00)))
 	if err != nil || small.Status != store.StatusSent {
 		t.Fatalf("small batch: %+v %v", small, err)
 	}
@@ -841,7 +841,7 @@ func TestARequestRepeatingAnOpenOneIsADuplicate(t *testing.T) {
 func TestALongBatchIsAnsweredWhileItGoesOnBeingSent(t *testing.T) {
 	e := startEnv(t, opts{batchWithin: time.Nanosecond})
 	ctx := context.Background()
-	res, err := e.as("ada").SubmitBatch(ctx, batchSub("long.csv", row(2, "L-1", payeeIBAN, 10_00), row(3, "L-2", otherIBAN, 20_00), row(4, "L-3", "DE89370400440532013000", 30_00)))
+	res, err := e.as("ada").SubmitBatch(ctx, batchSub("long.csv", row(2, "L-1", payeeIBAN, 10_00), row(3, "L-2", otherIBAN, 20_00), row(4, "L-3", "GB29NWBK60161331926819", 30_00)))
 	if err != nil {
 		t.Fatal(err)
 	}

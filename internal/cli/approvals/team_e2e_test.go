@@ -480,7 +480,7 @@ func TestTeamEndToEnd(t *testing.T) {
 	csv := filepath.Join(t.TempDir(), "rows.csv")
 	if err := os.WriteFile(csv, []byte("name,iban,reference,amount,currency\n"+
 		"Payee Ltd,GB29NWBK60161331926819,E2E-BATCH-1,600.00,GBP\n"+
-		"Payee Ltd,DE89370400440532013000,E2E-BATCH-2,600.00,GBP\n"), 0o600); err != nil {
+		"Payee Ltd,GB82WEST12345698765432,E2E-BATCH-2,600.00,GBP\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	s, bout, _ := tm.streams("")

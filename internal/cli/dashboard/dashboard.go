@@ -93,7 +93,7 @@ func Run(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) error {
 	return Show(ctx, s, Params{
 		UI: ui.Options{
 			Profile: prof.Name, Production: prof.Production, Regulated: prof.Regulated,
-			Backend: backend, Guard: guard, BalanceRefresh: prof.BalanceRefresh, ReportRefresh: prof.ReportRefresh, LowBalance: prof.LowBalance, ExportDir: ".",
+			Backend: backend, Guard: guard, BalanceRefresh: prof.BalanceRefresh, ReportRefresh: prof.ReportRefresh, TrackerKeepFinal: prof.TrackerKeepFinal, LowBalance: prof.LowBalance, ExportDir: ".",
 			Location: prof.Location, MerchantAccounts: MerchantAccounts(prof.MerchantAccounts), Approvals: team,
 			Workbench: Workbench(s, prof, audit, sandboxURL),
 		},

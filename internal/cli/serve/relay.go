@@ -210,7 +210,7 @@ func Relay(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *RelayO
 		rcfg.Mounts = map[string]http.Handler{hub.Prefix: th.hub.Handler()}
 		rcfg.ReaderAllowed = th.hub.ReaderAllowed
 	}
-	r, err := webhookrelay.Open(rcfg)
+	r, err := webhookrelay.OpenContext(ctx, rcfg)
 	if err != nil {
 		ln.Close()
 		return cmdutil.Exit(cmdutil.ExitUsage, err)
