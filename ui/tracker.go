@@ -78,6 +78,7 @@ type trackerView struct {
 	lookedUp    map[string]bool
 	lookupStore *report.Store
 	nav         listNav
+	sel         selection // the selected payout, by id
 	filter      filterBar
 	pageH       int
 	// recorded holds the ids whose final state went to the audit record.
@@ -290,7 +291,9 @@ func (v *trackerView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 		return cmd
 	}
 	rows := v.visible()
+	v.sel.restore(&v.nav, len(rows), v.pageH, payoutID(rows))
 	if v.nav.move(k, c.keys, len(rows), v.pageH) {
+		v.sel.remember(&v.nav, len(rows), payoutID(rows))
 		return nil
 	}
 	switch {
@@ -373,7 +376,7 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 	}
 	listH := max(h-2-detailH, 1)
 	v.pageH = listH
-	v.nav.clamp(len(rows), listH)
+	v.sel.restore(&v.nav, len(rows), listH, payoutID(rows))
 	now := c.now()
 	cells := make([]string, len(trackerCols))
 	for i := v.nav.top; i < min(v.nav.top+listH, len(rows)); i++ {
@@ -478,11 +481,13 @@ func (v *trackerView) follow(c *viewContext, t api.Transaction) {
 	p.changedAt = c.now()
 	// Select it.
 	v.filter.set("")
-	for i, q := range v.visible() {
+	rows := v.visible()
+	for i, q := range rows {
 		if q == p {
 			v.nav.cursor = i
 		}
 	}
+	v.sel.remember(&v.nav, len(rows), payoutID(rows))
 }
 
 // snapshot is a copy of what the tracker knows of one payout, for the
@@ -499,3 +504,8 @@ func (v *trackerView) snapshot(id string) *trackedPayout {
 
 // filterSyntax is what the filter bar accepts, for the help screen.
 func (v *trackerView) filterSyntax() string { return v.filter.syntax() }
+
+// payoutID is row i's id, for the selection.
+func payoutID(rows []*trackedPayout) func(int) string {
+	return func(i int) string { return rows[i].id }
+}

@@ -318,28 +318,29 @@ func (v *txView) result(c *viewContext, msg txResultMsg) {
 	v.order, v.orderSort = msg.order, msg.orderSort
 	v.totals, v.problems = msg.totals, msg.problems
 	v.busy = false
-	// A refresh keeps the same transaction selected, at the same place on
-	// screen, unless the selection is the first row: then the list
-	// follows its head, and new rows appear at the top where "sorted by
-	// Time ↓" promises the newest (kept, the old first row stayed on top
-	// with the new ones hidden above it). A new sort or filter starts at
-	// the top, where the rows it puts first are (keeping the cursor's row
-	// made "sorted by Amount ↓" open on a row in the middle).
-	if msg.keepSel && !sortChanged && selected >= 0 && v.nav.cursor > 0 {
+	// A refresh keeps the same transaction selected (by its row, never
+	// its position), at the same place on screen; a list showing its head
+	// keeps showing it, so new rows appear at the top where "sorted by
+	// Time ↓" promises the newest, above the selection rather than in its
+	// place. A new sort or filter starts at the top, where the rows it
+	// puts first are (keeping the cursor's row made "sorted by Amount ↓"
+	// open on a row in the middle).
+	if msg.keepSel && !sortChanged && selected >= 0 {
 		offset := v.nav.cursor - v.nav.top
+		atHead := v.nav.top == 0
 		v.nav.cursor, v.nav.top = 0, 0
 		for i, x := range v.idx {
 			if x == selected {
 				v.nav.cursor = i
 				v.nav.top = i - offset
-				if sortChanged {
-					v.nav.top = i - v.pageH/2
-				}
 				break
 			}
 		}
+		if atHead {
+			v.nav.top = 0
+		}
 		v.nav.top = max(v.nav.top, 0)
-	} else if !msg.keepSel || v.nav.cursor == 0 {
+	} else if !msg.keepSel {
 		v.nav.cursor, v.nav.top = 0, 0
 	}
 	v.nav.clamp(len(v.idx), v.pageH)
