@@ -165,8 +165,8 @@ func (v *balancesView) keys(c *viewContext) helpMap {
 		}
 	}
 	return helpMap{
-		short: []key.Binding{g.OpenAccount, g.CopyIBAN, g.Range, g.Filter},
-		full:  [][]key.Binding{{g.Up, g.Down, g.Top, g.Bottom}, {g.OpenAccount, g.CopyIBAN, g.Range}, {g.Filter, g.Refresh}},
+		short: []key.Binding{g.OpenAccount, g.CopyIBAN, g.Range, g.Filter, g.Actions},
+		full:  [][]key.Binding{{g.Up, g.Down, g.Top, g.Bottom}, {g.OpenAccount, g.CopyIBAN, g.Range, g.Actions}, {g.Filter, g.Refresh}},
 	}
 }
 
@@ -247,10 +247,10 @@ func signed(minor int64, cur string) string {
 	return api.FormatAmount(minor, cur)
 }
 
-// trend is the Trend cell: the last 30 days from the report, else this
+// trend is the Trend cell: the last 30 or 90 days (h) from the report, else this
 // session's samples.
 func (v *balancesView) trend(r *balanceRow, w int) string {
-	if hist := v.history(r, 30); hist != nil {
+	if hist := v.history(r, v.days); hist != nil {
 		return sparkline(hist, w)
 	}
 	return sparkline(r.hist, w)
@@ -283,6 +283,8 @@ func (v *balancesView) view(c *viewContext, w, h int) string {
 			specs[4+i].w = max(specs[4+i].w, width(signed(minor, r.b.Currency)))
 		}
 	}
+	// The trend column spans what h chose, as the account's page does.
+	specs[8].title = itoa(v.days) + " days"
 	ws := layoutCols(specs, w-1)
 	b.WriteString(c.st.header.Render(" " + headerCells(specs, ws)))
 	b.WriteByte('\n')

@@ -164,14 +164,11 @@ func (v *eventsView) keys(c *viewContext) helpMap {
 	case v.filter.active:
 		return filterBarKeys(c.keys)
 	case v.open:
-		return helpMap{
-			short: []key.Binding{g.Up, g.Down, c.keys.CopyBody, g.Back},
-			full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown}, {c.keys.CopyBody, g.Back}},
-		}
+		return openEventKeys(c, &v.vp)
 	}
 	return helpMap{
-		short: []key.Binding{c.keys.Follow, c.keys.EventType, g.Filter, c.keys.OpenEvent},
-		full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom}, {c.keys.Follow, c.keys.EventType, g.Filter}, {c.keys.OpenEvent, c.keys.CopyBody}},
+		short: []key.Binding{c.keys.Follow, c.keys.EventType, g.Filter, c.keys.OpenEvent, g.Actions},
+		full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown, g.HalfUp, g.HalfDown, g.Top, g.Bottom}, {c.keys.Follow, c.keys.EventType, g.Filter}, {c.keys.OpenEvent, c.keys.CopyBody, g.Actions}},
 	}
 }
 
@@ -302,8 +299,8 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 
 func (v *eventsView) openView(c *viewContext, w, h int) string {
 	ev := &v.all[v.openIdx]
-	title := c.st.title.Render("Event #"+strconv.FormatUint(ev.Seq, 10)+" "+clean(ev.Type)) + c.st.muted.Render("  esc back · y copy body · ↑/↓ scroll")
 	v.vp.Width, v.vp.Height = w, max(h-2, 1)
+	title := c.st.title.Render("Event #"+strconv.FormatUint(ev.Seq, 10)+" "+clean(ev.Type)) + c.st.muted.Render("  "+hints(openEventKeys(c, &v.vp).short...))
 	return fit(title, w) + "\n\n" + v.vp.View()
 }
 

@@ -12,6 +12,12 @@ func (fv *formView) keys(c *viewContext) helpMap {
 	switch {
 	case fv.clearAsk:
 		return helpMap{short: []key.Binding{k.Yes, k.No}}
+	case fv.phase == phaseEdit && !fv.progressed():
+		// On the first field there is no previous one.
+		return helpMap{
+			short: []key.Binding{k.Next, k.LeaveForm, k.ClearForm},
+			full:  [][]key.Binding{{k.Next, k.ClearForm}, {k.LeaveForm, k.AltTabs}},
+		}
 	case fv.phase == phaseEdit:
 		return helpMap{
 			short: []key.Binding{k.Next, k.Prev, k.LeaveForm, k.ClearForm},

@@ -75,9 +75,15 @@ type model struct {
 	*viewContext
 	help help.Model
 
-	tab       tab
-	prevTab   tab
-	showHelp  bool
+	tab      tab
+	prevTab  tab
+	showHelp bool
+	helpTop  int // the help overlay's first line of keys (it scrolls)
+	// helpScrolls is set when the overlay's keys are longer than the
+	// screen: only then does the bar offer the keys that scroll them.
+	helpScrolls bool
+	// menu is the actions menu of the selected row, while it is up.
+	menu      *actionsMenu
 	quitAsk   bool
 	cmdActive bool
 	cmdline   textinput.Model
@@ -312,9 +318,9 @@ func (m *model) handleKey(k tea.KeyMsg) tea.Cmd {
 	keys := m.keys
 	if m.quitAsk {
 		switch {
-		case key.Matches(k, keys.Yes, keys.ForceQuit):
+		case key.Matches(k, keys.QuitYes):
 			return tea.Quit
-		case key.Matches(k, keys.No):
+		case key.Matches(k, keys.QuitNo):
 			m.quitAsk = false
 		}
 		return nil
@@ -328,8 +334,11 @@ func (m *model) handleKey(k tea.KeyMsg) tea.Cmd {
 	if m.cmdActive {
 		return m.updateCmdline(k)
 	}
+	if m.menu != nil {
+		return m.updateActions(k)
+	}
 	if m.showHelp {
-		if key.Matches(k, keys.Help, keys.Back, keys.Quit, keys.Enter) {
+		if !m.scrollHelp(k) && key.Matches(k, keys.CloseHelp) {
 			m.showHelp = false
 		}
 		return nil
@@ -340,7 +349,7 @@ func (m *model) handleKey(k tea.KeyMsg) tea.Cmd {
 	// choice or the confirmation (which take no text) opens help.
 	if f := m.formFor(m.tab); f != nil && f.capturing() {
 		if key.Matches(k, keys.Help) && f.choiceFocused() {
-			m.showHelp = true
+			m.openHelp()
 			return nil
 		}
 		return f.update(m.c(), k)
@@ -352,8 +361,14 @@ func (m *model) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, keys.Quit):
 		return m.requestQuit()
 	case key.Matches(k, keys.Help):
-		m.showHelp = true
+		m.openHelp()
 		return nil
+	case key.Matches(k, keys.Actions):
+		return m.openActions()
+	case key.Matches(k, keys.ViewNext):
+		return m.switchTab((m.tab + 1) % numTabs)
+	case key.Matches(k, keys.ViewPrev):
+		return m.switchTab((m.tab + numTabs - 1) % numTabs)
 	case key.Matches(k, keys.Command):
 		m.cmdActive = true
 		m.cmdline.SetValue("")
@@ -370,6 +385,11 @@ func (m *model) handleKey(k tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	return v.update(m.c(), k)
+}
+
+// openHelp shows the `?` overlay from its first line.
+func (m *model) openHelp() {
+	m.showHelp, m.helpTop = true, 0
 }
 
 func (m *model) refresh() tea.Cmd {
@@ -400,7 +420,7 @@ func (m *model) switchTab(t tab) tea.Cmd {
 		}
 	}
 	m.flash.owner = t
-	m.showHelp = false
+	m.showHelp, m.menu = false, nil
 	switch t {
 	case tabPayout:
 		return m.payout.focus(m.c())
@@ -457,7 +477,7 @@ func completions(prefix string) []string {
 
 func (m *model) updateCmdline(k tea.KeyMsg) tea.Cmd {
 	switch {
-	case key.Matches(k, m.keys.Back):
+	case key.Matches(k, m.keys.CloseLine):
 		m.cmdActive = false
 		m.cmdline.Blur()
 		return nil
@@ -465,7 +485,7 @@ func (m *model) updateCmdline(k tea.KeyMsg) tea.Cmd {
 		m.cmdline.SetValue(m.completer.next(m.cmdline.Value()))
 		m.cmdline.CursorEnd()
 		return nil
-	case key.Matches(k, m.keys.Enter):
+	case key.Matches(k, m.keys.RunCommand):
 		m.cmdActive = false
 		m.cmdline.Blur()
 		c := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(m.cmdline.Value(), ":")))
@@ -475,7 +495,7 @@ func (m *model) updateCmdline(k tea.KeyMsg) tea.Cmd {
 		case "q", "quit", "exit":
 			return m.requestQuit()
 		case "help":
-			m.showHelp = true
+			m.openHelp()
 			return nil
 		}
 		if t, ok := commands[c]; ok {
@@ -711,7 +731,9 @@ func (m *model) View() string {
 	case m.quitAsk:
 		body = m.quitView(bodyH)
 	case m.showHelp:
-		body = m.helpView()
+		body = m.helpView(bodyH)
+	case m.menu != nil:
+		body = m.actionsView(bodyH)
 	default:
 		body = m.current().view(m.c(), m.width, bodyH)
 	}
@@ -775,97 +797,6 @@ func (m *model) statusLine() string {
 		return st.Render(fit(m.flash.text, m.width))
 	}
 	return ""
-}
-
-func (m *model) helpLine() string {
-	c := m.c()
-	h := m.current().keys(c)
-	var tail []key.Binding
-	if m.current().capturing() {
-		tail = []key.Binding{m.keys.AltTabs, m.keys.ForceQuit}
-	} else {
-		tail = []key.Binding{m.keys.Tabs, m.keys.Command, m.keys.Help, m.keys.Quit}
-	}
-	// The frame's keys (help above all) always show: the view's own go
-	// from the end until the line fits.
-	short := h.short
-	hm := m.help
-	hm.Width = 0 // measured here; bubbles/help would cut with …
-	for {
-		line := hm.ShortHelpView(append(append([]key.Binding{}, short...), tail...))
-		if lipgloss.Width(line) <= m.width || (len(short) == 0 && len(tail) <= 1) {
-			return fit(line, m.width)
-		}
-		if len(short) > 0 {
-			short = short[:len(short)-1]
-		} else {
-			tail = tail[1:]
-		}
-	}
-}
-
-func (m *model) helpView() string {
-	g := m.keys
-	frame := [][]key.Binding{
-		{g.Tabs, g.AltTabs, g.Command, g.Filter},
-		{g.Help, g.Refresh, g.Quit, g.ForceQuit},
-	}
-	var b strings.Builder
-	// How to close goes on the title line: on a short screen the end of
-	// the help is cut, and the way out must not be.
-	b.WriteString(m.st.title.Render("Help — "+tabNames[m.tab]) + m.st.muted.Render("  ? or esc closes") + "\n\n")
-	b.WriteString(m.st.bold.Render("This view") + "\n")
-	b.WriteString(m.helpColumns(m.current().keys(m.c()).full) + "\n\n")
-	b.WriteString(m.st.bold.Render("Everywhere") + "\n")
-	b.WriteString(m.helpColumns(frame) + "\n\n")
-	b.WriteString(m.st.muted.Render(wrapText("Commands: :balances :transactions :payouts :events :payout :payment :mandate :quit (tab completes)", m.width)))
-	// Last, so a short screen cuts it before any key: the bar shows it
-	// too while it is empty.
-	if f, ok := m.current().(interface{ filterSyntax() string }); ok {
-		b.WriteString("\n" + m.st.muted.Render(wrapText("/ filters by: "+f.filterSyntax(), m.width)))
-	}
-	lines := strings.Split(b.String(), "\n")
-	for i, l := range lines {
-		lines[i] = fit(l, m.width)
-	}
-	return strings.Join(lines, "\n")
-}
-
-// helpColumns lays the help's columns side by side while they fit and
-// starts a new row of columns when the next would not: no binding is ever
-// cut off a narrow screen.
-func (m *model) helpColumns(cols [][]key.Binding) string {
-	hm := m.help
-	hm.ShowAll = true
-	hm.Width = 0
-	var rows []string
-	var row []string
-	roww := 0
-	const gap = "    "
-	for _, col := range cols {
-		block := hm.FullHelpView([][]key.Binding{col})
-		bw := lipgloss.Width(block)
-		if len(row) > 0 && roww+len(gap)+bw > m.width {
-			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
-			row, roww = nil, 0
-		}
-		if len(row) > 0 {
-			row = append(row, gap)
-			roww += len(gap)
-		}
-		row = append(row, block)
-		roww += bw
-	}
-	if len(row) > 0 {
-		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
-	}
-	return strings.Join(rows, "\n")
-}
-
-func (m *model) quitView(h int) string {
-	msg := m.st.warn.Render("Unsent input in: "+strings.Join(m.unsentForms(), ", ")) +
-		"\n\nQuit anyway and lose it?  y = quit   n / esc = stay"
-	return lipgloss.Place(m.width, h, lipgloss.Center, lipgloss.Center, m.st.box.Render(msg))
 }
 
 func itoa(n int) string { return thousands(n) }

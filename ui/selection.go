@@ -40,3 +40,14 @@ func (s *selection) remember(nav *listNav, n int, idAt func(int) string) {
 		s.id = idAt(nav.cursor)
 	}
 }
+
+// selected is the payout under the cursor (nil when the list shown is
+// empty).
+func (v *trackerView) selected() *trackedPayout {
+	rows := v.visible()
+	v.sel.restore(&v.nav, len(rows), v.pageH, payoutID(rows))
+	if v.nav.cursor < len(rows) {
+		return rows[v.nav.cursor]
+	}
+	return nil
+}

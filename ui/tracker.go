@@ -275,14 +275,10 @@ func (v *trackerView) capturing() bool { return v.filter.active }
 func (v *trackerView) startFilter() (tea.Cmd, bool) { return v.filter.start(), true }
 
 func (v *trackerView) keys(c *viewContext) helpMap {
-	g := c.keys
 	if v.filter.active {
 		return filterBarKeys(c.keys)
 	}
-	return helpMap{
-		short: []key.Binding{g.Up, g.Down, g.Filter, c.keys.CopyPayout, c.keys.CopyReason},
-		full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom}, {g.Filter, c.keys.CopyPayout, c.keys.CopyReason}},
-	}
+	return trackerKeys(c, v.selected())
 }
 
 func (v *trackerView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {

@@ -27,12 +27,12 @@ func (v *txView) keys(c *viewContext) helpMap {
 		return helpMap{short: []key.Binding{c.keys.CSV, c.keys.JSON, c.keys.Back}}
 	}
 	return helpMap{
-		short: []key.Binding{g.Filter, k.Sort, k.Date, k.Detail, k.Export, k.CopyID},
+		short: []key.Binding{g.Filter, k.Sort, k.Date, k.Detail, k.Actions, k.Export, k.CopyID},
 		full: [][]key.Binding{
-			{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom},
+			{g.Up, g.Down, g.PgUp, g.PgDown, g.HalfUp, g.HalfDown, g.Top, g.Bottom},
 			{g.Filter, k.Date, k.Type, k.Currency, k.Status},
 			{k.Sort, k.Reverse, k.Detail, g.Refresh, k.Reload},
-			{k.Export, k.CopyRow, k.CopyID, k.Track},
+			{k.Actions, k.Export, k.CopyRow, k.CopyID, k.Track},
 		},
 	}
 }
