@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -64,11 +63,10 @@ func keyScreens() []keyScreen {
 // screenState is what a key can change: the screen, the clipboard, the
 // calls made to the service, and whether the program quits.
 type screenState struct {
-	view      string
-	clip      int
-	calls     int
-	quit      bool
-	helpShown bool
+	view  string
+	clip  int
+	calls int
+	quit  bool
 }
 
 func stateOf(h *harness) screenState {
@@ -176,5 +174,4 @@ func TestKeyWalkCoversEveryView(t *testing.T) {
 			t.Errorf("no screen of %s in the key walk", tabNames[tb])
 		}
 	}
-	_ = strings.TrimSpace
 }
