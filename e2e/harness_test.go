@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -39,10 +38,10 @@ func runMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	bin = filepath.Join(dir, "paydash")
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go") //nolint:staticcheck // the toolchain running the tests builds the binary; "go" on PATH is the fallback
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
-	}
+	// go test puts the running toolchain's bin first on PATH (Go 1.19+),
+	// so "go" is the toolchain that runs the tests (runtime.GOROOT is
+	// deprecated).
+	goTool := "go"
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	// The module root is the parent of this package's directory.
