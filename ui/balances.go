@@ -267,7 +267,7 @@ func (v *balancesView) view(c *viewContext, w, h int) string {
 		b.WriteString(v.filter.view())
 	case v.err != nil && len(v.rows) == 0:
 		// The whole cause, wrapped: cutting it hid the part that says why.
-		b.WriteString(c.st.bad.Render(wrapText("Could not load balances: "+clean(v.err.Error())+" (r retries)", w)))
+		b.WriteString(c.st.bad.Render(wrapText("Could not load balances: "+clean(v.err.Error())+" ("+keyOf(c.keys.Refresh)+" retries)", w)))
 	case v.lastAt.IsZero():
 		b.WriteString(c.st.muted.Render("Loading balances…"))
 	default:

@@ -247,14 +247,14 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 	case v.filter.shown():
 		b.WriteString(v.filter.view())
 	default:
-		b.WriteString(c.st.muted.Render(fit("/ filter · t type · f follow/pause · enter open · y copy body", w)))
+		b.WriteString(c.st.muted.Render(fit(keysLine(keyWord{c.keys.Filter, "filter"}, keyWord{c.keys.EventType, "type"}, keyWord{c.keys.Follow, "follow/pause"}, keyWord{c.keys.OpenEvent, "open"}, keyWord{c.keys.CopyBody, "copy body"}), w)))
 	}
 	b.WriteByte('\n')
 	state := c.st.good.Render("following")
 	if !v.follow {
 		state = c.st.warn.Render("paused")
 		if v.unseen > 0 {
-			state += c.st.warn.Render(" · " + itoa(v.unseen) + " new (f to follow)")
+			state += c.st.warn.Render(" · " + itoa(v.unseen) + " new (" + keyOf(c.keys.Follow) + " to follow)")
 		}
 	}
 	info := itoa(len(v.shown)) + " of " + itoa(len(v.all)) + " events · " + state

@@ -304,7 +304,7 @@ func (fv *formView) sent(c *viewContext, msg sentMsg) tea.Cmd {
 	}
 	if msg.err != nil {
 		fv.phase, fv.err = phaseFailed, msg.err
-		fv.definite = definiteRejection(msg.err)
+		fv.definite = fv.createdNothing(msg.err)
 		return nil
 	}
 	fv.phase, fv.err, fv.resp = phaseDone, nil, msg.resp
@@ -374,7 +374,7 @@ func (fv *formView) view(c *viewContext, w, h int) string {
 	var b strings.Builder
 	b.WriteString(c.st.title.Render(fv.spec.title()) + c.st.muted.Render(" · "+fv.spec.keyName()+" "+fv.key) + "\n")
 	if fv.clearAsk {
-		b.WriteString("\n" + c.st.warn.Render(wrapText("Clear this "+fv.spec.noun()+"? Everything typed goes and it gets a new "+fv.spec.keyName()+".  y = clear   any other key = keep", w)) + "\n")
+		b.WriteString("\n" + c.st.warn.Render(wrapText("Clear this "+fv.spec.noun()+"? Everything typed goes and it gets a new "+fv.spec.keyName()+".  "+keyOf(c.keys.Yes)+" = clear   any other key = keep", w)) + "\n")
 		return b.String()
 	}
 	switch fv.phase {
@@ -400,7 +400,7 @@ func (fv *formView) view(c *viewContext, w, h int) string {
 		}
 	case phaseSending:
 		b.WriteString(fv.spec.summary(c, fv, w) + "\n")
-		b.WriteString(c.st.warn.Render("Sending… attempt " + itoa(fv.attempts) + "; enter does nothing while the request is in flight"))
+		b.WriteString(c.st.warn.Render("Sending… attempt " + itoa(fv.attempts) + "; " + keyOf(c.keys.Retry) + " does nothing while the request is in flight"))
 	case phaseFailed:
 		b.WriteString(fv.failureView(c, w))
 	case phaseDone:

@@ -13,16 +13,17 @@ import (
 // definiteRejection reports an error after which the service certainly
 // created nothing: it answered with a 4xx other than timeout, conflict or
 // rate limit.
-func definiteRejection(err error) bool {
-	if asDuplicate(err) != nil {
-		return true // stopped before sending
-	}
-	return api.IsRefusal(err)
+func definiteRejection(err error) bool { return api.IsRefusal(err) }
+
+// createdNothing reports that the failed attempt certainly created
+// nothing: the service refused it, or the form held it before sending.
+func (fv *formView) createdNothing(err error) bool {
+	return fv.heldErr(err) || definiteRejection(err)
 }
 
 func (fv *formView) failureView(c *viewContext, w int) string {
-	if d := asDuplicate(fv.err); d != nil {
-		return fv.duplicateView(c, d, w)
+	if fv.heldErr(fv.err) {
+		return fv.spec.(heldSender).heldView(c, fv, fv.err, w)
 	}
 	var b strings.Builder
 	b.WriteString(c.st.bad.Render("✗ "+strings.ToUpper(fv.spec.noun()[:1])+fv.spec.noun()[1:]+" not created") + "\n\n")
@@ -34,12 +35,12 @@ func (fv *formView) failureView(c *viewContext, w int) string {
 		// whose answer was lost, before an edit. That one may exist.
 		b.WriteString(c.st.warn.Render(wrapText("This edited "+fv.spec.noun()+" was not created, but an earlier attempt of this form reached the service under the same "+fv.spec.keyName()+
 			" with the details as they were before your edit: that "+fv.spec.noun()+" may exist. Check it before sending this one: a fresh "+fv.spec.keyName()+" sends a second "+fv.spec.noun()+".", w)) + "\n")
-		b.WriteString(c.st.muted.Render(wrapText("e edits (a fresh "+fv.spec.keyName()+"), n starts over.", w)) + "\n")
+		b.WriteString(c.st.muted.Render(wrapText(keyOf(c.keys.Edit)+" edits (a fresh "+fv.spec.keyName()+"), "+keyOf(c.keys.NewForm)+" starts over.", w)) + "\n")
 	case fv.definite:
-		b.WriteString(c.st.muted.Render(wrapText("The service refused it, so nothing was created. e edits (a fresh "+fv.spec.keyName()+"), enter retries as is, n starts over.", w)) + "\n")
+		b.WriteString(c.st.muted.Render(wrapText("The service refused it, so nothing was created. "+keyOf(c.keys.Edit)+" edits (a fresh "+fv.spec.keyName()+"), "+keyOf(c.keys.Retry)+" retries as is, "+keyOf(c.keys.NewForm)+" starts over.", w)) + "\n")
 	default:
-		b.WriteString(c.st.warn.Render(wrapText("The request may or may not have reached the service. enter retries with the same "+fv.spec.keyName()+", so it can never be created twice.", w)) + "\n")
-		b.WriteString(c.st.muted.Render(wrapText("e edits (same key: if the first attempt arrived, the service keeps it and refuses the edit), n discards and starts over.", w)) + "\n")
+		b.WriteString(c.st.warn.Render(wrapText("The request may or may not have reached the service. "+keyOf(c.keys.Retry)+" retries with the same "+fv.spec.keyName()+", so it can never be created twice.", w)) + "\n")
+		b.WriteString(c.st.muted.Render(wrapText(keyOf(c.keys.Edit)+" edits (same key: if the first attempt arrived, the service keeps it and refuses the edit), "+keyOf(c.keys.NewForm)+" discards and starts over.", w)) + "\n")
 	}
 	return b.String()
 }

@@ -23,7 +23,7 @@ func (fv *formView) keys(c *viewContext) helpMap {
 			short: []key.Binding{k.Next, k.Prev, k.LeaveForm, k.ClearForm},
 			full:  [][]key.Binding{{k.Next, k.Prev, k.ClearForm}, {k.LeaveForm, k.AltTabs}},
 		}
-	case fv.phase == phaseFailed && asDuplicate(fv.err) != nil:
+	case fv.phase == phaseFailed && fv.heldErr(fv.err):
 		return helpMap{short: []key.Binding{k.SendAnyway, k.Edit, k.NewForm}, full: [][]key.Binding{{k.SendAnyway, k.Edit, k.NewForm}}}
 	case fv.phase == phaseFailed && api.IsIdempotencyKeyReused(fv.err):
 		// Retrying as is would be refused again: no enter.
@@ -32,8 +32,11 @@ func (fv *formView) keys(c *viewContext) helpMap {
 		return helpMap{short: []key.Binding{k.Retry, k.Edit, k.NewForm}, full: [][]key.Binding{{k.Retry, k.Edit, k.NewForm}}}
 	case fv.phase == phaseDone:
 		b := []key.Binding{k.NewForm, k.CopyResID}
-		if fv.tab != tabPayout {
+		if fv.resultToken() != "" {
 			b = append(b, k.CopyToken)
+		}
+		if fv.correctable() {
+			b = append([]key.Binding{k.Correct}, b...)
 		}
 		return helpMap{short: b, full: [][]key.Binding{b}}
 	}
@@ -79,12 +82,10 @@ func (fv *formView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 		return nil // one request at a time
 	case phaseFailed:
 		switch {
-		case key.Matches(k, keys.SendAnyway) && asDuplicate(fv.err) != nil:
+		case key.Matches(k, keys.SendAnyway) && fv.heldErr(fv.err):
 			// The second confirmation of a possible duplicate.
-			if p, ok := fv.spec.(*payoutForm); ok {
-				p.allowDuplicates(asDuplicate(fv.err))
-				return fv.startSend(c)
-			}
+			fv.spec.(heldSender).confirmHeld(fv.err)
+			return fv.startSend(c)
 		case key.Matches(k, keys.Retry):
 			if api.IsIdempotencyKeyReused(fv.err) {
 				// The key belongs to another request: sending it again
@@ -94,11 +95,11 @@ func (fv *formView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 			return fv.startSend(c)
 		case key.Matches(k, keys.Edit):
 			target := fv.errorField()
-			if asDuplicate(fv.err) != nil {
+			if fv.heldErr(fv.err) {
 				// Stopped before sending: the payout keeps its id, and
 				// e lands on the amount, what usually tells two
 				// payments to one payee apart, not on the confirmation.
-				target = fv.fieldKeys[owner("amount_in_minor", fv.spec.paths())]
+				target = fv.fieldKeys[owner(fv.spec.(heldSender).heldPath(), fv.spec.paths())]
 			} else if fv.definite {
 				// Nothing was created, so the edited request is a new one.
 				fv.key = c.newID()
@@ -116,7 +117,9 @@ func (fv *formView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 			if id := fv.resultID(); id != "" {
 				return c.copyText(id, fv.spec.noun()+" id "+id)
 			}
-		case key.Matches(k, keys.CopyToken) && fv.tab != tabPayout:
+		case key.Matches(k, keys.Correct) && fv.correctable():
+			return fv.correct(c)
+		case key.Matches(k, keys.CopyToken):
 			if tok := fv.resultToken(); tok != "" {
 				return c.copyText(tok, "resource token")
 			}

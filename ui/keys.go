@@ -95,9 +95,11 @@ type keyMap struct {
 	// SendAnyway is the second confirmation of a possible duplicate.
 	SendAnyway key.Binding
 	Edit       key.Binding
-	NewForm    key.Binding
-	CopyResID  key.Binding
-	CopyToken  key.Binding
+	// Correct fills a payout rejected after acceptance in again.
+	Correct   key.Binding
+	NewForm   key.Binding
+	CopyResID key.Binding
+	CopyToken key.Binding
 }
 
 func newKeyMap() *keyMap {
@@ -172,6 +174,7 @@ func newKeyMap() *keyMap {
 		ClearForm:  kb("ctrl+n", "clear form (asks)", "ctrl+n"),
 		Retry:      kb("enter", "retry (same key: cannot pay twice)", "enter"),
 		Edit:       kb("e", "edit", "e"),
+		Correct:    kb("e", "correct and send again (new transaction id)", "e"),
 		SendAnyway: kb("a", "send anyway (a second payment)", "a"),
 		NewForm:    kb("n", "new form", "n", "ctrl+n"),
 		CopyResID:  kb("y", "copy id", "y"),

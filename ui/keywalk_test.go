@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // keyScreen is one screen of the dashboard, reached by driving a fresh
@@ -35,6 +36,13 @@ func keyScreens() []keyScreen {
 		{name: "payout_done", drive: func(h *harness) {
 			fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
 			h.key("y")
+		}},
+		{name: "payout_rejected_after_acceptance", drive: func(h *harness) {
+			fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+			h.key("y")
+			ev := payoutEvent(20, h.be.payouts[0].TransactionID, api.StateRejected)
+			ev.Reason = "beneficiary_account_closed"
+			h.send(relayEventsMsg{events: []relayclient.Event{ev}})
 		}},
 		{name: "payout_refused", drive: func(h *harness) {
 			h.be.payoutErrs = []error{&api.Error{StatusCode: 422, Problem: &api.ProblemDetails{Title: "Invalid payout",

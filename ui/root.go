@@ -277,10 +277,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // followPayout hands the payout form the tracker's view of the payout it
 // sent, so its result follows the webhooks without reading the tracker.
 func (m *model) followPayout() {
-	if p, ok := m.payout.spec.(*payoutForm); ok && m.payout.phase == phaseDone {
-		if id := m.payout.resultID(); id != "" {
-			p.progress = m.tracker.snapshot(id)
-		}
+	if id := m.payout.doneID(); id != "" {
+		m.payout.deliver(m.c(), payoutProgressMsg{p: m.tracker.snapshot(id)})
 	}
 }
 

@@ -195,3 +195,26 @@ func keysOf(bs ...key.Binding) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// keyOf is the key a binding is shown as ("r", "ctrl+s"), for sentences
+// that name a key ("r retries"): from the keymap, like the help bar.
+func keyOf(b key.Binding) string { return b.Help().Key }
+
+// keyWord is a key with a short word of one's own, for hint lines where
+// the bindings' descriptions are too long.
+type keyWord struct {
+	b    key.Binding
+	word string
+}
+
+// keysLine is "/ filter · d date": each key from the keymap.
+func keysLine(kws ...keyWord) string {
+	parts := make([]string, 0, len(kws))
+	for _, kw := range kws {
+		parts = append(parts, keyOf(kw.b)+" "+kw.word)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// tabKeyName is the key that opens view t ("3").
+func tabKeyName(t tab) string { return itoa(int(t) + 1) }

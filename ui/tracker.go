@@ -341,11 +341,11 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 	case v.filter.shown():
 		b.WriteString(v.filter.view())
 	case len(v.list) == 0:
-		b.WriteString(c.st.muted.Render(fit("No payouts yet: send one from 5 New payout, or wait for the relay's events.", w)))
+		b.WriteString(c.st.muted.Render(fit("No payouts yet: send one from "+tabKeyName(tabPayout)+" New payout, or wait for the relay's events.", w)))
 	default:
 		info := plural(len(v.list), "payout", "payouts") + " followed"
 		if n := v.unknown(); n > 0 {
-			info += " · " + itoa(n) + " not in the loaded report (r reloads it)"
+			info += " · " + itoa(n) + " not in the loaded report (" + keyOf(c.keys.Refresh) + " reloads it)"
 		}
 		b.WriteString(c.st.muted.Render(fit(info+" · authorised → submitted → settled, or rejected/failed · changes highlight for 2s", w)))
 	}
@@ -363,7 +363,7 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 	if len(rows) == 0 {
 		// The tracker holds this session's payouts; older ones are in the
 		// report, one key away.
-		b.WriteString("\n" + c.st.muted.Render(wrapText("A payout from before this session: find it in 2 Report (by id or search) and press p on its row to follow it here.", w)))
+		b.WriteString("\n" + c.st.muted.Render(wrapText("A payout from before this session: find it in "+tabKeyName(tabTransactions)+" Report (by id or search) and press "+keyOf(c.keys.Track)+" on its row to follow it here.", w)))
 	}
 	b.WriteByte('\n')
 	detailH := 0
@@ -431,7 +431,7 @@ func (v *trackerView) detail(c *viewContext, p *trackedPayout, w int) string {
 		}
 		b.WriteString(fit(clean(line), w) + "\n")
 	} else {
-		b.WriteString(c.st.muted.Render(fit("amount and beneficiary: not in the loaded transaction report yet; r reloads it", w)) + "\n")
+		b.WriteString(c.st.muted.Render(fit("amount and beneficiary: not in the loaded transaction report yet; "+keyOf(c.keys.Refresh)+" reloads it", w)) + "\n")
 	}
 	if p.note != "" {
 		b.WriteString(c.st.warn.Render(fit(p.note, w)) + "\n")

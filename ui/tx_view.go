@@ -17,7 +17,7 @@ func (v *txView) view(c *viewContext, w, h int) string {
 	case v.filter.value() != "":
 		b.WriteString(fit("/"+v.filter.value(), w))
 	default:
-		b.WriteString(c.st.muted.Render(fit("/ filter · d date · t type · c currency · u status · s sort · ctrl+s export", w)))
+		b.WriteString(c.st.muted.Render(fit(keysLine(keyWord{c.keys.Filter, "filter"}, keyWord{c.keys.Date, "date"}, keyWord{c.keys.Type, "type"}, keyWord{c.keys.Currency, "currency"}, keyWord{c.keys.Status, "status"}, keyWord{c.keys.Sort, "sort"}, keyWord{c.keys.Export, "export"}), w)))
 	}
 	b.WriteByte('\n')
 	// Line 2: counts and state.
@@ -31,7 +31,7 @@ func (v *txView) view(c *viewContext, w, h int) string {
 	var problemLines []string
 	switch {
 	case v.exportAsk:
-		info = c.st.warn.Render("Export " + itoa(len(v.idx)) + " rows as [c]sv or [j]son?  (esc cancels)")
+		info = c.st.warn.Render("Export " + itoa(len(v.idx)) + " rows as " + keyOf(c.keys.CSV) + " CSV or " + keyOf(c.keys.JSON) + " JSON?  (" + keyOf(c.keys.Back) + " cancels)")
 	case v.store == nil && v.loading:
 		info = "Loading transactions… " + itoa(int(v.loadCount.Load())) + " rows"
 	case v.store == nil && c.opts.Backend == nil:
@@ -60,7 +60,7 @@ func (v *txView) view(c *viewContext, w, h int) string {
 			info += " · " + c.st.muted.Render("refreshing…")
 		}
 		if v.loadErr != nil {
-			info += " · " + c.st.bad.Render("incomplete, the load failed: "+clean(v.loadErr.Error())+" (r retries)")
+			info += " · " + c.st.bad.Render("incomplete, the load failed: "+clean(v.loadErr.Error())+" ("+keyOf(c.keys.Refresh)+" retries)")
 		}
 		if strings.Contains(strings.ToLower(v.filter.value()), "date:today") {
 			// Which day "today" is depends on the zone: say it.
@@ -106,7 +106,7 @@ func (v *txView) view(c *viewContext, w, h int) string {
 		b.WriteByte('\n')
 	}
 	if v.store != nil && len(v.idx) == 0 {
-		b.WriteString(c.st.muted.Render("No transactions match the filter. esc clears it.") + "\n")
+		b.WriteString(c.st.muted.Render("No transactions match the filter. "+keyOf(c.keys.Back)+" clears it.") + "\n")
 	}
 	if v.detail {
 		out := padLines(strings.TrimSuffix(b.String(), "\n"), h-detailHeight(w))
