@@ -419,3 +419,9 @@ func (v *balancesView) accountView(c *viewContext, r *balanceRow, w, h int) stri
 
 // filterSyntax is what the filter bar accepts, for the help screen.
 func (v *balancesView) filterSyntax() string { return v.filter.syntax() }
+
+// setHistory takes the report's movements per currency, for the charts.
+func (v *balancesView) setHistory(msg balanceHistoryMsg) { v.hist = msg.byCur }
+
+// refreshedAt is when the balances last answered.
+func (v *balancesView) refreshedAt() time.Time { return v.lastAt }

@@ -85,6 +85,8 @@ type formView struct {
 	// unchanged size is not sent again.
 	sized     [2]int
 	sizedForm *huh.Form
+	// lastField is the field last edited before the confirmation.
+	lastField string
 	// clearAsk is set while ctrl+n waits for y to discard a filled form.
 	clearAsk bool
 	// labels names each request path by its field's title, so messages
@@ -142,20 +144,7 @@ func (fv *formView) progressed() bool {
 
 func (fv *formView) rebuild(c *viewContext) tea.Cmd {
 	groups := fv.spec.build(c, fv)
-	confirm := huh.NewConfirm().Key(confirmKey).
-		Title("Send this " + fv.spec.noun() + "?").
-		Description("y sends · n goes back to edit (or ←/→ and enter)").
-		Affirmative("Send").Negative("Back to edit").
-		Value(&fv.confirm).
-		Validate(func(ok bool) error {
-			if !ok {
-				return nil
-			}
-			if ps := fv.spec.problems(c, fv.key); len(ps) > 0 {
-				return errors.New("cannot send yet: " + strings.Join(fv.described(ps), "; "))
-			}
-			return nil
-		})
+	confirm := fv.confirmField(c)
 	last := []huh.Field{}
 	if c.opts.Production {
 		fv.retype = ""
@@ -170,7 +159,7 @@ func (fv *formView) rebuild(c *viewContext) tea.Cmd {
 	// huh's own error line is hard-wrapped at the form width and repeats
 	// what the field's hint already says; view draws the errors instead,
 	// wrapped at word boundaries and once.
-	fv.form = huh.NewForm(groups...).WithTheme(formTheme()).WithShowHelp(true).WithShowErrors(false)
+	fv.form = huh.NewForm(groups...).WithTheme(formTheme()).WithKeyMap(formKeyMap(c)).WithShowHelp(true).WithShowErrors(false)
 	fv.firstKey = ""
 	if f := fv.form.GetFocusedField(); f != nil {
 		fv.firstKey = f.GetKey()
@@ -241,6 +230,7 @@ func (fv *formView) route(c *viewContext, msg tea.Msg) tea.Cmd {
 	}
 	before := fv.form.GetFocusedField()
 	_, cmd := fv.form.Update(msg)
+	fv.noteFocus()
 	return tea.Batch(tagCmd(fv.tab, cmd), fv.keepFocusOnRefusedBack(msg, before), fv.checkDone(c))
 }
 
@@ -274,8 +264,7 @@ func (fv *formView) checkDone(c *viewContext) tea.Cmd {
 	if fv.form.State == huh.StateCompleted && fv.confirm {
 		return fv.startSend(c)
 	}
-	c.setFlash(fv.spec.noun()+" not sent: edit it and confirm again", false)
-	return fv.rebuild(c)
+	return fv.backToEdit(c)
 }
 
 // startSend sends exactly one request; while one is in flight, nothing

@@ -12,6 +12,8 @@ func (fv *formView) keys(c *viewContext) helpMap {
 	switch {
 	case fv.clearAsk:
 		return helpMap{short: []key.Binding{k.Yes, k.No}}
+	case fv.phase == phaseEdit && fv.onConfirm() && fv.form.GetFocusedField().GetKey() == confirmKey:
+		return confirmKeys(k)
 	case fv.phase == phaseEdit && !fv.progressed():
 		// On the first field there is no previous one.
 		return helpMap{
@@ -77,6 +79,7 @@ func (fv *formView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 			return func() tea.Msg { return leaveFormMsg{} }
 		}
 		_, cmd := fv.form.Update(k)
+		fv.noteFocus()
 		return tea.Batch(tagCmd(fv.tab, cmd), fv.checkDone(c), fv.resize(c))
 	case phaseSending:
 		return nil // one request at a time

@@ -92,6 +92,11 @@ type keyMap struct {
 	LeaveForm key.Binding
 	ClearForm key.Binding
 	Retry     key.Binding
+	// The confirmation at the end of a form.
+	ConfirmSend   key.Binding
+	ConfirmBack   key.Binding
+	ConfirmChoose key.Binding
+	ConfirmEnter  key.Binding
 	// SendAnyway is the second confirmation of a possible duplicate.
 	SendAnyway key.Binding
 	Edit       key.Binding
@@ -168,17 +173,21 @@ func newKeyMap() *keyMap {
 		OpenEvent: kb("enter", "open event", "enter"),
 		CopyBody:  kb("y", "copy body", "y"),
 
-		Next:       kb("enter/tab", "next field", "enter", "tab"),
-		Prev:       kb("shift+tab", "previous field", "shift+tab"),
-		LeaveForm:  kb("esc", "leave (input kept)", "esc"),
-		ClearForm:  kb("ctrl+n", "clear form (asks)", "ctrl+n"),
-		Retry:      kb("enter", "retry (same key: cannot pay twice)", "enter"),
-		Edit:       kb("e", "edit", "e"),
-		Correct:    kb("e", "correct and send again (new transaction id)", "e"),
-		SendAnyway: kb("a", "send anyway (a second payment)", "a"),
-		NewForm:    kb("n", "new form", "n", "ctrl+n"),
-		CopyResID:  kb("y", "copy id", "y"),
-		CopyToken:  kb("t", "copy resource token", "t"),
+		Next:          kb("enter/tab", "next field", "enter", "tab"),
+		Prev:          kb("shift+tab", "previous field", "shift+tab"),
+		LeaveForm:     kb("esc", "leave (input kept)", "esc"),
+		ClearForm:     kb("ctrl+n", "clear form (asks)", "ctrl+n"),
+		Retry:         kb("enter", "retry (same key: cannot pay twice)", "enter"),
+		Edit:          kb("e", "edit", "e"),
+		ConfirmSend:   kb("y", "send", "y", "Y"),
+		ConfirmBack:   kb("n", "back to edit", "n", "N"),
+		ConfirmChoose: kb("←/→", "choose", "left", "right", "h", "l"),
+		ConfirmEnter:  kb("enter", "highlighted choice", "enter"),
+		Correct:       kb("e", "correct and send again (new transaction id)", "e"),
+		SendAnyway:    kb("a", "send anyway (a second payment)", "a"),
+		NewForm:       kb("n", "new form", "n", "ctrl+n"),
+		CopyResID:     kb("y", "copy id", "y"),
+		CopyToken:     kb("t", "copy resource token", "t"),
 	}
 }
 

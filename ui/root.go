@@ -222,9 +222,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case txLoadedMsg:
 		cmd := tea.Batch(m.tx.loaded(c, msg), balanceHistory(msg.store, m.now()))
 		m.refreshed(refreshReport)
-		return m, tea.Batch(cmd, m.tracker.lookup(c, m.tx.store))
+		return m, tea.Batch(cmd, m.tracker.lookup(c, m.tx.report()))
 	case balanceHistoryMsg:
-		m.bal.hist = msg.byCur
+		m.bal.setHistory(msg)
 		return m, nil
 	case payoutRowsMsg:
 		m.tracker.applyRows(c, msg)
@@ -237,12 +237,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.tx.spare(msg)
 		return m, nil
 	case exportedMsg:
-		m.tx.results.done()
-		if msg.err != nil {
-			m.setFlash("export failed: "+msg.err.Error(), true)
-		} else {
-			m.setFlash("exported "+thousands(msg.n)+" rows to "+msg.path+" (times in UTC)", false)
-		}
+		m.tx.exported(c, msg)
 		return m, nil
 	case flashMsg:
 		m.setFlash(msg.text, msg.err)
@@ -637,7 +632,7 @@ func (m *model) onEvents(msg relayEventsMsg) tea.Cmd {
 		}
 		// Payouts from other operators arrive by id only: their amount and
 		// beneficiary come from the report already loaded, if it has them.
-		cmds = append(cmds, m.tracker.lookup(m.c(), m.tx.store), m.tracker.recordOutcomes(m.c()))
+		cmds = append(cmds, m.tracker.lookup(m.c(), m.tx.report()), m.tracker.recordOutcomes(m.c()))
 		m.followPayout()
 	}
 	if !msg.closed {
@@ -753,7 +748,7 @@ func (m *model) headerLine() string {
 	}
 	rt, rs := m.relayText()
 	// Every time on screen is in this zone; the header names it.
-	parts := []string{rs.Render(rt), "refreshed " + clockTime(m.bal.lastAt, loc) + " " + zoneName(m.now())}
+	parts := []string{rs.Render(rt), "refreshed " + clockTime(m.bal.refreshedAt(), loc) + " " + zoneName(m.now())}
 	if low := m.bal.lowAlerts(m.c()); low != "" {
 		parts = append(parts, m.st.alert.Render("⚠ low balance: "+low))
 	}

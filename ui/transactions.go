@@ -345,3 +345,7 @@ func (v *txView) result(c *viewContext, msg txResultMsg) {
 	}
 	v.nav.clamp(len(v.idx), v.pageH)
 }
+
+// report is the loaded report (nil before the first load), shared read
+// only: the tracker looks payouts up in it.
+func (v *txView) report() *report.Store { return v.store }

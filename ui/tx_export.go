@@ -61,3 +61,14 @@ func writeExport(dir, name, format string, st *report.Store, idx []int32) (strin
 	}
 	return path, len(idx), nil
 }
+
+// exported takes the export's answer: the rows it held may be reused, and
+// the status line says where the file went.
+func (v *txView) exported(c *viewContext, msg exportedMsg) {
+	v.results.done()
+	if msg.err != nil {
+		c.setFlash("export failed: "+msg.err.Error(), true)
+		return
+	}
+	c.setFlash("exported "+thousands(msg.n)+" rows to "+msg.path+" (times in UTC)", false)
+}
