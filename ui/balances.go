@@ -240,13 +240,6 @@ var balanceCols = []colSpec{
 	{title: "30 days", w: 10, drop: 1, flex: 2, max: 60},
 }
 
-func signed(minor int64, cur string) string {
-	if minor > 0 {
-		return "+" + api.FormatAmount(minor, cur)
-	}
-	return api.FormatAmount(minor, cur)
-}
-
 // trend is the Trend cell: the last 30 or 90 days (h) from the report, else this
 // session's samples.
 func (v *balancesView) trend(r *balanceRow, w int) string {

@@ -247,7 +247,7 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 	case v.filter.shown():
 		b.WriteString(v.filter.view())
 	default:
-		b.WriteString(c.st.muted.Render(fit(keysLine(keyWord{c.keys.Filter, "filter"}, keyWord{c.keys.EventType, "type"}, keyWord{c.keys.Follow, "follow/pause"}, keyWord{c.keys.OpenEvent, "open"}, keyWord{c.keys.CopyBody, "copy body"}), w)))
+		b.WriteString(c.st.muted.Render(keysLine(w, keyWord{c.keys.Filter, "filter"}, keyWord{c.keys.EventType, "type"}, keyWord{c.keys.Follow, "follow/pause"}, keyWord{c.keys.OpenEvent, "open"}, keyWord{c.keys.CopyBody, "copy body"})))
 	}
 	b.WriteByte('\n')
 	state := c.st.good.Render("following")

@@ -10,13 +10,13 @@ import (
 	"github.com/paydash/paydash/api"
 )
 
-// TestGolden renders every view at 120x40 and 80x24 on a fixed clock with
+// TestGolden renders every view at 200x50, 120x40 and 80x24 on a fixed clock with
 // the ASCII colour profile. Update with: go test ./ui -run TestGolden -update
 func TestGolden(t *testing.T) {
 	sizes := []struct {
 		name string
 		w, h int
-	}{{"120x40", 120, 40}, {"80x24", 80, 24}}
+	}{{"200x50", 200, 50}, {"120x40", 120, 40}, {"80x24", 80, 24}}
 	for _, sc := range goldenScenarios() {
 		for _, sz := range sizes {
 			t.Run(sc.name+"/"+sz.name, func(t *testing.T) {

@@ -742,24 +742,36 @@ func (m *model) View() string {
 
 func (m *model) headerLine() string {
 	loc := m.now().Location()
-	left := m.st.title.Render("paydash") + " · profile " + m.st.bold.Render(m.opts.Profile)
+	prof := "profile " + m.st.bold.Render(m.opts.Profile)
 	if m.opts.Production {
-		left += " " + m.st.prod.Render(" PRODUCTION ")
+		prof += " " + m.st.prod.Render(" PRODUCTION ")
 	}
+	long, short := m.st.title.Render("paydash")+" · "+prof, prof
 	rt, rs := m.relayText()
 	// Every time on screen is in this zone; the header names it.
-	parts := []string{rs.Render(rt), "refreshed " + clockTime(m.bal.refreshedAt(), loc) + " " + zoneName(m.now())}
-	if low := m.bal.lowAlerts(m.c()); low != "" {
-		parts = append(parts, m.st.alert.Render("⚠ low balance: "+low))
+	at := clockTime(m.bal.refreshedAt(), loc) + " " + zoneName(m.now())
+	right := func(refreshed, lowLabel string) string {
+		parts := []string{rs.Render(rt), refreshed + at}
+		if low := m.bal.lowAlerts(m.c()); low != "" {
+			parts = append(parts, m.st.alert.Render(lowLabel+low))
+		}
+		return strings.Join(parts, " · ")
 	}
-	right := strings.Join(parts, " · ")
-	gap := m.width - lipgloss.Width(left) - lipgloss.Width(right)
-	if gap < 1 {
-		// Narrow terminal: the alert and relay state matter more than the
-		// product name.
-		return fit(right+" · "+left, m.width)
+	// Longest first; each drops words, never cuts one: the product name,
+	// then "refreshed", then "balance" go before the profile does.
+	for _, f := range [][2]string{
+		{long, right("refreshed ", "⚠ low balance: ")},
+		{short, right("refreshed ", "⚠ low balance: ")},
+		{short, right("", "⚠ low balance: ")},
+		{short, right("", "⚠ low: ")},
+	} {
+		if gap := m.width - lipgloss.Width(f[0]) - lipgloss.Width(f[1]); gap >= 1 {
+			return f[0] + strings.Repeat(" ", gap) + f[1]
+		}
 	}
-	return left + strings.Repeat(" ", gap) + right
+	// Narrow terminal: the alert and relay state matter more than the
+	// profile.
+	return fit(right("", "⚠ low: ")+" · "+short, m.width)
 }
 
 func (m *model) tabsLine() string {

@@ -207,13 +207,14 @@ type keyWord struct {
 	word string
 }
 
-// keysLine is "/ filter · d date": each key from the keymap.
-func keysLine(kws ...keyWord) string {
+// keysLine is "/ filter · d date" in w cells: each key from the
+// keymap, the last pairs left out whole when they do not fit.
+func keysLine(w int, kws ...keyWord) string {
 	parts := make([]string, 0, len(kws))
 	for _, kw := range kws {
 		parts = append(parts, keyOf(kw.b)+" "+kw.word)
 	}
-	return strings.Join(parts, " · ")
+	return wholeParts(w, " · ", parts...)
 }
 
 // tabKeyName is the key that opens view t ("3").

@@ -347,7 +347,8 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 		if n := v.unknown(); n > 0 {
 			info += " · " + itoa(n) + " not in the loaded report (" + keyOf(c.keys.Refresh) + " reloads it)"
 		}
-		b.WriteString(c.st.muted.Render(fit(info+" · authorised → submitted → settled, or rejected/failed · changes highlight for 2s", w)))
+		b.WriteString(c.st.muted.Render(firstFit(w, info+" · authorised → submitted → settled, or rejected/failed · changes highlight for 2s",
+			info+" · authorised → submitted → settled, or rejected/failed", info)))
 	}
 	b.WriteByte('\n')
 	// The amount column grows to the widest amount on screen, as on the

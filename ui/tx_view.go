@@ -17,7 +17,7 @@ func (v *txView) view(c *viewContext, w, h int) string {
 	case v.filter.value() != "":
 		b.WriteString(fit("/"+v.filter.value(), w))
 	default:
-		b.WriteString(c.st.muted.Render(fit(keysLine(keyWord{c.keys.Filter, "filter"}, keyWord{c.keys.Date, "date"}, keyWord{c.keys.Type, "type"}, keyWord{c.keys.Currency, "currency"}, keyWord{c.keys.Status, "status"}, keyWord{c.keys.Sort, "sort"}, keyWord{c.keys.Export, "export"}), w)))
+		b.WriteString(c.st.muted.Render(keysLine(w, keyWord{c.keys.Filter, "filter"}, keyWord{c.keys.Date, "date"}, keyWord{c.keys.Type, "type"}, keyWord{c.keys.Currency, "currency"}, keyWord{c.keys.Status, "status"}, keyWord{c.keys.Sort, "sort"}, keyWord{c.keys.Export, "export"})))
 	}
 	b.WriteByte('\n')
 	// Line 2: counts and state.
@@ -124,16 +124,11 @@ func (v *txView) totalsLine(c *viewContext, w int) string {
 	if len(v.totals) == 0 {
 		return c.st.muted.Render(fit("Totals: no rows", w))
 	}
-	net := func(t report.Total) string {
-		if t.Net >= 0 {
-			return "+" + api.FormatAmount(t.Net, t.Currency)
-		}
-		return "−" + api.FormatAmount(-t.Net, t.Currency)
-	}
+	net := func(t report.Total) string { return signed(t.Net, t.Currency) }
 	var long, short []string
 	failed := 0
 	for _, t := range v.totals {
-		long = append(long, t.Currency+" in +"+api.FormatAmount(t.Credits, t.Currency)+" out −"+api.FormatAmount(t.Debits, t.Currency)+" net "+net(t))
+		long = append(long, t.Currency+" in "+signed(t.Credits, t.Currency)+" out "+signed(-t.Debits, t.Currency)+" net "+net(t))
 		short = append(short, t.Currency+" net "+net(t))
 		failed += t.Failed
 	}
