@@ -87,7 +87,7 @@ type trackerView struct {
 
 func newTrackerView() trackerView {
 	return trackerView{byID: map[string]*trackedPayout{}, events: map[string]bool{}, lookedUp: map[string]bool{},
-		filter: newFilterBar("id, beneficiary, state")}
+		filter: newFilterBar("id, beneficiary, state, amount (£12.34, -£12.34, 12.34), currency")}
 }
 
 // details returns what the tracker knows of a payout's beneficiary and
@@ -253,17 +253,13 @@ func (v *trackerView) apply(c *viewContext, evs []relayclient.Event) bool {
 }
 
 func (v *trackerView) visible() []*trackedPayout {
-	q := v.filter.query()
+	q := shownQuery(v.filter.query())
 	if q == "" {
 		return v.list
 	}
 	var out []*trackedPayout
 	for _, p := range v.list {
-		hay := p.id + " " + p.state + " " + p.reason
-		if name, iban, ref, _, _, ok := p.details(); ok {
-			hay += " " + name + " " + iban + " " + ref
-		}
-		if strings.Contains(strings.ToLower(hay), q) {
+		if strings.Contains(strings.ToLower(payoutMatchText(p)), q) {
 			out = append(out, p)
 		}
 	}

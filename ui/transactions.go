@@ -80,7 +80,7 @@ type txResultMsg struct {
 }
 
 func newTxView() txView {
-	return txView{filter: newFilterBar("text, 54.89, amount:>100, date:today|7d|30d from:2025-01-01 to:2025-01-31 type: cur: status:"),
+	return txView{filter: newFilterBar("text, 54.89, -£54.89, EUR, amount:>100, date:today|7d|30d from:2025-01-01 to:2025-01-31 type: cur: status:"),
 		sort: defaultSort, gen: new(atomic.Uint64), appliedSort: defaultSort}
 }
 
