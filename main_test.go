@@ -49,21 +49,6 @@ func TestHelpListsEveryCommand(t *testing.T) {
 	}
 }
 
-// TestSandboxHelpSaysHowToScriptOutcomes: a developer pointing their
-// code at the sandbox learns from --help how to get a rejection, a
-// failure or a return, not only from the README.
-func TestSandboxHelpSaysHowToScriptOutcomes(t *testing.T) {
-	out, _, code := runIn(t, isolated(t), "", "sandbox", "--help")
-	if code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	for _, want := range []string{"AML", "insufficient_funds", "FAIL:<reason>", "RETURN"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("paydash sandbox --help lacks %q:\n%s", want, out)
-		}
-	}
-}
-
 func TestNoProfileNamesDemoAndConfigInit(t *testing.T) {
 	for _, args := range [][]string{nil, {"balances"}, {"payout", "create", "--amount", "1"}} {
 		out, errOut, code := runIn(t, isolated(t), "", args...)
@@ -144,40 +129,6 @@ func TestDashboardNeedsATerminal(t *testing.T) {
 	}
 }
 
-// A zero or negative --duplicate-window would switch the duplicate check
-// off without saying so: refused as a usage error, nothing sent.
-func TestDuplicateWindowMustBePositive(t *testing.T) {
-	for _, args := range [][]string{
-		{"payout", "create", "--duplicate-window", "-1h", "--name", "Ada", "--iban", "GB33BUKB20201555555555", "--reference", "R", "--amount", "1", "--currency", "GBP", "--yes"},
-		{"payout", "create", "--duplicate-window", "0", "--name", "Ada", "--iban", "GB33BUKB20201555555555", "--reference", "R", "--amount", "1", "--currency", "GBP", "--yes"},
-		{"payout", "batch", "payouts.csv", "--duplicate-window", "-24h", "--yes"},
-	} {
-		_, errOut, code := runIn(t, isolated(t), "", args...)
-		if code != cmdutil.ExitUsage || !strings.Contains(errOut, "--duplicate-window") || !strings.Contains(errOut, "positive") {
-			t.Errorf("%v: exit %d (%q), want 2 and a message naming --duplicate-window", args, code, errOut)
-		}
-	}
-}
-
-// An unknown status, currency or type is a usage error listing the valid
-// values, before any profile is needed: a typo must not read as an empty
-// report.
-func TestTransactionsUnknownValuesExitTwo(t *testing.T) {
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"transactions", "--status", "settld"}, `unknown status "settld"; valid: authorised, failed, settled, submitted`},
-		{[]string{"transactions", "--currency", "XYZ"}, `unknown currency "XYZ"; valid: AED,`},
-		{[]string{"transactions", "--type", "refund"}, `unknown type "refund"; valid: funding, payout`},
-	} {
-		out, errOut, code := runIn(t, isolated(t), "", c.args...)
-		if code != cmdutil.ExitUsage || !strings.Contains(errOut, c.want) || out != "" {
-			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit %d naming the valid values", c.args, code, errOut, out, cmdutil.ExitUsage)
-		}
-	}
-}
-
 // TestHelpNamesEachDefaultOnce walks every command's flags: pflag prints a
 // flag's default itself, so a usage string that also says "(default …)"
 // shows two defaults, which may disagree.
@@ -194,4 +145,30 @@ func TestHelpNamesEachDefaultOnce(t *testing.T) {
 		}
 	}
 	walk(newRoot(cmdutil.System()))
+}
+
+// TestTyposAreErrorsAtEveryLevel: a mistyped command or subcommand exits
+// 2 with what was meant, never help and exit 0 (which a script reads as
+// success), and never blames a flag that belongs to the meant command.
+func TestTyposAreErrorsAtEveryLevel(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"payout", "creat"}, `unknown command "creat" for "paydash payout"; did you mean "create"?`},
+		{[]string{"config", "foo"}, `unknown command "foo" for "paydash config"; its commands are check, init, show`},
+		{[]string{"transaction", "--since", "7d"}, `unknown command "transaction" for "paydash"; did you mean "transactions"?`},
+		{[]string{"--profile", "x", "payouts", "lgo"}, `unknown command "lgo" for "paydash payouts"; did you mean "log"?`},
+		{[]string{"events", "tial", "--json"}, `did you mean "tail"?`},
+		{[]string{"completion", "bsh"}, `did you mean "bash"`},
+	} {
+		out, errOut, code := runIn(t, isolated(t), "", c.args...)
+		if code != cmdutil.ExitUsage || !strings.Contains(errOut, c.want) || strings.Contains(out, "Usage:") {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit 2 and %q", c.args, code, errOut, out, c.want)
+		}
+	}
+	// A parent command alone still shows its help.
+	if out, _, code := runIn(t, isolated(t), "", "payout"); code != 0 || !strings.Contains(out, "batch") {
+		t.Errorf("paydash payout: exit %d\n%s", code, out)
+	}
 }

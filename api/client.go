@@ -226,7 +226,7 @@ func (c *Client) postBase(ctx context.Context, resource, scope, contentType, acc
 	}
 	h.Set(HeaderIdempotencyKey, key)
 	if err := c.sign(h, HeaderSignature, u.Path, []SignedHeader{{HeaderIdempotencyKey, key}}, body); err != nil {
-		return err
+		return notSent(err)
 	}
 	resp, err := c.do(ctx, &call{method: http.MethodPost, u: u, scope: scope, header: h, body: body, retry: retryIdempotent})
 	if err != nil {
@@ -272,17 +272,17 @@ func (c *Client) Balances(ctx context.Context) ([]Balance, error) {
 // service does not act on a request it could not authenticate.
 func (c *Client) CreatePayout(ctx context.Context, req *PayoutRequest) error {
 	if req == nil {
-		return errors.New("create payout: nil request")
+		return notSent(errors.New("create payout: nil request"))
 	}
 	u := endpoint(c.payoutsURL, "v1", "payouts")
 	body, err := json.Marshal(req)
 	if err != nil {
-		return fmt.Errorf("POST %s: encoding the request: %w", u.Path, err)
+		return notSent(fmt.Errorf("POST %s: encoding the request: %w", u.Path, err))
 	}
 	h := http.Header{}
 	h.Set("Content-Type", ContentTypeJSON)
 	if err := c.sign(h, HeaderPayoutSignature, u.Path, nil, body); err != nil {
-		return err
+		return notSent(err)
 	}
 	rc := retryNever
 	if req.TransactionID != "" {

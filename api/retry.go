@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -139,10 +141,44 @@ type call struct {
 	retry  retryClass
 }
 
+// ErrNotSent is matched (errors.Is) by the error of a call whose request
+// never left this process on any attempt: the connection could not be
+// made, the context ended first, the token or the signature could not be
+// had. The service cannot have acted on it. Any error without it may
+// follow a request the service received (a reset after writing, a
+// timeout waiting for the answer).
+var ErrNotSent = errors.New("the request was not sent")
+
+// notSentError marks an error as ErrNotSent, keeping its text and chain.
+type notSentError struct{ err error }
+
+func (e *notSentError) Error() string        { return e.err.Error() }
+func (e *notSentError) Unwrap() error        { return e.err }
+func (e *notSentError) Is(target error) bool { return target == ErrNotSent }
+
+func notSent(err error) error {
+	if err == nil || errors.Is(err, ErrNotSent) {
+		return err
+	}
+	return &notSentError{err: err}
+}
+
 // do runs c with retries and the 401 token refresh. On success the caller
 // owns resp.Body; on failure the error is an *Error (non-2xx), a
-// transport error, or the context's error, each wrapped with context.
+// transport error, or the context's error, each wrapped with context,
+// and marked ErrNotSent when no attempt wrote the request to a
+// connection (traced with net/http/httptrace).
 func (cl *Client) do(ctx context.Context, c *call) (*http.Response, error) {
+	var wrote atomic.Bool
+	resp, err := cl.attempts(ctx, c, &wrote)
+	var answered *Error
+	if err != nil && !wrote.Load() && !errors.As(err, &answered) {
+		return nil, notSent(err)
+	}
+	return resp, err
+}
+
+func (cl *Client) attempts(ctx context.Context, c *call, wrote *atomic.Bool) (*http.Response, error) {
 	p := cl.retry
 	refreshed := false
 	var lastErr error
@@ -170,6 +206,11 @@ func (cl *Client) do(ctx context.Context, c *call) (*http.Response, error) {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
 
+		// Traced on this request alone, not on ctx: the token request
+		// above writes nothing of the payout.
+		req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+			WroteHeaders: func() { wrote.Store(true) },
+		}))
 		resp, err := cl.hc.Do(req)
 		var wait time.Duration
 		switch {

@@ -158,6 +158,7 @@ func ValidateMandate(req *MandateRequest, opt ValidateOptions) Problems {
 		p.addf("mandate.reference", "is available to regulated customers only; leave it empty")
 	}
 	checkKnownCurrency(&p, "currency", req.Currency)
+	checkMerchantAccountCurrency(&p, "mandate.beneficiary", "mandate", req.Currency, &m.Beneficiary, opt)
 	checkUser(&p, req.User, opt)
 	checkConstraints(&p, &req.Constraints, req.Currency, opt.now())
 	checkMetadata(&p, req.Metadata)
@@ -346,16 +347,23 @@ func checkNRB(p *problems, path, nrb string) {
 	}
 }
 
+// checkMerchantAccountCurrency refuses a payment or mandate into a
+// merchant account the profile lists under another currency: the service
+// would refuse it, and only after it was sent.
+func checkMerchantAccountCurrency(p *problems, path, what, currency string, b *Beneficiary, opt ValidateOptions) {
+	if b.Type == BeneficiaryMerchantAccount && opt.AccountCurrency != nil && b.MerchantAccountID != "" {
+		if acct, ok := opt.AccountCurrency(b.MerchantAccountID); ok && acct != currency {
+			p.addf(path+".merchant_account_id", "is a merchant account that holds %s, and a %s %s cannot go into it; pay in %s or choose a merchant account that holds %s", acct, currency, what, acct, currency)
+		}
+	}
+}
+
 // checkBeneficiaryCurrency enforces "a payment cannot go from GBP to an EUR
 // beneficiary account, nor the other way round": GBP goes to UK accounts
 // (sort code and account number, or a GB IBAN), EUR to non-UK IBANs, BBANs
 // and NRBs; a merchant account must hold the payment's currency.
 func checkBeneficiaryCurrency(p *problems, path, currency string, b *Beneficiary, opt ValidateOptions) {
-	if b.Type == BeneficiaryMerchantAccount && opt.AccountCurrency != nil && b.MerchantAccountID != "" {
-		if acct, ok := opt.AccountCurrency(b.MerchantAccountID); ok && acct != currency {
-			p.addf(path+".merchant_account_id", "is a merchant account that holds %s, and a %s payment cannot go into it; pay in %s or choose a merchant account that holds %s", acct, currency, acct, currency)
-		}
-	}
+	checkMerchantAccountCurrency(p, path, "payment", currency, b, opt)
 	id := b.AccountIdentifier
 	if id == nil {
 		return

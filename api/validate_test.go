@@ -516,3 +516,20 @@ func BenchmarkValidateMandate(b *testing.B) {
 		}
 	}
 }
+
+// A mandate into a merchant account the profile lists under another
+// currency is refused before sending, as a payment is (the README's
+// promise: exit 2, nothing sent).
+func TestValidateMandateMerchantAccountCurrency(t *testing.T) {
+	opt := ValidateOptions{AccountCurrency: func(id string) (string, bool) { return "EUR", id == "acct-eur" }}
+	req := &MandateRequest{Currency: "GBP", Mandate: Mandate{Beneficiary: Beneficiary{Type: BeneficiaryMerchantAccount, MerchantAccountID: "acct-eur"}}}
+	var found bool
+	for _, p := range ValidateMandate(req, opt) {
+		if p.Field == "mandate.beneficiary.merchant_account_id" && strings.Contains(p.Message, "holds EUR, and a GBP mandate cannot go into it") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("GBP mandate into an EUR merchant account: no problem on mandate.beneficiary.merchant_account_id: %v", ValidateMandate(req, opt))
+	}
+}

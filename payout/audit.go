@@ -1,14 +1,3 @@
-// Package payout keeps an operator from paying twice: a local,
-// append-only audit record of every payout this profile sends (form,
-// `payout create`, batch), and the duplicate check that reads it and the
-// service's transaction report before anything is sent.
-//
-// The record is written before a payout is sent (an "attempt" line,
-// fsynced) and again when its outcome is known (an "outcome" line), so
-// even a process killed between the two leaves a trace that a later run
-// finds. Lines are appended under an OS file lock, so two paydash
-// processes of one profile (two terminals, a batch and the dashboard)
-// see each other's payouts before sending their own.
 package payout
 
 import (
@@ -349,6 +338,13 @@ func (l *Log) repairTail() error {
 // Holding the lock across check and write is what stops two processes of
 // the profile from sending the same payout at the same moment.
 func (l *Log) Reserve(ctx context.Context, e Entry, window time.Duration, allowDuplicate bool) ([]Payment, error) {
+	return l.ReserveIf(ctx, e, window, func([]Payment) bool { return allowDuplicate })
+}
+
+// ReserveIf is Reserve with the decision left to allow, called under the
+// lock with the matches (when there are any): the operator may have
+// confirmed some earlier payouts and not others.
+func (l *Log) ReserveIf(ctx context.Context, e Entry, window time.Duration, allow func([]Payment) bool) ([]Payment, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	lk, err := l.lock(ctx)
@@ -361,7 +357,7 @@ func (l *Log) Reserve(ctx context.Context, e Entry, window time.Duration, allowD
 	}
 	req := e.Request()
 	matches := Matching(l.index.withKey(Key(&req)), &req, l.now(), window)
-	if len(matches) > 0 && !allowDuplicate {
+	if len(matches) > 0 && !allow(matches) {
 		return matches, nil
 	}
 	e.Event = EventAttempt

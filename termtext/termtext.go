@@ -62,7 +62,7 @@ func escape(s string, multiline bool) string {
 		switch {
 		case r == utf8.RuneError && size <= 1:
 			b.WriteString(`\x`)
-			b.WriteString(hex2(s[i]))
+			b.WriteString(hexPad(rune(s[i]), 2))
 		case multiline && r == '\n':
 			b.WriteByte('\n')
 		case multiline && r == '\t':
@@ -102,17 +102,19 @@ func firstUnsafe(s string, multiline bool) int {
 func quoteRune(r rune) string {
 	switch {
 	case r < 0x100:
-		return `\x` + hex2(byte(r))
+		return `\x` + hexPad(r, 2)
 	case r <= 0xffff:
-		q := strconv.FormatInt(int64(r), 16)
-		return `\u` + strings.Repeat("0", 4-len(q)) + q
+		return `\u` + hexPad(r, 4)
 	default:
-		q := strconv.FormatInt(int64(r), 16)
-		return `\U` + strings.Repeat("0", 8-len(q)) + q
+		return `\U` + hexPad(r, 8)
 	}
 }
 
-func hex2(c byte) string {
-	const digits = "0123456789abcdef"
-	return string([]byte{digits[c>>4], digits[c&0xf]})
+// hexPad is r in lower-case hex, zero-padded to n digits.
+func hexPad(r rune, n int) string {
+	q := strconv.FormatInt(int64(r), 16)
+	if len(q) < n {
+		q = strings.Repeat("0", n-len(q)) + q
+	}
+	return q
 }

@@ -75,6 +75,7 @@ func (f *forwarder) run() {
 			f.log.Error("forwarder cannot read the store", "err", err)
 		}
 		for _, e := range pending {
+			start := time.Now()
 			res := f.forward(e, func(failing ForwardResult) {
 				// Still down: say so on the event and in the log; the
 				// cursor stays, and this event goes first when it is up.
@@ -92,6 +93,7 @@ func (f *forwarder) run() {
 			}
 			if res.Error == "" {
 				f.m.forwardedOK.Add(1)
+				f.log.Debug("webhook forwarded", "seq", e.Seq, "event_id", e.EventID, "type", e.Type, "url", f.url, "status", res.StatusCode, "elapsed", time.Since(start))
 			} else {
 				f.m.forwardedFailed.Add(1)
 				f.log.Warn("forwarding refused by the endpoint", "seq", e.Seq, "url", f.url, "attempts", res.Attempts, "err", res.Error)

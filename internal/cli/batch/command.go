@@ -238,12 +238,12 @@ func CheckFunds(toSend map[string]int64, bals []api.Balance) []FundsCheck {
 	var out []FundsCheck
 	for _, c := range curs {
 		fc := FundsCheck{Currency: c, ToSendInMinor: toSend[c]}
-		for _, b := range bals {
-			if strings.EqualFold(b.Currency, c) {
-				fc.Account, fc.AvailableInMinor, fc.Status = true, b.AvailableBalanceInMinor, b.Status
-			}
+		// The payout pipeline's funds rule, over the currency's total.
+		acct, err := payout.CheckFunds(bals, c, toSend[c])
+		if acct != nil {
+			fc.Account, fc.AvailableInMinor, fc.Status = true, acct.AvailableBalanceInMinor, acct.Status
 		}
-		fc.OK = fc.Account && fc.Status != api.AccountDisabled && fc.ToSendInMinor <= fc.AvailableInMinor
+		fc.OK = err == nil
 		out = append(out, fc)
 	}
 	return out
@@ -302,7 +302,7 @@ func awaitingEarlier(f *File, journalPath string) bool {
 		return false
 	}
 	for line := range accepted(f, j) {
-		if st, _ := j.State(j.TransactionID(line)); !isFinal(st.State) {
+		if st, _ := j.State(j.TransactionID(line)); !api.IsFinalState(st.State) {
 			return true
 		}
 	}

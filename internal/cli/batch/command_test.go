@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/payout"
 )
 
 func TestCommandDryRunAndRefusalNeedNoProfile(t *testing.T) {
@@ -44,10 +45,10 @@ func TestCommandDryRunAndRefusalNeedNoProfile(t *testing.T) {
 func TestSummaryNamesEveryRowNeedingAttention(t *testing.T) {
 	sum := &Summary{File: "/x/p.csv", Journal: "/x/p.csv.journal", Totals: map[string]int64{"GBP": 3000, "EUR": 100}, Watched: true,
 		Rows: []RowResult{
-			{Line: 2, Name: "Ada", Currency: "GBP", AmountInMinor: 1000, Result: ResultSettled, Sent: OutcomeAccepted},
-			{Line: 3, Name: "Bob", Currency: "GBP", AmountInMinor: 1000, Result: ResultRejected, Sent: OutcomeAccepted, Reason: "insufficient_funds"},
+			{Line: 2, Name: "Ada", Currency: "GBP", AmountInMinor: 1000, Result: ResultSettled, Sent: payout.OutcomeAccepted},
+			{Line: 3, Name: "Bob", Currency: "GBP", AmountInMinor: 1000, Result: ResultRejected, Sent: payout.OutcomeAccepted, Reason: "insufficient_funds"},
 			{Line: 4, Name: "Cy", Currency: "GBP", AmountInMinor: 1000, Result: ResultNotSent, Detail: "connection refused"},
-			{Line: 5, Name: "Di", Currency: "EUR", AmountInMinor: 100, Result: ResultAccepted, Sent: OutcomeAccepted, PreviousRun: true},
+			{Line: 5, Name: "Di", Currency: "EUR", AmountInMinor: 100, Result: ResultAccepted, Sent: payout.OutcomeAccepted, PreviousRun: true},
 		}}
 	sum.tally()
 	var b bytes.Buffer

@@ -169,7 +169,13 @@ func Parse(path string, data []byte) (*File, error) {
 	// Spreadsheets save CSV with a UTF-8 byte-order mark; it is not part
 	// of the first column's name.
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	comma, err := delimiter(data)
+	if err != nil {
+		problem(1, "", "%v", err)
+		return nil, bad
+	}
 	r := csv.NewReader(bytes.NewReader(data))
+	r.Comma = comma
 	r.FieldsPerRecord = -1 // counted per row below, to report every bad line
 	r.TrimLeadingSpace = true
 	r.ReuseRecord = false
@@ -224,6 +230,35 @@ func Parse(path string, data []byte) (*File, error) {
 		return nil, bad
 	}
 	return file, nil
+}
+
+// delimiters a batch file's columns may be separated by: spreadsheets in
+// much of Europe save "CSV" with semicolons, and tab-separated text is
+// what a copy from a spreadsheet gives.
+var delimiters = []rune{',', ';', '\t'}
+
+// delimiter finds the column separator from the header line: the one of
+// delimiters that splits it into the most fields. A header split by none
+// of them but by another common separator is refused once, naming it,
+// rather than reported as one unknown column and five missing ones.
+func delimiter(data []byte) (rune, error) {
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	header := string(bytes.TrimRight(first, "\r"))
+	best, most := ',', 0
+	for _, d := range delimiters {
+		if n := strings.Count(header, string(d)); n > most {
+			best, most = d, n
+		}
+	}
+	if most == 0 {
+		for _, other := range []string{"|", ":"} {
+			if strings.Count(header, other) >= len(requiredColumns)-1 {
+				return 0, fmt.Errorf("the header's columns are separated by %q; separate them with commas (or semicolons, or tabs): %s",
+					other, strings.Join(append(requiredColumns, optionalColumns...), ","))
+			}
+		}
+	}
+	return best, nil
 }
 
 // parseHeader maps column names to indexes, reporting unknown, repeated

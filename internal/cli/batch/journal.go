@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/payout"
 )
 
 // Journal record kinds.
@@ -27,18 +28,11 @@ const (
 	kindState = "state"
 )
 
-// Send outcomes recorded in the journal.
-const (
-	// OutcomeAccepted: the service answered 202; the row is never sent again.
-	OutcomeAccepted = "accepted"
-	// OutcomeRefused: the service answered with a definite refusal (4xx).
-	// Nothing was created, so a re-run sends the row again (same id).
-	OutcomeRefused = "refused"
-	// OutcomeUnknown: no answer (network, 5xx, cancelled). The payout may or
-	// may not exist; a re-run re-sends the same id, which the service
-	// treats as the same payout.
-	OutcomeUnknown = "unknown"
-)
+// A row's send outcome in the journal is the payout pipeline's class of
+// the answer (payout.Classify): payout.OutcomeAccepted (never sent
+// again), payout.OutcomeRefused (nothing was created: a re-run sends the
+// row again, same id) or payout.OutcomeUnknown (it may exist: a re-run
+// re-sends the same id, which the service treats as the same payout).
 
 const journalVersion = 1
 
@@ -301,7 +295,7 @@ func (j *Journal) check(f *File) error {
 	if j.begin.SHA256 != f.SHA256 {
 		accepted, unpaid := 0, 0
 		for line, s := range j.sent {
-			if s.Outcome != OutcomeAccepted {
+			if s.Outcome != payout.OutcomeAccepted {
 				continue
 			}
 			accepted++

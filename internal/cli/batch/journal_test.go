@@ -2,6 +2,7 @@ package batch
 
 import (
 	"errors"
+	"github.com/paydash/paydash/payout"
 	"os"
 	"strings"
 	"testing"
@@ -74,7 +75,7 @@ func TestJournalSurvivesTornWriteAndRefusesDamage(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, line := range []int{2, 3} {
-				if err := j.RecordSent(line, Sent{Outcome: OutcomeAccepted, At: t0}); err != nil {
+				if err := j.RecordSent(line, Sent{Outcome: payout.OutcomeAccepted, At: t0}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -95,7 +96,7 @@ func TestJournalSurvivesTornWriteAndRefusesDamage(t *testing.T) {
 			}
 			n := len(accepted(f, j))
 			// Appending after a repaired tear must give a readable journal.
-			if err := j.RecordSent(4, Sent{Outcome: OutcomeRefused, HTTPStatus: 400, At: t0}); err != nil {
+			if err := j.RecordSent(4, Sent{Outcome: payout.OutcomeRefused, HTTPStatus: 400, At: t0}); err != nil {
 				t.Fatal(err)
 			}
 			j.Close()
@@ -106,7 +107,7 @@ func TestJournalSurvivesTornWriteAndRefusesDamage(t *testing.T) {
 			if err != nil {
 				t.Fatalf("journal unreadable after append: %v", err)
 			}
-			if s, ok := j.LastSent(4); !ok || s.Outcome != OutcomeRefused {
+			if s, ok := j.LastSent(4); !ok || s.Outcome != payout.OutcomeRefused {
 				t.Errorf("line 4 = %+v, %v", s, ok)
 			}
 		})
@@ -120,7 +121,7 @@ func TestJournalRefusesChangedFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j.RecordSent(2, Sent{Outcome: OutcomeAccepted, At: t0})
+	j.RecordSent(2, Sent{Outcome: payout.OutcomeAccepted, At: t0})
 	j.Close()
 	edited := "name,iban,reference,amount,currency\nPerson 0,GB82WEST12345698765432,inv-0,9.99,GBP\n"
 	if err := os.WriteFile(path, []byte(edited), 0o600); err != nil {

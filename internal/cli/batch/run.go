@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"sync"
 	"time"
@@ -48,7 +47,9 @@ type Options struct {
 }
 
 // Guard is what stands between a batch and a second payment beyond its
-// own journal: the profile's audit record and the service's report.
+// own journal: the profile's audit record and the service's report, read
+// and written by the payout pipeline (payout.Pipeline) a run builds from
+// it.
 type Guard struct {
 	Log *payout.Log
 	// Report is read once before the plan; nil checks the record only.
@@ -208,6 +209,28 @@ type Prepared struct {
 	// that run sent for the line.
 	changed map[int]*payout.Payment
 	ids     map[int]string // a dry run's ids when there is no journal
+	// pl is the payout pipeline each row goes through: the same stages as
+	// the form and payout create, fed into the journal.
+	pl *payout.Pipeline
+}
+
+// pipeline builds the run's payout pipeline from its guard (nil: the
+// journal alone, for the package's own tests of it).
+func pipeline(opt Options, clk clock.Clock) *payout.Pipeline {
+	pl := &payout.Pipeline{Source: payout.SourceBatch, Now: clk.Now}
+	if g := opt.Guard; g != nil {
+		pl.Log, pl.Report, pl.Window, pl.States = g.Log, g.Report, g.Window, g.States
+	}
+	return pl
+}
+
+// rowOptions are the pipeline's options for one row.
+func (p *Prepared) rowOptions(row Row) payout.Options {
+	o := payout.Options{BatchFile: p.f.Path, Line: row.Line, SkipFunds: true}
+	if g := p.opt.Guard; g != nil {
+		o.AllowDuplicate = g.AllowDuplicate
+	}
+	return o
 }
 
 // Prepare locks the journal (unless a dry run), opens or creates it,
@@ -222,8 +245,8 @@ func Prepare(ctx context.Context, f *File, opt Options) (*Prepared, error) {
 		jpath = DefaultJournalPath(f.Path)
 	}
 	p := &Prepared{f: f, opt: opt, clk: clk, previous: map[int]bool{}, dups: map[int]*payout.Payment{}, ids: map[int]string{},
-		changed: map[int]*payout.Payment{},
-		sum:     &Summary{File: f.Path, Journal: jpath, DryRun: opt.DryRun, Totals: f.Totals(), ToSend: map[string]int64{}}}
+		changed: map[int]*payout.Payment{}, pl: pipeline(opt, clk),
+		sum: &Summary{File: f.Path, Journal: jpath, DryRun: opt.DryRun, Totals: f.Totals(), ToSend: map[string]int64{}}}
 	if !opt.DryRun {
 		lk, err := payout.TryLock(jpath+".lock", "payout batch "+f.Path)
 		if err != nil {
@@ -237,7 +260,13 @@ func Prepare(ctx context.Context, f *File, opt Options) (*Prepared, error) {
 	}
 	var known *payout.Known
 	if g := opt.Guard; g != nil {
-		k, err := payout.Load(ctx, g.Log, g.Report, clk.Now(), g.Window)
+		var ids []string
+		for _, r := range f.Rows {
+			if r.Request.TransactionID != "" {
+				ids = append(ids, r.Request.TransactionID)
+			}
+		}
+		k, err := p.pl.Known(ctx, ids)
 		if err != nil {
 			p.Close()
 			return p, err
@@ -246,19 +275,9 @@ func Prepare(ctx context.Context, f *File, opt Options) (*Prepared, error) {
 		if g.Log != nil {
 			p.sum.AuditRecord = g.Log.Path()
 		}
-	}
-	if known != nil {
-		var ids []string
-		for _, r := range f.Rows {
-			ids = append(ids, r.Request.TransactionID)
-		}
-		if err := known.FindIDs(ctx, opt.Guard.Report, ids); err != nil {
-			p.Close()
-			return p, err
-		}
 		// Before a journal is written, so that fixing the file and
 		// running again is a fresh start.
-		if probs := idsUsedElsewhere(f, known); len(probs) > 0 {
+		if probs := p.idsUsedElsewhere(known); len(probs) > 0 {
 			p.Close()
 			return p, &InvalidFileError{Path: f.Path, Problems: probs}
 		}
@@ -308,17 +327,18 @@ func Prepare(ctx context.Context, f *File, opt Options) (*Prepared, error) {
 // creates nothing for a transaction_id it has seen, so such a row would
 // never be paid, yet would look sent, with the other payout's outcome.
 // payout create refuses the same.
-func idsUsedElsewhere(f *File, known *payout.Known) []LineProblem {
+func (p *Prepared) idsUsedElsewhere(known *payout.Known) []LineProblem {
 	var probs []LineProblem
-	for _, r := range f.Rows {
+	for _, r := range p.f.Rows {
 		id := r.Request.TransactionID
 		if id == "" {
 			continue
 		}
 		// The same payout under its id is this row sent before: a resume.
-		if other := known.UsedFor(id, &r.Request); other != "" {
+		var used *payout.IDUsedError
+		if err := p.pl.CheckID(known, &r.Request, &payout.Checked{}); errors.As(err, &used) {
 			probs = append(probs, LineProblem{r.Line, ColTransactionID, fmt.Sprintf(
-				"%s was already used %s; the service would create nothing for this row. Leave the cell empty and paydash assigns a new id", id, other)})
+				"%s was already used %s; the service would create nothing for this row. Leave the cell empty and paydash assigns a new id", id, used.Was)})
 		}
 	}
 	return probs
@@ -380,11 +400,12 @@ func (p *Prepared) plan(ctx context.Context, known *payout.Known) error {
 		case known != nil && pl.TransactionID != "" && acceptedLocally(known, pl.TransactionID):
 			pl.Action, pl.Why = ActionPrevious, "audit record"
 		case known != nil:
-			if m := payout.Resolve(ctx, p.opt.Guard.Log, known, p.opt.Guard.States, known.Matching(&req, now, p.opt.Guard.Window), now); len(m) > 0 {
+			m, err := p.pl.Duplicates(ctx, known, &req, p.rowOptions(row))
+			if len(m) > 0 {
 				pl.Match = &m[0]
-				if !p.opt.Guard.AllowDuplicate {
-					pl.Action = ActionDuplicate
-				}
+			}
+			if err != nil {
+				pl.Action = ActionDuplicate
 			}
 		}
 		// What this line sent before it was edited only makes the edit a
@@ -415,7 +436,7 @@ func (p *Prepared) plan(ctx context.Context, known *payout.Known) error {
 			if p.j != nil && pl.Why != "journal" {
 				// Found outside the journal (it was lost): write it back,
 				// so the journal tells the whole story again.
-				if err := p.j.RecordSent(row.Line, Sent{Outcome: OutcomeAccepted, HTTPStatus: 202, Detail: "found in the " + pl.Why, At: now}); err != nil {
+				if err := p.j.RecordSent(row.Line, Sent{Outcome: payout.OutcomeAccepted, HTTPStatus: 202, Detail: "found in the " + pl.Why, At: now}); err != nil {
 					return err
 				}
 			}
@@ -432,14 +453,11 @@ func (p *Prepared) plan(ctx context.Context, known *payout.Known) error {
 // paid reports whether an earlier payout pm may have paid its payee (see
 // payout.Paid).
 func (p *Prepared) paid(ctx context.Context, known *payout.Known, pm payout.Payment, now time.Time) bool {
-	var (
-		log    *payout.Log
-		states payout.FinalStates
-	)
+	var states payout.FinalStates
 	if p.opt.Guard != nil {
-		log, states = p.opt.Guard.Log, p.opt.Guard.States
+		states = p.opt.Guard.States
 	}
-	return payout.Paid(ctx, log, known, states, pm, now)
+	return payout.Paid(ctx, p.pl.Log, known, states, pm, now)
 }
 
 // otherRowOfThisFile reports whether pm is what another line of this
@@ -470,7 +488,7 @@ func (p *Prepared) planned(i int) *Planned {
 
 func lastAccepted(j *Journal, line int) bool {
 	s, ok := j.LastSent(line)
-	return ok && s.Outcome == OutcomeAccepted
+	return ok && s.Outcome == payout.OutcomeAccepted
 }
 
 // acceptedLocally reports whether the audit record shows id accepted.
@@ -479,11 +497,7 @@ func acceptedLocally(k *payout.Known, id string) bool {
 	if !ok {
 		return false
 	}
-	switch p.Outcome {
-	case payout.OutcomeAccepted, payout.OutcomeSettled, payout.OutcomeFailed, payout.OutcomeRejected:
-		return true
-	}
-	return false
+	return p.Outcome == payout.OutcomeAccepted || p.Outcome == payout.OutcomeExisting || api.IsFinalState(p.Outcome)
 }
 
 // ToSend returns the planned rows this run sends.
@@ -550,10 +564,9 @@ func (p *Prepared) Send(ctx context.Context, s Sender) (*Summary, error) {
 		return p.Summary(), nil
 	}
 	opt, j := p.opt, p.j
+	p.pl.Sender = s
 	w := newWatcher(j, p.f, p.clk)
-	if g := opt.Guard; g != nil && g.Log != nil {
-		w.onFinal = func(id, state, reason string) { _ = g.Log.Outcome(id, state, reason) }
-	}
+	w.onFinal = func(id, state, reason string) { _ = p.pl.RecordFinal(id, payout.Final{State: state, Reason: reason}) }
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	if opt.Events != nil {
@@ -613,39 +626,43 @@ func (p *Prepared) send(ctx context.Context, s Sender) error {
 		last = clk.Now()
 		req := row.Request
 		req.TransactionID = j.TransactionID(row.Line)
-		if g := opt.Guard; g != nil && g.Log != nil {
-			// The last check, under the audit record's lock: another
-			// process of this profile may have sent the same payout since
-			// the plan was made. The attempt is on disk before the payout
-			// leaves, so a crash right after sending leaves a trace.
-			m, err := g.Log.Reserve(ctx, payout.Entry{Source: payout.SourceBatch, TransactionID: req.TransactionID,
-				Name: req.BeneficiaryName, IBAN: req.BeneficiaryIBAN, Reference: req.BeneficiaryReference,
-				AmountInMinor: req.AmountInMinor, Currency: req.Currency, BatchFile: p.f.Path, Line: row.Line,
-				AllowedDuplicate: pl.Match != nil}, g.Window, g.AllowDuplicate)
-			if err != nil {
-				return fmt.Errorf("%w at line %d: %w; nothing was sent for this row. Run the same command again to resume", ErrInterrupted, row.Line, err)
-			}
-			if len(m) > 0 && !g.AllowDuplicate {
-				p.dups[row.Line] = &m[0]
+		// The last check, under the audit record's lock: another process
+		// of this profile may have sent the same payout since the plan was
+		// made. The attempt is on disk before the payout leaves, so a
+		// crash right after sending leaves a trace.
+		ro := p.rowOptions(row)
+		var chk payout.Checked
+		if pl.Match != nil {
+			chk.Matches = []payout.Payment{*pl.Match}
+		}
+		if err := p.pl.Reserve(ctx, &req, ro, &chk); err != nil {
+			var dup *payout.DuplicateError
+			if errors.As(err, &dup) {
+				p.dups[row.Line] = &dup.Matches[0]
 				progress(opt, i+1, total)
 				continue
 			}
+			return fmt.Errorf("%w at line %d: %w; nothing was sent for this row. Run the same command again to resume", ErrInterrupted, row.Line, err)
 		}
-		sendErr := s.CreatePayout(ctx, &req)
-		rec := classify(sendErr, clk.Now())
+		a := p.pl.Send(ctx, &req)
+		if !a.Reached {
+			// It never left: nothing happened to this row, and the journal
+			// keeps it unsent. The service cannot be reached: stop.
+			_ = p.pl.RecordAnswer(&req, &chk, a)
+			return fmt.Errorf("%w at line %d: %w; nothing was sent for this row (%s); run the same command again to resume", ErrInterrupted, row.Line, a.Err, a.Advice())
+		}
+		rec := sentOf(a, clk.Now())
 		if err := j.RecordSent(row.Line, rec); err != nil {
 			return fmt.Errorf("%w: %w (line %d was %s; run again to resume, nothing is paid twice)", ErrInterrupted, err, row.Line, rec.Outcome)
 		}
-		if g := opt.Guard; g != nil && g.Log != nil {
-			if err := g.Log.Outcome(req.TransactionID, rec.Outcome, rec.Detail); err != nil {
-				return fmt.Errorf("%w: %w (line %d was %s; run again to resume, nothing is paid twice)", ErrInterrupted, err, row.Line, rec.Outcome)
-			}
+		if err := p.pl.RecordAnswer(&req, &chk, a); err != nil {
+			return fmt.Errorf("%w: %w (line %d was %s; run again to resume, nothing is paid twice)", ErrInterrupted, err, row.Line, rec.Outcome)
 		}
 		progress(opt, i+1, total)
-		if rec.Outcome == OutcomeUnknown {
+		if a.Unknown() {
 			// No answer: the service is unreachable or failing. Going on
 			// would only pile up unknowns; stop and let a re-run resume.
-			return fmt.Errorf("%w at line %d: %w; run the same command again to resume (the same transaction_id is re-sent, so nothing is paid twice)", ErrInterrupted, row.Line, sendErr)
+			return fmt.Errorf("%w at line %d: %w; run the same command again to resume (the same transaction_id is re-sent, so nothing is paid twice)", ErrInterrupted, row.Line, a.Err)
 		}
 	}
 	return nil
@@ -657,20 +674,12 @@ func progress(opt Options, done, total int) {
 	}
 }
 
-// classify turns a CreatePayout result into a journal outcome. Only a 4xx
-// answer is a definite refusal (nothing created); 408 and 429 are "try
-// later", and 5xx or no answer leave the outcome unknown.
-func classify(err error, now time.Time) Sent {
-	if err == nil {
-		return Sent{Outcome: OutcomeAccepted, HTTPStatus: http.StatusAccepted, At: now}
-	}
-	var ae *api.Error
-	if api.IsRefusal(err) && errors.As(err, &ae) {
-		return Sent{Outcome: OutcomeRefused, HTTPStatus: ae.StatusCode, Detail: ae.Error(), At: now}
-	}
-	s := Sent{Outcome: OutcomeUnknown, Detail: err.Error(), At: now}
-	if ae != nil {
-		s.HTTPStatus = ae.StatusCode
+// sentOf is the journal's record of a send's answer, as the payout
+// pipeline classified it (payout.Classify).
+func sentOf(a payout.Answer, now time.Time) Sent {
+	s := Sent{Outcome: a.Outcome, HTTPStatus: a.HTTPStatus, At: now}
+	if a.Err != nil {
+		s.Detail = a.Err.Error()
 	}
 	return s
 }
@@ -682,7 +691,7 @@ func accepted(f *File, j *Journal) map[int]bool {
 		return out
 	}
 	for _, row := range f.Rows {
-		if s, ok := j.LastSent(row.Line); ok && s.Outcome == OutcomeAccepted {
+		if s, ok := j.LastSent(row.Line); ok && s.Outcome == payout.OutcomeAccepted {
 			out[row.Line] = true
 		}
 	}
@@ -711,20 +720,20 @@ func (p *Prepared) results() []RowResult {
 		if sentOK {
 			r.Sent, r.HTTPStatus, r.Detail = sent.Outcome, sent.HTTPStatus, sent.Detail
 			switch sent.Outcome {
-			case OutcomeAccepted:
+			case payout.OutcomeAccepted:
 				r.Result = ResultAccepted
 				if st, ok := j.State(r.TransactionID); ok {
 					r.State, r.Reason = st.State, st.Reason
-					switch st.State {
-					case api.StateSettled, api.StateExecuted:
+					switch {
+					case api.StatePaid(st.State):
 						r.Result = ResultSettled
-					case api.StateRejected:
+					case st.State == api.StateRejected:
 						r.Result = ResultRejected
-					case api.StateFailed:
+					case st.State == api.StateFailed:
 						r.Result = ResultFailed
 					}
 				}
-			case OutcomeRefused:
+			case payout.OutcomeRefused:
 				r.Result = ResultRejected
 			}
 		}
@@ -732,7 +741,7 @@ func (p *Prepared) results() []RowResult {
 		r.PreviousRun = previous[row.Line]
 		if r.PreviousRun && r.Result == ResultNotSent {
 			r.Result = ResultAccepted // found in the audit record or report
-			r.Sent = OutcomeAccepted
+			r.Sent = payout.OutcomeAccepted
 		}
 		if dry && !r.PreviousRun {
 			r.Result = ResultWouldPay
@@ -758,7 +767,7 @@ func (p *Prepared) results() []RowResult {
 func (s *Summary) tally() {
 	c := Counts{Rows: len(s.Rows)}
 	for _, r := range s.Rows {
-		if r.Sent == OutcomeAccepted {
+		if r.Sent == payout.OutcomeAccepted {
 			c.Accepted++
 		}
 		if r.PreviousRun {

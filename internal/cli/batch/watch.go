@@ -7,6 +7,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/clock"
+	"github.com/paydash/paydash/payout"
 	"github.com/paydash/paydash/relayclient"
 )
 
@@ -31,23 +32,6 @@ func newWatcher(j *Journal, f *File, clk clock.Clock) *watcher {
 	return w
 }
 
-// stateRank orders payout states so a late or replayed webhook never moves
-// a row backwards (a subscriber resuming from the relay's backlog replays
-// every earlier state).
-func stateRank(state string) int {
-	switch state {
-	case api.StateAuthorised:
-		return 1
-	case api.StateSubmitted:
-		return 2
-	case api.StateSettled, api.StateExecuted, api.StateRejected, api.StateFailed:
-		return 3
-	}
-	return 0
-}
-
-func isFinal(state string) bool { return stateRank(state) == 3 }
-
 func (w *watcher) watch(ctx context.Context, events <-chan relayclient.Event) {
 	for {
 		select {
@@ -63,11 +47,13 @@ func (w *watcher) watch(ctx context.Context, events <-chan relayclient.Event) {
 }
 
 func (w *watcher) handle(ev relayclient.Event) {
-	if !w.ids[ev.PayoutID] || stateRank(ev.State) == 0 {
+	// A late or replayed webhook (a subscriber resuming from the relay's
+	// backlog replays every earlier state) never moves a row backwards.
+	if !w.ids[ev.PayoutID] || api.StateRank(ev.State) == 0 {
 		return
 	}
 	cur, _ := w.j.State(ev.PayoutID)
-	if stateRank(ev.State) <= stateRank(cur.State) {
+	if !api.Later(ev.State, cur.State) {
 		return
 	}
 	at := ev.OccurredAt
@@ -82,7 +68,7 @@ func (w *watcher) handle(ev relayclient.Event) {
 		w.mu.Unlock()
 		return
 	}
-	if isFinal(ev.State) && w.onFinal != nil {
+	if api.IsFinalState(ev.State) && w.onFinal != nil {
 		w.onFinal(ev.PayoutID, ev.State, ev.Reason)
 	}
 	select {
@@ -102,10 +88,10 @@ func (w *watcher) allFinal() bool {
 	w.j.mu.Lock()
 	defer w.j.mu.Unlock()
 	for line, s := range w.j.sent {
-		if s.Outcome != OutcomeAccepted {
+		if s.Outcome != payout.OutcomeAccepted {
 			continue
 		}
-		if !isFinal(w.j.states[w.j.ids[line]].State) {
+		if !api.IsFinalState(w.j.states[w.j.ids[line]].State) {
 			return false
 		}
 	}

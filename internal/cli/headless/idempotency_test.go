@@ -11,6 +11,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/payout"
 )
 
 // runPaymentCreate runs `payment create` with the given flags against the
@@ -117,7 +118,7 @@ func TestPaymentIntoAnotherCurrencysAccountIsRefusedHere(t *testing.T) {
 
 	// Without the profile's accounts: the service refuses it.
 	_, err = run(api.ValidateOptions{}, append(args("EUR"), "--idempotency-key", "99999999-2222-4333-8444-555555555555"))
-	if !api.IsRefusal(err) || cmdutil.ExitCode(err) != cmdutil.ExitNotAccepted {
+	if !payout.Classify(err).Refused() || cmdutil.ExitCode(err) != cmdutil.ExitNotAccepted {
 		t.Fatalf("EUR into the GBP account: err %v, want the service's refusal", err)
 	}
 	msg := err.Error()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/payout"
 )
 
 // ResourceTokenLifetime is how long a resource token authorises the
@@ -130,7 +131,7 @@ func create(s *cmdutil.Streams, what string, usage []string, probs api.Problems,
 		return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("create %s: idempotency key %s was already used for a different request, so nothing was created; "+
 			"for this new request run the command again without --idempotency-key (a new key is made) or with a new key: %w", what, key, err))
 	}
-	if api.IsRefusal(err) {
+	if a := payout.Classify(err); a.Refused() && a.Reached {
 		// A definite answer: nothing was created, and the same request
 		// would be refused again, under this key or another.
 		return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("create %s: the service refused it, so nothing was created; "+

@@ -13,7 +13,6 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/payout"
-	"github.com/paydash/paydash/relayclient"
 )
 
 // PayoutOptions are the flags of `paydash payout create`.
@@ -92,7 +91,11 @@ type PayoutResult struct {
 	TransactionID string `json:"transaction_id"`
 	Accepted      bool   `json:"accepted"`
 	HTTPStatus    int    `json:"http_status,omitempty"`
-	Error         string `json:"error,omitempty"`
+	// Sent is the class of the service's answer when it did not accept
+	// the payout: refused (nothing was created) or unknown (it may
+	// have been; re-send only under the same id).
+	Sent  string `json:"sent,omitempty"`
+	Error string `json:"error,omitempty"`
 	// State is the final state --wait saw, and StateFrom where it came
 	// from ("relay" or "report").
 	State     string `json:"state,omitempty"`
@@ -126,12 +129,27 @@ type Target struct {
 // was not seen in time.
 const exitNoFinalState = cmdutil.ExitFailure
 
-// CreatePayout validates, checks for duplicates and funds, confirms,
-// records and sends one payout. Exit status 0 means the service accepted
-// it (202) and, with --wait, that it settled.
+// CreatePayout runs one payout through the payout pipeline (payout.Run):
+// validate, check the id, duplicates and funds, confirm, record, send,
+// classify, record and, with --wait, follow. This command only asks and
+// prints. Exit status 0 means the service accepted it (202) and, with
+// --wait, that it settled.
 func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Target, o *PayoutOptions) error {
 	req, usage := o.Request()
-	probs := api.ValidatePayout(req)
+	window := o.DuplicateWindow
+	if window == 0 {
+		window = payout.DefaultWindow
+	}
+	pl := &payout.Pipeline{Sender: c, Log: t.Audit, Source: payout.SourceCreate, Window: window, RelayURL: t.RelayURL, RelayToken: t.RelayToken}
+	svc, guarded := c.(PayoutService)
+	if guarded {
+		pl.Report, pl.Balances = svc, svc
+	}
+	var probs api.Problems
+	var inv *payout.InvalidError
+	if err := pl.Validate(req); errors.As(err, &inv) {
+		probs = inv.Problems
+	}
 	if len(usage) > 0 {
 		probs = dropFields(probs, "amount_in_minor")
 	}
@@ -141,87 +159,35 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 	if !o.Yes && !s.Interactive() {
 		return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("no terminal to confirm on: nothing was sent. Pass --yes to send this payout (profile %q)", t.Profile))
 	}
-	window := o.DuplicateWindow
-	if window == 0 {
-		window = payout.DefaultWindow
+	opt := payout.Options{AllowDuplicate: o.AllowDuplicate, IDGiven: o.TransactionID != ""}
+	if guarded {
+		opt.Follow = o.Wait
 	}
 	res := PayoutResult{TransactionID: req.TransactionID}
-	svc, guarded := c.(PayoutService)
-	var matches []payout.Payment
-	if guarded {
-		known, err := payout.Load(ctx, t.Audit, svc, time.Now(), window)
-		if err != nil {
-			return err
-		}
-		if o.TransactionID != "" {
-			if err := known.FindIDs(ctx, svc, []string{req.TransactionID}); err != nil {
-				return err
+	r, err := pl.Run(ctx, req, opt, payout.Hooks{
+		Confirm: func(_ context.Context, chk *payout.Checked) error {
+			return confirmPayout(s, t, req, o.Yes, chk.Matches)
+		},
+		Notice: func(msg string) {
+			if strings.HasPrefix(msg, "warning: ") {
+				fmt.Fprintln(s.Err, msg)
+				return
 			}
-			if err := checkReusedID(t.Audit, known, req, &res); err != nil {
-				return err
-			}
-		}
-		matches = known.Matching(req, time.Now(), window)
-		// A match the record shows only "accepted" may have been rejected
-		// since (rejections never enter the report): what the report and
-		// the relay know now is recorded and counted first.
-		var states payout.FinalStates
-		if t.RelayURL != "" {
-			states = relayclient.History{URL: t.RelayURL, Token: t.RelayToken}
-		}
-		matches = payout.Resolve(ctx, t.Audit, known, states, matches, time.Now())
-		if len(matches) > 0 && !o.AllowDuplicate {
-			return refuseDuplicate(s, o, req, matches)
-		}
-		res.DuplicateOf = matches
-		if res.AlreadySent == nil {
-			if err := checkFunds(ctx, svc, req); err != nil {
-				return err
-			}
-		}
-	}
-	if err := confirmPayout(s, t, req, o.Yes, matches); err != nil {
-		return err
-	}
-	if t.Audit != nil {
-		m, err := t.Audit.Reserve(ctx, payout.Entry{Source: payout.SourceCreate, TransactionID: req.TransactionID,
-			Name: req.BeneficiaryName, IBAN: req.BeneficiaryIBAN, Reference: req.BeneficiaryReference,
-			AmountInMinor: req.AmountInMinor, Currency: req.Currency, AllowedDuplicate: len(matches) > 0}, window, o.AllowDuplicate)
-		if err != nil {
-			return err
-		}
-		if len(m) > 0 && !o.AllowDuplicate {
-			return refuseDuplicate(s, o, req, m) // sent by another paydash since the check
-		}
-	}
-	var follow *payoutFollower
-	if o.Wait > 0 && guarded {
-		follow = startFollow(ctx, s, t, svc, req.TransactionID)
-		defer follow.stop()
-	}
-	err := c.CreatePayout(ctx, req)
-	res.Accepted = err == nil
-	if t.Audit != nil {
-		outcome, detail := payout.OutcomeAccepted, ""
-		if res.AlreadySent != nil {
-			outcome = payout.OutcomeExisting
-		}
-		if err != nil {
-			outcome, detail = sendOutcome(err), err.Error()
-		}
-		if aerr := t.Audit.Outcome(req.TransactionID, outcome, detail); aerr != nil {
-			fmt.Fprintf(s.Err, "warning: %v\n", aerr)
-		}
+			fmt.Fprintf(s.Err, "note: %s\n", msg)
+		},
+	})
+	if chk := r.Checked; chk != nil {
+		res.DuplicateOf, res.AlreadySent = chk.Matches, chk.AlreadySent
 	}
 	if err != nil {
-		return notAccepted(s, o, req, &res, err)
+		return stopped(s, o, req, &res, err)
 	}
-	res.HTTPStatus = 202
+	res.Accepted, res.HTTPStatus = true, r.Answer.HTTPStatus
 	if res.AlreadySent != nil {
 		fmt.Fprintf(s.Err, "transaction id %s was already sent on %s for this payout; the service created nothing new\n",
 			req.TransactionID, res.AlreadySent.At.UTC().Format("2006-01-02 15:04 MST"))
 	}
-	if follow == nil {
+	if r.Final == nil {
 		if o.JSON {
 			return cmdutil.WriteJSON(s.Out, res)
 		}
@@ -232,16 +198,8 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 		}
 		return nil
 	}
-	st := follow.wait(ctx, o.Wait)
-	res.State, res.Reason, res.StateFrom = st.state, st.reason, st.from
-	res.Returned = st.state == api.StateFailed && st.submitted
-	if t.Audit != nil && st.state != "" {
-		detail := st.reason
-		if res.Returned && detail == "" {
-			detail = reasonReturned
-		}
-		_ = t.Audit.Outcome(req.TransactionID, st.state, detail)
-	}
+	st := *r.Final
+	res.State, res.Reason, res.StateFrom, res.Returned = st.State, st.Reason, st.From, st.Returned
 	if o.JSON {
 		if werr := cmdutil.WriteJSON(s.Out, res); werr != nil {
 			return werr
@@ -249,23 +207,23 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 	} else {
 		fmt.Fprintln(s.Out, req.TransactionID)
 	}
-	switch st.state {
-	case api.StateSettled, api.StateExecuted:
-		fmt.Fprintf(s.Err, "settled: %s to %s (state from the %s)\n", api.FormatAmount(req.AmountInMinor, req.Currency), req.BeneficiaryName, st.from)
+	switch {
+	case api.StatePaid(st.State):
+		fmt.Fprintf(s.Err, "settled: %s to %s (state from the %s)\n", api.FormatAmount(req.AmountInMinor, req.Currency), req.BeneficiaryName, st.From)
 		return nil
-	case api.StateRejected, api.StateFailed:
-		reason := st.reason
+	case api.IsFinalState(st.State):
+		reason := st.Reason
 		if reason == "" {
 			reason = "no reason given"
-			if st.from != "relay" {
+			if st.From != payout.FromRelay {
 				reason += " (the service report carries none; the relay, when reachable, does: paydash events tail --since 0 --payout " + req.TransactionID + ")"
 			}
 		}
 		if res.Returned {
 			return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("payout %s returned: the money went out to the payee's bank and came back, so the payee was NOT paid (%s; state from the %s)",
-				req.TransactionID, reason, st.from))
+				req.TransactionID, reason, st.From))
 		}
-		return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("payout %s %s: %s (state from the %s); nothing was paid", req.TransactionID, st.state, reason, st.from))
+		return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("payout %s %s: %s (state from the %s); nothing was paid", req.TransactionID, st.State, reason, st.From))
 	}
 	if ctx.Err() != nil {
 		// Interrupted (ctrl+c), not timed out: the payout went and was
@@ -275,26 +233,29 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 	}
 	return cmdutil.Exit(exitNoFinalState, fmt.Errorf("payout %s: no final state within %s (%s); follow it with: paydash events tail --since 0 --payout %s "+
 		"(the relay has every state, a rejection too), or paydash transactions --search %s (the report lists it once authorised, never if rejected)",
-		req.TransactionID, o.Wait, st.note, req.TransactionID, req.TransactionID))
+		req.TransactionID, o.Wait, st.Note, req.TransactionID, req.TransactionID))
 }
 
-// checkReusedID refuses a --transaction-id that was used before for a
-// different payout: the service would answer 202 and create nothing, so
-// "success" would be a lie. The same payout under the same id is a safe
-// retry, noted in res.
-func checkReusedID(audit *payout.Log, known *payout.Known, req *api.PayoutRequest, res *PayoutResult) error {
-	p, ok := known.ByID(req.TransactionID)
-	if !ok {
-		return nil
+// stopped turns what stopped the pipeline into this command's message
+// and exit code: a reused id is a usage error (2); a duplicate, funds,
+// an account and the service's answer are "not accepted" (3).
+func stopped(s *cmdutil.Streams, o *PayoutOptions, req *api.PayoutRequest, res *PayoutResult, err error) error {
+	var (
+		used *payout.IDUsedError
+		dup  *payout.DuplicateError
+		se   *payout.SendError
+	)
+	switch {
+	case errors.As(err, &used):
+		return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("%w: leave out --transaction-id to send it under a new id", err))
+	case errors.As(err, &dup):
+		return refuseDuplicate(s, o, req, dup.Matches)
+	case errors.As(err, &se):
+		return notAccepted(s, o, req, res, se)
+	case payout.ErrorClass(err) != "":
+		return cmdutil.Exit(cmdutil.ExitNotAccepted, err)
 	}
-	if other := known.UsedFor(req.TransactionID, req); other != "" {
-		return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("transaction id %s was already used %s; "+
-			"the service would create nothing for this one. Nothing was sent: leave out --transaction-id to send it under a new id", req.TransactionID, other))
-	}
-	if p.Where == payout.FromReport || p.Outcome == payout.OutcomeAccepted || p.Outcome == payout.OutcomeSettled {
-		res.AlreadySent = &p
-	}
-	return nil
+	return err
 }
 
 func refuseDuplicate(s *cmdutil.Streams, o *PayoutOptions, req *api.PayoutRequest, matches []payout.Payment) error {
@@ -311,55 +272,34 @@ func refuseDuplicate(s *cmdutil.Streams, o *PayoutOptions, req *api.PayoutReques
 	return cmdutil.Exit(cmdutil.ExitNotAccepted, errors.New(b.String()))
 }
 
-// checkFunds refuses a payout its account cannot fund now, as a bank
-// portal does: the service would reject it (insufficient funds) after
-// answering 202.
-func checkFunds(ctx context.Context, c PayoutService, req *api.PayoutRequest) error {
-	bals, err := c.Balances(ctx)
-	if err != nil {
-		return fmt.Errorf("checking the %s balance before sending: %w (nothing was sent)", req.Currency, err)
-	}
-	for _, b := range bals {
-		if !strings.EqualFold(b.Currency, req.Currency) {
-			continue
-		}
-		if b.Status == api.AccountDisabled {
-			return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("the %s payout account is disabled; nothing was sent", req.Currency))
-		}
-		if req.AmountInMinor > b.AvailableBalanceInMinor {
-			return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("%s exceeds the available %s balance of %s; the service would reject it (insufficient funds). Nothing was sent",
-				api.FormatAmount(req.AmountInMinor, req.Currency), req.Currency, api.FormatAmount(b.AvailableBalanceInMinor, req.Currency)))
-		}
-		return nil
-	}
-	return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("the profile has no %s payout account; nothing was sent", req.Currency))
-}
-
-// sendOutcome classifies a failed send for the audit record: a 4xx
-// (other than 408/429) is a definite refusal, anything else unknown.
-func sendOutcome(err error) string {
-	if api.IsRefusal(err) {
-		return payout.OutcomeRefused
-	}
-	return payout.OutcomeUnknown
-}
-
-func notAccepted(s *cmdutil.Streams, o *PayoutOptions, req *api.PayoutRequest, res *PayoutResult, err error) error {
-	var ae *api.Error
-	if errors.As(err, &ae) {
-		res.HTTPStatus = ae.StatusCode
-	}
-	res.Error = err.Error()
+// notAccepted reports a send the service did not accept, with what its
+// class of answer means (payout.Answer.Advice) and how to act on it here.
+func notAccepted(s *cmdutil.Streams, o *PayoutOptions, req *api.PayoutRequest, res *PayoutResult, se *payout.SendError) error {
+	a := se.Answer
+	res.HTTPStatus = a.HTTPStatus
+	res.Sent = a.Outcome
+	res.Error = a.Err.Error()
 	if o.JSON {
 		if werr := cmdutil.WriteJSON(s.Out, res); werr != nil {
 			return werr
 		}
 	}
-	retry := fmt.Sprintf("re-run the same command with --transaction-id %s", req.TransactionID)
-	if o.TransactionID != "" {
-		retry = "re-run the same command"
+	var how string
+	switch {
+	case a.Refused() && a.Reached:
+		how = "correct what it names and run the command again"
+		if o.TransactionID != "" {
+			how += " (a corrected payout may take a new id: leave out --transaction-id)"
+		}
+	case a.Refused():
+		how = "run the same command again"
+	default:
+		how = fmt.Sprintf("to retry without any risk of paying twice, re-run the same command with --transaction-id %s", req.TransactionID)
+		if o.TransactionID != "" {
+			how = "to retry without any risk of paying twice, re-run the same command"
+		}
 	}
-	return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("payout %s not accepted: %w\n(to retry without any risk of paying twice, %s)", req.TransactionID, err, retry))
+	return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("payout %s not accepted: %w\n(%s; %s)", req.TransactionID, a.Err, a.Advice(), how))
 }
 
 // confirmPayout shows the summary and asks, as the profile requires: a

@@ -13,14 +13,16 @@ import (
 
 // PayoutsLogOptions are the flags of `paydash payouts log`.
 type PayoutsLogOptions struct {
-	JSON  bool
-	Since string
+	JSON    bool
+	Since   string
+	Offline bool
 }
 
 // Bind registers the flags.
 func (o *PayoutsLogOptions) Bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.JSON, "json", false, "print the attempts as a JSON array")
-	fs.StringVar(&o.Since, "since", "", "only the last period: 24h, 7d, 2w, or today (as transactions --since; default all)")
+	fs.BoolVar(&o.Offline, "offline", false, "print the record as it is, without asking the relay or the service what became of open payouts")
+	fs.StringVar(&o.Since, "since", "", "only since then, as transactions --since: 7d, 24h, \"7 days\", today or a time (default all)")
 }
 
 // PayoutsLog prints the profile's audit record: one line per attempt to
@@ -66,10 +68,7 @@ func PayoutsLog(s *cmdutil.Streams, log *payout.Log, o *PayoutsLogOptions) error
 		if a.BatchFile != "" {
 			src = fmt.Sprintf("batch line %d", a.Line)
 		}
-		outcome := a.Outcome
-		if outcome == "" {
-			outcome = "no answer recorded"
-		}
+		outcome := outcomeWord(a)
 		if a.AllowedDuplicate {
 			outcome += " (allowed duplicate)"
 		}

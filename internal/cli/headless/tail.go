@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -29,7 +30,8 @@ type TailOptions struct {
 func (o *TailOptions) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.RelayURL, "relay", "", "relay websocket URL (default: the profile's relay_url)")
 	fs.StringSliceVar(&o.Types, "type", nil, "only these event types, e.g. payout_settled,payout_failed")
-	fs.StringVar(&o.Since, "since", "now", "start after this relay sequence number (each line's first field); 0 replays everything stored, now shows only new events")
+	fs.StringVar(&o.Since, "since", "now", "start after this relay sequence number (each line's first field; 0 replays everything stored), "+
+		"or at a time as every --since takes it (7d, 24h, \"7 days\", today, 2026-11-01); now shows only new events")
 	fs.StringVar(&o.PayoutID, "payout", "", "only this payout's events (its transaction id); with --since 0, its whole history")
 	fs.BoolVar(&o.JSON, "json", false, "print each whole event as one JSON line")
 }
@@ -42,20 +44,9 @@ func Tail(ctx context.Context, s *cmdutil.Streams, relayURL, token string, o *Ta
 	if relayURL == "" {
 		return cmdutil.Exit(cmdutil.ExitUsage, errors.New("no relay to follow: pass --relay ws://127.0.0.1:8787/ws or set relay_url in the profile"))
 	}
-	var since uint64
-	switch v := strings.TrimSpace(o.Since); v {
-	case "", "now":
-		h, err := RelayHealth(ctx, relayURL)
-		if err != nil {
-			return fmt.Errorf("%w; start one with: paydash relay", err)
-		}
-		since = h.LastSeq
-	default:
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("--since %q: want a sequence number (0 = everything stored) or now", v))
-		}
-		since = n
+	since, from, err := readTailSince(ctx, s, relayURL, o.Since, time.Now())
+	if err != nil {
+		return err
 	}
 	warnUnknownTypes(s, o.Types)
 	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: relayURL, Token: token, Since: since, Types: o.Types, PayoutID: o.PayoutID})
@@ -65,6 +56,10 @@ func Tail(ctx context.Context, s *cmdutil.Streams, relayURL, token string, o *Ta
 	enc.SetEscapeHTML(false)
 	events, states := sub.Events(), sub.States()
 	last := ""
+	// Column names only for a person: a pipe or --json gets events only.
+	if s.OutTerminal && !o.JSON {
+		fmt.Fprintln(s.Out, tailHeader())
+	}
 	for events != nil {
 		select {
 		case ev, ok := <-events:
@@ -72,11 +67,20 @@ func Tail(ctx context.Context, s *cmdutil.Streams, relayURL, token string, o *Ta
 				events = nil
 				continue
 			}
+			if ev.ReceivedAt.Before(from) {
+				continue
+			}
 			var err error
 			if o.JSON {
 				err = enc.Encode(ev)
 			} else {
-				_, err = fmt.Fprintln(s.Out, relayclient.TailLine(ev))
+				line := relayclient.TailLine(ev)
+				if s.OutTerminal {
+					// Under the header the sequence column has a width.
+					seq, rest, _ := strings.Cut(line, "  ")
+					line = fmt.Sprintf("%-*s  %s", tailSeqWidth, seq, rest)
+				}
+				_, err = fmt.Fprintln(s.Out, line)
 			}
 			if err != nil {
 				return fmt.Errorf("write event: %w", err)
@@ -132,4 +136,43 @@ func warnUnknownTypes(s *cmdutil.Streams, types []string) {
 			}
 		}
 	}
+}
+
+// readTailSince reads --since: "now" (the relay's last sequence number),
+// a sequence number, or a time in any form --since takes elsewhere (the
+// whole stored history is replayed and events received before it are
+// skipped). Which reading it took goes to stderr, since "7" and "7d"
+// mean different things.
+func readTailSince(ctx context.Context, s *cmdutil.Streams, relayURL, v string, now time.Time) (uint64, time.Time, error) {
+	v = strings.TrimSpace(v)
+	if v == "" || v == "now" {
+		h, err := RelayHealth(ctx, relayURL)
+		if err != nil {
+			return 0, time.Time{}, fmt.Errorf("%w; start one with: paydash relay", err)
+		}
+		return h.LastSeq, time.Time{}, nil
+	}
+	if n, err := strconv.ParseUint(v, 10, 64); err == nil {
+		fmt.Fprintf(s.Err, "--since %s: read as a relay sequence number: events after %d\n", v, n)
+		return n, time.Time{}, nil
+	}
+	from, err := cmdutil.ParseSince(v, now)
+	if err != nil {
+		return 0, time.Time{}, cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("%w; or a relay sequence number (0 = everything stored), or now", err))
+	}
+	fmt.Fprintf(s.Err, "--since %s: read as a time: events received since %s\n", v, from.UTC().Format("2006-01-02 15:04:05 UTC"))
+	return 0, from, nil
+}
+
+// tailSeqWidth is the sequence column's width on a terminal: wide enough
+// for a relay's first million events; longer numbers push their line.
+const tailSeqWidth = 6
+
+// tailHeader names the columns of relayclient.TailLine.
+func tailHeader() string {
+	width := 0
+	for _, t := range knownEventTypes {
+		width = max(width, len(t))
+	}
+	return strings.Join([]string{fmt.Sprintf("%-*s", tailSeqWidth, "SEQ"), fmt.Sprintf("%-20s", "RECEIVED (UTC)"), fmt.Sprintf("%-*s", width, "TYPE"), "EVENT ID", "PAYOUT ID", "STATE"}, "  ")
 }

@@ -40,7 +40,7 @@ type TransactionsOptions struct {
 func (o *TransactionsOptions) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.From, "from", "", "first day or time to include: 2025-01-31 or RFC 3339")
 	fs.StringVar(&o.To, "to", "", "last day to include (2025-01-31 means up to the end of that day) or an RFC 3339 time")
-	fs.StringVar(&o.Since, "since", "", "only the last period: 24h, 7d, 30d, 2w, or today")
+	fs.StringVar(&o.Since, "since", "", "only since then: a period (7d, 24h, 2w, \"7 days\"), today, or a time (2026-11-01, 2026-11-01T09:00:00Z)")
 	fs.StringVar(&o.Type, "type", "", "transaction type, e.g. payout or funding")
 	fs.StringVar(&o.Currency, "currency", "", "currency, e.g. GBP")
 	// Built from the list --status is checked against, so the help cannot
@@ -134,29 +134,8 @@ func (o *TransactionsOptions) Query(now time.Time) (api.TransactionQuery, report
 	return q, rq, nil
 }
 
-// ParseSince reads a look-back period: "today", Nd (days), Nw (weeks), or
-// any Go duration ("36h", "90m"), and returns its start.
-func ParseSince(s string, now time.Time) (time.Time, error) {
-	s = strings.TrimSpace(strings.ToLower(s))
-	if s == "today" {
-		y, m, d := now.Date()
-		return time.Date(y, m, d, 0, 0, 0, 0, now.Location()), nil
-	}
-	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
-		if n, ok := strings.CutSuffix(s, suffix); ok {
-			v, err := strconv.Atoi(n)
-			if err != nil || v <= 0 {
-				return time.Time{}, fmt.Errorf("--since %q: want a positive number before %q, e.g. 7d", s, suffix)
-			}
-			return now.Add(-time.Duration(v) * unit), nil
-		}
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return time.Time{}, fmt.Errorf("--since %q: want today, 7d, 2w or a duration like 36h", s)
-	}
-	return now.Add(-d), nil
-}
+// ParseSince is cmdutil.ParseSince: every --since reads the same forms.
+func ParseSince(s string, now time.Time) (time.Time, error) { return cmdutil.ParseSince(s, now) }
 
 // parseWhen reads a date (local midnight; as an upper bound, the end of
 // that day) or an RFC 3339 time.

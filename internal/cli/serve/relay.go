@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -42,6 +41,7 @@ type RelayOptions struct {
 	NATSReplicas   int
 	JSON           bool
 	Verbose        bool
+	LogFormat      string
 
 	// flags tells which flags were given, so the profile's relay_listen
 	// and relay_token apply unless a flag overrides them.
@@ -71,7 +71,8 @@ func (o *RelayOptions) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.NATSStream, "nats-stream", webhookrelay.DefaultNATSStream, "JetStream stream the clustered relays share")
 	fs.IntVar(&o.NATSReplicas, "nats-replicas", 3, "replicas of the JetStream stream (1 for a single NATS server)")
 	fs.BoolVar(&o.JSON, "json", false, "print the addresses as one JSON object")
-	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "log every webhook (accepted, duplicate, rejected with the reason) on stderr")
+	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "print a line per webhook (--> type event_id; refused ones with the reason) and per forward (<-- [status] POST url ms) on stderr")
+	fs.StringVar(&o.LogFormat, "log-format", LogFormatText, "log format on stderr: text (one line per webhook with -v) or json (structured records)")
 }
 
 // RelayInfo is what `paydash relay --json` prints.
@@ -157,12 +158,11 @@ func Relay(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *RelayO
 		store = filepath.Join(config.StateDir(s.Getenv), "relay", "events.db")
 	}
 	// Server errors (a failed commit, unreachable keys or NATS) always
-	// show; -v adds a line per webhook.
-	level := slog.LevelInfo
-	if o.Verbose {
-		level = slog.LevelDebug
+	// show; -v adds a line per webhook and per forward.
+	logger, err := relayLogger(s.Err, o.LogFormat, o.Verbose)
+	if err != nil {
+		return cmdutil.Exit(cmdutil.ExitUsage, err)
 	}
-	logger := slog.New(slog.NewTextHandler(s.Err, &slog.HandlerOptions{Level: level}))
 	var natsCfg *webhookrelay.NATSConfig
 	if len(o.NATSURLs) > 0 {
 		natsCfg = &webhookrelay.NATSConfig{URLs: o.NATSURLs, CredsFile: o.NATSCreds, Stream: o.NATSStream, Replicas: o.NATSReplicas}
@@ -194,6 +194,10 @@ func Relay(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *RelayO
 		EventsURL: "http://" + addr + "/events", Store: store, Warnings: r.Warnings(),
 	}
 	for _, w := range info.Warnings {
+		if o.LogFormat == LogFormatJSON {
+			logger.Warn(w) // a log pipeline reads records only
+			continue
+		}
 		fmt.Fprintf(s.Err, "WARNING: %s\n", w)
 	}
 	if o.JSON {

@@ -9,9 +9,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,10 +40,31 @@ type relayRun struct {
 	info RelayInfo
 	done chan struct{}
 	err  error
-	errb *bytes.Buffer
+	errb *lockedBuffer
 	// stop ends the relay and waits for it; errb is then safe to read.
 	stop func()
 }
+
+// lockedBuffer is stderr the test may read while the relay writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// log is what the relay has written on stderr so far.
+func (r *relayRun) log() string { return r.errb.String() }
 
 // startRelay runs `paydash [global] relay [args]` in process and waits for
 // its --json start-up line.
@@ -63,7 +87,7 @@ func startRelay(t *testing.T, g *cmdutil.Global, env map[string]string, args ...
 		t.Fatal(err)
 	}
 	pr, pw := io.Pipe()
-	run := &relayRun{done: make(chan struct{}), errb: &bytes.Buffer{}}
+	run := &relayRun{done: make(chan struct{}), errb: &lockedBuffer{}}
 	s := &cmdutil.Streams{In: strings.NewReader(""), Out: pw, Err: run.errb, Getenv: getenv}
 	ctx, cancel := context.WithCancel(context.Background())
 	run.stop = func() { cancel(); <-run.done }
@@ -203,18 +227,15 @@ func TestRelayTokenEnvAdviceIsSafeToFollow(t *testing.T) {
 	}
 }
 
-// TestRelayVerboseLogsEachWebhook: -v logs every webhook with its outcome;
-// without it the relay logs no line per webhook (errors still show).
+// TestRelayVerboseLogsEachWebhook: -v prints one line per webhook and
+// per forward, as `stripe listen` does (--> type event_id; <-- [status]
+// POST url N ms); --log-format json keeps slog's structured records;
+// without -v no line per webhook (errors still show).
 func TestRelayVerboseLogsEachWebhook(t *testing.T) {
-	for _, verbose := range []bool{true, false} {
-		args := []string{"--listen", "127.0.0.1:0"}
-		if verbose {
-			args = append(args, "-v")
-		}
-		run, err := startRelay(t, &cmdutil.Global{}, nil, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
+	hooks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
+	defer hooks.Close()
+	post := func(run *relayRun) {
+		t.Helper()
 		for _, body := range []string{`{"type":"payout_executed","event_id":"v-1"}`, `{"type":"payout_executed","event_id":"v-1"}`, `{"no":"id"}`} {
 			resp, err := http.Post(run.info.WebhookURL, "application/json", strings.NewReader(body))
 			if err != nil {
@@ -222,13 +243,66 @@ func TestRelayVerboseLogsEachWebhook(t *testing.T) {
 			}
 			resp.Body.Close()
 		}
-		run.stop()
-		out := run.errb.String()
-		for _, want := range []string{"webhook accepted", "webhook duplicate", "webhook rejected", "reason=no_event_id"} {
-			if got := strings.Contains(out, want); got != verbose {
-				t.Errorf("verbose=%v: log contains %q = %v:\n%s", verbose, want, got, out)
-			}
+	}
+	// waitFor polls the log until want matches (the forward is async).
+	waitFor := func(run *relayRun, want *regexp.Regexp) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !want.MatchString(run.log()) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
 		}
+	}
+
+	run, err := startRelay(t, &cmdutil.Global{}, nil, "--listen", "127.0.0.1:0", "-v", "--forward-to", hooks.URL+"/hooks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	post(run)
+	forwarded := regexp.MustCompile(`(?m)^<-- \[200\] POST ` + regexp.QuoteMeta(hooks.URL) + `/hooks \d+ ms \[v-1\]$`)
+	waitFor(run, forwarded)
+	run.stop()
+	out := run.errb.String()
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^--> payout_executed v-1$`),
+		regexp.MustCompile(`(?m)^--> payout_executed v-1 \(duplicate of seq 1: answered, not stored again\)$`),
+		regexp.MustCompile(`(?m)^x-- \[400\] webhook refused: no_event_id: `),
+		forwarded,
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("-v: no line matching %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "level=DEBUG") || strings.Contains(out, "msg=") && strings.Contains(out, "webhook accepted") {
+		t.Errorf("-v prints debug records, not one line per webhook:\n%s", out)
+	}
+
+	run, err = startRelay(t, &cmdutil.Global{}, nil, "--listen", "127.0.0.1:0", "-v", "--log-format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	post(run)
+	run.stop()
+	var accepted bool
+	for _, l := range strings.Split(strings.TrimSpace(run.errb.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Errorf("--log-format json: not a JSON record: %q", l)
+			continue
+		}
+		accepted = accepted || rec["msg"] == "webhook accepted" && rec["event_id"] == "v-1"
+	}
+	if !accepted {
+		t.Errorf("--log-format json: no structured 'webhook accepted' record:\n%s", run.errb.String())
+	}
+
+	run, err = startRelay(t, &cmdutil.Global{}, nil, "--listen", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	post(run)
+	run.stop()
+	if out := run.errb.String(); strings.Contains(out, "-->") || strings.Contains(out, "webhook accepted") {
+		t.Errorf("without -v: a line per webhook:\n%s", out)
 	}
 }
 

@@ -1,0 +1,104 @@
+package headless
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/payout"
+)
+
+// learnTimeout bounds what `payouts log` spends asking the relay and the
+// report: the record is local and must print without the network.
+const learnTimeout = 10 * time.Second
+
+// LearnOutcomes asks, for every payout the record still shows open
+// (accepted, or no answer), what became of it: the relay's history first
+// (it alone sees a rejection, and carries the reason), else the service's
+// report. Each final state learnt is appended to the record, so `payouts
+// log` shows settled, rejected, failed or returned, as `payout create
+// --wait` would have. A payout that failed after it was submitted is
+// recorded as failed with the reason "returned": the money went out and
+// came back. states or report may be nil; a service that cannot be asked
+// is said on stderr and the record is shown as it is.
+func LearnOutcomes(ctx context.Context, s *cmdutil.Streams, log *payout.Log, report payout.ReportReader, states payout.FinalStates) {
+	entries, err := log.Entries()
+	if err != nil {
+		return
+	}
+	var open []payout.Attempt
+	earliest := time.Time{}
+	for _, a := range payout.Attempts(entries) {
+		if a.Outcome == "" || a.Outcome == payout.OutcomeAccepted || a.Outcome == payout.OutcomeUnknown {
+			open = append(open, a)
+			if earliest.IsZero() || a.At.Before(earliest) {
+				earliest = a.At
+			}
+		}
+	}
+	if len(open) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, learnTimeout)
+	defer cancel()
+	learnt := map[string][2]string{} // id -> state, reason
+	if states != nil {
+		for _, a := range open {
+			st, reason, ok, err := states.FinalState(ctx, a.TransactionID)
+			if err != nil {
+				fmt.Fprintf(s.Err, "note: the relay could not be asked (%v); asking the report\n", err)
+				break
+			}
+			if ok {
+				learnt[a.TransactionID] = [2]string{st, reason}
+			}
+		}
+	}
+	if report != nil && len(learnt) < len(open) {
+		want := map[string]bool{}
+		for _, a := range open {
+			if _, ok := learnt[a.TransactionID]; !ok {
+				want[a.TransactionID] = true
+			}
+		}
+		err := report.StreamTransactions(ctx, api.TransactionQuery{Type: api.TransactionPayout, From: earliest.Add(-time.Minute)}, func(t api.Transaction) error {
+			if !want[t.TransactionID] {
+				return nil
+			}
+			switch t.Status {
+			case api.StateSettled:
+				learnt[t.TransactionID] = [2]string{t.Status, ""}
+			case api.StateFailed:
+				reason := ""
+				if !t.SubmittedAt.IsZero() {
+					reason = payout.ReasonReturned
+				}
+				learnt[t.TransactionID] = [2]string{t.Status, reason}
+			}
+			return nil
+		})
+		if err != nil {
+			fmt.Fprintf(s.Err, "note: the service's report could not be read (%v); outcomes as recorded\n", err)
+		}
+	}
+	for id, st := range learnt {
+		if _, err := log.FinalOutcome(id, st[0], st[1]); err != nil {
+			fmt.Fprintf(s.Err, "note: %v\n", err)
+		}
+	}
+}
+
+// outcomeWord is the word `payouts log` shows for an attempt's outcome:
+// the final state's name, and "returned" for a payout that failed after
+// it was submitted, the word `payout create --wait` uses for it.
+func outcomeWord(a payout.Attempt) string {
+	switch {
+	case a.Outcome == "":
+		return "no answer recorded"
+	case a.Outcome == api.StateFailed && a.Detail == payout.ReasonReturned:
+		return "returned"
+	}
+	return a.Outcome
+}
