@@ -54,6 +54,8 @@ type keyMap struct {
 	CloseHelp key.Binding
 	QuitYes   key.Binding
 	QuitNo    key.Binding
+	SwitchYes key.Binding
+	SwitchNo  key.Binding
 
 	// Balances.
 	OpenAccount key.Binding
@@ -145,6 +147,8 @@ func newKeyMap() *keyMap {
 		CloseHelp: kb("?/esc", "close help", "?", "esc", "q", "enter"),
 		QuitYes:   kb("y", "quit", "y", "Y", "ctrl+c"),
 		QuitNo:    kb("n/esc", "stay", "n", "N", "esc"),
+		SwitchYes: kb("y", "switch", "y", "Y"),
+		SwitchNo:  kb("n/esc", "stay", "n", "N", "esc"),
 
 		OpenAccount: kb("enter", "account detail", "enter"),
 		CopyIBAN:    kb("y", "copy IBAN", "y"),

@@ -64,6 +64,7 @@ func keyScreens() []keyScreen {
 		{name: "report_actions", drive: func(h *harness) { h.key("2"); h.key("down"); h.key(" ") }},
 		{name: "payouts_actions", drive: func(h *harness) { h.key("3"); h.key(" ") }},
 		{name: "events_actions", drive: func(h *harness) { h.key("4"); h.key("up"); h.key(" ") }},
+		{name: "switch_question", opts: func(o *Options) { *o = profileOptsWith(*o) }, drive: func(h *harness) { command(h, "profile live-eu") }},
 		{name: "quit_question", drive: func(h *harness) { typed(h); h.key("alt+1"); h.key("q") }},
 	}
 }
@@ -92,7 +93,7 @@ func shownBindings(h *harness) []key.Binding {
 	if h.m.menu != nil {
 		all = append(all, h.m.menu.items...) // the menu lists its keys
 	}
-	if !h.m.quitAsk && !h.m.cmdActive && !h.m.showHelp && h.m.menu == nil {
+	if h.m.overlayApplies() {
 		o, f := h.m.overlayKeys()
 		for _, col := range append(o, f...) {
 			all = append(all, col...)
@@ -182,4 +183,10 @@ func TestKeyWalkCoversEveryView(t *testing.T) {
 			t.Errorf("no screen of %s in the key walk", tabNames[tb])
 		}
 	}
+}
+
+// profileOptsWith is o able to switch profiles.
+func profileOptsWith(o Options) Options {
+	o.CheckProfile = profileOpts().CheckProfile
+	return o
 }

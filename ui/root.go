@@ -83,7 +83,11 @@ type model struct {
 	// screen: only then does the bar offer the keys that scroll them.
 	helpScrolls bool
 	// menu is the actions menu of the selected row, while it is up.
-	menu      *actionsMenu
+	menu *actionsMenu
+	// switchAsk is a profile switch waiting for y; switchTo the profile
+	// the program ended to open.
+	switchAsk *profileSwitch
+	switchTo  string
 	quitAsk   bool
 	cmdActive bool
 	cmdline   textinput.Model
@@ -261,6 +265,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// A payout picked in the report: the tracker follows it.
 		m.tracker.follow(c, msg.tx)
 		return m, m.switchTab(tabPayouts)
+	case profileCheckedMsg:
+		return m, m.profileChecked(msg)
 	case leaveFormMsg:
 		return m, m.switchTab(m.prevTab)
 	case tea.KeyMsg:
@@ -309,6 +315,9 @@ func (m *model) handleKey(k tea.KeyMsg) tea.Cmd {
 		return tea.Batch(cmds...)
 	}
 	keys := m.keys
+	if m.switchAsk != nil {
+		return m.updateSwitchAsk(k)
+	}
 	if m.quitAsk {
 		switch {
 		case key.Matches(k, keys.QuitYes):
@@ -426,7 +435,7 @@ func (m *model) switchTab(t tab) tea.Cmd {
 }
 
 // commandNames are the ':' commands, in the order completion offers them.
-var commandNames = []string{"balances", "transactions", "payouts", "events", "payout", "payment", "mandate", "help", "quit"}
+var commandNames = []string{"balances", "transactions", "payouts", "events", "payout", "payment", "mandate", "profile", "help", "quit"}
 
 // completer is tab completion on the ':' line: the first tab shows the
 // shortest command the typed text begins (":payo" is the payout form,
@@ -481,7 +490,12 @@ func (m *model) updateCmdline(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, m.keys.RunCommand):
 		m.cmdActive = false
 		m.cmdline.Blur()
-		c := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(m.cmdline.Value(), ":")))
+		line := strings.TrimSpace(strings.TrimPrefix(m.cmdline.Value(), ":"))
+		if verb, name, _ := strings.Cut(line, " "); strings.EqualFold(verb, "profile") || strings.EqualFold(verb, "ctx") {
+			m.flash = flash{owner: m.tab}
+			return m.askProfile(name)
+		}
+		c := strings.ToLower(line)
 		switch c {
 		case "":
 			return nil
@@ -496,7 +510,7 @@ func (m *model) updateCmdline(k tea.KeyMsg) tea.Cmd {
 			m.flash = flash{owner: m.tab}
 			return m.switchTab(t)
 		}
-		m.setFlash("unknown command :"+c+" — try :balances :transactions :payouts :events :payout :payment :mandate :quit (tab completes)", true)
+		m.setFlash("unknown command :"+c+" — try :balances :transactions :payouts :events :payout :payment :mandate :profile NAME :quit (tab completes)", true)
 		return nil
 	}
 	var cmd tea.Cmd
@@ -721,6 +735,8 @@ func (m *model) View() string {
 	bodyH := m.height - used - 2
 	var body string
 	switch {
+	case m.switchAsk != nil:
+		body = m.switchAskView(bodyH)
 	case m.quitAsk:
 		body = m.quitView(bodyH)
 	case m.showHelp:

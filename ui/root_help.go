@@ -16,6 +16,8 @@ import (
 func (m *model) barKeys() (own, frame []key.Binding) {
 	g := m.keys
 	switch {
+	case m.switchAsk != nil:
+		return nil, []key.Binding{g.SwitchYes, g.SwitchNo}
 	case m.quitAsk:
 		return nil, []key.Binding{g.QuitYes, g.QuitNo}
 	case m.menu != nil:
@@ -219,3 +221,9 @@ func keysLine(w int, kws ...keyWord) string {
 
 // tabKeyName is the key that opens view t ("3").
 func tabKeyName(t tab) string { return itoa(int(t) + 1) }
+
+// overlayApplies reports that `?` would show the view's keys: no
+// question, command line, menu or help is taking the keys.
+func (m *model) overlayApplies() bool {
+	return !m.quitAsk && !m.cmdActive && !m.showHelp && m.menu == nil && m.switchAsk == nil
+}
