@@ -232,7 +232,7 @@ type payoutAcceptedMsg struct{ req *api.PayoutRequest }
 func (p *payoutForm) onSent(c *viewContext, _ *formView, msg sentMsg) tea.Cmd {
 	req := msg.resp.(*api.PayoutRequest)
 	p.progress = nil
-	c.setFlash("payout "+req.TransactionID+" accepted: follow it in 3 Payouts", false)
+	c.setFlash("payout "+req.TransactionID+" accepted: follow it in "+tabKeyName(tabPayouts)+" Payouts", false)
 	return func() tea.Msg { return payoutAcceptedMsg{req: req} }
 }
 

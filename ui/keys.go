@@ -167,7 +167,7 @@ func newKeyMap() *keyMap {
 		CopyID:   kb("Y", "copy id", "Y"),
 		CSV:      kb("c", "CSV", "c", "C"),
 		JSON:     kb("j", "JSON", "j", "J"),
-		Track:    kb("p", "follow payout in 3", "p"),
+		Track:    kb("p", "follow payout in "+tabKeyName(tabPayouts), "p"),
 
 		CopyPayout: kb("y", "copy payout id", "y"),
 		CopyReason: kb("Y", "copy reason", "Y"),

@@ -118,7 +118,8 @@ func shownBindings(h *harness) []key.Binding {
 // already shown is the one exception: 3 on the Payouts view stays.)
 func TestEveryKeyShownDoesSomething(t *testing.T) {
 	opts := func(sc keyScreen) Options {
-		o := Options{Backend: newFake(60), Events: closedEvents(testEvents()), States: liveState()}
+		// Exports (ctrl+s, then c or j) go to a directory of the test's.
+		o := Options{Backend: newFake(60), Events: closedEvents(testEvents()), States: liveState(), ExportDir: t.TempDir()}
 		if sc.opts != nil {
 			sc.opts(&o)
 		}

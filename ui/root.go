@@ -666,7 +666,7 @@ func (m *model) onState(msg relayStateMsg) tea.Cmd {
 	m.relayLive = m.relayIsLive()
 	if mi := msg.state.Missed; mi[1] > 0 {
 		m.setFlash("relay: events "+strconv.FormatUint(mi[0], 10)+"–"+strconv.FormatUint(mi[1], 10)+
-			" were dropped by the relay's retention before this dashboard resumed; the report (2) still has the payouts", true)
+			" were dropped by the relay's retention before this dashboard resumed; the report ("+tabKeyName(tabTransactions)+") still has the payouts", true)
 	}
 	return m.listenStates()
 }

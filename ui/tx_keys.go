@@ -118,7 +118,7 @@ func (v *txView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 		}
 		t := v.store.Tx(v.idx[v.nav.cursor])
 		if t.Type != api.TransactionPayout {
-			c.setFlash("only payouts can be followed in 3 Payouts", true)
+			c.setFlash("only payouts can be followed in "+tabKeyName(tabPayouts)+" Payouts", true)
 			return nil
 		}
 		return func() tea.Msg { return trackPayoutMsg{tx: t} }
