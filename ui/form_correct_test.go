@@ -25,7 +25,7 @@ func TestRejectedPayoutIsCorrectedFromItsResult(t *testing.T) {
 	ev := payoutEvent(20, first.TransactionID, api.StateRejected)
 	ev.Reason = "beneficiary_account_closed"
 	h.send(relayEventsMsg{events: []relayclient.Event{ev}})
-	mustContain(t, h.view(), "then rejected", "e correct and send again", "new transaction id")
+	mustContain(t, h.view(), "then rejected", "e correct and resend", "new transaction id")
 	h.key("e")
 	if h.m.payout.phase != phaseEdit || h.m.payout.key == first.TransactionID {
 		t.Fatalf("after e: phase %d, key %s (the rejected payout's is %s)", h.m.payout.phase, h.m.payout.key, first.TransactionID)

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // TestGolden renders every view at 200x50, 120x40 and 80x24 on a fixed clock with
@@ -113,6 +114,15 @@ func goldenScenarios() []goldenScenario {
 		{name: "mandate_form", drive: func(h *harness) { h.key("7") }},
 		{name: "help", drive: func(h *harness) { h.key("2"); h.key("?") }},
 		{name: "command", drive: func(h *harness) { h.key(":"); h.typeText("payo") }},
+		{name: "actions", drive: func(h *harness) { h.key("2"); h.key("down"); h.key(" ") }},
+		{name: "profile_switch", opts: func(o *Options) { *o = profileOptsWith(*o) }, drive: func(h *harness) { command(h, "profile live-eu") }},
+		{name: "payout_rejected_after_acceptance", drive: func(h *harness) {
+			fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+			h.key("y")
+			ev := payoutEvent(20, h.be.payouts[0].TransactionID, api.StateRejected)
+			ev.Reason = "beneficiary_account_closed"
+			h.send(relayEventsMsg{events: []relayclient.Event{ev}})
+		}},
 	}
 }
 

@@ -187,7 +187,7 @@ func newKeyMap() *keyMap {
 		ConfirmBack:   kb("n", "back to edit", "n", "N"),
 		ConfirmChoose: kb("←/→", "choose", "left", "right", "h", "l"),
 		ConfirmEnter:  kb("enter", "highlighted choice", "enter"),
-		Correct:       kb("e", "correct and send again (new transaction id)", "e"),
+		Correct:       kb("e", "correct and resend", "e"),
 		SendAnyway:    kb("a", "send anyway (a second payment)", "a"),
 		NewForm:       kb("n", "new form", "n", "ctrl+n"),
 		CopyResID:     kb("y", "copy id", "y"),
