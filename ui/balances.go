@@ -264,7 +264,7 @@ func (v *balancesView) view(c *viewContext, w, h int) string {
 	case v.lastAt.IsZero():
 		b.WriteString(c.st.muted.Render("Loading balances…"))
 	default:
-		b.WriteString(c.st.muted.Render(itoa(len(v.rows)) + " payout accounts · refresh every " + c.opts.BalanceRefresh.String() + " and after every payout event"))
+		b.WriteString(c.st.muted.Render(wholeParts(w, " · ", plural(len(v.rows), "payout account", "payout accounts"), "refresh every "+c.opts.BalanceRefresh.String()+" and after every payout event")))
 	}
 	b.WriteByte('\n')
 	// Amount columns grow to the widest amount on screen: a balance of
@@ -328,15 +328,15 @@ func (v *balancesView) detail(c *viewContext, r *balanceRow, w int) string {
 	cur := r.b.Currency
 	var b strings.Builder
 	b.WriteString(c.st.bold.Render(clean(cur)+" · "+rail(cur)) + " · " + clean(r.b.IBAN) + " · " + clean(r.b.Status) + "\n")
-	b.WriteString(fit("current "+api.FormatAmount(r.b.CurrentBalanceInMinor, cur)+
-		" · available "+api.FormatAmount(r.b.AvailableBalanceInMinor, cur)+
-		" · reserved "+api.FormatAmount(r.b.CurrentBalanceInMinor-r.b.AvailableBalanceInMinor, cur), w) + "\n")
+	b.WriteString(fit(wholeParts(w, " · ", "current "+api.FormatAmount(r.b.CurrentBalanceInMinor, cur),
+		"available "+api.FormatAmount(r.b.AvailableBalanceInMinor, cur),
+		"reserved "+api.FormatAmount(r.b.CurrentBalanceInMinor-r.b.AvailableBalanceInMinor, cur)), w) + "\n")
 	lo, hi := r.hist[0], r.hist[0]
 	for _, x := range r.hist {
 		lo, hi = min(lo, x), max(hi, x)
 	}
-	b.WriteString(fit("change since start "+signed(r.b.AvailableBalanceInMinor-r.first, cur)+
-		" · session low "+api.FormatAmount(lo, cur)+" · high "+api.FormatAmount(hi, cur)+" · "+itoa(len(r.hist))+" samples", w) + "\n")
+	b.WriteString(fit(wholeParts(w, " · ", "change since start "+signed(r.b.AvailableBalanceInMinor-r.first, cur),
+		"session low "+api.FormatAmount(lo, cur), "high "+api.FormatAmount(hi, cur), itoa(len(r.hist))+" samples"), w) + "\n")
 	label := "available this session "
 	b.WriteString(label + sparkline(r.hist, max(w-len(label)-1, 1)))
 	if th, ok := c.opts.LowBalance[cur]; ok {
@@ -366,9 +366,9 @@ func (v *balancesView) accountView(c *viewContext, r *balanceRow, w, h int) stri
 	cur := r.b.Currency
 	var b strings.Builder
 	b.WriteString(c.st.title.Render(clean(cur)+" account · "+rail(cur)) + " · " + clean(r.b.IBAN) + " · " + clean(r.b.Status) + "\n")
-	b.WriteString(fit("current "+api.FormatAmount(r.b.CurrentBalanceInMinor, cur)+
-		" · available "+api.FormatAmount(r.b.AvailableBalanceInMinor, cur)+
-		" · reserved "+api.FormatAmount(r.b.CurrentBalanceInMinor-r.b.AvailableBalanceInMinor, cur), w) + "\n")
+	b.WriteString(fit(wholeParts(w, " · ", "current "+api.FormatAmount(r.b.CurrentBalanceInMinor, cur),
+		"available "+api.FormatAmount(r.b.AvailableBalanceInMinor, cur),
+		"reserved "+api.FormatAmount(r.b.CurrentBalanceInMinor-r.b.AvailableBalanceInMinor, cur)), w) + "\n")
 	th, hasTh := c.opts.LowBalance[cur]
 	series := v.history(r, v.days)
 	chartH := max(min(h-6-recentRows, 10), 3)

@@ -300,7 +300,12 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 func (v *eventsView) openView(c *viewContext, w, h int) string {
 	ev := &v.all[v.openIdx]
 	v.vp.Width, v.vp.Height = w, max(h-2, 1)
-	title := c.st.title.Render("Event #"+strconv.FormatUint(ev.Seq, 10)+" "+clean(ev.Type)) + c.st.muted.Render("  "+hints(openEventKeys(c, &v.vp).short...))
+	head := "Event #" + strconv.FormatUint(ev.Seq, 10) + " " + clean(ev.Type)
+	var keys []string
+	for _, b := range openEventKeys(c, &v.vp).short {
+		keys = append(keys, hints(b))
+	}
+	title := c.st.title.Render(head) + c.st.muted.Render("  "+strings.TrimRight(wholeParts(max(w-width(head)-2, 1), " · ", keys...), " "))
 	return fit(title, w) + "\n\n" + v.vp.View()
 }
 

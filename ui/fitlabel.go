@@ -6,12 +6,12 @@ import "github.com/charmbracelet/lipgloss"
 // these pick the longest form of a line that fits its width, and only cut
 // (fit's …) when none does.
 
-// firstFit is the first of forms, longest first, that fits in w cells,
-// padded to w; the last form cut when none fits.
+// firstFit is the first of forms, longest first, that fits in w cells;
+// the last form cut when none fits.
 func firstFit(w int, forms ...string) string {
 	for _, f := range forms {
 		if lipgloss.Width(f) <= w {
-			return fit(f, w)
+			return f
 		}
 	}
 	if len(forms) == 0 {
@@ -37,5 +37,14 @@ func wholeParts(w int, sep string, parts ...string) string {
 		}
 		out = next
 	}
-	return fit(out, w)
+	return out
+}
+
+// lowOnly is the low-balance alert as the header's shortest form shows it
+// (nothing when no account is low).
+func lowOnly(low string, render func(...string) string) []string {
+	if low == "" {
+		return nil
+	}
+	return []string{render("⚠ low: " + low)}
 }

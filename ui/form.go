@@ -361,7 +361,10 @@ func (fv *formView) view(c *viewContext, w, h int) string {
 		return c.st.muted.Render("Opening the form…")
 	}
 	var b strings.Builder
-	b.WriteString(c.st.title.Render(fv.spec.title()) + c.st.muted.Render(" · "+fv.spec.keyName()+" "+fv.key) + "\n")
+	// The key whole: it is what the operator quotes; its name goes first
+	// when the line is narrow.
+	keyLabel := firstFit(max(w-width(fv.spec.title()), 1), " · "+fv.spec.keyName()+" "+fv.key, " · "+fv.key)
+	b.WriteString(c.st.title.Render(fv.spec.title()) + c.st.muted.Render(keyLabel) + "\n")
 	if fv.clearAsk {
 		b.WriteString("\n" + c.st.warn.Render(wrapText("Clear this "+fv.spec.noun()+"? Everything typed goes and it gets a new "+fv.spec.keyName()+".  "+keyOf(c.keys.Yes)+" = clear   any other key = keep", w)) + "\n")
 		return b.String()

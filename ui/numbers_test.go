@@ -90,3 +90,38 @@ func TestHeaderKeepsTheProfileWhole(t *testing.T) {
 		t.Fatalf("header at 80 columns: %q", first)
 	}
 }
+
+// Issue 22: at the narrowest size the dashboard draws, labels lose words
+// (or keep only the view's own name) rather than being cut mid-word: the
+// production banner, the header, the tab bar, the lists' first lines and
+// a form's key.
+func TestLabelsDropWordsRatherThanBeingCut(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		opts  func(*Options)
+		drive func(*harness)
+		lines int
+	}{
+		{name: "balances", opts: func(o *Options) { o.LowBalance = map[string]int64{"EUR": 10_000_00} }, lines: 3},
+		{name: "production", opts: func(o *Options) { o.Production = true; o.Profile = "live-eu" }, lines: 4},
+		{name: "payouts", drive: func(h *harness) { h.key("3") }, lines: 3},
+		{name: "report", drive: func(h *harness) { h.key("2") }, lines: 3},
+		{name: "events", drive: func(h *harness) { h.key("4") }, lines: 4},
+		{name: "payout form", drive: func(h *harness) { h.key("5") }, lines: 3},
+	} {
+		opts := Options{Backend: newFake(20), Events: closedEvents(testEvents()), States: liveState()}
+		if tc.opts != nil {
+			tc.opts(&opts)
+		}
+		h := newHarness(t, opts, minWidth, minHeight)
+		if tc.drive != nil {
+			tc.drive(h)
+		}
+		out := strings.Split(ansi.Strip(h.view()), "\n")
+		for i, l := range out[:tc.lines] {
+			if strings.Contains(l, "…") {
+				t.Errorf("%s at %dx%d: line %d is cut: %q", tc.name, minWidth, minHeight, i+1, l)
+			}
+		}
+	}
+}

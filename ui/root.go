@@ -723,7 +723,8 @@ func (m *model) View() string {
 	var b strings.Builder
 	used := 0
 	if m.opts.Production {
-		b.WriteString(m.st.prod.Render(fit("  !! PRODUCTION !!  profile "+m.opts.Profile+" moves real money  !! PRODUCTION !!", m.width)))
+		b.WriteString(m.st.prod.Render(fit(firstFit(m.width, "  !! PRODUCTION !!  profile "+m.opts.Profile+" moves real money  !! PRODUCTION !!",
+			"!! PRODUCTION !! profile "+m.opts.Profile+" moves real money", "!! PRODUCTION !! "+m.opts.Profile), m.width)))
 		b.WriteByte('\n')
 		used++
 	}
@@ -780,6 +781,7 @@ func (m *model) headerLine() string {
 		{short, right("refreshed ", "⚠ low balance: ")},
 		{short, right("", "⚠ low balance: ")},
 		{short, right("", "⚠ low: ")},
+		{short, strings.Join(append([]string{rs.Render(rt)}, lowOnly(m.bal.lowAlerts(m.c()), m.st.alert.Render)...), " · ")},
 	} {
 		if gap := m.width - lipgloss.Width(f[0]) - lipgloss.Width(f[1]); gap >= 1 {
 			return f[0] + strings.Repeat(" ", gap) + f[1]
@@ -794,7 +796,7 @@ func (m *model) tabsLine() string {
 	render := func(names [numTabs]string) string {
 		parts := make([]string, 0, numTabs)
 		for i, n := range names {
-			label := itoa(i+1) + " " + n
+			label := strings.TrimSpace(itoa(i+1) + " " + n)
 			if tab(i) == m.tab {
 				parts = append(parts, m.st.tabActive.Render("["+label+"]"))
 			} else {
@@ -803,7 +805,14 @@ func (m *model) tabsLine() string {
 		}
 		return strings.Join(parts, "")
 	}
-	return fit(render(tabShort), m.width)
+	if line := render(tabShort); width(line) <= m.width {
+		return fit(line, m.width)
+	}
+	// Too narrow for every name: the view shown keeps its name, the others
+	// their keys, rather than the last names cut mid-word.
+	var short [numTabs]string
+	short[m.tab] = tabShort[m.tab]
+	return fit(render(short), m.width)
 }
 
 func (m *model) statusLine() string {

@@ -209,14 +209,14 @@ type keyWord struct {
 	word string
 }
 
-// keysLine is "/ filter · d date" in w cells: each key from the
+// keysLine is "/ filter · d date" padded to w cells: each key from the
 // keymap, the last pairs left out whole when they do not fit.
 func keysLine(w int, kws ...keyWord) string {
 	parts := make([]string, 0, len(kws))
 	for _, kw := range kws {
 		parts = append(parts, keyOf(kw.b)+" "+kw.word)
 	}
-	return wholeParts(w, " · ", parts...)
+	return fit(wholeParts(w, " · ", parts...), w)
 }
 
 // tabKeyName is the key that opens view t ("3").

@@ -339,12 +339,7 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 	case len(v.list) == 0:
 		b.WriteString(c.st.muted.Render(fit("No payouts yet: send one from "+tabKeyName(tabPayout)+" New payout, or wait for the relay's events.", w)))
 	default:
-		info := plural(len(v.list), "payout", "payouts") + " followed"
-		if n := v.unknown(); n > 0 {
-			info += " · " + itoa(n) + " not in the loaded report (" + keyOf(c.keys.Refresh) + " reloads it)"
-		}
-		b.WriteString(c.st.muted.Render(firstFit(w, info+" · authorised → submitted → settled, or rejected/failed · changes highlight for 2s",
-			info+" · authorised → submitted → settled, or rejected/failed", info)))
+		b.WriteString(c.st.muted.Render(fit(v.infoLine(c, w), w)))
 	}
 	b.WriteByte('\n')
 	// The amount column grows to the widest amount on screen, as on the
@@ -428,7 +423,8 @@ func (v *trackerView) detail(c *viewContext, p *trackedPayout, w int) string {
 		}
 		b.WriteString(fit(clean(line), w) + "\n")
 	} else {
-		b.WriteString(c.st.muted.Render(fit("amount and beneficiary: not in the loaded transaction report yet; "+keyOf(c.keys.Refresh)+" reloads it", w)) + "\n")
+		b.WriteString(c.st.muted.Render(fit(firstFit(w, "amount and beneficiary: not in the loaded transaction report yet; "+keyOf(c.keys.Refresh)+" reloads it",
+			"not in the loaded report yet; "+keyOf(c.keys.Refresh)+" reloads it", "not in the report yet"), w)) + "\n")
 	}
 	if p.note != "" {
 		b.WriteString(c.st.warn.Render(fit(p.note, w)) + "\n")

@@ -22,3 +22,19 @@ func payoutMatchText(p *trackedPayout) string {
 // shownQuery is a filter as typed, lower-cased, with the typographic
 // minus read as the one the screen shows.
 func shownQuery(q string) string { return strings.ReplaceAll(q, "−", "-") }
+
+// infoLine is the Payouts view's first line in w cells: the count, the
+// payouts the report lacks, and the state legend, each dropped whole
+// (the legend first) rather than cut.
+func (v *trackerView) infoLine(c *viewContext, w int) string {
+	parts := []string{plural(len(v.list), "payout", "payouts") + " followed"}
+	if n := v.unknown(); n > 0 {
+		missing := itoa(n) + " not in the loaded report (" + keyOf(c.keys.Refresh) + " reloads it)"
+		if width(parts[0]+" · "+missing) > w {
+			missing = itoa(n) + " not in the report"
+		}
+		parts = append(parts, missing)
+	}
+	legend := []string{"authorised → submitted → settled, or rejected/failed", "changes highlight for 2s"}
+	return wholeParts(w, " · ", append(parts, legend...)...)
+}
