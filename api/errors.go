@@ -159,23 +159,6 @@ func IsIdempotencyKeyReused(err error) bool {
 		strings.EqualFold(strings.TrimSpace(e.Problem.Title), "Idempotency-Key reused")
 }
 
-// IsRefusal reports whether err is (or wraps) the service's definite
-// refusal of a request: a 4xx answer other than 408 (timeout), 409 (a
-// request under the same key still in progress), 425 (too early) and
-// 429 (rate limit), which say nothing of whether it was created. Nothing
-// was created, and the same request sent again would be refused again.
-func IsRefusal(err error) bool {
-	var e *Error
-	if !errors.As(err, &e) || e.StatusCode < 400 || e.StatusCode >= 500 {
-		return false
-	}
-	switch e.StatusCode {
-	case http.StatusRequestTimeout, http.StatusConflict, http.StatusTooEarly, http.StatusTooManyRequests:
-		return false
-	}
-	return true
-}
-
 // IsStatus reports whether err is (or wraps) an *Error with the given HTTP
 // status code.
 func IsStatus(err error, code int) bool {

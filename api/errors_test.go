@@ -193,19 +193,3 @@ func TestIsIdempotencyKeyReusedOnlyForThat422(t *testing.T) {
 		}
 	}
 }
-
-// TestIsRefusal: only an answer that says the request was refused, and
-// nothing created, counts; timeouts, a request still in progress under
-// the same key, "too early", rate limits and 5xx say nothing of it, so
-// advice and outcomes must keep the same key for them.
-func TestIsRefusal(t *testing.T) {
-	for code, want := range map[int]bool{400: true, 401: true, 403: true, 404: true, 422: true,
-		408: false, 409: false, 425: false, 429: false, 500: false, 502: false, 503: false} {
-		if got := IsRefusal(fmt.Errorf("create: %w", &Error{StatusCode: code})); got != want {
-			t.Errorf("HTTP %d: IsRefusal %v, want %v", code, got, want)
-		}
-	}
-	if IsRefusal(errors.New("connection reset")) {
-		t.Error("a transport error is not a refusal")
-	}
-}

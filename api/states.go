@@ -40,3 +40,7 @@ func StatePaid(state string) bool { return StateRank(state) == 3 }
 // Later reports whether state next should replace cur: it ranks higher,
 // or cur is not a payout state.
 func Later(next, cur string) bool { return StateRank(next) > StateRank(cur) }
+
+// StateUnpaid reports whether a payout in this final state paid nobody
+// (rejected, or failed: the money never left or came back).
+func StateUnpaid(state string) bool { return StateRank(state) == 4 }

@@ -231,8 +231,10 @@ func TestBatchTwoTerminalsAtOnce(t *testing.T) {
 	refs := map[string]int{}
 	for _, e := range log {
 		refs[e.Reference]++
-		if e.Outcome != "accepted" || e.TransactionID == "" {
-			t.Errorf("log entry %+v: want outcome accepted and an id", e)
+		// payouts log learns final states, so a row the sandbox has
+		// settled since reads settled; either way it was paid once.
+		if (e.Outcome != "accepted" && e.Outcome != "settled") || e.TransactionID == "" {
+			t.Errorf("log entry %+v: want outcome accepted or settled and an id", e)
 		}
 	}
 	if len(refs) != rows {

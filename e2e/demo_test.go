@@ -35,7 +35,8 @@ func balancesVia(t *testing.T, env []string, cfg string) map[string]api.Balance 
 
 // fillPayoutForm fills the dashboard's New payout form from the GBP
 // account and confirms it.
-func fillPayoutForm(s *screen, name, iban, reference, amount string) {
+// fillPayoutFields fills the payout form up to its confirmation.
+func fillPayoutFields(s *screen, name, iban, reference, amount string) {
 	s.t.Helper()
 	s.waitText(10*time.Second, "Source account")
 	for i := 0; ; i++ {
@@ -54,6 +55,13 @@ func fillPayoutForm(s *screen, name, iban, reference, amount string) {
 	enterField(s, "Amount", amount)
 	enterField(s, "Context code", "") // keeps its default, withdrawal
 	s.waitText(5*time.Second, "Send this payout?", reference)
+}
+
+// fillPayoutForm fills the payout form, sends it and waits for the
+// service to accept it.
+func fillPayoutForm(s *screen, name, iban, reference, amount string) {
+	s.t.Helper()
+	fillPayoutFields(s, name, iban, reference, amount)
 	s.press("y")
 	s.waitText(10*time.Second, "Payout accepted")
 }
@@ -130,20 +138,28 @@ func TestDemoInATerminal(t *testing.T) {
 		t.Errorf("EUR changed: %+v -> %+v", before["EUR"], afterSettle["EUR"])
 	}
 
-	// 3. A payout larger than the balance is rejected with its reason and
-	// the balance does not move.
+	// 3. A payout larger than the balance is refused before anything is
+	// sent, by the payout pipeline's funds check, as payout create and the
+	// batch refuse it: the confirmation warns, the form says nothing was
+	// sent. A payout the service rejects (its AML check) is shown
+	// rejected with its reason. Neither moves the balance.
 	s.press("5")
 	s.waitText(5*time.Second, "Payout accepted")
 	s.press("n")
 	tooMuch := api.FormatAmountPlain(wantAvail+100, "GBP")
-	fillPayoutForm(s, "E2E Too Much", iban, "E2E-REJECT", tooMuch)
+	fillPayoutFields(s, "E2E Too Much", iban, "E2E-REJECT", tooMuch)
+	s.waitText(5*time.Second, "more than the available")
+	s.press("y")
+	s.waitText(10*time.Second, "Payout not sent", "insufficient funds", "Nothing was sent")
+	s.press("n")
+	fillPayoutForm(s, "AML Test", iban, "E2E-AML", "1.00")
 	s.press("3")
-	s.waitFor("the payout rejected for insufficient funds", 20*time.Second, func(txt string) bool {
-		_, ok := line(txt, "E2E Too Much", "rejected")
-		return ok && strings.Contains(txt, "insufficient_funds")
+	s.waitFor("the payout rejected by the AML check", 20*time.Second, func(txt string) bool {
+		_, ok := line(txt, "AML Test", "rejected")
+		return ok && strings.Contains(txt, "aml_check_failed")
 	})
 	if after := balancesVia(t, env, cfg); after["GBP"] != afterSettle["GBP"] {
-		t.Errorf("a rejected payout moved the balance: %+v -> %+v", afterSettle["GBP"], after["GBP"])
+		t.Errorf("a refused or rejected payout moved the balance: %+v -> %+v", afterSettle["GBP"], after["GBP"])
 	}
 
 	// 4. q quits: exit status 0 and no port left listening.

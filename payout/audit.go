@@ -29,9 +29,10 @@ const (
 	OutcomeRefused  = "refused"  // a definite 4xx: nothing was created
 	OutcomeUnknown  = "unknown"  // no answer: it may or may not exist
 	OutcomeExisting = "existing" // the id was already used: nothing new was created
-	OutcomeSettled  = "settled"
-	OutcomeRejected = "rejected"
-	OutcomeFailed   = "failed"
+	// Final states learnt later are recorded under the state's own name.
+	OutcomeSettled  = api.StateSettled
+	OutcomeRejected = api.StateRejected
+	OutcomeFailed   = api.StateFailed
 )
 
 // Sources of a payout.

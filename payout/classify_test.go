@@ -149,6 +149,14 @@ func TestClassifyEveryClassOfAnswer(t *testing.T) {
 			ln.Close()
 			return testClient(t, "http://"+addr, 3, nil).CreatePayout(context.Background(), payoutReq())
 		}},
+		tc{"no signing key: nothing could be sent", OutcomeRefused, false, func(t *testing.T) error {
+			auth := tokenServer(t)
+			c, err := api.NewClient(api.Config{AuthURL: auth, BaseURL: auth, PayoutsURL: answering(t, 202, ""), ClientID: "id", ClientSecret: "s"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c.CreatePayout(context.Background(), payoutReq())
+		}},
 		tc{"connection reset after the request was written", OutcomeUnknown, true, func(t *testing.T) error {
 			u, _ := rawListener(t, func(c net.Conn) { readRequest(c); reset(c) })
 			return testClient(t, u, 1, nil).CreatePayout(context.Background(), payoutReq())
@@ -218,8 +226,8 @@ func TestSendErrorClass(t *testing.T) {
 	err := testClient(t, answering(t, 409, ProblemAccountDisabled), 1, nil).CreatePayout(context.Background(), payoutReq())
 	se := &SendError{TransactionID: "x", Answer: Classify(err)}
 	var ae *api.Error
-	if ErrorClass(fmt.Errorf("wrapped: %w", se)) != ClassRefused || !errors.As(se, &ae) || ae.StatusCode != 409 || se.Field() != "currency" {
-		t.Fatalf("class %q, api error %v, field %q", ErrorClass(se), ae, se.Field())
+	if ErrorClass(fmt.Errorf("wrapped: %w", se)) != ClassRefused || !errors.As(se, &ae) || ae.StatusCode != 409 || se.ErrorField() != "currency" {
+		t.Fatalf("class %q, api error %v, field %q", ErrorClass(se), ae, se.ErrorField())
 	}
 	if strings.Contains(se.Error(), "may or may not") {
 		t.Errorf("refusal reads as unknown: %s", se)

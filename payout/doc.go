@@ -26,10 +26,18 @@
 //     service's report (Pipeline.Follow); the final state is recorded.
 //
 // Run does all of them, calling back (Hooks) to ask the operator and to
-// show progress; a caller that asks on its own schedule (the form) calls
-// the stages one by one. Every error that stops a payout implements
-// Classed (ErrorClass: refused, unknown, funds, duplicate, no_account,
-// invalid).
+// show progress; a caller that asks on its own schedule calls the stages
+// one by one. Every error that stops a payout implements Classed
+// (ErrorClass: refused, unknown, funds, duplicate, no_account, invalid)
+// and, when it is about one field, ErrorField. A caller such as the
+// approvals hub sends an approved payout with:
+//
+//	pl := payout.New(client, auditLog, payout.SourceHub)
+//	res, err := pl.Run(ctx, req, payout.Options{}, payout.Hooks{
+//		Confirm: func(ctx context.Context, c *payout.Checked) error { return nil }, // already approved
+//	})
+//	// err: *payout.DuplicateError, *payout.FundsError, ... (nothing sent),
+//	// or *payout.SendError (res.Answer: refused or unknown; Advice says what it means).
 //
 // The audit record is a local, append-only JSON-lines file per profile.
 // It is written before a payout is sent (an "attempt" line, fsynced) and

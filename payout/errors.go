@@ -48,8 +48,8 @@ func (e *InvalidError) Error() string {
 // ErrorClass is ClassInvalid.
 func (e *InvalidError) ErrorClass() string { return ClassInvalid }
 
-// Field is the request path of the first problem.
-func (e *InvalidError) Field() string {
+// ErrorField is the request path of the first problem.
+func (e *InvalidError) ErrorField() string {
 	if len(e.Problems) == 0 {
 		return ""
 	}
@@ -76,8 +76,8 @@ func (e *IDUsedError) Error() string {
 // ErrorClass is ClassInvalid: the id is wrong for this payout.
 func (e *IDUsedError) ErrorClass() string { return ClassInvalid }
 
-// Field is transaction_id.
-func (e *IDUsedError) Field() string { return "transaction_id" }
+// ErrorField is transaction_id.
+func (e *IDUsedError) ErrorField() string { return "transaction_id" }
 
 // FundsError is a payout its account cannot fund now: the service would
 // answer 202 and then reject it for insufficient funds. Nothing was sent.
@@ -95,8 +95,8 @@ func (e *FundsError) Error() string {
 // ErrorClass is ClassFunds.
 func (e *FundsError) ErrorClass() string { return ClassFunds }
 
-// Field is amount_in_minor: what to lower (or fund the account).
-func (e *FundsError) Field() string { return "amount_in_minor" }
+// ErrorField is amount_in_minor: what to lower (or fund the account).
+func (e *FundsError) ErrorField() string { return "amount_in_minor" }
 
 // AccountError is a payout in a currency with no payout account, or whose
 // account is disabled: the service would refuse it. Nothing was sent.
@@ -115,8 +115,8 @@ func (e *AccountError) Error() string {
 // ErrorClass is ClassNoAccount.
 func (e *AccountError) ErrorClass() string { return ClassNoAccount }
 
-// Field is currency: the account to pay from.
-func (e *AccountError) Field() string { return "currency" }
+// ErrorField is currency: the account to pay from.
+func (e *AccountError) ErrorField() string { return "currency" }
 
 // ErrorClass is ClassDuplicate.
 func (e *DuplicateError) ErrorClass() string { return ClassDuplicate }
@@ -138,8 +138,8 @@ func (e *SendError) Unwrap() error { return e.Answer.Err }
 // ErrorClass is the answer's outcome: ClassRefused or ClassUnknown.
 func (e *SendError) ErrorClass() string { return e.Answer.Outcome }
 
-// Field is the first field the service's problem names, if any.
-func (e *SendError) Field() string {
+// ErrorField is the first field the service's problem names, if any.
+func (e *SendError) ErrorField() string {
 	var ae *api.Error
 	if !asAPIError(e.Answer.Err, &ae) || ae.Problem == nil {
 		return ""
@@ -165,4 +165,26 @@ func minString(ss []string) string {
 		}
 	}
 	return m
+}
+
+// StageError is a stage before the send that could not run (the report
+// could not be read, the audit record was locked or damaged): nothing
+// was sent, and trying again is safe.
+type StageError struct {
+	Stage Stage
+	Err   error
+}
+
+func (e *StageError) Error() string { return e.Err.Error() }
+
+// Unwrap gives the stage's error.
+func (e *StageError) Unwrap() error { return e.Err }
+
+// stageErr wraps err from stage unless it already says what stopped the
+// payout.
+func stageErr(stage Stage, err error) error {
+	if err == nil || ErrorClass(err) != "" {
+		return err
+	}
+	return &StageError{Stage: stage, Err: err}
 }

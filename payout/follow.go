@@ -149,10 +149,26 @@ func (f *Follower) fromReport(ctx context.Context) (Final, bool) {
 	var st Final
 	found := false
 	_ = f.report.StreamTransactions(ctx, api.TransactionQuery{Type: api.TransactionPayout, From: time.Now().Add(-DefaultWindow - 24*time.Hour)}, func(t api.Transaction) error {
-		if t.TransactionID == f.id && api.IsFinalState(t.Status) {
-			st, found = Final{State: t.Status, From: FromReportState, Returned: t.Status == api.StateFailed && !t.SubmittedAt.IsZero()}, true
+		if t.TransactionID == f.id {
+			if fin, ok := FinalFromReport(t); ok {
+				st, found = fin, true
+			}
 		}
 		return nil
 	})
 	return st, found
+}
+
+// FinalFromReport is the final state a report record shows, if any. The
+// report carries no reason; a payout that failed after it was submitted
+// was returned (Returned, reason ReasonReturned).
+func FinalFromReport(t api.Transaction) (Final, bool) {
+	if !api.IsFinalState(t.Status) {
+		return Final{}, false
+	}
+	f := Final{State: t.Status, From: FromReportState, Returned: t.Status == api.StateFailed && !t.SubmittedAt.IsZero()}
+	if f.Returned {
+		f.Reason = ReasonReturned
+	}
+	return f, true
 }

@@ -135,17 +135,17 @@ func TestTryLockNamesTheHolder(t *testing.T) {
 
 // Recorded gives the payouts the record holds among the ids asked for,
 // as the latest attempt sent them, and nothing for ids it does not hold.
-func TestGuardRecorded(t *testing.T) {
+func TestPipelineRecorded(t *testing.T) {
 	l, err := Open(filepath.Join(t.TempDir(), "audit.jsonl"), "p", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &Guard{Log: l, Source: SourceForm}
+	g := &Pipeline{Log: l, Source: SourceForm}
 	for _, r := range []*api.PayoutRequest{
 		{TransactionID: "a", BeneficiaryName: "Ada", BeneficiaryIBAN: "GB33BUKB20201555555555", Currency: "GBP", AmountInMinor: 100},
 		{TransactionID: "b", BeneficiaryName: "Bea", BeneficiaryIBAN: "GB33BUKB20201555555555", Currency: "EUR", AmountInMinor: 250},
 	} {
-		if _, err := g.Reserve(t.Context(), r, true); err != nil {
+		if err := g.Reserve(t.Context(), r, Options{AllowDuplicate: true}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -240,7 +240,9 @@ func (p *Pipeline) Check(ctx context.Context, req *api.PayoutRequest, opt Option
 // same payout sent before under it (a safe retry) in c.
 func (p *Pipeline) CheckID(k *Known, req *api.PayoutRequest, c *Checked) error {
 	was, ok := k.ByID(req.TransactionID)
-	if !ok {
+	if !ok || (was.Where == FromLocalRecord && was.Outcome == OutcomeRefused && !k.InReport(req.TransactionID)) {
+		// Unknown, or only refused: the service created nothing under
+		// it, so the id is free for a corrected payout.
 		return nil
 	}
 	if other := k.UsedFor(req.TransactionID, req); other != "" {
@@ -410,7 +412,7 @@ func (p *Pipeline) Run(ctx context.Context, req *api.PayoutRequest, opt Options,
 	c, err := p.Check(ctx, req, opt)
 	res.Checked = c
 	if err != nil {
-		return res, err
+		return res, stageErr(StageCheck, err)
 	}
 	if h.Confirm != nil {
 		stage(StageConfirm)
@@ -427,7 +429,7 @@ func (p *Pipeline) Run(ctx context.Context, req *api.PayoutRequest, opt Options,
 	}
 	stage(StageReserve)
 	if err := p.Reserve(ctx, req, opt, c); err != nil {
-		return res, err
+		return res, stageErr(StageReserve, err)
 	}
 	var f *Follower
 	if opt.Follow > 0 {

@@ -82,13 +82,7 @@ func open(outcome string) bool {
 	return outcome == "" || outcome == OutcomeAccepted || outcome == OutcomeUnknown
 }
 
-func final(state string) bool {
-	switch state {
-	case api.StateSettled, api.StateExecuted, api.StateRejected, api.StateFailed:
-		return true
-	}
-	return false
-}
+func final(state string) bool { return api.IsFinalState(state) }
 
 func (k *Known) reportByID(id string) (Payment, bool) {
 	if k.reportID == nil {

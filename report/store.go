@@ -377,7 +377,7 @@ func (b *builder) noteTime(t *api.Transaction) {
 
 // pending reports whether a row in this status may still change.
 func pending(status string) bool {
-	return status == api.StateAuthorised || status == api.StateSubmitted
+	return api.StateRank(status) > 0 && !api.IsFinalState(status)
 }
 
 func unixNano(t api.ReportTime) int64 {

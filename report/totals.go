@@ -31,7 +31,7 @@ func (s *Store) newSums() *sums {
 		u.credit[v] = name == api.TransactionFunding
 	}
 	for v, name := range s.enums[EnumStatus] {
-		u.failed[v] = name == api.StateFailed || name == api.StateRejected
+		u.failed[v] = api.StateUnpaid(name)
 	}
 	return u
 }

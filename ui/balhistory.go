@@ -49,7 +49,7 @@ func balanceHistory(st *report.Store, now time.Time) tea.Cmd {
 		n := st.Len()
 		for i := int32(0); i < int32(n); i++ { //nolint:gosec // the store indexes rows by int32: Len fits
 			status := st.Status(i)
-			if status == api.StateFailed || status == api.StateRejected {
+			if api.StateUnpaid(status) {
 				continue
 			}
 			cur := st.Currency(i)

@@ -86,10 +86,10 @@ func after(clk clock.Clock, d time.Duration, msg tea.Msg) tea.Cmd {
 // stateStyle colours a payout or transaction state: done green, failed
 // red, anything in between amber.
 func (c *viewContext) stateStyle(status string) *lipgloss.Style {
-	switch status {
-	case api.StateSettled, api.StateExecuted:
+	switch {
+	case api.StatePaid(status):
 		return &c.st.good
-	case api.StateFailed, api.StateRejected:
+	case api.IsFinalState(status):
 		return &c.st.bad
 	}
 	return &c.st.warn

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/payout"
 )
 
 // sendTimeout bounds one attempt to create a payout, payment or mandate.
@@ -77,6 +78,11 @@ type formView struct {
 	// take a fresh key. After a timeout or 5xx it may have been, so the
 	// key stays.
 	definite bool
+	// mayExist is set once an attempt under the current key had no
+	// definite answer: a payout (or payment, mandate) may exist under it,
+	// so an edit keeps the key, and the service (or the payout
+	// pipeline's id check) stops an edited request under it.
+	mayExist bool
 	attempts int
 	sentAt   time.Time
 	resp     any
@@ -294,6 +300,7 @@ func (fv *formView) sent(c *viewContext, msg sentMsg) tea.Cmd {
 	if msg.err != nil {
 		fv.phase, fv.err = phaseFailed, msg.err
 		fv.definite = fv.createdNothing(msg.err)
+		fv.mayExist = fv.mayExist || failureClass(msg.err) == payout.ClassUnknown
 		return nil
 	}
 	fv.phase, fv.err, fv.resp = phaseDone, nil, msg.resp
@@ -305,7 +312,7 @@ func (fv *formView) sent(c *viewContext, msg sentMsg) tea.Cmd {
 func (fv *formView) startOver(c *viewContext) tea.Cmd {
 	fv.spec.reset(c)
 	fv.key = c.newID()
-	fv.err, fv.resp, fv.attempts = nil, nil, 0
+	fv.err, fv.resp, fv.attempts, fv.mayExist = nil, nil, 0, false
 	return fv.rebuild(c)
 }
 

@@ -8,12 +8,16 @@ import (
 	"strings"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/payout"
 )
 
-// definiteRejection reports an error after which the service certainly
-// created nothing: it answered with a 4xx other than timeout, conflict or
-// rate limit.
-func definiteRejection(err error) bool { return api.IsRefusal(err) }
+// definiteRejection reports an error after which nothing was created by
+// this attempt: stopped before sending, or an answer the payout
+// pipeline's classifier reads as refused.
+func definiteRejection(err error) bool {
+	c := failureClass(err)
+	return c != payout.ClassUnknown && c != ""
+}
 
 // createdNothing reports that the failed attempt certainly created
 // nothing: the service refused it, or the form held it before sending.
@@ -21,28 +25,92 @@ func (fv *formView) createdNothing(err error) bool {
 	return fv.heldErr(err) || definiteRejection(err)
 }
 
+// failureClass is the class of a failed send: the payout pipeline's
+// (payout.ErrorClass: refused, unknown, or why it stopped before
+// sending), else the classifier's reading of a payment's or mandate's
+// answer (refused or unknown); "" for a check the pipeline could not make
+// (nothing was sent).
+func failureClass(err error) string {
+	if c := payout.ErrorClass(err); c != "" {
+		return c
+	}
+	var ps api.Problems
+	if errors.As(err, &ps) {
+		return payout.ClassInvalid
+	}
+	var stage *payout.StageError
+	if errors.As(err, &stage) {
+		return ""
+	}
+	return payout.Classify(err).Outcome
+}
+
+// keyUnusable reports a failure after which the form's key can never
+// send this request: another request holds it.
+func keyUnusable(err error) bool {
+	var used *payout.IDUsedError
+	return api.IsIdempotencyKeyReused(err) || errors.As(err, &used)
+}
+
 func (fv *formView) failureView(c *viewContext, w int) string {
 	if fv.heldErr(fv.err) {
 		return fv.spec.(heldSender).heldView(c, fv, fv.err, w)
 	}
 	var b strings.Builder
-	b.WriteString(c.st.bad.Render("✗ "+strings.ToUpper(fv.spec.noun()[:1])+fv.spec.noun()[1:]+" not created") + "\n\n")
+	noun := strings.ToUpper(fv.spec.noun()[:1]) + fv.spec.noun()[1:]
+	class := failureClass(fv.err)
+	sent := class == payout.ClassRefused || class == payout.ClassUnknown
+	if sent || keyUnusable(fv.err) {
+		b.WriteString(c.st.bad.Render("✗ "+noun+" not created") + "\n\n")
+	} else {
+		b.WriteString(c.st.bad.Render("✗ "+noun+" not sent") + "\n\n")
+	}
 	b.WriteString(errorDetails(c, fv, fv.err, w))
 	b.WriteString("\n")
+	// What the answer means is the payout pipeline's wording, the same as
+	// payout create's and the batch's; the keys to act on it are the form's.
+	keyName := strings.ReplaceAll(fv.spec.keyName(), "_", " ")
+	advice := func(a payout.Answer) string {
+		s := strings.ReplaceAll(a.Advice(), "transaction id", keyName)
+		return strings.ToUpper(s[:1]) + s[1:] + "."
+	}
+	edit, retry, restart := keyOf(c.keys.Edit), keyOf(c.keys.Retry), keyOf(c.keys.NewForm)
 	switch {
-	case api.IsIdempotencyKeyReused(fv.err):
+	case keyUnusable(fv.err):
 		// Only an earlier attempt of this form can have used the key: one
 		// whose answer was lost, before an edit. That one may exist.
 		b.WriteString(c.st.warn.Render(wrapText("This edited "+fv.spec.noun()+" was not created, but an earlier attempt of this form reached the service under the same "+fv.spec.keyName()+
 			" with the details as they were before your edit: that "+fv.spec.noun()+" may exist. Check it before sending this one: a fresh "+fv.spec.keyName()+" sends a second "+fv.spec.noun()+".", w)) + "\n")
-		b.WriteString(c.st.muted.Render(wrapText(keyOf(c.keys.Edit)+" edits (a fresh "+fv.spec.keyName()+"), "+keyOf(c.keys.NewForm)+" starts over.", w)) + "\n")
-	case fv.definite:
-		b.WriteString(c.st.muted.Render(wrapText("The service refused it, so nothing was created. "+keyOf(c.keys.Edit)+" edits (a fresh "+fv.spec.keyName()+"), "+keyOf(c.keys.Retry)+" retries as is, "+keyOf(c.keys.NewForm)+" starts over.", w)) + "\n")
+		b.WriteString(c.st.muted.Render(wrapText(edit+" edits (a fresh "+fv.spec.keyName()+"), "+restart+" starts over.", w)) + "\n")
+	case class == payout.ClassRefused:
+		a := payout.Classify(fv.err)
+		b.WriteString(c.st.muted.Render(wrapText(advice(a), w)) + "\n")
+		if a.Reached {
+			b.WriteString(c.st.muted.Render(wrapText(edit+" edits (a fresh "+fv.spec.keyName()+"), "+retry+" retries as is, "+restart+" starts over.", w)) + "\n")
+		} else {
+			b.WriteString(c.st.muted.Render(wrapText(retry+" sends it again, "+edit+" edits, "+restart+" starts over.", w)) + "\n")
+		}
+	case class == payout.ClassUnknown:
+		b.WriteString(c.st.warn.Render(wrapText(advice(payout.Classify(fv.err))+" "+retry+" retries with the same "+fv.spec.keyName()+", so it can never be created twice.", w)) + "\n")
+		b.WriteString(c.st.muted.Render(wrapText(edit+" edits (same key: if the first attempt arrived, the service keeps it and refuses the edit), "+restart+" discards and starts over.", w)) + "\n")
+	case class == "":
+		b.WriteString(c.st.warn.Render(wrapText("Nothing was sent: the checks before sending could not be made. "+retry+" tries again, "+edit+" edits, "+restart+" starts over.", w)) + "\n")
 	default:
-		b.WriteString(c.st.warn.Render(wrapText("The request may or may not have reached the service. "+keyOf(c.keys.Retry)+" retries with the same "+fv.spec.keyName()+", so it can never be created twice.", w)) + "\n")
-		b.WriteString(c.st.muted.Render(wrapText(keyOf(c.keys.Edit)+" edits (same key: if the first attempt arrived, the service keeps it and refuses the edit), "+keyOf(c.keys.NewForm)+" discards and starts over.", w)) + "\n")
+		// Stopped before sending (funds, account, invalid): e goes to the
+		// field at fault.
+		b.WriteString(c.st.muted.Render(wrapText("Nothing was sent. "+edit+" goes to "+fv.name(errorPath(fv.err))+" to correct it, "+restart+" starts over.", w)) + "\n")
 	}
 	return b.String()
+}
+
+// errorPath is the request path a failure names: its ErrorField (the payout
+// pipeline's errors), else "".
+func errorPath(err error) string {
+	var f interface{ ErrorField() string }
+	if errors.As(err, &f) {
+		return f.ErrorField()
+	}
+	return ""
 }
 
 // errorDetails renders a service error (problem details, field errors,

@@ -171,11 +171,15 @@ func (fv *formView) errorField() string {
 		for _, p := range ps {
 			fields = append(fields, p.Field)
 		}
-	case errors.As(fv.err, &ae) && ae.Problem != nil:
+	case errors.As(fv.err, &ae) && ae.Problem != nil && len(ae.Problem.Errors) > 0:
 		for f := range ae.Problem.Errors {
 			fields = append(fields, f)
 		}
 		slices.Sort(fields)
+	case errorPath(fv.err) != "":
+		// The payout pipeline names the field at fault (the amount for
+		// funds, the source account for a disabled one).
+		fields = append(fields, errorPath(fv.err))
 	}
 	for _, f := range fields {
 		if k, ok := fv.fieldKeys[owner(f, fv.spec.paths())]; ok {

@@ -3,8 +3,6 @@ package ui
 import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-
-	"github.com/paydash/paydash/api"
 )
 
 func (fv *formView) keys(c *viewContext) helpMap {
@@ -27,7 +25,7 @@ func (fv *formView) keys(c *viewContext) helpMap {
 		}
 	case fv.phase == phaseFailed && fv.heldErr(fv.err):
 		return helpMap{short: []key.Binding{k.SendAnyway, k.Edit, k.NewForm}, full: [][]key.Binding{{k.SendAnyway, k.Edit, k.NewForm}}}
-	case fv.phase == phaseFailed && api.IsIdempotencyKeyReused(fv.err):
+	case fv.phase == phaseFailed && keyUnusable(fv.err):
 		// Retrying as is would be refused again: no enter.
 		return helpMap{short: []key.Binding{k.Edit, k.NewForm}, full: [][]key.Binding{{k.Edit, k.NewForm}}}
 	case fv.phase == phaseFailed:
@@ -90,7 +88,7 @@ func (fv *formView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 			fv.spec.(heldSender).confirmHeld(fv.err)
 			return fv.startSend(c)
 		case key.Matches(k, keys.Retry):
-			if api.IsIdempotencyKeyReused(fv.err) {
+			if keyUnusable(fv.err) {
 				// The key belongs to another request: sending it again
 				// can only be refused again.
 				return nil
@@ -103,9 +101,10 @@ func (fv *formView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 				// e lands on the amount, what usually tells two
 				// payments to one payee apart, not on the confirmation.
 				target = fv.fieldKeys[owner(fv.spec.(heldSender).heldPath(), fv.spec.paths())]
-			} else if fv.definite {
-				// Nothing was created, so the edited request is a new one.
-				fv.key = c.newID()
+			} else if keyUnusable(fv.err) || (fv.definite && !fv.mayExist) {
+				// Nothing was created under the key (or another request
+				// holds it), so the edited request is a new one.
+				fv.key, fv.mayExist = c.newID(), false
 			}
 			fv.err = nil
 			return tea.Batch(fv.rebuild(c), fv.advanceTo(c, target))

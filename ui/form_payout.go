@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/charmbracelet/huh"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/payout"
 )
 
 // payoutForm is the New payout form: one payout from a payout account.
@@ -177,14 +179,37 @@ func (p *payoutForm) hint(c *viewContext, key string) string {
 		}
 		return s
 	case "source":
-		return c.st.muted.Render("the payout's currency is the account's")
+		s := c.st.muted.Render("the payout's currency is the account's")
+		if w := p.overdraw(c, 0); w != "" {
+			s += "  " + c.st.warn.Render(w)
+		}
+		return s
 	}
 	return ""
 }
 
+// overdraw warns, before the operator confirms, of what the payout
+// pipeline's funds check (payout.CheckFunds, the rule payout create and
+// the batch refuse by) will stop: an amount above the available
+// balance, or a disabled account. "" when balances are not loaded.
 func (p *payoutForm) overdraw(c *viewContext, minor int64) string {
-	if b := p.source(c); b != nil && minor > b.AvailableBalanceInMinor {
-		return "⚠ more than the available " + api.FormatAmount(b.AvailableBalanceInMinor, b.Currency) + ": the service will reject it"
+	if len(c.accounts) == 0 {
+		return ""
+	}
+	accts := c.accounts
+	if b := p.source(c); b != nil {
+		accts = []api.Balance{*b}
+	}
+	_, err := payout.CheckFunds(accts, p.currency(), minor)
+	var funds *payout.FundsError
+	var acct *payout.AccountError
+	switch {
+	case errors.As(err, &funds):
+		return "⚠ more than the available " + api.FormatAmount(funds.AvailableInMinor, funds.Currency) + ": the service will reject it"
+	case errors.As(err, &acct) && acct.Disabled:
+		return "⚠ the " + acct.Currency + " payout account is disabled and takes no payouts: pick another source account"
+	case errors.As(err, &acct):
+		return "⚠ there is no " + acct.Currency + " payout account: pick another source account"
 	}
 	return ""
 }
@@ -205,7 +230,7 @@ func (p *payoutForm) summary(c *viewContext, fv *formView, w int) string {
 	row("context code", req.ContextCode)
 	row("transaction id", req.TransactionID+" (fixed: a retry cannot pay twice)")
 	if s := p.overdraw(c, req.AmountInMinor); s != "" {
-		b.WriteString("  " + c.st.warn.Render(s) + "\n")
+		b.WriteString(indent(c.st.warn.Render(wrapText(s, w-2)), "  ") + "\n")
 	}
 	for _, u := range unowned(p.problems(c, fv.key), p.paths()) {
 		b.WriteString("  " + c.st.bad.Render("✗ "+fv.human(u)) + "\n")
@@ -246,13 +271,13 @@ func (p *payoutForm) result(c *viewContext, fv *formView, w int) string {
 	// The headline follows the webhooks: an accepted payout can still be
 	// rejected or fail, and a green tick above "rejected" would mislead.
 	switch {
-	case t != nil && (t.state == api.StateRejected || t.state == api.StateFailed):
+	case t != nil && api.StateUnpaid(t.state):
 		head := "✗ Payout accepted (202), then " + t.state
 		if t.reason != "" {
 			head += ": " + t.reason
 		}
 		b.WriteString(c.st.bad.Render(clean(head)) + "\n")
-	case t != nil && (t.state == api.StateSettled || t.state == api.StateExecuted):
+	case t != nil && api.StatePaid(t.state):
 		b.WriteString(c.st.good.Render("✓ Payout accepted (202) and "+t.state) + "\n")
 	case c.relayLive:
 		b.WriteString(c.st.good.Render("✓ Payout accepted (202): the outcome arrives by webhook (relay live)") + "\n")

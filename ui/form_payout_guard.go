@@ -9,53 +9,29 @@ import (
 	"github.com/paydash/paydash/payout"
 )
 
-// PayoutGuard is the duplicate check and audit record the payout form
-// sends through (*payout.Guard is one): Check before sending, Reserve
-// records the attempt (refusing a duplicate the record shows unless
-// allowed), Outcome records the answer. Recorded returns the payouts
-// the record holds among ids, as they were sent: the tracker's payee and
-// amount for payouts the report lacks.
+// PayoutGuard is the payout pipeline the form sends through
+// (*payout.Pipeline is one): WithService gives the pipeline sending
+// through the dashboard's backend, Recorded the payouts the audit record
+// holds among ids, as they were sent (the tracker's payee and amount for
+// payouts the report lacks).
 type PayoutGuard interface {
-	Check(ctx context.Context, req *api.PayoutRequest) ([]payout.Payment, error)
-	Reserve(ctx context.Context, req *api.PayoutRequest, allowDuplicate bool) ([]payout.Payment, error)
-	Outcome(id string, err error) error
+	WithService(svc payout.Service) *payout.Pipeline
 	Recorded(ids map[string]bool) (map[string]api.PayoutRequest, error)
 }
 
-// guardedSend is the form's send with the guard: a payout matching one
-// already made (record or report) comes back as a *payout.DuplicateError
+// guardedSend runs the form's payout through the payout pipeline (check,
+// record, send, classify, record): the form keeps no step of its own. A
+// payout matching one already made comes back as a *payout.DuplicateError
 // and nothing is sent, unless every match is one the operator confirmed a
-// second time (acked).
+// second time (acked). Without a guard only the send and its
+// classification run.
 func guardedSend(ctx context.Context, g PayoutGuard, be Backend, req *api.PayoutRequest, acked map[string]bool) error {
-	if g == nil {
-		return be.CreatePayout(ctx, req)
+	pl := &payout.Pipeline{Sender: be, Source: payout.SourceForm}
+	if g != nil {
+		pl = g.WithService(be)
 	}
-	m, err := g.Check(ctx, req)
-	if err != nil {
-		return err
-	}
-	if !allAcked(m, acked) {
-		return &payout.DuplicateError{Matches: m}
-	}
-	m, err = g.Reserve(ctx, req, len(m) > 0)
-	if err != nil {
-		return err
-	}
-	if !allAcked(m, acked) {
-		return &payout.DuplicateError{Matches: m} // sent elsewhere since the check
-	}
-	err = be.CreatePayout(ctx, req)
-	_ = g.Outcome(req.TransactionID, err) // the payout's fate does not hang on the record
+	_, err := pl.Run(ctx, req, payout.Options{Acked: acked}, payout.Hooks{})
 	return err
-}
-
-func allAcked(m []payout.Payment, acked map[string]bool) bool {
-	for _, p := range m {
-		if !acked[p.TransactionID] {
-			return false
-		}
-	}
-	return true
 }
 
 func asDuplicate(err error) *payout.DuplicateError {

@@ -32,7 +32,7 @@ func TestFormDuplicateNeedsASecondConfirmation(t *testing.T) {
 	_ = log.Outcome(earlier, payout.OutcomeAccepted, "")
 
 	be := newFake(10)
-	h := newHarness(t, Options{Backend: be, Guard: &payout.Guard{Log: log, Source: payout.SourceForm},
+	h := newHarness(t, Options{Backend: be, Guard: &payout.Pipeline{Log: log, Source: payout.SourceForm},
 		Events: closedEvents(testEvents()), States: liveState()}, 120, 40)
 	fillPayout(h, "Ada Lovelace", "GB33 BUKB 2020 1555 5555 55", "inv-1", "12.34")
 	h.key("y")
@@ -88,7 +88,7 @@ func TestDuplicateScreenSpacingAndEditGoesBackToTheFields(t *testing.T) {
 		}
 		_ = log.Outcome(earlier, payout.OutcomeAccepted, "")
 		be := newFake(10)
-		h := newHarness(t, Options{Backend: be, Guard: &payout.Guard{Log: log, Source: payout.SourceForm},
+		h := newHarness(t, Options{Backend: be, Guard: &payout.Pipeline{Log: log, Source: payout.SourceForm},
 			Events: closedEvents(testEvents()), States: liveState()}, size[0], size[1])
 		fillPayout(h, "Ada Lovelace", "GB33 BUKB 2020 1555 5555 55", "INV-1", "42.00")
 		idRe := regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)

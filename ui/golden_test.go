@@ -98,6 +98,24 @@ func goldenScenarios() []goldenScenario {
 			fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
 			h.key("y")
 		}},
+		// A disabled source account: the confirmation warns before the
+		// operator confirms (issue 22, advice matches what happened).
+		{name: "payout_confirm_disabled", drive: func(h *harness) {
+			for i := range h.be.balances {
+				h.be.balances[i].Status = api.AccountDisabled
+			}
+			h.key("r")
+			fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+		}},
+		// The service refuses it (409 account_disabled): a refusal, never
+		// "may or may not have reached the service".
+		{name: "payout_refused_disabled", drive: func(h *harness) {
+			h.be.payoutErrs = []error{&api.Error{StatusCode: 409, TraceID: "trace-2", Method: "POST", URL: "https://payouts.example/v1/payouts",
+				Problem: &api.ProblemDetails{Type: "https://paydash.dev/problems/account_disabled", Title: "Payout account disabled",
+					Detail: "the GBP payout account is disabled and takes no payouts"}}}
+			fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+			h.key("y")
+		}},
 		{name: "payment_form", drive: func(h *harness) { h.key("6") }},
 		{name: "payment_user", drive: func(h *harness) {
 			fillPaymentUntilSortCode(h)

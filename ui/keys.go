@@ -181,7 +181,7 @@ func newKeyMap() *keyMap {
 		Prev:          kb("shift+tab", "previous field", "shift+tab"),
 		LeaveForm:     kb("esc", "leave (input kept)", "esc"),
 		ClearForm:     kb("ctrl+n", "clear form (asks)", "ctrl+n"),
-		Retry:         kb("enter", "retry (same key: cannot pay twice)", "enter"),
+		Retry:         kb("enter", "retry (same key)", "enter"),
 		Edit:          kb("e", "edit", "e"),
 		ConfirmSend:   kb("y", "send", "y", "Y"),
 		ConfirmBack:   kb("n", "back to edit", "n", "N"),

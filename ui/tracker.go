@@ -51,24 +51,6 @@ type trackedPayout struct {
 	note string
 }
 
-// stateRank orders states so a late or replayed webhook never moves a
-// payout backwards.
-func stateRank(s string) int {
-	switch s {
-	case stateSent:
-		return 0
-	case api.StateAuthorised:
-		return 1
-	case api.StateSubmitted:
-		return 2
-	case api.StateSettled, api.StateExecuted:
-		return 3
-	case api.StateRejected, api.StateFailed:
-		return 4
-	}
-	return 0
-}
-
 type trackerView struct {
 	list   []*trackedPayout // newest first
 	byID   map[string]*trackedPayout
@@ -236,12 +218,12 @@ func (v *trackerView) apply(c *viewContext, evs []relayclient.Event) bool {
 		}
 		p.steps = append(p.steps, payoutStep{state: ev.State, at: at, reason: ev.Reason, eventID: ev.EventID, from: fromRelay})
 		slices.SortStableFunc(p.steps, func(a, b payoutStep) int {
-			if c := stateRank(a.state) - stateRank(b.state); c != 0 {
+			if c := api.StateRank(a.state) - api.StateRank(b.state); c != 0 {
 				return c
 			}
 			return a.at.Compare(b.at)
 		})
-		if stateRank(ev.State) >= stateRank(p.state) || p.state == "" {
+		if api.StateRank(ev.State) >= api.StateRank(p.state) || p.state == "" {
 			p.state, p.from, p.note = ev.State, fromRelay, ""
 			if ev.Reason != "" {
 				p.reason = ev.Reason
@@ -464,7 +446,7 @@ func (v *trackerView) follow(c *viewContext, t api.Transaction) {
 			}
 		}
 	}
-	if p.state == "" || stateRank(t.Status) > stateRank(p.state) {
+	if p.state == "" || api.StateRank(t.Status) > api.StateRank(p.state) {
 		p.state = t.Status
 	}
 	p.changedAt = c.now()

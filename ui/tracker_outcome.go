@@ -1,8 +1,12 @@
 package ui
 
-import tea "github.com/charmbracelet/bubbletea"
+import (
+	tea "github.com/charmbracelet/bubbletea"
 
-// OutcomeRecorder, when the payout guard is one (*payout.Guard is),
+	"github.com/paydash/paydash/api"
+)
+
+// OutcomeRecorder, when the payout guard is one (*payout.Pipeline is),
 // takes the final states the tracker learns (from the relay or the
 // report) into the profile's audit record: `paydash payouts log` and the
 // duplicate check then know a payout was rejected, not just accepted. It
@@ -21,7 +25,7 @@ func (v *trackerView) recordOutcomes(c *viewContext) tea.Cmd {
 	type final struct{ id, state, reason string }
 	var todo []final
 	for _, p := range v.list {
-		if stateRank(p.state) < 3 || v.recorded[p.id] {
+		if !api.IsFinalState(p.state) || v.recorded[p.id] {
 			continue
 		}
 		if v.recorded == nil {

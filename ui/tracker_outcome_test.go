@@ -20,7 +20,7 @@ func TestTrackerPutsLaterOutcomesInTheAuditRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	be := newFake(10)
-	h := newHarness(t, Options{Backend: be, Guard: &payout.Guard{Log: log, Source: payout.SourceForm},
+	h := newHarness(t, Options{Backend: be, Guard: &payout.Pipeline{Log: log, Source: payout.SourceForm},
 		Events: closedEvents(nil), States: liveState()}, 120, 40)
 	fillPayout(h, "AML Test", "GB33 BUKB 2020 1555 5555 55", "INV-8001", "9.99")
 	h.key("y")
@@ -47,7 +47,7 @@ func TestTrackerPutsLaterOutcomesInTheAuditRecord(t *testing.T) {
 		}
 	}
 	// The same payout again is not a duplicate of a rejected one.
-	if m, err := (&payout.Guard{Log: log}).Check(t.Context(), &be.payouts[0]); err != nil || len(m) != 0 {
-		t.Errorf("the rejected payout still blocks its re-send: %v %v", m, err)
+	if c, err := (&payout.Pipeline{Log: log}).Check(t.Context(), &be.payouts[0], payout.Options{}); err != nil || len(c.Matches) != 0 {
+		t.Errorf("the rejected payout still blocks its re-send: %+v %v", c, err)
 	}
 }

@@ -54,7 +54,7 @@ func (v *trackerView) poll(c *viewContext) tea.Cmd {
 	asked := map[string]bool{}
 	var since time.Time
 	for _, p := range v.list {
-		if stateRank(p.state) >= 3 {
+		if api.IsFinalState(p.state) {
 			continue
 		}
 		asked[p.id] = true
@@ -116,7 +116,7 @@ func (v *trackerView) applyPolled(c *viewContext, msg polledMsg) {
 		if at.IsZero() {
 			at = c.now()
 		}
-		if stateRank(state) <= stateRank(p.state) && p.state != stateSent {
+		if api.StateRank(state) <= api.StateRank(p.state) && p.state != stateSent {
 			continue
 		}
 		p.steps = append(p.steps, payoutStep{state: state, at: at, from: fromReport})

@@ -18,13 +18,13 @@ func TestTrackerFillsPayeeFromTheAuditRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	guard := &payout.Guard{Log: log, Source: payout.SourceForm}
+	guard := &payout.Pipeline{Log: log, Source: payout.SourceForm}
 	earlier := &api.PayoutRequest{TransactionID: "0a0a0a0a-1111-4222-8333-444444444444", BeneficiaryName: "Grace Hopper",
 		BeneficiaryIBAN: "GB33BUKB20201555555555", BeneficiaryReference: "INV-77", Currency: "GBP", AmountInMinor: 4200}
-	if _, err := guard.Reserve(t.Context(), earlier, false); err != nil {
+	if err := guard.Reserve(t.Context(), earlier, payout.Options{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := guard.Outcome(earlier.TransactionID, nil); err != nil {
+	if err := guard.RecordAnswer(earlier, nil, payout.Classify(nil)); err != nil {
 		t.Fatal(err)
 	}
 	other := "99999999-8888-4777-8666-000000000002"

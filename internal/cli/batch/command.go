@@ -466,10 +466,16 @@ func writeSummary(w io.Writer, sum *Summary) error {
 			} else if r.Detail != "" {
 				what += ": " + r.Detail
 			}
+			if r.Advice != "" {
+				what += " (" + r.Advice + ")"
+			}
 		case ResultNotSent:
 			what = "not sent"
 			if r.Detail != "" {
 				what += ": " + r.Detail
+			}
+			if r.Advice != "" {
+				what += " (" + r.Advice + ")"
 			}
 		case ResultDuplicate:
 			what = "DUPLICATE, not sent: matches payout " + r.DuplicateOf.String()

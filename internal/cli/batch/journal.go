@@ -299,7 +299,7 @@ func (j *Journal) check(f *File) error {
 				continue
 			}
 			accepted++
-			if st := j.states[j.ids[line]].State; st == api.StateRejected || st == api.StateFailed {
+			if api.StateUnpaid(j.states[j.ids[line]].State) {
 				unpaid++
 			}
 		}

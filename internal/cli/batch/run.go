@@ -95,6 +95,9 @@ type RowResult struct {
 	PreviousRun bool   `json:"previous_run,omitempty"`
 	HTTPStatus  int    `json:"http_status,omitempty"`
 	Detail      string `json:"detail,omitempty"`
+	// Advice is what a send the service did not accept means (the payout
+	// pipeline's words, as the form and payout create say them).
+	Advice string `json:"advice,omitempty"`
 	// State is the last payout state a webhook reported, and Reason its
 	// rejection or failure reason.
 	State  string `json:"state,omitempty"`
@@ -719,6 +722,11 @@ func (p *Prepared) results() []RowResult {
 		}
 		if sentOK {
 			r.Sent, r.HTTPStatus, r.Detail = sent.Outcome, sent.HTTPStatus, sent.Detail
+			if sent.Outcome != payout.OutcomeAccepted {
+				// Journalled sends reached the service (one that never
+				// left is not journalled).
+				r.Advice = payout.Answer{Outcome: sent.Outcome, Reached: true}.Advice()
+			}
 			switch sent.Outcome {
 			case payout.OutcomeAccepted:
 				r.Result = ResultAccepted

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/payout"
 )
 
 // A command run with --json answers in JSON, failures included: a script
@@ -78,10 +79,10 @@ func ErrorClass(err error) string {
 		return ClassUsage
 	case code == ExitCancelled:
 		return ClassCancelled
-	case api.IsRefusal(err):
-		return ClassRefused
-	case errors.As(err, new(*api.Error)):
-		return ClassUnknown
+	case errors.As(err, new(*api.Error)) || errors.Is(err, api.ErrNotSent):
+		// The service's answer (or none): the payout pipeline's one
+		// classifier says refused or unknown.
+		return payout.Classify(err).Outcome
 	case code == ExitNotAccepted:
 		return ClassRefused
 	}

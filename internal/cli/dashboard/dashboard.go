@@ -65,12 +65,11 @@ func runProfile(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) erro
 	if err != nil {
 		return err
 	}
-	guard := &payout.Guard{Log: audit, Report: client, Source: payout.SourceForm}
-	if prof.RelayURL != "" {
-		// What became of payouts the record shows only accepted: a
-		// rejected one must not block its re-send from the form.
-		guard.States = relayclient.History{URL: prof.RelayURL, Token: prof.RelayToken.Reveal()}
-	}
+	// The form sends through the payout pipeline; with the relay it
+	// learns what became of payouts the record shows only accepted: a
+	// rejected one must not block its re-send.
+	guard := payout.New(client, audit, payout.SourceForm)
+	guard.RelayURL, guard.RelayToken = prof.RelayURL, prof.RelayToken.Reveal()
 	return Show(ctx, s, Params{
 		UI: ui.Options{
 			Profile: prof.Name, Production: prof.Production, Regulated: prof.Regulated,

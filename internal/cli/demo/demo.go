@@ -29,7 +29,6 @@ import (
 	"github.com/paydash/paydash/internal/cli/dashboard"
 	"github.com/paydash/paydash/internal/cli/serve"
 	"github.com/paydash/paydash/payout"
-	"github.com/paydash/paydash/relayclient"
 	"github.com/paydash/paydash/ui"
 	"github.com/paydash/paydash/webhookrelay"
 )
@@ -334,8 +333,7 @@ func Run(ctx context.Context, s *cmdutil.Streams, o *Options) error {
 	}
 	err = dashboard.Show(ctx, s, dashboard.Params{
 		UI: ui.Options{
-			Profile: ProfileName, Backend: env.Client, Guard: &payout.Guard{Log: audit, Report: env.Client, Source: payout.SourceForm,
-				States: relayclient.History{URL: env.RelayURL}}, BalanceRefresh: 5 * time.Second, ReportRefresh: 30 * time.Second,
+			Profile: ProfileName, Backend: env.Client, Guard: demoPipeline(env.Client, audit, env.RelayURL), BalanceRefresh: 5 * time.Second, ReportRefresh: 30 * time.Second,
 			LowBalance: map[string]int64{"GBP": 100_000, "EUR": 100_000}, ExportDir: ".",
 			MerchantAccounts: env.MerchantAccounts(),
 		},
@@ -376,4 +374,11 @@ func printAttach(s *cmdutil.Streams, env *Env) {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// demoPipeline is the payout pipeline the demo's form sends through.
+func demoPipeline(c *api.Client, audit *payout.Log, relayURL string) *payout.Pipeline {
+	pl := payout.New(c, audit, payout.SourceForm)
+	pl.RelayURL = relayURL
+	return pl
 }

@@ -2,11 +2,8 @@ package headless
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/paydash/paydash/api"
@@ -203,34 +200,6 @@ type RelayHealthInfo struct {
 
 // RelayHealth reads a relay's /healthz, given its websocket URL.
 func RelayHealth(ctx context.Context, wsURL string) (*RelayHealthInfo, error) {
-	u, err := url.Parse(wsURL)
-	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("relay URL %q must look like ws://127.0.0.1:8787/ws", wsURL)
-	}
-	switch u.Scheme {
-	case "wss":
-		u.Scheme = "https"
-	default:
-		u.Scheme = "http"
-	}
-	u.Path, u.RawQuery = "/healthz", ""
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("relay not reachable: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("relay health: HTTP %d", resp.StatusCode)
-	}
-	var h RelayHealthInfo
-	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
-		return nil, fmt.Errorf("relay health: %w", err)
-	}
-	return &h, nil
+	h, err := relayclient.Health(ctx, wsURL)
+	return (*RelayHealthInfo)(h), err
 }

@@ -269,7 +269,7 @@ func refuseDuplicate(s *cmdutil.Streams, o *PayoutOptions, req *api.PayoutReques
 	if o.JSON {
 		_ = cmdutil.WriteJSON(s.Out, PayoutResult{TransactionID: req.TransactionID, Error: "duplicate", DuplicateOf: matches})
 	}
-	return cmdutil.Exit(cmdutil.ExitNotAccepted, errors.New(b.String()))
+	return cmdutil.Exit(cmdutil.ExitNotAccepted, &pipelineError{msg: b.String(), err: &payout.DuplicateError{Matches: matches}})
 }
 
 // notAccepted reports a send the service did not accept, with what its
@@ -299,8 +299,20 @@ func notAccepted(s *cmdutil.Streams, o *PayoutOptions, req *api.PayoutRequest, r
 			how = "to retry without any risk of paying twice, re-run the same command"
 		}
 	}
-	return cmdutil.Exit(cmdutil.ExitNotAccepted, fmt.Errorf("payout %s not accepted: %w\n(%s; %s)", req.TransactionID, a.Err, a.Advice(), how))
+	return cmdutil.Exit(cmdutil.ExitNotAccepted, &pipelineError{
+		msg: fmt.Sprintf("payout %s not accepted: %v\n(%s; %s)", req.TransactionID, a.Err, a.Advice(), how), err: se})
 }
+
+// pipelineError is this command's message for what stopped the payout
+// pipeline, keeping the pipeline's error behind it: its class
+// (payout.ErrorClass) for --json, and the service's *api.Error.
+type pipelineError struct {
+	msg string
+	err error
+}
+
+func (e *pipelineError) Error() string { return e.msg }
+func (e *pipelineError) Unwrap() error { return e.err }
 
 // confirmPayout shows the summary and asks, as the profile requires: a
 // production profile needs --yes or the amount typed again; elsewhere a

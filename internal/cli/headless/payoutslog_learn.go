@@ -67,15 +67,8 @@ func LearnOutcomes(ctx context.Context, s *cmdutil.Streams, log *payout.Log, rep
 			if !want[t.TransactionID] {
 				return nil
 			}
-			switch t.Status {
-			case api.StateSettled:
-				learnt[t.TransactionID] = [2]string{t.Status, ""}
-			case api.StateFailed:
-				reason := ""
-				if !t.SubmittedAt.IsZero() {
-					reason = payout.ReasonReturned
-				}
-				learnt[t.TransactionID] = [2]string{t.Status, reason}
+			if fin, ok := payout.FinalFromReport(t); ok {
+				learnt[t.TransactionID] = [2]string{fin.State, fin.Reason}
 			}
 			return nil
 		})
