@@ -236,12 +236,13 @@ func (v *trackerView) apply(c *viewContext, evs []relayclient.Event) bool {
 
 func (v *trackerView) visible() []*trackedPayout {
 	q := shownQuery(v.filter.query())
+	amounts := hasDigit(q)
 	if q == "" {
 		return v.list
 	}
 	var out []*trackedPayout
 	for _, p := range v.list {
-		if strings.Contains(strings.ToLower(payoutMatchText(p)), q) {
+		if strings.Contains(strings.ToLower(payoutMatchText(p, amounts)), q) {
 			out = append(out, p)
 		}
 	}

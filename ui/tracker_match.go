@@ -10,14 +10,21 @@ import (
 // id, state and reason, payee, IBAN and reference, and its amount as any
 // screen shows it (issue 22): £12.34 here, -£12.34 in the report, 12.34
 // as typed in the form, and its currency, GBP.
-func payoutMatchText(p *trackedPayout) string {
+// Amounts are formatted only for a query with a digit in it (amounts),
+// which keeps typing words into a long list cheap.
+func payoutMatchText(p *trackedPayout, amounts bool) string {
 	hay := p.id + " " + p.state + " " + p.reason
 	if name, iban, ref, minor, cur, ok := p.details(); ok {
-		hay += " " + name + " " + iban + " " + ref + " " + cur + " " + api.FormatAmount(minor, cur) +
-			" " + signed(-minor, cur) + " " + api.FormatAmountPlain(minor, cur)
+		hay += " " + name + " " + iban + " " + ref + " " + cur
+		if amounts {
+			hay += " " + api.FormatAmount(minor, cur) + " " + signed(-minor, cur) + " " + api.FormatAmountPlain(minor, cur)
+		}
 	}
 	return hay
 }
+
+// hasDigit reports whether q may name an amount.
+func hasDigit(q string) bool { return strings.ContainsAny(q, "0123456789") }
 
 // shownQuery is a filter as typed, lower-cased, with the typographic
 // minus read as the one the screen shows.
