@@ -256,6 +256,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case payoutAcceptedMsg:
 		// The payout form's send was accepted: the tracker follows it.
 		m.tracker.addSent(c, msg.req)
+		// The operator's own payout is the one to see when they open the
+		// tracker (the form says to): selected while they are elsewhere,
+		// so nothing moves under their eyes.
+		if m.tab != tabPayouts {
+			m.tracker.selectID(msg.req.TransactionID)
+		}
 		m.followPayout()
 		if m.relayLive = m.relayIsLive(); !m.relayLive {
 			return m, m.tracker.poll(c) // no webhooks coming: ask the report now

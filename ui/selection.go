@@ -51,3 +51,7 @@ func (v *trackerView) selected() *trackedPayout {
 	}
 	return nil
 }
+
+// selectID makes the payout with this id the selection (it shows once
+// the list is next drawn).
+func (v *trackerView) selectID(id string) { v.sel.id = id }

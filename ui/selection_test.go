@@ -60,3 +60,18 @@ func TestTrackerSelectionFollowsItsPayout(t *testing.T) {
 		}
 	}
 }
+
+// A payout sent from the form is the one selected when the operator opens
+// the tracker, whatever was selected there before.
+func TestTrackerSelectsThePayoutJustSent(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10), Events: closedEvents(testEvents()), States: liveState()}, 120, 40)
+	h.key("3")
+	h.key("down")
+	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+	h.key("y")
+	h.key("3")
+	h.view()
+	if p := h.m.tracker.selected(); p == nil || p.id != h.be.payouts[0].TransactionID {
+		t.Fatalf("the tracker opened on %v, want the payout just sent", p)
+	}
+}
