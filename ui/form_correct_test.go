@@ -47,3 +47,46 @@ func TestRejectedPayoutIsCorrectedFromItsResult(t *testing.T) {
 		t.Fatalf("the correction changed what was typed: %+v, was %+v", second, first)
 	}
 }
+
+// The same correction from the tracker: e (or the row's actions) on a
+// payout sent from here and rejected opens the payout form filled in with
+// it under a new transaction id; a form holding unsent input is not
+// overwritten.
+func TestRejectedPayoutIsCorrectedFromTheTracker(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10), Events: closedEvents(nil), States: liveState()}, 120, 40)
+	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+	h.key("y")
+	first := h.be.payouts[0]
+	ev := payoutEvent(20, first.TransactionID, api.StateRejected)
+	ev.Reason = "beneficiary_account_closed"
+	h.send(relayEventsMsg{events: []relayclient.Event{ev}})
+	// A new form with unsent input: e in the tracker leaves it alone.
+	h.key("n")
+	h.key("enter")
+	h.typeText("Someone Else")
+	h.key("alt+3")
+	mustContain(t, h.view(), "e correct and resend")
+	h.key("e")
+	if h.m.tab != tabPayout || h.m.payout.spec.(*payoutForm).name != "Someone Else" {
+		t.Fatalf("the correction overwrote unsent input (tab %s)", tabNames[h.m.tab])
+	}
+	mustContain(t, h.view(), "holds unsent input")
+	// Cleared, the correction fills the form in.
+	h.key("ctrl+n")
+	h.key("y")
+	h.key("alt+3")
+	h.key(" ")
+	mustContain(t, h.view(), "Actions", "correct and resend")
+	h.key("e")
+	p := h.m.payout.spec.(*payoutForm)
+	if h.m.tab != tabPayout || p.name != first.BeneficiaryName || p.iban != first.BeneficiaryIBAN || h.m.payout.key == first.TransactionID {
+		t.Fatalf("tab %s, form %+v, key %s", tabNames[h.m.tab], p, h.m.payout.key)
+	}
+	for range 6 {
+		h.key("enter")
+	}
+	h.key("y")
+	if n := h.be.payoutCount(); n != 2 || h.be.payouts[1].AmountInMinor != first.AmountInMinor || h.be.payouts[1].TransactionID == first.TransactionID {
+		t.Fatalf("after the correction %d payouts: %+v", n, h.be.payouts)
+	}
+}

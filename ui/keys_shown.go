@@ -13,17 +13,18 @@ import (
 // when none).
 func trackerKeys(c *viewContext, sel *trackedPayout) helpMap {
 	g := c.keys
-	copies := []key.Binding{}
+	var acts []key.Binding
 	if sel != nil {
-		copies = append(copies, g.CopyPayout)
+		acts = append(acts, correctKeys(c, sel)...)
+		acts = append(acts, g.CopyPayout)
 		if sel.reason != "" {
-			copies = append(copies, g.CopyReason)
+			acts = append(acts, g.CopyReason)
 		}
-		copies = append(copies, g.Actions)
+		acts = append(acts, g.Actions)
 	}
 	return helpMap{
-		short: append([]key.Binding{g.Up, g.Down, g.Filter}, copies...),
-		full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown, g.HalfUp, g.HalfDown, g.Top, g.Bottom}, append([]key.Binding{g.Filter}, copies...)},
+		short: append([]key.Binding{g.Filter}, acts...),
+		full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown, g.HalfUp, g.HalfDown, g.Top, g.Bottom}, append([]key.Binding{g.Filter}, acts...)},
 	}
 }
 

@@ -44,6 +44,14 @@ func keyScreens() []keyScreen {
 			ev.Reason = "beneficiary_account_closed"
 			h.send(relayEventsMsg{events: []relayclient.Event{ev}})
 		}},
+		{name: "payouts_rejected_mine", drive: func(h *harness) {
+			fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+			h.key("y")
+			ev := payoutEvent(20, h.be.payouts[0].TransactionID, api.StateRejected)
+			ev.Reason = "beneficiary_account_closed"
+			h.send(relayEventsMsg{events: []relayclient.Event{ev}})
+			h.key("3")
+		}},
 		{name: "payout_refused", drive: func(h *harness) {
 			h.be.payoutErrs = []error{&api.Error{StatusCode: 422, Problem: &api.ProblemDetails{Title: "Invalid payout",
 				Errors: map[string][]string{"beneficiary_iban": {"is blocked"}}}}}

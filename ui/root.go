@@ -267,6 +267,11 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.tracker.poll(c) // no webhooks coming: ask the report now
 		}
 		return m, nil
+	case correctPayoutMsg:
+		// A payout picked in the tracker to correct: the form opens
+		// filled in with it.
+		cmd := m.switchTab(tabPayout)
+		return m, tea.Batch(cmd, m.payout.correctFrom(c, msg.req))
 	case trackPayoutMsg:
 		// A payout picked in the report: the tracker follows it.
 		m.tracker.follow(c, msg.tx)

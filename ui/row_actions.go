@@ -42,7 +42,7 @@ func (v *trackerView) rowActions(c *viewContext) []key.Binding {
 	if p.reason != "" {
 		out = append(out, g.CopyReason)
 	}
-	return out
+	return append(out, correctKeys(c, p)...)
 }
 
 func (v *eventsView) rowActions(c *viewContext) []key.Binding {
