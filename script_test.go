@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"testing"
 	"time"
@@ -37,28 +39,60 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Setup:               scriptSandbox,
-		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"waitfile": waitFile, "exits": exits},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"waitfile": waitFile, "exits": exits, "freeport": freePort, "webhooks": webhooks,
+		},
 	})
 }
 
-// waitFile is the script command `waitfile PATH`: wait (at most 30 s) for
-// a file a background command writes, such as a demo's config.
+// waitFile is the script command `waitfile PATH [REGEXP]`: wait (at
+// most 30 s) for a file a background command writes, such as a demo's
+// config, and for a line of it to match REGEXP when given.
 func waitFile(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: waitfile PATH")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitfile PATH [REGEXP]")
 	}
 	path := ts.MkAbs(args[0])
+	var re *regexp.Regexp
+	if len(args) == 2 {
+		re = regexp.MustCompile("(?m)" + args[1])
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if _, err := os.Stat(path); err == nil {
+		if b, err := os.ReadFile(path); err == nil && (re == nil || re.Match(b)) {
 			return
 		}
 		if time.Now().After(deadline) {
-			ts.Fatalf("%s did not appear within 30s", path)
+			b, _ := os.ReadFile(path)
+			ts.Fatalf("%s did not appear (or match %v) within 30s:\n%s", path, re, b)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// freePort is the script command `freeport VAR`: set $VAR to a loopback
+// port nothing listens on, for a server the script starts.
+func freePort(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: freeport VAR")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	ts.Setenv(args[0], strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+	ts.Check(ln.Close())
+}
+
+// webhooks is the script command `webhooks URL`: the script's sandbox
+// posts its webhooks to URL (a relay the script started).
+func webhooks(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: webhooks URL")
+	}
+	ts.Value(sandboxKey{}).(*sandbox.Server).SetWebhookURI(args[0])
+}
+
+// sandboxKey holds the script's sandbox in its Values.
+type sandboxKey struct{}
 
 func scriptSandbox(env *testscript.Env) error {
 	key, err := api.GenerateSigningKey()
@@ -74,6 +108,7 @@ func scriptSandbox(env *testscript.Env) error {
 		return err
 	}
 	env.Defer(func() { _ = srv.Close(); cancel() })
+	env.Values[sandboxKey{}] = srv
 	pemKey, err := api.EncodePrivateKeyPEM(key)
 	if err != nil {
 		return err
@@ -93,6 +128,7 @@ func scriptSandbox(env *testscript.Env) error {
 		"PAYDASH_SIGNING_KEY_ID": "k1", "PAYDASH_SIGNING_KEY_FILE": keyFile,
 		"PAYDASH_MERCHANT_ACCOUNTS": "GBP=" + sandbox.MerchantAccountGBP + ",EUR=" + sandbox.MerchantAccountEUR,
 		"SANDBOX_CONTROL":           info.ControlURL,
+		"SANDBOX_JWKS":              info.JWKSURL,
 	} {
 		env.Setenv(k, v)
 	}

@@ -55,15 +55,21 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 		}
 	}
 	if bad != nil || errors.As(err, &bad) {
+		err = cmdutil.Exit(cmdutil.ExitUsage, err)
 		if o.JSON {
+			// The file's problems, with the error in the one shape of
+			// every --json failure.
+			j := cmdutil.NewErrorJSON(err)
 			_ = cmdutil.WriteJSON(s.Out, struct {
-				File     string        `json:"file"`
-				Sent     int           `json:"sent"`
-				Lines    []int         `json:"bad_lines"`
-				Problems []LineProblem `json:"problems"`
-			}{bad.Path, 0, bad.Lines(), bad.Problems})
+				File     string               `json:"file"`
+				Sent     int                  `json:"sent"`
+				Lines    []int                `json:"bad_lines"`
+				Problems []LineProblem        `json:"problems"`
+				Error    *cmdutil.ErrorDetail `json:"error"`
+				ExitCode int                  `json:"exit_code"`
+			}{bad.Path, 0, bad.Lines(), bad.Problems, &j.Error, j.ExitCode})
 		}
-		return cmdutil.Exit(cmdutil.ExitUsage, err)
+		return err
 	}
 	if err != nil {
 		return cmdutil.Exit(cmdutil.ExitUsage, err)

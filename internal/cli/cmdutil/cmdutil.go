@@ -20,6 +20,8 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/mattn/go-runewidth"
+
+	"github.com/paydash/paydash/termtext"
 )
 
 // Streams are a command's standard input, output and error, with whether
@@ -122,7 +124,19 @@ func WriteJSON(w io.Writer, v any) error {
 // WriteTable writes rows under a header as aligned columns. Columns whose
 // index is in right are right-aligned (amounts line up on the decimal
 // point that way).
+//
+// Every cell is shown through termtext.Safe: cells hold names,
+// references and states from the service, CSV files and records, which
+// must not drive the terminal they are printed on.
 func WriteTable(w io.Writer, header []string, rows [][]string, right ...int) error {
+	safe := make([][]string, len(rows))
+	for i, r := range rows {
+		safe[i] = make([]string, len(r))
+		for j, c := range r {
+			safe[i][j] = termtext.Safe(c)
+		}
+	}
+	rows = safe
 	isRight := map[int]bool{}
 	for _, i := range right {
 		isRight[i] = true

@@ -132,3 +132,15 @@ func TestCtrlCAtAPromptCancels(t *testing.T) {
 		t.Fatal("the prompt kept waiting after ctrl+c")
 	}
 }
+
+// TestWriteTableEscapesOutsideText: a payee name or reference holding a
+// terminal escape is shown escaped, never sent to the terminal.
+func TestWriteTableEscapesOutsideText(t *testing.T) {
+	var b strings.Builder
+	if err := WriteTable(&b, []string{"PAYEE"}, [][]string{{"Ada\x1b[2J\u202eevil"}}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(b.String(), "\x1b\u202e") || !strings.Contains(b.String(), "Ada") {
+		t.Errorf("table: %q", b.String())
+	}
+}

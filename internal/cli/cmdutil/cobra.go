@@ -47,8 +47,8 @@ func FixedCompletion(values ...string) func(*cobra.Command, []string, string) ([
 // for, said explicitly.
 func CheckDuplicateWindow(d time.Duration) error {
 	if d <= 0 {
-		return Exit(ExitUsage, fmt.Errorf("--duplicate-window %s: want a positive duration such as 168h (the default) or 24h; "+
-			"to send a payout that matches an earlier one, pass --allow-duplicate instead", d))
+		return Exit(ExitUsage, fmt.Errorf("--duplicate-window %s: want a positive period such as 7d (the default), 24h or \"30 days\"; "+
+			"to send a payout that matches an earlier one, pass --allow-duplicate instead", HumanDuration(d)))
 	}
 	return nil
 }

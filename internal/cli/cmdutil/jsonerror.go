@@ -4,11 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/termtext"
 )
 
 // A command run with --json answers in JSON, failures included: a script
@@ -59,12 +63,41 @@ func NewErrorJSON(err error) ErrorJSON {
 	if errors.Is(err, ErrNoProfile) {
 		d.Message = "no paydash profile is configured; run paydash demo, or paydash config init and edit the file"
 	}
-	var f fielded
-	if errors.As(err, &f) && f.ErrorField() != "" {
-		field := f.ErrorField()
+	if field := errorField(err); field != "" {
 		d.Field = &field
 	}
 	return ErrorJSON{Error: d, ExitCode: code}
+}
+
+// leadingFlag is a message that starts by naming its flag, as paydash's
+// usage errors do ("--since \"soon\": want ...").
+var leadingFlag = regexp.MustCompile(`^(--[a-z][a-z0-9-]*)\b`)
+
+// errorField names what err is about: the request field of an error that
+// says so, else the flag a flag or usage error names.
+func errorField(err error) string {
+	var f fielded
+	if errors.As(err, &f) && f.ErrorField() != "" {
+		return f.ErrorField()
+	}
+	var invalid *pflag.InvalidValueError
+	if errors.As(err, &invalid) {
+		return "--" + invalid.GetFlag().Name
+	}
+	var missing *pflag.ValueRequiredError
+	if errors.As(err, &missing) {
+		return "--" + missing.GetFlag().Name
+	}
+	var unknown *pflag.NotExistError
+	if errors.As(err, &unknown) && unknown.GetSpecifiedName() != "" {
+		return "--" + unknown.GetSpecifiedName()
+	}
+	if ExitCode(err) == ExitUsage {
+		if m := leadingFlag.FindStringSubmatch(err.Error()); m != nil {
+			return m[1]
+		}
+	}
+	return ""
 }
 
 // ErrorClass is the class of err: its own when it names one, else one
@@ -142,10 +175,25 @@ func Report(s *Streams, out *OutputWatch, args []string, err error) int {
 		return 0
 	}
 	if !IsSilent(err) {
-		fmt.Fprintf(s.Err, "paydash: %v\n", err)
+		// A message may quote the service's answer, a file's cell or a
+		// relay's error: shown escaped, its line breaks kept.
+		fmt.Fprintf(s.Err, "paydash: %s\n", termtext.Lines(err.Error()))
 	}
 	if WantsJSON(args) && !out.Wrote() {
 		_ = WriteJSON(out, NewErrorJSON(err))
 	}
 	return ExitCode(err)
 }
+
+// WithMessage is cause told in other words: msg is what the person reads,
+// and the chain keeps cause, so its class and field (and errors.Is/As)
+// still answer for it.
+func WithMessage(msg string, cause error) error { return &messageError{msg: msg, cause: cause} }
+
+type messageError struct {
+	msg   string
+	cause error
+}
+
+func (e *messageError) Error() string { return e.msg }
+func (e *messageError) Unwrap() error { return e.cause }

@@ -9,13 +9,15 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Execute runs root on args, first refusing a command line whose command
+// Execute runs root on args, its duration flags taking periods as people
+// write them (HumanPeriods), first refusing a command line whose command
 // or subcommand is unknown at any level. cobra itself prints help and
 // exits 0 for `paydash payout creat` (payout runs nothing itself), and
 // blames the flag for `paydash transaction --since 7d` (the flag is
 // parsed on the root before the word is looked at): a typo then reads as
 // success to a script, or points at the wrong word.
 func Execute(ctx context.Context, root *cobra.Command, args []string) error {
+	HumanPeriods(root)
 	if err := UnknownCommand(root, args); err != nil {
 		return err
 	}
@@ -34,6 +36,11 @@ func UnknownCommand(root *cobra.Command, args []string) error {
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd(args...)
 	cmd, rest, err := root.Find(args)
+	if err == nil && cmd.Name() == "help" && cmd.Parent() == root && len(rest) > 0 {
+		// `paydash help payout creat` asks about a command that is not
+		// there: the same answer as running it.
+		return UnknownCommand(root, rest)
+	}
 	if err != nil || !cmd.HasAvailableSubCommands() {
 		return nil
 	}

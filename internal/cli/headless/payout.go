@@ -94,8 +94,11 @@ type PayoutResult struct {
 	// Sent is the class of the service's answer when it did not accept
 	// the payout: refused (nothing was created) or unknown (it may
 	// have been; re-send only under the same id).
-	Sent  string `json:"sent,omitempty"`
-	Error string `json:"error,omitempty"`
+	Sent string `json:"sent,omitempty"`
+	// Error and ExitCode are set when the payout was not accepted, in
+	// the shape every command's --json failure has (cmdutil.ErrorJSON).
+	Error    *cmdutil.ErrorDetail `json:"error,omitempty"`
+	ExitCode int                  `json:"exit_code,omitempty"`
 	// State is the final state --wait saw, and StateFrom where it came
 	// from ("relay" or "report").
 	State     string `json:"state,omitempty"`
@@ -233,7 +236,7 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 	}
 	return cmdutil.Exit(exitNoFinalState, fmt.Errorf("payout %s: no final state within %s (%s); follow it with: paydash events tail --since 0 --payout %s "+
 		"(the relay has every state, a rejection too), or paydash transactions --search %s (the report lists it once authorised, never if rejected)",
-		req.TransactionID, o.Wait, st.Note, req.TransactionID, req.TransactionID))
+		req.TransactionID, cmdutil.HumanDuration(o.Wait), st.Note, req.TransactionID, req.TransactionID))
 }
 
 // stopped turns what stopped the pipeline into this command's message
@@ -249,7 +252,7 @@ func stopped(s *cmdutil.Streams, o *PayoutOptions, req *api.PayoutRequest, res *
 	case errors.As(err, &used):
 		return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("%w: leave out --transaction-id to send it under a new id", err))
 	case errors.As(err, &dup):
-		return refuseDuplicate(s, o, req, dup.Matches)
+		return refuseDuplicate(s, o, req, dup)
 	case errors.As(err, &se):
 		return notAccepted(s, o, req, res, se)
 	case payout.ErrorClass(err) != "":
@@ -258,18 +261,28 @@ func stopped(s *cmdutil.Streams, o *PayoutOptions, req *api.PayoutRequest, res *
 	return err
 }
 
-func refuseDuplicate(s *cmdutil.Streams, o *PayoutOptions, req *api.PayoutRequest, matches []payout.Payment) error {
+func refuseDuplicate(s *cmdutil.Streams, o *PayoutOptions, req *api.PayoutRequest, dup *payout.DuplicateError) error {
+	matches := dup.Matches
 	var b strings.Builder
 	fmt.Fprintf(&b, "possible duplicate: %s to %s with reference %q matches %d payout(s) made within %s:",
-		api.FormatAmount(req.AmountInMinor, req.Currency), req.BeneficiaryIBAN, req.BeneficiaryReference, len(matches), o.DuplicateWindow)
+		api.FormatAmount(req.AmountInMinor, req.Currency), req.BeneficiaryIBAN, req.BeneficiaryReference, len(matches), cmdutil.HumanDuration(o.DuplicateWindow))
 	for _, m := range matches {
 		b.WriteString("\n  " + m.String())
 	}
 	b.WriteString("\nNothing was sent. If this is a new payment, pass --allow-duplicate to send it")
+	err := cmdutil.Exit(cmdutil.ExitNotAccepted, cmdutil.WithMessage(b.String(), dup))
 	if o.JSON {
-		_ = cmdutil.WriteJSON(s.Out, PayoutResult{TransactionID: req.TransactionID, Error: "duplicate", DuplicateOf: matches})
+		res := PayoutResult{TransactionID: req.TransactionID, DuplicateOf: matches}
+		res.setError(err)
+		_ = cmdutil.WriteJSON(s.Out, res)
 	}
-	return cmdutil.Exit(cmdutil.ExitNotAccepted, &pipelineError{msg: b.String(), err: &payout.DuplicateError{Matches: matches}})
+	return err
+}
+
+// setError fills the result's error in the one shape of --json failures.
+func (r *PayoutResult) setError(err error) {
+	j := cmdutil.NewErrorJSON(err)
+	r.Error, r.ExitCode = &j.Error, j.ExitCode
 }
 
 // notAccepted reports a send the service did not accept, with what its
@@ -278,12 +291,6 @@ func notAccepted(s *cmdutil.Streams, o *PayoutOptions, req *api.PayoutRequest, r
 	a := se.Answer
 	res.HTTPStatus = a.HTTPStatus
 	res.Sent = a.Outcome
-	res.Error = a.Err.Error()
-	if o.JSON {
-		if werr := cmdutil.WriteJSON(s.Out, res); werr != nil {
-			return werr
-		}
-	}
 	var how string
 	switch {
 	case a.Refused() && a.Reached:
@@ -299,20 +306,18 @@ func notAccepted(s *cmdutil.Streams, o *PayoutOptions, req *api.PayoutRequest, r
 			how = "to retry without any risk of paying twice, re-run the same command"
 		}
 	}
-	return cmdutil.Exit(cmdutil.ExitNotAccepted, &pipelineError{
-		msg: fmt.Sprintf("payout %s not accepted: %v\n(%s; %s)", req.TransactionID, a.Err, a.Advice(), how), err: se})
+	// The message is the answer's; the chain keeps the pipeline's error,
+	// so its class (refused or unknown) is the one --json reports.
+	err := cmdutil.Exit(cmdutil.ExitNotAccepted, cmdutil.WithMessage(
+		fmt.Sprintf("payout %s not accepted: %v\n(%s; %s)", req.TransactionID, a.Err, a.Advice(), how), se))
+	if o.JSON {
+		res.setError(err)
+		if werr := cmdutil.WriteJSON(s.Out, res); werr != nil {
+			return werr
+		}
+	}
+	return err
 }
-
-// pipelineError is this command's message for what stopped the payout
-// pipeline, keeping the pipeline's error behind it: its class
-// (payout.ErrorClass) for --json, and the service's *api.Error.
-type pipelineError struct {
-	msg string
-	err error
-}
-
-func (e *pipelineError) Error() string { return e.msg }
-func (e *pipelineError) Unwrap() error { return e.err }
 
 // confirmPayout shows the summary and asks, as the profile requires: a
 // production profile needs --yes or the amount typed again; elsewhere a

@@ -10,14 +10,15 @@ import (
 	"github.com/paydash/paydash/payout"
 )
 
-// learnTimeout bounds what `payouts log` spends asking the relay and the
-// report: the record is local and must print without the network.
+// learnTimeout bounds what `payouts log` spends asking the report, and
+// then the relay: the record is local and must print without them.
 const learnTimeout = 10 * time.Second
 
 // LearnOutcomes asks, for every payout the record still shows open
-// (accepted, or no answer), what became of it: the relay's history first
-// (it alone sees a rejection, and carries the reason), else the service's
-// report. Each final state learnt is appended to the record, so `payouts
+// (accepted, or no answer), what became of it: the relay's history (it
+// alone sees a rejection, and carries a failure's reason), else the
+// service's report. The report is read first, once for all of them, so
+// the relay is asked only about payouts the report does not show paid. Each final state learnt is appended to the record, so `payouts
 // log` shows settled, rejected, failed or returned, as `payout create
 // --wait` would have. A payout that failed after it was submitted is
 // recorded as failed with the reason "returned": the money went out and
@@ -41,29 +42,15 @@ func LearnOutcomes(ctx context.Context, s *cmdutil.Streams, log *payout.Log, rep
 	if len(open) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, learnTimeout)
-	defer cancel()
 	learnt := map[string][2]string{} // id -> state, reason
-	if states != nil {
-		for _, a := range open {
-			st, reason, ok, err := states.FinalState(ctx, a.TransactionID)
-			if err != nil {
-				fmt.Fprintf(s.Err, "note: the relay could not be asked (%v); asking the report\n", err)
-				break
-			}
-			if ok {
-				learnt[a.TransactionID] = [2]string{st, reason}
-			}
-		}
-	}
-	if report != nil && len(learnt) < len(open) {
+	// The report first: one read answers for every payout it lists.
+	if report != nil {
 		want := map[string]bool{}
 		for _, a := range open {
-			if _, ok := learnt[a.TransactionID]; !ok {
-				want[a.TransactionID] = true
-			}
+			want[a.TransactionID] = true
 		}
-		err := report.StreamTransactions(ctx, api.TransactionQuery{Type: api.TransactionPayout, From: earliest.Add(-time.Minute)}, func(t api.Transaction) error {
+		rctx, cancel := context.WithTimeout(ctx, learnTimeout)
+		err := report.StreamTransactions(rctx, api.TransactionQuery{Type: api.TransactionPayout, From: earliest.Add(-time.Minute)}, func(t api.Transaction) error {
 			if !want[t.TransactionID] {
 				return nil
 			}
@@ -72,9 +59,33 @@ func LearnOutcomes(ctx context.Context, s *cmdutil.Streams, log *payout.Log, rep
 			}
 			return nil
 		})
+		cancel()
 		if err != nil {
-			fmt.Fprintf(s.Err, "note: the service's report could not be read (%v); outcomes as recorded\n", err)
+			fmt.Fprintf(s.Err, "note: the service's report could not be read (%v)\n", err)
 		}
+	}
+	// Then the relay, for what the report cannot say: a rejection never
+	// enters it, and a failure's reason is only in the relay's event.
+	if states != nil {
+		rctx, cancel := context.WithTimeout(ctx, learnTimeout)
+		for _, a := range open {
+			prior, known := learnt[a.TransactionID]
+			if known && api.StatePaid(prior[0]) {
+				continue
+			}
+			st, reason, ok, err := states.FinalState(rctx, a.TransactionID)
+			if err != nil {
+				fmt.Fprintf(s.Err, "note: the relay could not be asked (%v); outcomes as the report and the record have them\n", err)
+				break
+			}
+			if ok {
+				if reason == "" {
+					reason = prior[1]
+				}
+				learnt[a.TransactionID] = [2]string{st, reason}
+			}
+		}
+		cancel()
 	}
 	for id, st := range learnt {
 		if _, err := log.FinalOutcome(id, st[0], st[1]); err != nil {

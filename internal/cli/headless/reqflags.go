@@ -281,6 +281,14 @@ var flagOfField = map[string]string{
 	"payment_method.provider_selection.type": "--provider-type",
 }
 
+// flagAccepts says what a flag takes where paydash reads more than the
+// interface's wire form the field's rule describes (the flag's value is
+// normalised before it is checked).
+var flagAccepts = map[string]string{
+	"--sort-code": "written with or without dashes: 12-34-56 or 123456",
+	"--countries": "in any case: gb,de or GB,DE",
+}
+
 // flagFor finds the flag for a field path, trying the longest suffix
 // first ("payment_method.beneficiary.account_identifier.iban" matches
 // "account_identifier.iban").
@@ -333,6 +341,9 @@ func (e *ProblemsError) Error() string {
 		if f := flagFor(p.Field); f != "" {
 			b.WriteString(" (")
 			b.WriteString(f)
+			if h := flagAccepts[f]; h != "" {
+				b.WriteString("; " + h)
+			}
 			b.WriteString(")")
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/termtext"
 )
 
 // TailOptions are the flags of `paydash events tail`.
@@ -92,7 +93,7 @@ func Tail(ctx context.Context, s *cmdutil.Streams, relayURL, token string, o *Ta
 			}
 			if line := describeState(st, relayURL); line != last {
 				last = line
-				fmt.Fprintln(s.Err, line)
+				fmt.Fprintln(s.Err, termtext.Safe(line)) // errors may quote the relay
 			}
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/report"
+	"github.com/paydash/paydash/termtext"
 )
 
 // TransactionsOptions are the flags of `paydash transactions`.
@@ -335,7 +336,8 @@ var tableCols = []struct {
 func (t *tableWriter) line(cells []string) error {
 	var b strings.Builder
 	for i, c := range tableCols {
-		v := runewidth.Truncate(cells[i], c.width, "…")
+		// Names and references come from the service: shown escaped.
+		v := runewidth.Truncate(termtext.Safe(cells[i]), c.width, "…")
 		pad := strings.Repeat(" ", c.width-runewidth.StringWidth(v))
 		if i > 0 {
 			b.WriteString("  ")

@@ -276,6 +276,21 @@ func TestRelayVerboseLogsEachWebhook(t *testing.T) {
 		t.Errorf("-v prints debug records, not one line per webhook:\n%s", out)
 	}
 
+	// A forward the endpoint refuses is one line too, saying why.
+	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusBadRequest) }))
+	defer refusing.Close()
+	run, err = startRelay(t, &cmdutil.Global{}, nil, "--listen", "127.0.0.1:0", "-v", "--forward-to", refusing.URL+"/hooks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	post(run)
+	failed := regexp.MustCompile(`(?m)^<-- \[failed\] POST ` + regexp.QuoteMeta(refusing.URL) + `/hooks: .*400.*\(seq 1, attempt \d+\)$`)
+	waitFor(run, failed)
+	run.stop()
+	if !failed.MatchString(run.errb.String()) {
+		t.Errorf("-v, refused forward: no line matching %s:\n%s", failed, run.errb.String())
+	}
+
 	run, err = startRelay(t, &cmdutil.Global{}, nil, "--listen", "127.0.0.1:0", "-v", "--log-format", "json")
 	if err != nil {
 		t.Fatal(err)

@@ -98,6 +98,9 @@ func (h *lineHandler) Handle(ctx context.Context, r slog.Record) error {
 			ms = v.Duration().Round(time.Millisecond).Milliseconds()
 		}
 		line = fmt.Sprintf("<-- [%s] POST %s %d ms [%s]", str("status"), str("url"), ms, str("event_id"))
+	case "forwarding refused by the endpoint", "forwarding failing; retrying until the endpoint answers, in order":
+		// A forward that did not get a 2xx: the same line, with why.
+		line = fmt.Sprintf("<-- [%s] POST %s: %s (seq %s, attempt %s)", "failed", str("url"), str("err"), str("seq"), str("attempts"))
 	default:
 		return h.rest.Handle(ctx, r)
 	}

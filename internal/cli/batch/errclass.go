@@ -1,0 +1,17 @@
+package batch
+
+import "github.com/paydash/paydash/internal/cli/cmdutil"
+
+// ErrorClass: a file with bad rows was refused before anything was sent.
+func (e *InvalidFileError) ErrorClass() string { return cmdutil.ClassInvalid }
+
+// ErrorField is the column of the first problem, when it names one.
+func (e *InvalidFileError) ErrorField() string {
+	if len(e.Problems) == 0 {
+		return ""
+	}
+	return e.Problems[0].Column
+}
+
+// ErrorClass: rows repeated inside the file are held back as duplicates.
+func (e *duplicateRowsError) ErrorClass() string { return "duplicate" }
