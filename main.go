@@ -19,6 +19,7 @@ import (
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/cli/dashboard"
 	"github.com/paydash/paydash/internal/cli/demo"
+	"github.com/paydash/paydash/internal/cli/devtools"
 	"github.com/paydash/paydash/internal/cli/headless"
 	"github.com/paydash/paydash/internal/cli/serve"
 )
@@ -85,6 +86,11 @@ Every view is also a headless command for scripts (--json on each).`,
 	add("start", demo.Command(s), headless.ConfigCommand(s, g))
 	add("ops", headless.BalancesCommand(s, g), headless.TransactionsCommand(s, g), payout,
 		headless.PayoutsCommand(s, g), headless.PaymentCommand(s, g), headless.MandateCommand(s, g))
-	add("dev", serve.SandboxCommand(s), serve.RelayCommand(s, g), headless.EventsCommand(s, g))
+	// The webhook workbench (devtools) adds to the sandbox and events commands.
+	sandbox := serve.SandboxCommand(s)
+	sandbox.AddCommand(devtools.TriggerCommand(s, g))
+	events := headless.EventsCommand(s, g)
+	events.AddCommand(devtools.ResendCommand(s, g), devtools.ShowCommand(s, g), devtools.MissingCommand(s, g))
+	add("dev", sandbox, serve.RelayCommand(s, g), events)
 	return root
 }

@@ -16,8 +16,9 @@ var readmeUnscripted = map[string]string{
 	"paydash demo":                 "opens the dashboard: needs a terminal (e2e/, internal/cli/demo)",
 	"paydash demo --history 1000000 --seed 7":                "opens the dashboard: needs a terminal (e2e/)",
 	"paydash sandbox --listen 127.0.0.1:8080 --history 5000": "a fixed port: tests listen on :0 only (internal/cli/serve)",
-	"paydash relay --listen 127.0.0.1:8787 --jku-allow https://…/.well-known/jwks --forward-to http://localhost:3000/hooks -v": "fixed ports and a placeholder: readme_events.txtar runs it on a free port with the sandbox's JWKS; --forward-to in internal/cli/serve",
-	`paydash --config "${XDG_STATE_HOME:-$HOME/.local/state}/paydash/demo/config.toml"`:                                        "opens the dashboard: needs a terminal; readme_demo_attach.txtar runs the same path with balances",
+	"paydash relay --listen 127.0.0.1:8787 --jku-allow https://…/.well-known/jwks --forward-to 'payout_failed,payout_*=http://localhost:3000/payouts' --forward-to http://localhost:3000/hooks -v": "fixed ports and a placeholder: readme_events.txtar runs the relay on a free port with the sandbox's JWKS, readme_workbench.txtar a route; routes in webhookrelay (TestRoutes*)",
+	"paydash events resend ID --to http://127.0.0.1:3000/webhooks --json":               "needs a handler on a fixed port: internal/cli/devtools TestResend* resend to loopback handlers that answer 200, 500 or hang",
+	`paydash --config "${XDG_STATE_HOME:-$HOME/.local/state}/paydash/demo/config.toml"`: "opens the dashboard: needs a terminal; readme_demo_attach.txtar runs the same path with balances",
 	"paydash sandbox --json": "listens on the default fixed port: tests listen on :0 only",
 	"paydash relay --nats nats://n1:4222,nats://n2:4222 --nats-stream PAYDASH_RELAY --nats-replicas 3 …": "needs a NATS cluster (webhookrelay's clustered tests)",
 }

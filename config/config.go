@@ -74,6 +74,9 @@ type Profile struct {
 	// that holds it; the payment and mandate forms offer these accounts.
 	// Empty when the profile lists none.
 	MerchantAccounts map[string]string
+	// WebhookLate is how long a payout's final webhook may take before
+	// it is marked late (webhook_late).
+	WebhookLate WebhookLate
 	// TZ is the dashboard's time zone as configured ("local", "UTC" or an
 	// IANA name); Location is it loaded. The CLI and exports stay in UTC.
 	TZ       string

@@ -44,6 +44,10 @@ type displayProfile struct {
 	Regulated        bool              `toml:"regulated" json:"regulated"`
 	LowBalance       map[string]string `toml:"low_balance,omitempty" json:"low_balance,omitempty"`
 	MerchantAccounts map[string]string `toml:"merchant_accounts,omitempty" json:"merchant_accounts,omitempty"`
+	// WebhookLate is one duration, or a table per currency. Where both
+	// are set only the table is shown (TOML holds one value per key); the
+	// one duration still applies to the currencies the table lacks.
+	WebhookLate any `toml:"webhook_late,omitempty" json:"webhook_late,omitempty"`
 }
 
 func (p Profile) display() displayProfile {
@@ -60,6 +64,16 @@ func (p Profile) display() displayProfile {
 	}
 	if len(p.MerchantAccounts) > 0 {
 		d.MerchantAccounts = p.MerchantAccounts
+	}
+	switch wl := p.WebhookLate; {
+	case len(wl.ByCurrency) > 0:
+		m := map[string]string{}
+		for cur, d := range wl.ByCurrency {
+			m[cur] = formatDuration(d)
+		}
+		d.WebhookLate = m
+	case wl.All > 0:
+		d.WebhookLate = formatDuration(wl.All)
 	}
 	// A secret read from a file or variable is shown by where it lives;
 	// showing both spellings would not be a valid profile.

@@ -6,23 +6,24 @@ import "strings"
 type kind int
 
 const (
-	kindString   kind = iota
-	kindHTTPURL       // absolute http(s) URL
-	kindWSURL         // absolute ws(s) URL
-	kindSecret        // inline secret, never echoed
-	kindPath          // file path, relative to the config file's directory
-	kindEnvName       // name of an environment variable holding a secret
-	kindAddr          // host:port to listen on
-	kindDuration      // Go duration string, at least minRefresh
-	kindBool          // TOML boolean; "true"/"false"/"1"/"0" from env and flags
-	kindAmounts       // table currency -> amount in major units, as strings
-	kindTimeZone      // "local", "UTC" or an IANA zone name
-	kindAccounts      // table currency -> merchant account id (UUID)
+	kindString    kind = iota
+	kindHTTPURL        // absolute http(s) URL
+	kindWSURL          // absolute ws(s) URL
+	kindSecret         // inline secret, never echoed
+	kindPath           // file path, relative to the config file's directory
+	kindEnvName        // name of an environment variable holding a secret
+	kindAddr           // host:port to listen on
+	kindDuration       // Go duration string, at least minRefresh
+	kindBool           // TOML boolean; "true"/"false"/"1"/"0" from env and flags
+	kindAmounts        // table currency -> amount in major units, as strings
+	kindTimeZone       // "local", "UTC" or an IANA zone name
+	kindAccounts       // table currency -> merchant account id (UUID)
+	kindDurations      // one duration, or a table currency -> duration
 )
 
 // isTable is whether a kind's value is a table keyed by currency, whose
 // members are addressed as "key.CUR".
-func (k kind) isTable() bool { return k == kindAmounts || k == kindAccounts }
+func (k kind) isTable() bool { return k == kindAmounts || k == kindAccounts || k == kindDurations }
 
 // keySpec describes one key of a profile.
 type keySpec struct {
@@ -58,6 +59,7 @@ func keySpecs() []keySpec {
 		{name: "tz", kind: kindTimeZone},
 		{name: "low_balance", kind: kindAmounts},
 		{name: "merchant_accounts", kind: kindAccounts},
+		{name: "webhook_late", kind: kindDurations},
 		{name: "production", kind: kindBool},
 		{name: "regulated", kind: kindBool},
 	}

@@ -138,6 +138,26 @@ func (l *loader) applyFile(doc *configFile, table map[string]toml.Primitive) {
 				continue
 			}
 			s.value = strconv.FormatBool(b)
+		case kindDurations:
+			// One duration for every currency, or a table per currency.
+			if doc.md.PrimitiveDecode(table[key], &s.value) == nil {
+				l.set(spec, key, s)
+				continue
+			}
+			var members map[string]toml.Primitive
+			if err := decodeTable(doc.md, table[key], &members); err != nil {
+				l.fail(key, s, `must be a duration in quotes ("15m") or a table of currency = duration ([profiles.%s.webhook_late] GBP = "15m"), got %s`, l.profile, tomlType(doc.md, path...))
+				continue
+			}
+			for _, cur := range sortedKeys(members) {
+				var v string
+				if err := doc.md.PrimitiveDecode(members[cur], &v); err != nil {
+					l.fail(key+"."+cur, s, `must be a duration in quotes, e.g. "15m", got %s`, tomlType(doc.md, append(path, cur)...))
+					continue
+				}
+				l.set(spec, key+"."+strings.ToUpper(cur), setting{value: v, layer: layerFile})
+			}
+			continue
 		case kindAmounts, kindAccounts:
 			example, member := `[profiles.%s.low_balance] GBP = "1000.00"`, `an amount in quotes, e.g. "1000.00"`
 			if spec.kind == kindAccounts {
@@ -201,6 +221,8 @@ func (l *loader) applyOverrides() {
 // low_balance is written "GBP=1000.00,EUR=250" and merges per currency.
 func (l *loader) applyString(spec keySpec, key string, s setting) {
 	switch {
+	case spec.kind == kindDurations && key == spec.name && !strings.Contains(s.value, "="):
+		l.set(spec, key, s) // one duration for every currency
 	case spec.kind.isTable() && key == spec.name:
 		for _, item := range splitAmounts(s.value) {
 			cur, amount, ok := strings.Cut(item, "=")
@@ -274,7 +296,8 @@ func (l *loader) checkTimeZone(key string, s setting) *time.Location {
 
 // build checks every value and produces the typed profile.
 func (l *loader) build() *Profile {
-	p := &Profile{Name: l.profile, File: l.file, LowBalance: map[string]int64{}, MerchantAccounts: map[string]string{}}
+	p := &Profile{Name: l.profile, File: l.file, LowBalance: map[string]int64{}, MerchantAccounts: map[string]string{},
+		WebhookLate: WebhookLate{ByCurrency: map[string]time.Duration{}}}
 	strs := map[string]*string{
 		"auth_url": &p.AuthURL, "base_url": &p.BaseURL, "payouts_url": &p.PayoutsURL,
 		"client_id": &p.ClientID, "signing_key_id": &p.SigningKeyID, "signing_key_file": &p.SigningKeyFile,
@@ -317,6 +340,12 @@ func (l *loader) build() *Profile {
 		case kindAmounts:
 			cur := strings.TrimPrefix(key, spec.name+".")
 			p.LowBalance[cur] = l.checkAmount(key, cur, s)
+		case kindDurations:
+			if key == spec.name {
+				p.WebhookLate.All = l.checkWebhookLate(key, s)
+			} else {
+				p.WebhookLate.ByCurrency[strings.TrimPrefix(key, spec.name+".")] = l.checkWebhookLate(key, s)
+			}
 		case kindAccounts:
 			cur := strings.TrimPrefix(key, spec.name+".")
 			if id, ok := l.checkMerchantAccount(key, cur, s); ok {

@@ -82,6 +82,12 @@ regulated = false
 # of asking for the id as text.
 # merchant_accounts = { GBP = "00000000-0000-0000-0000-000000000000", EUR = "00000000-0000-0000-0000-000000000000" }
 
+# How long a payout's final webhook (settled, executed, failed, rejected)
+# may take before the tracker, the Events view and paydash events missing
+# mark it late: one duration ("30m", "2d"), or per currency. Defaults follow
+# the rail: 15m for GBP (Faster Payments), 2d for EUR (SEPA credit transfer).
+# webhook_late = { GBP = "15m", EUR = "2d" }
+
 # Warn when a payout account's balance falls below these amounts (major
 # units, in quotes).
 [profiles.sandbox.low_balance]

@@ -43,6 +43,9 @@ type Event struct {
 	// Headers are the delivery headers that matter (timestamp, signature,
 	// content type, user agent).
 	Headers map[string]string `json:"headers,omitempty"`
+	// Path is the request path the webhook was delivered to: the
+	// signature covers it, so a resend to another path fails to verify.
+	Path string `json:"path,omitempty"`
 	// Body is the raw webhook body, byte for byte.
 	Body json.RawMessage `json:"body"`
 	// Forward is the outcome of forwarding, when forwarding is configured.
@@ -57,6 +60,10 @@ type ForwardResult struct {
 	StatusCode int       `json:"status_code,omitempty"`
 	Error      string    `json:"error,omitempty"`
 	At         time.Time `json:"at"`
+	// Route is the --forward-to route that took the event.
+	Route string `json:"route,omitempty"`
+	// Answer is what the handler answered to the last attempt.
+	Answer *Answer `json:"answer,omitempty"`
 }
 
 // Connection states a Subscriber reports.

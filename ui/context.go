@@ -41,6 +41,9 @@ type viewContext struct {
 	// read only (the payout form offers them as source accounts, the
 	// payment and mandate forms as merchant accounts).
 	accounts []api.Balance
+
+	// wb is the webhook workbench's shared state (events_workbench.go).
+	wb *workbenchState
 }
 
 // flash is the status line's one-line message. It belongs to the view

@@ -13,6 +13,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/termtext"
 )
 
 // maxEvents bounds the events kept in memory; the relay keeps them all.
@@ -30,6 +31,7 @@ type eventsView struct {
 	openIdx int
 	vp      viewport.Model
 	pageH   int
+	wb      eventsWorkbench // events_workbench.go
 }
 
 func newEventsView() eventsView {
@@ -80,6 +82,9 @@ func (v *eventsView) refilterShift(dropped int) {
 	for i := range v.all {
 		ev := &v.all[i]
 		if v.typ != "" && ev.Type != v.typ {
+			continue
+		}
+		if v.wb.failedOnly && !forwardFailed(ev) {
 			continue
 		}
 		if q != "" && !strings.Contains(strings.ToLower(ev.Type+" "+ev.EventID+" "+ev.PayoutID+" "+eventSummary(ev)), q) {
@@ -140,6 +145,8 @@ func listSummary(ev *relayclient.Event, withID bool) string {
 	}
 	if f := ev.Forward; f != nil {
 		switch {
+		case f.Answer != nil && f.Answer.Status > 0 && !f.Answer.OK():
+			s += " · forward failed: HTTP " + itoa(f.Answer.Status)
 		case f.Error != "":
 			s += " · forward failed: " + clean(f.Error)
 		case f.StatusCode != 0:
@@ -149,11 +156,11 @@ func listSummary(ev *relayclient.Event, withID bool) string {
 	return s
 }
 
-func (v *eventsView) capturing() bool { return v.filter.active }
+func (v *eventsView) capturing() bool { return v.filter.active || v.wb.searching || v.wb.picking }
 
 func (v *eventsView) startFilter() (tea.Cmd, bool) {
 	if v.open {
-		return nil, false
+		return v.startSearch(), true
 	}
 	return v.filter.start(), true
 }
@@ -164,11 +171,16 @@ func (v *eventsView) keys(c *viewContext) helpMap {
 	case v.filter.active:
 		return filterBarKeys(c.keys)
 	case v.open:
-		return openEventKeys(c, &v.vp)
+		h := openEventKeys(c, &v.vp)
+		// The workbench's search before the way back.
+		h.short = append(h.short[:len(h.short)-1], keySearch, g.Back)
+		h.full = append(h.full, v.workbenchHelp(c))
+		return h
 	}
 	return helpMap{
 		short: []key.Binding{c.keys.Follow, c.keys.EventType, g.Filter, c.keys.OpenEvent, g.Actions},
-		full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown, g.HalfUp, g.HalfDown, g.Top, g.Bottom}, {c.keys.Follow, c.keys.EventType, g.Filter}, {c.keys.OpenEvent, c.keys.CopyBody, g.Actions}},
+		full: [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown, g.HalfUp, g.HalfDown, g.Top, g.Bottom}, {c.keys.Follow, c.keys.EventType, g.Filter},
+			{c.keys.OpenEvent, c.keys.CopyBody, g.Actions}, v.workbenchHelp(c)},
 	}
 }
 
@@ -179,6 +191,9 @@ func (v *eventsView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 			v.refilter()
 			v.nav.clamp(len(v.shown), v.pageH)
 		}
+		return cmd
+	}
+	if cmd, ok := v.workbenchKey(c, k); ok {
 		return cmd
 	}
 	if v.open {
@@ -217,8 +232,9 @@ func (v *eventsView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, c.keys.OpenEvent) && v.nav.cursor < len(v.shown) && len(v.shown) > 0:
 		v.open = true
 		v.openIdx = v.shown[v.nav.cursor]
-		v.vp.SetContent(v.detail(c, &v.all[v.openIdx]))
+		v.wb.base, v.wb.query = v.detail(c, &v.all[v.openIdx]), ""
 		v.vp.GotoTop()
+		v.setContent(c)
 	case key.Matches(k, c.keys.CopyBody) && v.nav.cursor < len(v.shown) && len(v.shown) > 0:
 		return c.copyText(string(v.all[v.shown[v.nav.cursor]].Body), "event body")
 	case key.Matches(k, c.keys.Back):
@@ -265,9 +281,16 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 		info = c.st.muted.Render("no relay configured: events and live payout updates need paydash relay")
 	}
 	b.WriteString(fit(info, w) + "\n")
+	if v.wb.picking {
+		return b.String() + v.pickerView(c, w)
+	}
+	listH := max(h-3, 1)
+	if banner := v.lateBanner(c, w); banner != "" {
+		b.WriteString(banner + "\n")
+		listH = max(listH-1, 1)
+	}
 	ws := layoutCols(eventCols, w-1)
 	b.WriteString(c.st.header.Render(" "+headerCells(eventCols, ws)) + "\n")
-	listH := max(h-3, 1)
 	v.pageH = listH
 	v.nav.clamp(len(v.shown), listH)
 	if v.follow {
@@ -283,7 +306,7 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 		cells[2] = ev.Type
 		cells[3] = ev.EventID
 		cells[4] = ev.PayoutID
-		cells[5] = listSummary(ev, ws[4] == 0)
+		cells[5] = c.lateMark(ev.PayoutID) + listSummary(ev, ws[4] == 0)
 		var line strings.Builder
 		line.WriteString(gutter(i == v.nav.cursor, false))
 		renderCells(&line, eventCols, ws, cells)
@@ -301,12 +324,23 @@ func (v *eventsView) openView(c *viewContext, w, h int) string {
 	ev := &v.all[v.openIdx]
 	v.vp.Width, v.vp.Height = w, max(h-2, 1)
 	head := "Event #" + strconv.FormatUint(ev.Seq, 10) + " " + clean(ev.Type)
-	var keys []string
-	for _, b := range openEventKeys(c, &v.vp).short {
-		keys = append(keys, hints(b))
+	keys := []string{keyOf(c.keys.Back) + " back", keyOf(c.keys.CopyBody) + " body", keyOf(keyCopyHeads) + " headers",
+		keyOf(keySearch) + " search", keyOf(keyResend) + " resend"}
+	if v.vp.TotalLineCount() > v.vp.Height {
+		keys = append(keys, keyOf(c.keys.Up)+" "+keyOf(c.keys.Down)+" scroll")
 	}
-	title := c.st.title.Render(head) + c.st.muted.Render("  "+strings.TrimRight(wholeParts(max(w-width(head)-2, 1), " · ", keys...), " "))
-	return fit(title, w) + "\n\n" + v.vp.View()
+	title := c.st.title.Render(head) + c.st.muted.Render("  "+wholeParts(max(w-width(head)-2, 1), " · ", keys...))
+	second := ""
+	switch {
+	case v.wb.searching:
+		second = v.wb.search.View()
+	case v.wb.query != "":
+		second = c.st.muted.Render("/" + termtext.Safe(v.wb.query) + " · " + plural(len(v.wb.matches), "line", "lines") + " · " + keyOf(keyNextMatch) + " next/previous")
+	}
+	if second != "" {
+		second = fit(second, w)
+	}
+	return fit(title, w) + "\n" + second + "\n" + v.vp.View()
 }
 
 func (v *eventsView) detail(c *viewContext, ev *relayclient.Event) string {
@@ -327,13 +361,7 @@ func (v *eventsView) detail(c *viewContext, ev *relayclient.Event) string {
 	}
 	kv("received", stamp(ev.ReceivedAt, loc))
 	kv("summary", eventSummary(ev))
-	if f := ev.Forward; f != nil {
-		res := itoa(f.StatusCode)
-		if f.Error != "" {
-			res = f.Error
-		}
-		kv("forwarded", f.URL+" → "+res+" after "+itoa(f.Attempts)+" attempt(s)")
-	}
+	b.WriteString(v.forwardSection(c, ev))
 	b.WriteString("\n" + c.st.bold.Render("Headers") + "\n")
 	names := make([]string, 0, len(ev.Headers))
 	for k := range ev.Headers {

@@ -142,6 +142,7 @@ func newModel(ctx context.Context, opts Options) *model {
 			keys:    newKeyMap(),
 			clip:    os.Stdout,
 			newID:   uuid.NewString,
+			wb:      newWorkbenchState(opts),
 		},
 		help:    help.New(),
 		cmdline: ci,
@@ -170,6 +171,7 @@ func (m *model) Init() tea.Cmd {
 		m.listenEvents(),
 		m.listenStates(),
 		after(m.clock, pollEvery, trackerPollMsg{}),
+		m.pollAttempts(),
 	}
 	return tea.Batch(cmds...)
 }
@@ -185,6 +187,9 @@ func (m *model) c() *viewContext { return m.viewContext }
 
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	c := m.c()
+	if cmd, ok := m.onWorkbench(msg); ok {
+		return m, cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -232,6 +237,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case payoutRowsMsg:
 		m.tracker.applyRows(c, msg)
+		m.noteLate(nil)
 		m.followPayout()
 		return m, nil
 	case txResultMsg:
@@ -650,6 +656,7 @@ func (m *model) onEvents(msg relayEventsMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	if len(msg.events) > 0 {
 		m.events.add(msg.events)
+		m.noteLate(msg.events)
 		if m.tracker.apply(m.c(), msg.events) {
 			// Any payout movement changes balances: refresh now rather than
 			// waiting for the next poll.

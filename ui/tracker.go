@@ -361,7 +361,7 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 			cells[2] = api.FormatAmount(minor, cur)
 		}
 		cells[3] = p.state
-		cells[4] = timeline(p, now)
+		cells[4] = c.lateMark(p.id) + timeline(p, now)
 		var line strings.Builder
 		line.WriteString(gutter(i == v.nav.cursor, now.Sub(p.changedAt) < highlightFor))
 		switch {
@@ -388,7 +388,7 @@ func (v *trackerView) detail(c *viewContext, p *trackedPayout, w int) string {
 	loc := c.now().Location()
 	var b strings.Builder
 	b.WriteString(c.st.muted.Render(strings.Repeat("─", w)) + "\n")
-	head := "payout " + clean(p.id) + " · " + c.stateStyle(p.state).Render(clean(p.state))
+	head := "payout " + clean(p.id) + " · " + c.stateStyle(p.state).Render(clean(p.state)) + c.st.warn.Render(strings.TrimSuffix(" · "+c.lateMark(p.id), " · "))
 	if p.reason != "" {
 		head += " · reason " + c.st.bad.Render(clean(p.reason))
 	}

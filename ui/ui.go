@@ -81,6 +81,9 @@ type Options struct {
 	// read the config file; it runs off the Update path). Run then
 	// returns *SwitchProfile for the command to open the dashboard on it.
 	CheckProfile func(name string) (ProfileInfo, error)
+	// Workbench, when set, gives the Events view the webhook workbench
+	// (handler answers, resend, late webhooks, triggers on the demo).
+	Workbench *Workbench
 }
 
 // Run shows the dashboard on the alternate screen until the user quits or

@@ -49,6 +49,9 @@ type Config struct {
 	// ForwardURL, when set, receives every new event re-posted with its
 	// original headers and body.
 	ForwardURL string
+	// Routes forward events by type, each to its own URL (first match
+	// wins); ForwardURL, if also set, is a catch-all after them.
+	Routes []Route
 	// RetainCount keeps at most this many events (0 = unlimited).
 	RetainCount int
 	// RetainAge drops events received longer ago than this (0 = unlimited).
@@ -148,6 +151,9 @@ func (cfg Config) withDefaults() (Config, error) {
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
 			return cfg, fmt.Errorf("%s %q must be an absolute http(s) URL", u.name, u.v)
 		}
+	}
+	if _, err := effectiveRoutes(cfg); err != nil {
+		return cfg, err
 	}
 	if cfg.VerifyKey != nil && cfg.JWKSURL != "" {
 		return cfg, errors.New("give either a verification key or a JWKS URL, not both")

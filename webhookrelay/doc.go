@@ -64,11 +64,14 @@
 //	POST {Path}    a webhook; 200 {"seq":N} once stored ({"duplicate":true} for a redelivery)
 //	GET  /ws       ?since=N&type=a,b  the live stream, one JSON Event per message
 //	GET  /events   ?since=&limit=&type=&payout_id=  history page (History)
+//	GET  /events/{event_id}  one event, its body byte for byte in "raw" (base64)
+//	GET  /attempts ?since=&limit=&event_id=  forward attempts and reported resends, with each handler's answer
+//	POST /events/{event_id}/resends  a client reports a resend's answer (the relay never resends)
 //	GET  /healthz  {"status":"ok","first_seq":..,"last_seq":..}
 //	GET  /metrics  Prometheus text: received, rejected by reason, duplicates,
 //	               stored, verify and publish seconds, subscribers, slow-client
 //	               disconnects, Go and process (CPU) metrics
 //
-// /ws, /events and /metrics need the bearer token when one is set; without
+// /ws, /events, /attempts and /metrics need the bearer token when one is set; without
 // one they only answer requests addressed to a loopback host name.
 package webhookrelay

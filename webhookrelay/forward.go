@@ -1,15 +1,14 @@
 package webhookrelay
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/paydash/paydash/api/clock"
+	"github.com/paydash/paydash/relayclient"
 )
 
 // Forwarding retry policy. An endpoint that is down (no connection, 5xx,
@@ -30,18 +29,21 @@ var (
 	forwardMaxDelay  = 10 * time.Second
 )
 
-// forwarder re-posts each new event to the developer's URL, in seq order,
-// off the ingest path: it follows the store (from a persisted cursor), so
-// it never holds events in memory, never slows the writer, and after a
-// crash carries on where it stopped.
+// forwarder re-posts the events of one route to its URL, in seq order,
+// off the ingest path: it follows the store (from a persisted cursor of
+// its own), so it never holds events in memory, never slows the writer,
+// after a crash carries on where it stopped, and an endpoint that is down
+// holds back only its own route's events.
 type forwarder struct {
-	url    string
+	routes []Route // every route, for first-match-wins
+	index  int     // this forwarder's route
+	key    []byte  // its cursor in the store
 	client *http.Client
 	store  *store
 	clock  clock.Clock
 	m      *metrics
 	log    *slog.Logger
-	wake   <-chan struct{}
+	wake   chan struct{}
 	cursor uint64
 
 	ctx     context.Context
@@ -49,14 +51,10 @@ type forwarder struct {
 	stopped chan struct{}
 }
 
-func newForwarder(cfg Config, s *store, m *metrics, wake <-chan struct{}, cursor uint64) *forwarder {
-	ctx, cancel := context.WithCancel(context.Background())
-	return &forwarder{
-		url: cfg.ForwardURL, client: &http.Client{Timeout: forwardTimeout},
-		store: s, clock: cfg.Clock, m: m, log: cfg.Logger, wake: wake, cursor: cursor,
-		ctx: ctx, cancel: cancel, stopped: make(chan struct{}),
-	}
-}
+func (f *forwarder) url() string { return f.routes[f.index].URL }
+
+// mine reports whether e goes to this forwarder's route.
+func (f *forwarder) mine(e *Event) bool { return routeFor(f.routes, e.Type) == f.index }
 
 func (f *forwarder) stop() {
 	f.cancel()
@@ -67,7 +65,7 @@ func (f *forwarder) run() {
 	defer close(f.stopped)
 	for {
 		var pending []Event
-		_, err := scanEvents(f.store, f.cursor, forwardScanWindow, 8<<20, nil, func(e Event) bool {
+		last, err := scanEvents(f.store, f.cursor, forwardScanWindow, 8<<20, f.mine, func(e Event) bool {
 			pending = append(pending, e)
 			return true
 		})
@@ -76,29 +74,26 @@ func (f *forwarder) run() {
 		}
 		for _, e := range pending {
 			start := time.Now()
-			res := f.forward(e, func(failing ForwardResult) {
-				// Still down: say so on the event and in the log; the
-				// cursor stays, and this event goes first when it is up.
-				failing.Error += " (retrying until it answers)"
-				if err := f.store.setForward(e.Seq, failing, false); err != nil {
-					f.log.Error("cannot record forward outcome", "seq", e.Seq, "err", err)
-				}
-				f.log.Warn("forwarding failing; retrying until the endpoint answers, in order", "seq", e.Seq, "url", f.url, "attempts", failing.Attempts, "err", failing.Error)
-			})
+			res := f.forward(e)
 			if f.ctx.Err() != nil {
 				return // shutting down: the cursor stays, so this event is retried next start
 			}
-			if err := f.store.setForward(e.Seq, res, true); err != nil {
-				f.log.Error("cannot record forward outcome", "seq", e.Seq, "err", err)
-			}
 			if res.Error == "" {
 				f.m.forwardedOK.Add(1)
-				f.log.Debug("webhook forwarded", "seq", e.Seq, "event_id", e.EventID, "type", e.Type, "url", f.url, "status", res.StatusCode, "elapsed", time.Since(start))
+				f.log.Debug("webhook forwarded", "seq", e.Seq, "event_id", e.EventID, "type", e.Type, "url", f.url(), "status", res.StatusCode, "elapsed", time.Since(start))
 			} else {
 				f.m.forwardedFailed.Add(1)
-				f.log.Warn("forwarding refused by the endpoint", "seq", e.Seq, "url", f.url, "attempts", res.Attempts, "err", res.Error)
+				f.log.Warn("forwarding refused by the endpoint", "seq", e.Seq, "url", f.url(), "attempts", res.Attempts, "err", res.Error)
 			}
 			f.cursor = e.Seq
+		}
+		if len(pending) == 0 && last > f.cursor && err == nil {
+			// Only other routes' events: move past them for good.
+			f.cursor = last
+			if err := f.store.setRouteCursor(f.key, last); err != nil {
+				f.log.Error("cannot record forward cursor", "err", err)
+			}
+			continue
 		}
 		if len(pending) > 0 {
 			continue
@@ -112,31 +107,43 @@ func (f *forwarder) run() {
 }
 
 // forward posts one event until the endpoint takes it or answers a
-// definite 4xx (or the relay stops), calling stillFailing every
-// forwardAttempts failed tries, and returns the outcome.
-func (f *forwarder) forward(e Event, stillFailing func(ForwardResult)) ForwardResult {
-	res := ForwardResult{URL: f.url}
+// definite 4xx (or the relay stops), logging every attempt with its
+// answer, noting on the event every forwardAttempts failed tries that it
+// is still retried, and returns the outcome it recorded last.
+func (f *forwarder) forward(e Event) ForwardResult {
+	res := ForwardResult{URL: f.url(), Route: f.routes[f.index].String()}
 	delay := forwardBaseDelay
 	for {
 		res.Attempts++
-		status, err := f.post(e)
-		res.StatusCode, res.At = status, f.clock.Now()
-		res.Error = ""
-		if err != nil {
-			res.Error = err.Error()
+		ans := f.post(e)
+		res.StatusCode, res.At, res.Answer = ans.Status, ans.At, &ans
+		res.Error = ans.Error
+		final := false
+		switch {
+		case ans.OK():
+			final = true
+		case ans.Error == "":
+			res.Error = fmt.Sprintf("%s answered HTTP %d", f.url(), ans.Status)
+			// Other 4xx answers will not change on retry.
+			final = ans.Status < 500 && ans.Status != http.StatusTooManyRequests && ans.Status != http.StatusRequestTimeout
 		}
-		if err == nil && status >= 200 && status < 300 {
+		a := &Attempt{Kind: relayclient.AttemptForward, EventSeq: e.Seq, EventID: e.EventID, Type: e.Type, N: res.Attempts, Final: final, Answer: ans}
+		noteFailing := !final && res.Attempts%forwardAttempts == 0
+		out := res
+		if noteFailing {
+			// Still down: say so on the event and in the log; the
+			// cursor stays, and this event goes first when it is up.
+			out.Error += " (retrying until it answers)"
+			f.log.Warn("forwarding failing; retrying until the endpoint answers, in order", "seq", e.Seq, "url", f.url(), "attempts", res.Attempts, "err", res.Error)
+		}
+		if f.ctx.Err() != nil {
 			return res
 		}
-		if err == nil {
-			res.Error = fmt.Sprintf("%s answered HTTP %d", f.url, status)
-			// Other 4xx answers will not change on retry.
-			if status < 500 && status != http.StatusTooManyRequests && status != http.StatusRequestTimeout {
-				return res
-			}
+		if err := f.store.setForward(f.key, e.Seq, out, a, final || noteFailing, final); err != nil {
+			f.log.Error("cannot record forward outcome", "seq", e.Seq, "err", err)
 		}
-		if res.Attempts%forwardAttempts == 0 {
-			stillFailing(res)
+		if final {
+			return res
 		}
 		select {
 		case <-f.clock.After(delay):
@@ -147,22 +154,9 @@ func (f *forwarder) forward(e Event, stillFailing func(ForwardResult)) ForwardRe
 	}
 }
 
-func (f *forwarder) post(e Event) (int, error) {
-	req, err := http.NewRequestWithContext(f.ctx, http.MethodPost, f.url, bytes.NewReader(e.Body))
-	if err != nil {
-		return 0, err
-	}
-	for k, v := range e.Headers {
-		req.Header.Set(k, v)
-	}
-	if req.Header.Get("Content-Type") == "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := f.client.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
-	return resp.StatusCode, nil
+// post sends e to the route's URL with its original headers and body and
+// returns the handler's answer: status, latency, headers and the first
+// relayclient.AnswerBodyMax bytes of its body.
+func (f *forwarder) post(e Event) relayclient.Answer {
+	return relayclient.PostEvent(f.ctx, f.client, f.url(), e.Headers, e.Body, f.clock)
 }

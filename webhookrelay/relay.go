@@ -33,7 +33,7 @@ type Relay struct {
 	writer         *writer
 	verifier       *verifier
 	hub            *hub
-	forwarder      *forwarder
+	forwarders     []*forwarder
 	m              *metrics
 	log            *slog.Logger
 	guard          *guard
@@ -76,6 +76,9 @@ func Open(cfg Config) (*Relay, error) {
 	mux.HandleFunc("POST "+cfg.Path, r.handleWebhook)
 	mux.HandleFunc("GET /ws", r.handleWS)
 	mux.HandleFunc("GET /events", r.handleHistory)
+	mux.HandleFunc("GET /events/{id}", r.handleEvent)
+	mux.HandleFunc("GET /attempts", r.handleAttempts)
+	mux.HandleFunc("POST /events/{id}/resends", r.handleResendReport)
 	mux.HandleFunc("GET /healthz", r.handleHealth)
 	mux.HandleFunc("GET /metrics", r.handleMetrics)
 	r.handler = r.guard.wrap(mux, r.refuse)
@@ -97,28 +100,9 @@ func (r *Relay) openBolt() error {
 	}
 	r.store = st
 	r.writer = newWriter(st, r.hub, r.m, cfg, assigned)
-	if cfg.ForwardURL != "" {
-		cursor, ok, err := st.forwardCursor()
-		if err != nil {
-			st.close()
-			return fmt.Errorf("read relay store %s: %w", cfg.StorePath, err)
-		}
-		if !ok {
-			// Forwarding starts with the events that arrive from now on,
-			// like stripe listen --forward-to; it does not replay history.
-			// The start is kept, so a restart before the first event is
-			// forwarded resumes there instead of skipping it.
-			cursor = assigned
-			if err := st.setForwardCursor(cursor); err != nil {
-				st.close()
-				return fmt.Errorf("update relay store %s: %w", cfg.StorePath, err)
-			}
-		}
-		r.forwarder = newForwarder(cfg, st, r.m, r.writer.stored, cursor)
-		go r.forwarder.run()
-	} else if err := st.clearForwardCursor(); err != nil {
+	if err := r.startForwarders(); err != nil {
 		st.close()
-		return fmt.Errorf("update relay store %s: %w", cfg.StorePath, err)
+		return fmt.Errorf("relay store %s: %w", cfg.StorePath, err)
 	}
 	go r.writer.run()
 	r.be = &boltBackend{st: st, w: r.writer}
@@ -205,8 +189,8 @@ func (r *Relay) httpServer() *http.Server {
 func (r *Relay) Close() error {
 	r.closeOnce.Do(func() {
 		r.hub.shutdown()
-		if r.forwarder != nil {
-			r.forwarder.stop()
+		for _, f := range r.forwarders {
+			f.stop()
 		}
 		r.closeErr = r.be.close()
 	})
@@ -312,6 +296,7 @@ func (r *Relay) handleWebhook(w http.ResponseWriter, req *http.Request) {
 		r.be.arriving(-1)
 		return
 	}
+	a.e.Path = req.URL.Path
 	res := writeResult{seq: a.seq, dup: true}
 	if a.dup {
 		r.be.arriving(-1)

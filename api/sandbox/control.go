@@ -160,12 +160,6 @@ func (s *Sandbox) handleAccountStatus(w http.ResponseWriter, r *http.Request) er
 	return errNotFound("no account for " + cur)
 }
 
-type injected struct {
-	EventID   string `json:"event_id"`
-	EventType string `json:"event_type"`
-	PayoutID  string `json:"payout_id,omitempty"`
-}
-
 // handleEvents is POST /sandbox/events: a body with a "trigger" member
 // (and neither event_type nor type) synthesises that event; any other body
 // is delivered byte for byte.
@@ -188,6 +182,14 @@ func (s *Sandbox) handleEvents(w http.ResponseWriter, r *http.Request) error {
 		if err := lengthProblems(&t); err != nil {
 			return err
 		}
+		// A trigger naming a payout the sandbox holds moves its state.
+		var moved bool
+		if ev, moved, err = s.ledger.move(t); err != nil {
+			return controlError(err)
+		}
+		if moved {
+			return writeJSON(w, http.StatusAccepted, Injected{EventID: ev.id, EventType: ev.typ, PayoutID: ev.payoutID, Moved: true})
+		}
 		if ev, err = s.synthesise(t); err != nil {
 			return controlError(err)
 		}
@@ -198,7 +200,7 @@ func (s *Sandbox) handleEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return controlError(err)
 	}
-	return writeJSON(w, http.StatusAccepted, injected{EventID: ev.id, EventType: ev.typ, PayoutID: ev.payoutID})
+	return writeJSON(w, http.StatusAccepted, Injected{EventID: ev.id, EventType: ev.typ, PayoutID: ev.payoutID})
 }
 
 type deliveriesResponse struct {

@@ -177,7 +177,7 @@ func TestEventsControl(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before := e.srv.Balances()
 			r := e.control("POST", "/sandbox/events", tc.trigger)
-			var inj injected
+			var inj Injected
 			if err := json.Unmarshal(r.body, &inj); err != nil || r.status != 202 || inj.EventType != tc.typ {
 				t.Fatalf("trigger: %d %s", r.status, r.body)
 			}

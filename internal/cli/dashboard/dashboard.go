@@ -70,12 +70,18 @@ func runProfile(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) erro
 	// rejected one must not block its re-send.
 	guard := payout.New(client, audit, payout.SourceForm)
 	guard.RelayURL, guard.RelayToken = prof.RelayURL, prof.RelayToken.Reveal()
+	// Attached to a running demo: its sandbox takes triggers (T).
+	sandboxURL := ""
+	if cfg, _, ok := cmdutil.RunningDemo(s.Env); ok && prof.File == cfg {
+		sandboxURL = prof.BaseURL
+	}
 	return Show(ctx, s, Params{
 		UI: ui.Options{
 			Profile: prof.Name, Production: prof.Production, Regulated: prof.Regulated,
 			Backend: client, Guard: guard, BalanceRefresh: prof.BalanceRefresh, ReportRefresh: prof.ReportRefresh, LowBalance: prof.LowBalance, ExportDir: ".",
 			Location: prof.Location, MerchantAccounts: MerchantAccounts(prof.MerchantAccounts),
 			CheckProfile: profileChecker(s, g),
+			Workbench:    Workbench(s, prof, audit, sandboxURL),
 		},
 		RelayURL: prof.RelayURL, RelayToken: prof.RelayToken.Reveal(),
 	})

@@ -64,6 +64,9 @@ const (
 	ProfileName = "demo"
 	ClientID    = "paydash-demo"
 	KeyID       = "paydash-demo"
+	// DemoWebhookLate is the demo profile's webhook_late: its payouts
+	// settle in seconds.
+	DemoWebhookLate = 20 * time.Second
 )
 
 // Files of the demo under config.StateDir()/demo.
@@ -246,6 +249,9 @@ signing_key_id = %q
 signing_key_file = %q
 relay_url = %q
 balance_refresh = "5s"
+# The demo's payouts settle in seconds, so their final webhooks are late
+# after 20s (a real profile leaves the rails' defaults: 15m GBP, 2d EUR).
+webhook_late = "20s"
 `, os.Getpid(), filepath.Join(e.Dir, ConfigFile), ProfileName, ProfileName,
 		info.AuthURL, info.BaseURL, info.PayoutsURL, info.ClientID, SecretFile, KeyID, SigningKeyFile, e.RelayURL)
 	// The sandbox's own merchant accounts, so the payment and mandate
@@ -336,6 +342,8 @@ func Run(ctx context.Context, s *cmdutil.Streams, o *Options) error {
 			Profile: ProfileName, Backend: env.Client, Guard: demoPipeline(env.Client, audit, env.RelayURL), BalanceRefresh: 5 * time.Second, ReportRefresh: 30 * time.Second,
 			LowBalance: map[string]int64{"GBP": 100_000, "EUR": 100_000}, ExportDir: ".",
 			MerchantAccounts: env.MerchantAccounts(),
+			Workbench: dashboard.Workbench(s, &config.Profile{Name: ProfileName, RelayURL: env.RelayURL,
+				WebhookLate: config.WebhookLate{All: DemoWebhookLate}}, audit, env.Sandbox.Info().BaseURL),
 		},
 		RelayURL: env.RelayURL,
 	})

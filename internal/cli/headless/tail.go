@@ -25,6 +25,8 @@ type TailOptions struct {
 	Since    string
 	PayoutID string
 	JSON     bool
+	// Failed shows only forward attempts the handler did not take (non-2xx).
+	Failed bool
 }
 
 // Bind registers the flags.
@@ -34,7 +36,8 @@ func (o *TailOptions) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Since, "since", "now", "start after this relay sequence number (each line's first field; 0 replays everything stored), "+
 		"or at a time as every --since takes it (7d, 24h, \"7 days\", today, 2026-11-01); now shows only new events")
 	fs.StringVar(&o.PayoutID, "payout", "", "only this payout's events (its transaction id); with --since 0, its whole history")
-	fs.BoolVar(&o.JSON, "json", false, "print each whole event as one JSON line")
+	fs.BoolVar(&o.JSON, "json", false, "print each whole event, and each forward attempt with the handler's answer, as one JSON line")
+	fs.BoolVar(&o.Failed, "failed", false, "show only forward attempts the handler answered non-2xx (or did not answer)")
 }
 
 // Tail prints the relay's events live until ctx is done: one line each
@@ -56,6 +59,13 @@ func Tail(ctx context.Context, s *cmdutil.Streams, relayURL, token string, o *Ta
 	enc := json.NewEncoder(s.Out)
 	enc.SetEscapeHTML(false)
 	events, states := sub.Events(), sub.States()
+	fromNow := strings.TrimSpace(o.Since) == "now" || strings.TrimSpace(o.Since) == ""
+	minSeq := since
+	if fromNow {
+		minSeq = 0 // an older event retried from now on is news too
+	}
+	attempts := followAttempts(ctx, relayclient.History{URL: relayURL, Token: token}, fromNow, minSeq)
+	printed := map[string]bool{}
 	last := ""
 	// Column names only for a person: a pipe or --json gets events only.
 	if s.OutTerminal && !o.JSON {
@@ -63,12 +73,35 @@ func Tail(ctx context.Context, s *cmdutil.Streams, relayURL, token string, o *Ta
 	}
 	for events != nil {
 		select {
+		case a, ok := <-attempts:
+			if !ok {
+				attempts = nil
+				continue
+			}
+			if !keepAttempt(o, a, printed) {
+				continue
+			}
+			var err error
+			if o.JSON {
+				err = enc.Encode(a)
+			} else {
+				_, err = fmt.Fprintln(s.Out, relayclient.AttemptLine(a))
+			}
+			if err != nil {
+				return fmt.Errorf("write attempt: %w", err)
+			}
 		case ev, ok := <-events:
 			if !ok {
 				events = nil
 				continue
 			}
 			if ev.ReceivedAt.Before(from) {
+				continue
+			}
+			if o.PayoutID != "" && len(printed) < 100000 {
+				printed[ev.EventID] = true
+			}
+			if o.Failed {
 				continue
 			}
 			var err error

@@ -48,11 +48,19 @@ the flags alone apply.
 Signatures are verified with --verify-key, or with the JWKS each
 signature names in its jku when that URL is allowed by --jku-allow. With
 --nats, any number of relays share one NATS JetStream stream (clustered
-mode) instead of the --store file.`,
+mode) instead of the --store file.
+
+--forward-to re-posts new events to your webhook handler, by route: a
+bare URL takes every type not routed before it, 'TYPES=URL' those types
+(globs: payout_*); the first match wins, and each route keeps its own
+order and retries. Every attempt and your handler's answer is kept (GET
+/attempts, paydash events tail, events show). Not in clustered mode.`,
 		Example: `  paydash relay --jku-allow http://127.0.0.1:8080/.well-known/jwks -v
   paydash --profile staging relay    # relay_listen and relay_token from the profile
   paydash relay --listen 0.0.0.0:8787 --token-env PAYDASH_RELAY_TOKEN --verify-key service-pub.pem \
       --forward-to http://127.0.0.1:3000/webhooks
+  paydash relay --jku-allow http://127.0.0.1:8080/.well-known/jwks \
+      --forward-to 'payout_failed,payout_rejected=http://127.0.0.1:3000/webhooks/failures' --forward-to http://127.0.0.1:3000/webhooks
   paydash relay --listen 0.0.0.0:8787 --allowed-host relay.example.com --jku-allow https://svc.example/.well-known/jwks \
       --nats nats://n1:4222,nats://n2:4222,nats://n3:4222 --nats-creds relay.creds --nats-replicas 3`,
 		Args: cmdutil.NoArgs,

@@ -28,7 +28,7 @@ type RelayOptions struct {
 	Tolerance      time.Duration
 	VerifyKeyFile  string
 	JWKSURL        string
-	ForwardURL     string
+	ForwardTo      []string
 	RetainCount    int
 	RetainAge      time.Duration
 	AllowedOrigins []string
@@ -59,7 +59,7 @@ func (o *RelayOptions) Bind(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.Tolerance, "tolerance", webhookrelay.DefaultTolerance, "how far a webhook's timestamp may be from now, either way")
 	fs.StringVar(&o.VerifyKeyFile, "verify-key", "", "PEM public key that verifies webhook signatures")
 	fs.StringVar(&o.JWKSURL, "jwks-url", "", "JWKS URL with the keys that verify webhook signatures (e.g. the sandbox's /.well-known/jwks)")
-	fs.StringVar(&o.ForwardURL, "forward-to", "", "re-post every new event to this URL (like stripe listen --forward-to)")
+	fs.StringArrayVar(&o.ForwardTo, "forward-to", nil, "re-post new events to a URL (like stripe listen --forward-to): a bare URL takes every type not routed before it; 'payout_failed,payout_*=URL' takes those types (globs allowed); repeatable, first match wins, each route retried on its own")
 	fs.IntVar(&o.RetainCount, "retain-count", 100000, "keep at most this many events (0 = unlimited)")
 	fs.DurationVar(&o.RetainAge, "retain-age", 30*24*time.Hour, "drop events older than this (0 = unlimited)")
 	fs.StringSliceVar(&o.AllowedOrigins, "allowed-origin", nil, "browser Origin allowed besides the relay's own host (repeatable)")
@@ -174,9 +174,18 @@ func Relay(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *RelayO
 	if err != nil {
 		return fmt.Errorf("relay cannot listen on %s: %w", listen, err)
 	}
+	var routes []webhookrelay.Route
+	for _, spec := range o.ForwardTo {
+		rt, err := webhookrelay.ParseRoute(spec)
+		if err != nil {
+			ln.Close()
+			return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("--forward-to: %w", err))
+		}
+		routes = append(routes, rt)
+	}
 	r, err := webhookrelay.Open(webhookrelay.Config{
 		Listen: ln.Addr().String(), Path: o.Path, StorePath: store, Token: token, Tolerance: o.Tolerance,
-		VerifyKey: verify, JWKSURL: o.JWKSURL, ForwardURL: o.ForwardURL,
+		VerifyKey: verify, JWKSURL: o.JWKSURL, Routes: routes,
 		RetainCount: o.RetainCount, RetainAge: o.RetainAge, AllowedOrigins: o.AllowedOrigins, AllowedHosts: o.AllowedHosts,
 		DedupeWindow: o.DedupeWindow, JKUAllow: o.JKUAllow, NATS: natsCfg, Logger: logger,
 	})
@@ -213,6 +222,9 @@ func Relay(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *RelayO
 			{"history", info.EventsURL},
 			{"store", info.Store},
 		})
+		for _, rt := range routes {
+			fmt.Fprintf(s.Out, "forwarding %s\n", describeRoute(rt, len(routes) == 1))
+		}
 		fmt.Fprintln(s.Out, "ctrl+c stops it.")
 	}
 	err = r.Serve(ctx, ln)
@@ -229,4 +241,15 @@ func dialable(a net.Addr) string {
 		return a.String()
 	}
 	return net.JoinHostPort("127.0.0.1", fmt.Sprint(tcp.Port))
+}
+
+// describeRoute says which events a route forwards where.
+func describeRoute(rt webhookrelay.Route, alone bool) string {
+	switch {
+	case len(rt.Patterns) == 0 && alone:
+		return "every event to " + rt.URL
+	case len(rt.Patterns) == 0:
+		return "every other event to " + rt.URL
+	}
+	return strings.Join(rt.Patterns, ", ") + " to " + rt.URL
 }
