@@ -31,6 +31,7 @@ const (
 
 // maxLenFor is the cap of a field by its JSON name.
 func maxLenFor(name string) int {
+	// The names and references here are also those nameLikeField knows.
 	switch name {
 	case "beneficiary_name", "account_holder_name", "name", "payer_name":
 		return MaxNameLen
@@ -48,7 +49,9 @@ func maxLenFor(name string) int {
 // path, so a hostile key cannot fill the answer.
 const maxShownKey = 48
 
-// ValidateLengths reports every string field of v (a request struct or a
+// ValidateLengths reports every string field of v holding characters no
+// field may hold, or a name or reference holding others than text (see
+// text.go), and every string field of v (a request struct or a
 // pointer to one, walked through nested structs, pointers and slices by
 // their JSON names) longer than its cap. Metadata maps follow the
 // interface's Limits table. The validators run it first and report only
@@ -122,6 +125,8 @@ func walkLengths(p *problems, path string, v reflect.Value, maps bool) {
 		}
 		if limit, n := maxLenFor(leaf), utf8.RuneCountInString(v.String()); n > limit {
 			p.addf(path, "is %d characters long; keep it to at most %d", n, limit)
+		} else if why := textProblem(v.String(), nameLikeField(leaf)); why != "" {
+			p.addf(path, "%s", why)
 		}
 	}
 }

@@ -208,6 +208,9 @@ func ValidatePayout(req *PayoutRequest) Problems {
 	p.required("beneficiary_name", req.BeneficiaryName, "give the recipient's name")
 	if p.required("beneficiary_iban", req.BeneficiaryIBAN, "give the recipient's IBAN, like GB82WEST12345698765432") {
 		checkIBANField(&p, "beneficiary_iban", req.BeneficiaryIBAN)
+		if ValidateIBAN(req.BeneficiaryIBAN) == nil {
+			checkRail(&p, "beneficiary_iban", req.Currency, req.BeneficiaryIBAN)
+		}
 	}
 	p.required("beneficiary_reference", req.BeneficiaryReference, "give the reference the recipient will see")
 	checkKnownCurrency(&p, "currency", req.Currency)

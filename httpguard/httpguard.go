@@ -208,7 +208,8 @@ func IsJSONMediaType(contentType string) bool {
 	return mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
 }
 
-// RequireJSON refuses a request whose body is not declared JSON. A request
+// RequireJSON refuses a request whose body is not declared JSON, or is
+// declared JSON in a charset other than UTF-8. A request
 // with no body at all (Content-Length 0, no Content-Type) passes, so a
 // bare `curl -X POST` on an action endpoint still works; a browser cannot
 // use that to send data.
@@ -218,6 +219,13 @@ func RequireJSON(r *http.Request) error {
 		return nil
 	}
 	if IsJSONMediaType(ct) {
+		// JSON is UTF-8 (RFC 8259 8.1); a body declared in another
+		// charset would be read as other text than its sender meant.
+		_, params, _ := mime.ParseMediaType(ct)
+		if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
+			return &Refusal{Status: http.StatusUnsupportedMediaType, Slug: "unsupported_media_type", Title: "Unsupported media type",
+				Detail: fmt.Sprintf("Content-Type declares charset %q; JSON is UTF-8: send application/json (charset=utf-8 or none)", truncate(cs, 40))}
+		}
 		return nil
 	}
 	shown := ct

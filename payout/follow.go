@@ -67,6 +67,11 @@ func (p *Pipeline) Follow(ctx context.Context, id string) *Follower {
 		return f
 	}
 	h, err := relayclient.Health(ctx, p.RelayURL)
+	if errors.Is(err, relayclient.ErrNotARelay) {
+		f.note = fmt.Sprintf("the relay URL %s does not answer as a paydash relay (%v); the report was polled, and a rejected payout never appears in it", p.RelayURL, err)
+		f.Notice = fmt.Sprintf("the relay URL %s is not a paydash relay (%v); following the payout in the transaction report instead", p.RelayURL, err)
+		return f
+	}
 	if err != nil {
 		f.note = fmt.Sprintf("the relay is unreachable (%v); the report was polled, and a rejected payout never appears in it", err)
 		f.Notice = "relay unreachable; following the payout in the transaction report instead"
@@ -74,8 +79,11 @@ func (p *Pipeline) Follow(ctx context.Context, id string) *Follower {
 	}
 	// /healthz answers anyone; the stream needs the token. A refused one
 	// is said now, not found out as a silent wait.
-	if err := (relayclient.History{URL: p.RelayURL, Token: p.RelayToken}).CheckReadable(ctx); errors.Is(err, relayclient.ErrRefused) {
+	if err := (relayclient.History{URL: p.RelayURL, Token: p.RelayToken}).CheckReadable(ctx); errors.Is(err, relayclient.ErrRefused) || errors.Is(err, relayclient.ErrNotARelay) {
 		f.note = fmt.Sprintf("the relay refused this profile's token (%v); the report was polled, and a rejected payout never appears in it", err)
+		if errors.Is(err, relayclient.ErrNotARelay) {
+			f.note = fmt.Sprintf("the relay URL does not answer as a paydash relay (%v); the report was polled, and a rejected payout never appears in it", err)
+		}
 		f.Notice = fmt.Sprintf("%v; following the payout in the transaction report instead", err)
 		return f
 	}

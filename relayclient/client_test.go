@@ -21,7 +21,7 @@ func TestSummaryAndTailLine(t *testing.T) {
 		{Event{Seq: 44, EventID: "ev4", Type: "mandate_revoked", Family: FamilyUnknown, ReceivedAt: received},
 			"mandate revoked (unknown event)", "44  2026-11-21T10:15:30Z  mandate_revoked            ev4  -  -"},
 		{Event{Seq: 45, EventID: "ev5\x1b[2J", Type: "x\x07", Family: FamilyUnknown, ReceivedAt: received.In(time.FixedZone("X", 3600))},
-			"x? (unknown event)", "45  2026-11-21T10:15:30Z  x?                         ev5?[2J  -  -"},
+			"x\\x07 (unknown event)", "45  2026-11-21T10:15:30Z  x\\x07                      ev5\\x1b[2J  -  -"},
 	}
 	for _, tc := range cases {
 		if got := tc.e.Summary(); got != tc.wantSummary {

@@ -5,7 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
+
+	"github.com/paydash/paydash/termtext"
 )
 
 // shortIDLen is how much of an id a one-line summary shows; the full id is
@@ -87,17 +88,7 @@ func orDash(s string) string {
 	return clean(s)
 }
 
-// clean replaces control characters (escape sequences included) with '?':
+// clean shows control, format and bidi characters escaped (termtext):
 // event fields come from whoever can post to the relay and must not be
 // able to drive the terminal they are printed on.
-func clean(s string) string {
-	if strings.IndexFunc(s, unicode.IsControl) < 0 {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return '?'
-		}
-		return r
-	}, s)
-}
+func clean(s string) string { return termtext.Safe(s) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"time"
@@ -42,12 +43,14 @@ func Health(ctx context.Context, wsURL string) (*HealthInfo, error) {
 		return nil, fmt.Errorf("relay not reachable: %w", err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
+	if resp.StatusCode >= 500 {
 		return nil, fmt.Errorf("relay health: HTTP %d", resp.StatusCode)
 	}
 	var h HealthInfo
-	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
-		return nil, fmt.Errorf("relay health: %w", err)
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&h); resp.StatusCode != http.StatusOK || err != nil || h.Status != "ok" {
+		// Something answers, but not as a relay: another service, another
+		// port, or a page. Waiting will not change that.
+		return nil, fmt.Errorf("relay health: %w (HTTP %d at %s)", ErrNotARelay, resp.StatusCode, u.String())
 	}
 	return &h, nil
 }

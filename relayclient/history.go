@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -75,6 +76,18 @@ type refused string
 func (r refused) Error() string        { return string(r) }
 func (r refused) Is(target error) bool { return target == ErrRefused }
 
+// ErrNotARelay matches (errors.Is) an answer in another protocol than
+// the relay's: the URL names another server or path, or the wrong scheme
+// (ws:// to TLS, wss:// to plain HTTP). Like a refusal, retrying will not
+// fix it; the relay URL must be corrected.
+var ErrNotARelay = errors.New("not a paydash relay")
+
+// notARelay is such an answer, worded for the person who must fix it.
+type notARelay string
+
+func (n notARelay) Error() string        { return string(n) }
+func (n notARelay) Is(target error) bool { return target == ErrNotARelay }
+
 type historyPage struct {
 	Events    []Event `json:"events"`
 	NextSince uint64  `json:"next_since"`
@@ -108,11 +121,14 @@ func (h History) page(ctx context.Context, q url.Values) (*historyPage, error) {
 		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 			return nil, fmt.Errorf("relay history: %w", handshakeError(resp.StatusCode))
 		}
+		if resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests {
+			return nil, fmt.Errorf("relay history: %w", notARelay(fmt.Sprintf("the relay URL answered HTTP %d where a paydash relay serves its event history: it is not a paydash relay (check the relay URL)", resp.StatusCode)))
+		}
 		return nil, fmt.Errorf("relay history: %s", resp.Status)
 	}
 	var page historyPage
-	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil {
-		return nil, fmt.Errorf("relay history: %w", err)
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&page); err != nil {
+		return nil, fmt.Errorf("relay history: %w", notARelay("the relay URL answered something that is not a paydash relay's event history ("+err.Error()+"); check the relay URL"))
 	}
 	return &page, nil
 }

@@ -3,6 +3,7 @@ package relayclient
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -226,6 +227,9 @@ func (s *Subscriber) session(ctx context.Context) (connected bool, err error) {
 			}
 			return false, handshakeError(resp.StatusCode)
 		}
+		if wrong := wrongProtocol(err); wrong != nil {
+			return false, wrong
+		}
 		return false, fmt.Errorf("cannot reach the relay: %w", err)
 	}
 	defer conn.Close()
@@ -277,7 +281,7 @@ func (s *Subscriber) session(ctx context.Context) (connected bool, err error) {
 		// of the previous event that this message lacks.
 		e := Event{}
 		if err := json.Unmarshal(data, &e); err != nil {
-			return true, fmt.Errorf("relay sent a message that is not an event: %w", err)
+			return true, notARelay("the relay URL sent a message that is not a relay event (" + err.Error() + "): it is not a paydash relay's /ws")
 		}
 		// Across reconnects the relay resends from since=last; anything at
 		// or below it was delivered already.
@@ -311,8 +315,31 @@ func handshakeError(status int) error {
 		return refused("relay refused the connection (HTTP 403): check the Origin or host name, or set a token")
 	case http.StatusServiceUnavailable:
 		return errors.New("relay is at its client limit (HTTP 503)")
+	case http.StatusTooManyRequests:
+		return errors.New("relay is busy (HTTP 429)")
 	}
-	return fmt.Errorf("relay refused the websocket (HTTP %d): is the URL the relay's /ws?", status)
+	if status >= 500 {
+		// A proxy in front of a relay that is down: worth retrying.
+		return fmt.Errorf("relay unavailable (HTTP %d)", status)
+	}
+	return notARelay(fmt.Sprintf("the relay URL answered HTTP %d where a paydash relay's /ws opens a websocket: it is not a paydash relay's /ws (check the relay URL)", status))
+}
+
+// wrongProtocol recognises a handshake answered in another protocol: TLS
+// spoken to a plain server (wss:// to ws), or a server whose answer is not
+// HTTP at all (ws:// to a TLS port, or to another service). Retrying will
+// not fix either. Anything else (refused, reset, timed out) is a relay
+// that may come back.
+func wrongProtocol(err error) error {
+	var rh tls.RecordHeaderError
+	if errors.As(err, &rh) {
+		return notARelay("the relay URL's server does not speak TLS, so it is not a paydash relay at wss://: use ws:// (" + err.Error() + ")")
+	}
+	// net/http's "malformed HTTP response" has no exported type.
+	if strings.Contains(err.Error(), "malformed HTTP") {
+		return notARelay("the relay URL's server does not answer in HTTP, so it is not a paydash relay (a TLS port needs wss://, or it is another service): " + err.Error())
+	}
+	return nil
 }
 
 func streamError(err error) error {

@@ -163,6 +163,9 @@ func (p *payoutForm) hint(c *viewContext, key string) string {
 		if err := api.ValidateIBAN(api.NormalizeIBAN(p.iban)); err != nil {
 			return c.st.bad.Render("✗ " + err.Error())
 		}
+		if err := api.RailRefusal(p.currency(), p.iban); err != nil {
+			return c.st.bad.Render("✗ IBAN " + err.Error())
+		}
 		return c.st.good.Render("✓ valid IBAN " + api.NormalizeIBAN(p.iban))
 	case "amount":
 		if strings.TrimSpace(p.amountText) == "" {
@@ -223,9 +226,9 @@ func (p *payoutForm) summary(c *viewContext, fv *formView, w int) string {
 		from = req.Currency + " · " + src.IBAN + " (available " + api.FormatAmount(src.AvailableBalanceInMinor, src.Currency) + ")"
 	}
 	row("from", from)
-	row("to", req.BeneficiaryName)
-	row("IBAN", req.BeneficiaryIBAN)
-	row("reference", req.BeneficiaryReference)
+	row("to", clean(req.BeneficiaryName))
+	row("IBAN", clean(req.BeneficiaryIBAN))
+	row("reference", clean(req.BeneficiaryReference))
 	row("amount", c.st.bold.Render(api.FormatAmount(req.AmountInMinor, req.Currency))+" ("+req.Currency+")")
 	row("context code", req.ContextCode)
 	row("transaction id", req.TransactionID+" (fixed: a retry cannot pay twice)")
@@ -294,9 +297,9 @@ func (p *payoutForm) result(c *viewContext, fv *formView, w int) string {
 	row := func(k, v string) { b.WriteString(wrapRow(c, k, v, w)) }
 	row("transaction id", req.TransactionID)
 	row("amount", api.FormatAmount(req.AmountInMinor, req.Currency)+" ("+req.Currency+")")
-	row("to", req.BeneficiaryName)
-	row("IBAN", req.BeneficiaryIBAN)
-	row("reference", req.BeneficiaryReference)
+	row("to", clean(req.BeneficiaryName))
+	row("IBAN", clean(req.BeneficiaryIBAN))
+	row("reference", clean(req.BeneficiaryReference))
 	if t != nil {
 		st := t.state
 		if t.reason != "" {

@@ -26,7 +26,7 @@ func TestFormDuplicateNeedsASecondConfirmation(t *testing.T) {
 	// Paid an hour ago from `payout create`: same IBAN, amount, currency
 	// and reference.
 	if _, err := log.Reserve(context.Background(), payout.Entry{Source: payout.SourceCreate, TransactionID: earlier, Name: "Ada Lovelace",
-		IBAN: "GB33BUKB20201555555555", Reference: "INV-1", AmountInMinor: 1234, Currency: "EUR"}, payout.DefaultWindow, false); err != nil {
+		IBAN: "DE75512108001245126199", Reference: "INV-1", AmountInMinor: 1234, Currency: "EUR"}, payout.DefaultWindow, false); err != nil {
 		t.Fatal(err)
 	}
 	_ = log.Outcome(earlier, payout.OutcomeAccepted, "")
@@ -34,7 +34,7 @@ func TestFormDuplicateNeedsASecondConfirmation(t *testing.T) {
 	be := newFake(10)
 	h := newHarness(t, Options{Backend: be, Guard: &payout.Pipeline{Log: log, Source: payout.SourceForm},
 		Events: closedEvents(testEvents()), States: liveState()}, 120, 40)
-	fillPayout(h, "Ada Lovelace", "GB33 BUKB 2020 1555 5555 55", "inv-1", "12.34")
+	fillPayout(h, "Ada Lovelace", "DE75 5121 0800 1245 1261 99", "inv-1", "12.34")
 	h.key("y")
 	screen := ansi.Strip(h.view())
 	for _, want := range []string{"Possible duplicate: nothing was sent", earlier, "a sends it anyway"} {
@@ -61,7 +61,7 @@ func TestFormDuplicateNeedsASecondConfirmation(t *testing.T) {
 
 	// A payout that matches nothing goes on the first confirmation.
 	h.key("n")
-	fillPayout(h, "Grace Hopper", "GB33 BUKB 2020 1555 5555 55", "INV-2", "5.00")
+	fillPayout(h, "Grace Hopper", "DE75 5121 0800 1245 1261 99", "INV-2", "5.00")
 	h.key("y")
 	if n := len(be.payouts); n != 2 {
 		t.Fatalf("a payout matching nothing was not sent: %d", n)
@@ -83,14 +83,14 @@ func TestDuplicateScreenSpacingAndEditGoesBackToTheFields(t *testing.T) {
 		}
 		const earlier = "ffe93e3a-e073-466f-a707-0a227507fcdd"
 		if _, err := log.Reserve(context.Background(), payout.Entry{Source: payout.SourceCreate, TransactionID: earlier, Name: "Ada Lovelace",
-			IBAN: "GB33BUKB20201555555555", Reference: "INV-1", AmountInMinor: 4200, Currency: "EUR"}, payout.DefaultWindow, false); err != nil {
+			IBAN: "DE75512108001245126199", Reference: "INV-1", AmountInMinor: 4200, Currency: "EUR"}, payout.DefaultWindow, false); err != nil {
 			t.Fatal(err)
 		}
 		_ = log.Outcome(earlier, payout.OutcomeAccepted, "")
 		be := newFake(10)
 		h := newHarness(t, Options{Backend: be, Guard: &payout.Pipeline{Log: log, Source: payout.SourceForm},
 			Events: closedEvents(testEvents()), States: liveState()}, size[0], size[1])
-		fillPayout(h, "Ada Lovelace", "GB33 BUKB 2020 1555 5555 55", "INV-1", "42.00")
+		fillPayout(h, "Ada Lovelace", "DE75 5121 0800 1245 1261 99", "INV-1", "42.00")
 		idRe := regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 		var before []string
 		for _, id := range idRe.FindAllString(ansi.Strip(h.view()), -1) {

@@ -140,7 +140,7 @@ func TestConfirmScreenWarnsOfADisabledOrUnfundedAccount(t *testing.T) {
 				}
 			}
 			h, log := pipelineHarness(t, fb)
-			fillPayout(h, "Ada Lovelace", "GB33 BUKB 2020 1555 5555 55", "INV-11", c.amount)
+			fillPayout(h, "Ada Lovelace", "DE75 5121 0800 1245 1261 99", "INV-11", c.amount)
 			if screen := flat(h.view()); !strings.Contains(screen, "Send this payout?") || !strings.Contains(screen, c.warn) {
 				t.Fatalf("the confirmation does not warn %q:\n%s", c.warn, ansi.Strip(h.view()))
 			}

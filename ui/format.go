@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/termtext"
 )
 
 // thousands renders n with comma separators: 1234567 -> "1,234,567".
@@ -155,40 +156,15 @@ func sparkline(vals []int64, w int) string {
 	return b.String()
 }
 
-// clean makes text from outside (the service, webhooks) safe to draw:
-// control characters, including ESC and the C1 set, could otherwise move
-// the cursor or restyle the terminal; each becomes U+FFFD.
-func clean(s string) string {
-	ok := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == 0x7f || (c == 0xc2 && i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] <= 0x9f) {
-			ok = false
-			break
-		}
-	}
-	if ok {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if r < 0x20 || (r >= 0x7f && r <= 0x9f) {
-			b.WriteRune('\uFFFD')
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// clean makes text from outside (the service, webhooks, reports) safe to
+// draw: termtext.Safe shows every control, format and bidi character
+// escaped (\x1b, \u202e), so none can move the cursor, restyle the
+// terminal or reorder what is shown.
+func clean(s string) string { return termtext.Safe(s) }
 
-// cleanLines is clean for multi-line text: newlines and tabs survive.
-func cleanLines(s string) string {
-	lines := strings.Split(strings.ReplaceAll(s, "\t", "    "), "\n")
-	for i, l := range lines {
-		lines[i] = clean(strings.TrimSuffix(l, "\r"))
-	}
-	return strings.Join(lines, "\n")
-}
+// cleanLines is clean for multi-line text: newlines survive, tabs become
+// spaces.
+func cleanLines(s string) string { return termtext.Lines(s) }
 
 // clipLines cuts every line of s to at most w cells.
 func clipLines(s string, w int) string {

@@ -14,7 +14,7 @@ import (
 func TestPayoutFormSendsOnce(t *testing.T) {
 	fb := newFake(10)
 	h := newHarness(t, Options{Backend: fb}, 120, 40)
-	fillPayout(h, "Ada Lovelace", "GB33 BUKB 2020 1555 5555 55", "INV-1", "1,234.56")
+	fillPayout(h, "Ada Lovelace", "DE75 5121 0800 1245 1261 99", "INV-1", "1,234.56")
 	mustContain(t, h.view(), "Send this payout?", "€1,234.56", "Ada Lovelace")
 	// y submits; more keys pressed before the program reacts must not
 	// send again.
@@ -23,7 +23,7 @@ func TestPayoutFormSendsOnce(t *testing.T) {
 		t.Fatalf("double submit sent %d payouts, want 1", n)
 	}
 	req := fb.payouts[0]
-	if req.AmountInMinor != 123456 || req.Currency != "EUR" || req.BeneficiaryIBAN != "GB33BUKB20201555555555" ||
+	if req.AmountInMinor != 123456 || req.Currency != "EUR" || req.BeneficiaryIBAN != "DE75512108001245126199" ||
 		req.BeneficiaryName != "Ada Lovelace" || req.BeneficiaryReference != "INV-1" || req.ContextCode != api.ContextCodeWithdrawal {
 		t.Errorf("sent %+v", req)
 	}
@@ -46,7 +46,7 @@ func TestPayoutFormInFlightIgnoresSubmit(t *testing.T) {
 	fb := newFake(10)
 	h := newHarness(t, Options{Backend: fb}, 120, 40)
 	h.holdSent = true // the answer stays "in flight"
-	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "10")
+	fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "10")
 	h.key("y")
 	if h.m.payout.phase != phaseSending {
 		t.Fatalf("phase %v, want sending", h.m.payout.phase)
@@ -70,7 +70,7 @@ func TestPayoutRetryReusesTransactionID(t *testing.T) {
 	fb := newFake(10)
 	fb.payoutErrs = []error{fmt.Errorf("create payout: %w", context.DeadlineExceeded)}
 	h := newHarness(t, Options{Backend: fb}, 120, 40)
-	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "10")
+	fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "10")
 	h.key("y")
 	if h.m.payout.phase != phaseFailed {
 		t.Fatalf("phase %v, want failed", h.m.payout.phase)
@@ -100,7 +100,7 @@ func TestPayoutRejectedByServiceShowsProblem(t *testing.T) {
 		Problem: &api.ProblemDetails{Title: "Invalid payout", Detail: "The beneficiary IBAN is on a blocked list.",
 			Errors: map[string][]string{"beneficiary_iban": {"is blocked"}}}}}
 	h := newHarness(t, Options{Backend: fb}, 120, 40)
-	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "10")
+	fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "10")
 	h.key("y")
 	mustContain(t, h.view(), "Invalid payout (HTTP 422)", "blocked list", "Beneficiary IBAN: is blocked", "trace id trace-42", "nothing was created")
 	first := h.m.payout.key
@@ -128,7 +128,7 @@ func TestPayoutFormValidation(t *testing.T) {
 	for range len("GB00BUKB20201555555555") {
 		h.key("backspace")
 	}
-	h.typeText("GB33BUKB20201555555555")
+	h.typeText("DE75512108001245126199")
 	mustContain(t, h.view(), "✓ valid IBAN")
 	h.key("enter")
 	h.typeText("REF")
@@ -143,14 +143,14 @@ func TestPayoutFormValidation(t *testing.T) {
 
 func TestPayoutOverdrawWarns(t *testing.T) {
 	h := newHarness(t, Options{Backend: newFake(10)}, 120, 40)
-	fillPayout(h, "Ada", "GB33BUKB20201555555555", "R", "9,000") // EUR available 7,500.50
+	fillPayout(h, "Ada", "DE75512108001245126199", "R", "9,000") // EUR available 7,500.50
 	mustContain(t, h.view(), "more than the available €7,500.50")
 }
 
 func TestProductionRetypesAmount(t *testing.T) {
 	fb := newFake(10)
 	h := newHarness(t, Options{Backend: fb, Production: true, Profile: "live"}, 120, 40)
-	fillPayout(h, "Ada", "GB33BUKB20201555555555", "R", "10.00")
+	fillPayout(h, "Ada", "DE75512108001245126199", "R", "10.00")
 	mustContain(t, h.view(), "PRODUCTION: re-type the amount")
 	h.typeText("100")
 	h.key("enter")
@@ -169,7 +169,7 @@ func TestProductionRetypesAmount(t *testing.T) {
 func TestBackToEditKeepsValues(t *testing.T) {
 	fb := newFake(10)
 	h := newHarness(t, Options{Backend: fb}, 120, 40)
-	fillPayout(h, "Ada", "GB33BUKB20201555555555", "R", "10")
+	fillPayout(h, "Ada", "DE75512108001245126199", "R", "10")
 	key := h.m.payout.key
 	h.key("n") // Back to edit
 	if fb.payoutCount() != 0 || h.m.payout.phase != phaseEdit {
@@ -467,7 +467,7 @@ func TestDigitsInForms(t *testing.T) {
 			h := newHarness(t, Options{Backend: newFake(10)}, 120, 40)
 			keys := c.keys
 			if keys == nil {
-				fillPayout(h, "Ada", "GB33BUKB20201555555555", "R", "10")
+				fillPayout(h, "Ada", "DE75512108001245126199", "R", "10")
 				keys = []string{"2"}
 			}
 			for _, k := range keys {

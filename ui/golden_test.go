@@ -82,20 +82,20 @@ func goldenScenarios() []goldenScenario {
 		{name: "events", drive: func(h *harness) { h.key("4") }},
 		{name: "event_detail", drive: func(h *harness) { h.key("4"); h.key("up"); h.key("enter") }},
 		{name: "payout_form", drive: func(h *harness) { h.key("5") }},
-		{name: "payout_confirm", drive: func(h *harness) { fillPayout(h, "Ada Lovelace", "GB33 BUKB 2020 1555 5555 55", "INV-1", "12.34") }},
+		{name: "payout_confirm", drive: func(h *harness) { fillPayout(h, "Ada Lovelace", "DE75 5121 0800 1245 1261 99", "INV-1", "12.34") }},
 		// A 79-character company name: the confirmation wraps it, and the
 		// IBAN, amount and reference stay whole below it.
 		{name: "payout_confirm_long_name", drive: func(h *harness) {
 			fillPayout(h, longPayee, "DE89 3704 0044 0532 0130 00", "Rechnung 2025-11-0042 / Kostenstelle 4711", "1,234,567.89")
 		}},
 		{name: "payout_done", drive: func(h *harness) {
-			fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+			fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "12.34")
 			h.key("y")
 		}},
 		{name: "payout_failed", drive: func(h *harness) {
 			h.be.payoutErrs = []error{&api.Error{StatusCode: 422, TraceID: "trace-1", Method: "POST", URL: "https://payouts.example/v1/payouts",
 				Problem: &api.ProblemDetails{Title: "Invalid payout", Detail: "The IBAN is blocked.", Errors: map[string][]string{"beneficiary_iban": {"is blocked"}}}}}
-			fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+			fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "12.34")
 			h.key("y")
 		}},
 		// A disabled source account: the confirmation warns before the
@@ -105,7 +105,7 @@ func goldenScenarios() []goldenScenario {
 				h.be.balances[i].Status = api.AccountDisabled
 			}
 			h.key("r")
-			fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+			fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "12.34")
 		}},
 		// The service refuses it (409 account_disabled): a refusal, never
 		// "may or may not have reached the service".
@@ -113,7 +113,7 @@ func goldenScenarios() []goldenScenario {
 			h.be.payoutErrs = []error{&api.Error{StatusCode: 409, TraceID: "trace-2", Method: "POST", URL: "https://payouts.example/v1/payouts",
 				Problem: &api.ProblemDetails{Type: "https://paydash.dev/problems/account_disabled", Title: "Payout account disabled",
 					Detail: "the GBP payout account is disabled and takes no payouts"}}}
-			fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+			fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "12.34")
 			h.key("y")
 		}},
 		{name: "payment_form", drive: func(h *harness) { h.key("6") }},

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/paydash/paydash/api/clock"
 	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/termtext"
 )
 
 // Minimum usable window; below it the dashboard says so instead of
@@ -287,9 +289,39 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case leaveFormMsg:
 		return m, m.switchTab(m.prevTab)
 	case tea.KeyMsg:
-		return m, m.handleKey(msg)
+		k, ok := m.safeKey(msg)
+		if !ok {
+			return m, nil
+		}
+		return m, m.handleKey(k)
 	}
 	return m, nil
+}
+
+// safeKey drops the control, format and bidi characters of typed or
+// pasted text before any field, filter or command line gets them: every
+// input echoes what it is given, and api refuses them in every field
+// anyway. The status line names each by its code. ok is false when
+// nothing is left to deliver.
+func (m *model) safeKey(k tea.KeyMsg) (tea.KeyMsg, bool) {
+	if k.Type != tea.KeyRunes {
+		return k, true
+	}
+	var refused []string
+	kept := k.Runes[:0:0]
+	for _, r := range k.Runes {
+		if termtext.Unsafe(r) {
+			refused = append(refused, fmt.Sprintf("U+%04X", r))
+			continue
+		}
+		kept = append(kept, r)
+	}
+	if len(refused) == 0 {
+		return k, true
+	}
+	m.c().setFlash(strings.Join(refused, " ")+" not typed: control, format and bidi characters are refused in every field", true)
+	k.Runes = kept
+	return k, len(kept) > 0
 }
 
 // followPayout hands the payout form the tracker's view of the payout it
@@ -714,6 +746,9 @@ func (m *model) relayText() (string, lipgloss.Style) {
 			}
 			return "relay: refused (403)", m.st.bad
 		}
+		if errors.Is(m.relay.Err, relayclient.ErrNotARelay) {
+			return "relay: URL is not a relay", m.st.bad
+		}
 		return "relay: reconnecting in " + itoa(secs) + "s", m.st.warn
 	case relayclient.StateOffline:
 		return "relay: offline", m.st.bad
@@ -842,7 +877,8 @@ func (m *model) statusLine() string {
 		if m.flash.err {
 			st = m.st.bad
 		}
-		return st.Render(fit(m.flash.text, m.width))
+		// Flashes carry error texts from the service and the network.
+		return st.Render(fit(clean(m.flash.text), m.width))
 	}
 	return ""
 }

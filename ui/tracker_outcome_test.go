@@ -22,7 +22,7 @@ func TestTrackerPutsLaterOutcomesInTheAuditRecord(t *testing.T) {
 	be := newFake(10)
 	h := newHarness(t, Options{Backend: be, Guard: &payout.Pipeline{Log: log, Source: payout.SourceForm},
 		Events: closedEvents(nil), States: liveState()}, 120, 40)
-	fillPayout(h, "AML Test", "GB33 BUKB 2020 1555 5555 55", "INV-8001", "9.99")
+	fillPayout(h, "AML Test", "DE75 5121 0800 1245 1261 99", "INV-8001", "9.99")
 	h.key("y")
 	if len(be.payouts) != 1 {
 		t.Fatalf("%d payouts sent", len(be.payouts))

@@ -24,7 +24,7 @@ func reconnectingState() <-chan relayclient.ConnState {
 func TestRelayDownOutcomeComesFromTheReport(t *testing.T) {
 	fb := newFake(10)
 	h := newHarness(t, Options{Backend: fb, States: reconnectingState()}, 120, 40)
-	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-9", "10.00")
+	fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-9", "10.00")
 	h.key("y")
 	if len(fb.payouts) != 1 {
 		t.Fatalf("sent %d", len(fb.payouts))
@@ -73,7 +73,7 @@ func TestRelayDownOutcomeComesFromTheReport(t *testing.T) {
 func TestRelayDownPayoutMissingFromTheReportIsFlagged(t *testing.T) {
 	fb := newFake(10)
 	h := newHarness(t, Options{Backend: fb, States: reconnectingState()}, 120, 40)
-	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-10", "10.00")
+	fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-10", "10.00")
 	h.key("y")
 	h.advance(pollEvery)
 	if screen := ansi.Strip(h.view()); !strings.Contains(screen, "not in the report: if it was rejected, only the relay can say why") {

@@ -367,9 +367,10 @@ func TestSparkline(t *testing.T) {
 func TestCleanStripsControlSequences(t *testing.T) {
 	for in, want := range map[string]string{
 		"plain":              "plain",
-		"Ada\x1b[2J":         "Ada\uFFFD[2J",
-		"bell\a":             "bell\uFFFD",
-		"c1\u009b31m":        "c1\uFFFD31m",
+		"Ada\x1b[2J":         `Ada\x1b[2J`,
+		"bell\a":             `bell\x07`,
+		"c1\u009b31m":        `c1\x9b31m`,
+		"GB29\u202e4321":     `GB29\u202e4321`,
 		"é and ü stay as is": "é and ü stay as is",
 	} {
 		if got := clean(in); got != want {

@@ -63,7 +63,7 @@ func TestMessagesDoNotGoStale(t *testing.T) {
 	h.key("enter")
 	h.typeText("Ada")
 	h.key("enter")
-	h.typeText("GB33BUKB20201555555555")
+	h.typeText("DE75512108001245126199")
 	h.key("enter")
 	h.typeText("R")
 	h.key("enter")
@@ -143,7 +143,7 @@ func TestEditAfterFailureGoesToTheField(t *testing.T) {
 	fb.payoutErrs = []error{&api.Error{StatusCode: 422, Problem: &api.ProblemDetails{Title: "Invalid payout",
 		Errors: map[string][]string{"beneficiary_reference": {"is not allowed"}}}}}
 	h := newHarness(t, Options{Backend: fb}, 120, 40)
-	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+	fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "12.34")
 	h.key("y")
 	h.key("e")
 	if f := h.m.payout.form.GetFocusedField(); f == nil || f.GetKey() != "reference" {
@@ -279,7 +279,7 @@ func TestFormErrorsNameTheirField(t *testing.T) {
 	fb.payoutErrs = []error{&api.Error{StatusCode: 422, Problem: &api.ProblemDetails{Title: "Invalid payout",
 		Errors: map[string][]string{"beneficiary_iban": {long}}}}}
 	h = newHarness(t, Options{Backend: fb}, 80, 24)
-	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+	fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "12.34")
 	h.key("y")
 	mustContain(t, strings.Join(strings.Fields(h.view()), " "), "Beneficiary IBAN: "+long)
 }

@@ -47,6 +47,12 @@ type signedDelivery struct {
 // signDeliveries signs n webhooks for path, numbered from first.
 func signDeliveries(b testing.TB, run, path string, first, n int64) []signedDelivery {
 	b.Helper()
+	return signDeliveriesOf(b, run, path, first, n, benchBody)
+}
+
+// signDeliveriesOf signs n webhooks with bodies made by body.
+func signDeliveriesOf(b testing.TB, run, path string, first, n int64, body func(run string, i int64) []byte) []signedDelivery {
+	b.Helper()
 	key := testSigningKey(b)
 	ts := time.Now().UTC().Format(api.WebhookTimeLayout)
 	out := make([]signedDelivery, n)
@@ -56,7 +62,7 @@ func signDeliveries(b testing.TB, run, path string, first, n int64) []signedDeli
 		go func() {
 			defer wg.Done()
 			for i := int64(w); i < n; i += int64(runtime.GOMAXPROCS(0)) {
-				body := benchBody(run, first+i)
+				body := body(run, first+i)
 				h := http.Header{}
 				h.Set("Content-Type", "application/json")
 				h.Set(api.HeaderWebhookTimestamp, ts)

@@ -67,7 +67,15 @@ type Config struct {
 	// JKUAllow lists the JWKS URLs a signature's jku header may name; the
 	// relay fetches keys from a jku only when it is listed, and refuses
 	// signatures naming any other jku.
+	//
+	// An entry matches a jku that is the same URL spelled otherwise (case,
+	// trailing dot, default port, IDN, escapes of plain characters); keys
+	// are fetched from the entry itself, with no proxy and no redirect,
+	// from the addresses its host name had at the first fetch (see jku.go).
 	JKUAllow []string
+	// Resolver looks up the host names of JKUAllow and JWKSURL (default
+	// net.DefaultResolver).
+	Resolver Resolver
 	// NATS, when set, keeps events in a NATS JetStream stream shared by
 	// every relay instance configured alike (clustered mode) instead of the
 	// bbolt file at StorePath.
@@ -82,6 +90,10 @@ type Config struct {
 	AllowedHosts []string
 	Clock        clock.Clock
 	Logger       *slog.Logger
+
+	// jwksTimeout bounds one key set fetch (default jwksFetchTimeout);
+	// tests shorten it.
+	jwksTimeout time.Duration
 }
 
 // withDefaults returns cfg with zero fields defaulted, or an error saying
@@ -110,9 +122,13 @@ func (cfg Config) withDefaults() (Config, error) {
 		cfg.DedupeWindow = DefaultDedupeWindow
 	}
 	for _, u := range cfg.JKUAllow {
-		p, err := url.Parse(u)
-		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return cfg, fmt.Errorf("allowed jku %q must be an absolute http(s) URL", u)
+		if _, err := canonicalJKU(u); err != nil {
+			return cfg, fmt.Errorf("allowed jku %q %s: give the absolute http(s) URL of the key set, like https://keys.example.com/jwks", u, err.Error())
+		}
+	}
+	if cfg.JWKSURL != "" {
+		if _, err := canonicalJKU(cfg.JWKSURL); err != nil {
+			return cfg, fmt.Errorf("JWKS URL %q %s: give the absolute http(s) URL of the key set, like https://keys.example.com/jwks", cfg.JWKSURL, err.Error())
 		}
 	}
 	if cfg.NATS != nil {

@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv(loadgenEnv); spec != "" {
 		os.Exit(runLoadgenChild(spec))
 	}
+	if mode := os.Getenv(pinnedRelayEnv); mode != "" {
+		os.Exit(runPinnedRelayChild(mode))
+	}
 	os.Exit(m.Run())
 }
 

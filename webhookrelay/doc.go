@@ -23,7 +23,11 @@
 // The bbolt file (below) is the default. With Config.NATS, any number of
 // relay instances share one JetStream stream (natsstore.go): each publishes
 // with Nats-Msg-Id from the event_id, the stream sequence is the event
-// seq, and an ordered consumer feeds every instance's hub.
+// seq, and an ordered consumer feeds every instance's hub (natsfeed.go),
+// watched and restarted after the last event delivered if it stalls
+// behind the stream. Setting up waits out a cluster without a majority or
+// a leader, retrying with backoff and logging what it waits for and which
+// servers are unreachable (OpenContext bounds the wait).
 //
 // # Why bbolt
 //

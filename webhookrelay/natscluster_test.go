@@ -13,9 +13,12 @@ import (
 )
 
 // natsCluster is a real three-node JetStream cluster in this process, on
-// loopback ports, each node with its own temporary store directory.
+// loopback ports, each node with its own temporary store directory. Each
+// node keeps its ports and directory, so a node shut down can be started
+// again as the same server.
 type natsCluster struct {
 	servers []*server.Server
+	opts    []*server.Options
 }
 
 // reservePorts finds n free loopback ports and releases them for the
@@ -60,7 +63,7 @@ func launchNATSClusterRetrying(dirs []string) (*natsCluster, error) {
 	var err error
 	for attempt := range 3 {
 		var ports []int
-		if ports, err = reservePorts(len(dirs)); err != nil {
+		if ports, err = reservePorts(2 * len(dirs)); err != nil {
 			continue
 		}
 		fresh := make([]string, len(dirs))
@@ -78,32 +81,32 @@ func launchNATSClusterRetrying(dirs []string) (*natsCluster, error) {
 	return nil, err
 }
 
-// launchNATSCluster starts one server per store directory, routed to each
-// other on routePorts, and waits for a JetStream meta leader.
-func launchNATSCluster(routePorts []int, dirs []string) (*natsCluster, error) {
+// launchNATSCluster starts one server per store directory, clients on
+// ports[:n] and routes to each other on ports[n:2n], and waits for a
+// JetStream meta leader.
+func launchNATSCluster(ports []int, dirs []string) (*natsCluster, error) {
+	n := len(dirs)
 	var routes []string
-	for _, p := range routePorts {
+	for _, p := range ports[n : 2*n] {
 		routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", p))
 	}
 	c := &natsCluster{}
 	for i, dir := range dirs {
-		opts := &server.Options{
+		c.opts = append(c.opts, &server.Options{
 			ServerName: fmt.Sprintf("n%d", i+1),
 			Host:       "127.0.0.1",
-			Port:       server.RANDOM_PORT,
+			Port:       ports[i],
 			JetStream:  true,
 			StoreDir:   dir,
-			Cluster:    server.ClusterOpts{Name: "paydash-test", Host: "127.0.0.1", Port: routePorts[i]},
+			Cluster:    server.ClusterOpts{Name: "paydash-test", Host: "127.0.0.1", Port: ports[n+i]},
 			Routes:     server.RoutesFromStr(strings.Join(routes, ",")),
 			NoLog:      true,
 			NoSigs:     true,
-		}
-		s, err := server.NewServer(opts)
-		if err != nil {
+		})
+		c.servers = append(c.servers, nil)
+		if err := c.startNode(i); err != nil {
 			return c, err
 		}
-		go s.Start()
-		c.servers = append(c.servers, s)
 	}
 	for _, s := range c.servers {
 		if !s.ReadyForConnections(60 * time.Second) {
@@ -124,10 +127,22 @@ func launchNATSCluster(routePorts []int, dirs []string) (*natsCluster, error) {
 	}
 }
 
+// startNode starts node i (again) on its ports and store directory.
+func (c *natsCluster) startNode(i int) error {
+	o := *c.opts[i]
+	s, err := server.NewServer(&o)
+	if err != nil {
+		return err
+	}
+	go s.Start()
+	c.servers[i] = s
+	return nil
+}
+
 func (c *natsCluster) urls() []string {
 	var u []string
 	for _, s := range c.servers {
-		if s.Running() {
+		if s != nil && s.Running() {
 			u = append(u, s.ClientURL())
 		}
 	}
@@ -137,7 +152,7 @@ func (c *natsCluster) urls() []string {
 // streamLeader returns the server leading stream, or nil.
 func (c *natsCluster) streamLeader(stream string) *server.Server {
 	for _, s := range c.servers {
-		if s.Running() && s.JetStreamIsStreamLeader(server.DEFAULT_GLOBAL_ACCOUNT, stream) {
+		if s != nil && s.Running() && s.JetStreamIsStreamLeader(server.DEFAULT_GLOBAL_ACCOUNT, stream) {
 			return s
 		}
 	}
@@ -146,9 +161,13 @@ func (c *natsCluster) streamLeader(stream string) *server.Server {
 
 func (c *natsCluster) shutdown() {
 	for _, s := range c.servers {
-		s.Shutdown()
+		if s != nil {
+			s.Shutdown()
+		}
 	}
 	for _, s := range c.servers {
-		s.WaitForShutdown()
+		if s != nil {
+			s.WaitForShutdown()
+		}
 	}
 }

@@ -1,15 +1,18 @@
 package webhookrelay
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -76,15 +79,15 @@ func (n NATSConfig) withDefaults() (NATSConfig, error) {
 // the same record bbolt stores. An ordered consumer feeds this instance's
 // hub with every event any instance stored, in stream order.
 type natsBackend struct {
-	cfg     NATSConfig
-	log     *slog.Logger
-	nc      *nats.Conn
-	js      jetstream.JetStream
-	stream  jetstream.Stream
-	prefix  string
-	hub     *hub
-	m       *metrics
-	consume jetstream.ConsumeContext
+	cfg    NATSConfig
+	log    *slog.Logger
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	stream jetstream.Stream
+	prefix string
+	hub    *hub
+	m      *metrics
+	natsFeed
 	// last is the highest seq this instance has seen assigned (by its own
 	// publishes or from the consumer).
 	last atomic.Uint64
@@ -93,8 +96,32 @@ type natsBackend struct {
 	id string
 }
 
-func openNATS(cfg Config, h *hub, m *metrics) (*natsBackend, error) {
+// Setting up clustered mode waits, retrying with backoff, for whatever the
+// cluster cannot give yet (a reachable server, a JetStream meta leader, a
+// stream placed on enough nodes, a stream leader), logging what it waits
+// for and which servers it cannot reach, until ctx ends: a node down or an
+// election in progress is something to wait out, not a reason to exit.
+const (
+	natsSetupMinBackoff = 250 * time.Millisecond
+	natsSetupMaxBackoff = 5 * time.Second
+	// natsSetupAttempt bounds one request of the set-up; the loop retries
+	// (each step is idempotent). A request no meta leader is there to
+	// answer goes unanswered, so this is also how soon a wait is reported.
+	natsSetupAttempt = 3 * time.Second
+	// natsProbeTimeout bounds telling whether one server answers.
+	natsProbeTimeout = 2 * time.Second
+)
+
+func openNATS(ctx context.Context, cfg Config, h *hub, m *metrics) (*natsBackend, error) {
 	nc := cfg.NATS
+	log := cfg.Logger
+	// Say at once which servers cannot be reached: the client connects to
+	// any one that answers and would not name the others.
+	for _, p := range probeNATSServers(nc.URLs) {
+		if p.err != nil {
+			log.Warn("NATS server unreachable; using the others", "server", p.url, "err", p.err)
+		}
+	}
 	opts := []nats.Option{
 		nats.Name("paydash relay"),
 		nats.MaxReconnects(-1),
@@ -102,25 +129,36 @@ func openNATS(cfg Config, h *hub, m *metrics) (*natsBackend, error) {
 		nats.Timeout(5 * time.Second),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			if err != nil {
-				cfg.Logger.Warn("NATS disconnected; reconnecting", "err", err)
+				log.Warn("NATS disconnected; reconnecting", "err", err)
 			}
 		}),
-		nats.ReconnectHandler(func(c *nats.Conn) { cfg.Logger.Info("NATS reconnected", "server", c.ConnectedUrlRedacted()) }),
+		nats.ReconnectHandler(func(c *nats.Conn) { log.Info("NATS reconnected", "server", c.ConnectedUrlRedacted()) }),
 	}
 	if nc.CredsFile != "" {
 		opts = append(opts, nats.UserCredentials(nc.CredsFile))
 	}
-	conn, err := nats.Connect(strings.Join(nc.URLs, ","), opts...)
+	b := &natsBackend{cfg: *nc, log: log, hub: h, m: m, prefix: "paydash.relay." + nc.Stream}
+	ok := false
+	defer func() {
+		if !ok && b.nc != nil {
+			b.nc.Close()
+		}
+	}()
+	servers := strings.Join(nc.URLs, ",")
+	err := b.waitFor(ctx, "a NATS server to connect to ("+servers+")", func(context.Context) error {
+		conn, err := nats.Connect(servers, opts...)
+		if err != nil {
+			return err
+		}
+		b.nc = conn
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("connect to NATS at %s: %w", strings.Join(nc.URLs, ","), err)
+		return nil, fmt.Errorf("connect to NATS at %s: %w", servers, err)
 	}
-	b := &natsBackend{cfg: *nc, log: cfg.Logger, nc: conn, hub: h, m: m, prefix: "paydash.relay." + nc.Stream}
-	if b.js, err = jetstream.New(conn); err != nil {
-		conn.Close()
+	if b.js, err = jetstream.New(b.nc); err != nil {
 		return nil, fmt.Errorf("NATS JetStream: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	sc := jetstream.StreamConfig{
 		Name:     nc.Stream,
 		Subjects: []string{b.prefix + ".>"},
@@ -141,58 +179,183 @@ func openNATS(cfg Config, h *hub, m *metrics) (*natsBackend, error) {
 		// JetStream needs the duplicate window to fit in the age limit.
 		sc.MaxAge = max(cfg.RetainAge, cfg.DedupeWindow)
 	}
-	if b.stream, err = b.js.CreateOrUpdateStream(ctx, sc); err != nil {
-		conn.Close()
+	// Without a meta leader, stream and consumer requests go unanswered:
+	// wait for one first, so each wait is reported by what it is for.
+	if err := b.waitFor(ctx, "a JetStream meta leader (a majority of the cluster's nodes up)", func(ctx context.Context) error {
+		_, err := b.js.AccountInfo(ctx)
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("NATS JetStream: %w", err)
+	}
+	what := fmt.Sprintf("JetStream stream %s (%d replicas) to be created or updated", nc.Stream, nc.Replicas)
+	if err := b.waitFor(ctx, what, func(ctx context.Context) error {
+		var err error
+		b.stream, err = b.js.CreateOrUpdateStream(ctx, sc)
+		return err
+	}); err != nil {
 		return nil, fmt.Errorf("create or update JetStream stream %s: %w", nc.Stream, err)
 	}
-	info, err := b.stream.Info(ctx)
-	if err != nil {
-		conn.Close()
+	var info *jetstream.StreamInfo
+	if err := b.waitFor(ctx, "JetStream stream "+nc.Stream+" to have a leader", func(ctx context.Context) error {
+		var err error
+		if info, err = b.stream.Info(ctx); err != nil {
+			return err
+		}
+		if info.Cluster != nil && info.Cluster.Leader == "" && nc.Replicas > 1 {
+			return errors.New("no stream leader elected yet")
+		}
+		return nil
+	}); err != nil {
 		return nil, fmt.Errorf("JetStream stream %s: %w", nc.Stream, err)
 	}
+	b.logReplicas(info)
 	b.last.Store(info.State.LastSeq)
 	b.id = nc.Stream + "@" + info.Created.UTC().Format(time.RFC3339Nano)
 	// The hub gets everything stored from now on, by any instance; older
 	// events reach websocket clients from their backlog reads.
-	cons, err := b.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
-		DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:   info.State.LastSeq + 1,
-	})
-	if err != nil {
-		conn.Close()
+	b.delivered.Store(info.State.LastSeq)
+	if err := b.waitFor(ctx, "a JetStream consumer on "+nc.Stream, b.startFeed); err != nil {
 		return nil, fmt.Errorf("JetStream consumer on %s: %w", nc.Stream, err)
 	}
-	if b.consume, err = cons.Consume(b.deliver); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("JetStream consumer on %s: %w", nc.Stream, err)
-	}
+	// The watchdog lives as long as the relay, not the set-up: close
+	// stops it.
+	feedCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	b.stopWatch = stop
+	b.feedStopped = make(chan struct{})
+	go b.watchFeed(feedCtx)
+	ok = true
 	return b, nil
 }
 
-// deliver hands one stored event to this instance's websocket clients.
-func (b *natsBackend) deliver(msg jetstream.Msg) {
-	md, err := msg.Metadata()
-	if err != nil {
-		b.log.Error("JetStream message without metadata", "err", err)
+// waitFor runs attempt until it succeeds or ctx ends, each try bounded by
+// natsSetupAttempt, with doubling backoff between; every failure is logged
+// with what the relay waits for, the cluster's answer and the servers it
+// cannot reach.
+func (b *natsBackend) waitFor(ctx context.Context, what string, attempt func(context.Context) error) error {
+	delay := natsSetupMinBackoff
+	for {
+		actx, cancel := context.WithTimeout(ctx, natsSetupAttempt)
+		err := attempt(actx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("gave up waiting for %s: %w (%w)", what, err, ctx.Err())
+		}
+		if permanentNATSError(err) {
+			return err
+		}
+		var down []string
+		for _, p := range probeNATSServers(b.cfg.URLs) {
+			if p.err != nil {
+				down = append(down, p.url)
+			}
+		}
+		args := []any{"for", what, "err", err, "retry_in", delay}
+		if len(down) > 0 {
+			args = append(args, "unreachable", strings.Join(down, ","))
+		}
+		b.log.Warn("waiting for JetStream", args...)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("gave up waiting for %s: %w (%w)", what, err, ctx.Err())
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, natsSetupMaxBackoff)
+	}
+}
+
+// permanentNATSError tells a setting to fix from a cluster to wait for:
+// credentials refused, JetStream off, or a request JetStream refuses as
+// such (400, except "no suitable peers", 10005, which a node coming back
+// cures), or replicas asked of a server that is not in a cluster (10074).
+func permanentNATSError(err error) bool {
+	for _, e := range []error{nats.ErrAuthorization, nats.ErrAuthExpired, nats.ErrAuthRevoked, nats.ErrAccountAuthExpired,
+		jetstream.ErrJetStreamNotEnabled, jetstream.ErrJetStreamNotEnabledForAccount} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	var js jetstream.JetStreamError
+	if errors.As(err, &js) && js.APIError() != nil {
+		api := js.APIError()
+		return (api.Code == 400 && api.ErrorCode != 10005) || api.ErrorCode == 10074
+	}
+	return false
+}
+
+// logReplicas says which of the stream's replicas are offline or behind,
+// by the cluster's own account.
+func (b *natsBackend) logReplicas(info *jetstream.StreamInfo) {
+	if info.Cluster == nil {
 		return
 	}
-	seq, rec := md.Sequence.Stream, msg.Data()
-	b.noteSeq(seq)
-	meta, _, err := splitRecord(rec)
+	for _, p := range info.Cluster.Replicas {
+		if p == nil || (!p.Offline && p.Current) {
+			continue
+		}
+		state := "behind"
+		if p.Offline {
+			state = "offline"
+		}
+		b.log.Warn("JetStream stream replica "+state+"; the stream runs on the others while they are a majority",
+			"stream", info.Config.Name, "node", p.Name, "leader", info.Cluster.Leader)
+	}
+}
+
+// natsProbe is whether one configured server answered.
+type natsProbe struct {
+	url string
+	err error
+}
+
+// probeNATSServers connects to each server at once and reads its INFO
+// greeting, so the relay can name the ones it cannot reach.
+func probeNATSServers(urls []string) []natsProbe {
+	out := make([]natsProbe, len(urls))
+	var wg sync.WaitGroup
+	for i, u := range urls {
+		out[i].url = u
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i].err = probeNATSServer(u)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func probeNATSServer(raw string) error {
+	host := raw
+	if strings.Contains(raw, "://") {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return err
+		}
+		if u.Scheme != "nats" && u.Scheme != "tls" {
+			return nil // a websocket URL greets otherwise: not probed
+		}
+		host = u.Host
+	}
+	if _, _, err := net.SplitHostPort(host); err != nil {
+		host = net.JoinHostPort(host, "4222")
+	}
+	conn, err := net.DialTimeout("tcp", host, natsProbeTimeout)
 	if err != nil {
-		b.log.Error("JetStream message is not a relay record; clients skip it", "seq", seq, "err", err)
-		return
+		return err
 	}
-	var head struct {
-		Type string `json:"type"`
-	}
-	_ = json.Unmarshal(meta, &head)
-	frame, err := appendEventFrame(nil, seq, rec)
+	defer conn.Close()
+	_ = conn.SetReadDeadline(time.Now().Add(natsProbeTimeout))
+	line, err := bufio.NewReader(conn).ReadString('\n')
 	if err != nil {
-		b.log.Error("JetStream record cannot be streamed; clients skip it", "seq", seq, "err", err)
-		return
+		return fmt.Errorf("no NATS greeting: %w", err)
 	}
-	b.hub.publish([]hubMsg{{seq: seq, typ: head.Type, frame: frame}})
+	if !strings.HasPrefix(line, "INFO ") {
+		return fmt.Errorf("not a NATS server (it greets with %.20q)", line)
+	}
+	return nil
 }
 
 func (b *natsBackend) noteSeq(seq uint64) {
@@ -280,11 +443,37 @@ func (b *natsBackend) lookup(ctx context.Context, eventID string) (uint64, []byt
 // natsScanPage bounds the messages one scanRaw reads (one request each).
 const natsScanPage = 256
 
+// natsReadWait bounds how long a backlog or history read waits out a
+// stream without a leader (an election after a node died) before it
+// gives up; requests in between are retried.
+const natsReadWait = 30 * time.Second
+
+// retryRead runs read until it succeeds, answers ErrMsgNotFound, or ctx
+// ends, pausing briefly between tries.
+func retryRead(ctx context.Context, read func(context.Context) error) error {
+	for {
+		actx, cancel := context.WithTimeout(ctx, natsSetupAttempt)
+		err := read(actx)
+		cancel()
+		if err == nil || errors.Is(err, jetstream.ErrMsgNotFound) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
 func (b *natsBackend) scanRaw(after uint64, fn func(uint64, []byte) (bool, error)) (uint64, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), natsReadWait)
 	defer cancel()
-	info, err := b.stream.Info(ctx)
-	if err != nil {
+	var info *jetstream.StreamInfo
+	if err := retryRead(ctx, func(ctx context.Context) (err error) {
+		info, err = b.stream.Info(ctx)
+		return err
+	}); err != nil {
 		return after, unavailable("JetStream stream info", err)
 	}
 	first, last := info.State.FirstSeq, info.State.LastSeq
@@ -293,7 +482,11 @@ func (b *natsBackend) scanRaw(after uint64, fn func(uint64, []byte) (bool, error
 	seq := max(after+1, first)
 	for looked := 0; seq <= last && looked < natsScanPage; seq++ {
 		looked++
-		m, err := b.stream.GetMsg(ctx, seq)
+		var m *jetstream.RawStreamMsg
+		err := retryRead(ctx, func(ctx context.Context) (err error) {
+			m, err = b.stream.GetMsg(ctx, seq)
+			return err
+		})
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			lastSeen = seq // removed by retention meanwhile
 			continue
@@ -346,7 +539,9 @@ func (b *natsBackend) lastSeq(ctx context.Context, fresh bool) (uint64, error) {
 func (b *natsBackend) storeID() string { return b.id }
 
 func (b *natsBackend) close() error {
-	b.consume.Stop()
+	b.stopWatch()
+	<-b.feedStopped
+	b.stopFeed()
 	b.nc.Close()
 	return nil
 }

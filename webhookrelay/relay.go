@@ -50,7 +50,12 @@ type Relay struct {
 // Open validates cfg, opens (or creates) the store and starts the writer
 // and, if configured, the forwarder. It refuses a non-loopback Listen
 // without a Token.
-func Open(cfg Config) (*Relay, error) {
+func Open(cfg Config) (*Relay, error) { return OpenContext(context.Background(), cfg) }
+
+// OpenContext is Open whose waiting ends with ctx: in clustered mode the
+// relay waits for the JetStream cluster (a node down, an election) until
+// it can set up its stream and consumer, logging what it waits for.
+func OpenContext(ctx context.Context, cfg Config) (*Relay, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -63,7 +68,7 @@ func Open(cfg Config) (*Relay, error) {
 	r.tokenHash = sha256.Sum256([]byte(cfg.Token))
 	r.upgrader = r.newUpgrader()
 	if cfg.NATS != nil {
-		if r.be, err = openNATS(cfg, r.hub, r.m); err != nil {
+		if r.be, err = openNATS(ctx, cfg, r.hub, r.m); err != nil {
 			return nil, err
 		}
 	} else if err := r.openBolt(); err != nil {
@@ -271,9 +276,12 @@ type admitted struct {
 func (r *Relay) handleWebhook(w http.ResponseWriter, req *http.Request) {
 	received := r.cfg.Clock.Now()
 	r.m.received.Add(1)
-	if err := requireJSON(req); err != nil {
-		// A browser sends text/plain or form bodies cross-origin without
-		// asking first; JSON never arrives that way.
+	// The interface promises no Content-Type on deliveries, so a webhook
+	// whose signature verifies is taken whatever it declares. Where
+	// nothing is verified (no key configured), a body not declared JSON is
+	// refused: a browser sends text/plain or form bodies cross-origin
+	// without asking first, and JSON never arrives that way.
+	if err := requireJSON(req); err != nil && r.verifier == nil {
 		status, reason, detail := refusalReason(err)
 		r.rejectLogged(w, req, status, reason, detail)
 		return
@@ -358,7 +366,9 @@ func (r *Relay) admit(w http.ResponseWriter, req *http.Request, body []byte, rec
 		// Verifying and submitting still dedupes; only the shortcut is lost.
 		r.log.Warn("relay cannot look up an event id; verifying the delivery", "event_id", e.EventID, "err", err)
 	}
-	if found && stored != nil && bytes.Equal(stored, body) {
+	// The unverified duplicate shortcut is only for deliveries declared
+	// JSON, so that no browser-made post is ever answered unverified.
+	if found && stored != nil && bytes.Equal(stored, body) && requireJSON(req) == nil {
 		return admitted{e: e, seq: seq, dup: true}, true
 	}
 	if r.verifier != nil {

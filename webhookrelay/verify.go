@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"runtime"
 	"sync"
 	"time"
@@ -53,7 +54,7 @@ type verifier struct {
 
 // keySet is one JWKS URL's cached keys.
 type keySet struct {
-	url    string
+	url    string // the allowed URL, canonical (see canonicalJKU)
 	client *http.Client
 	clock  clock.Clock
 
@@ -67,19 +68,39 @@ func newVerifier(cfg Config) *verifier {
 	if cfg.VerifyKey == nil && cfg.JWKSURL == "" && len(cfg.JKUAllow) == 0 {
 		return nil
 	}
-	client := &http.Client{Timeout: 5 * time.Second}
 	v := &verifier{static: cfg.VerifyKey, jku: map[string]*keySet{}, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
+	set := func(raw string) *keySet {
+		u, err := canonicalJKU(raw)
+		if err != nil {
+			return nil // withDefaults refused it already
+		}
+		k := jkuKey(u)
+		if v.jku[k] == nil {
+			v.jku[k] = &keySet{url: k, client: jwksClient(u, cfg.Resolver, cfg.jwksTimeout), clock: cfg.Clock}
+		}
+		return v.jku[k]
+	}
 	if cfg.JWKSURL != "" {
-		v.jwks = &keySet{url: cfg.JWKSURL, client: client, clock: cfg.Clock}
 		// The configured JWKS URL is trusted as a jku too.
-		v.jku[cfg.JWKSURL] = v.jwks
+		v.jwks = set(cfg.JWKSURL)
 	}
 	for _, u := range cfg.JKUAllow {
-		if v.jku[u] == nil {
-			v.jku[u] = &keySet{url: u, client: client, clock: cfg.Clock}
-		}
+		set(u)
 	}
 	return v
+}
+
+// keySetFor returns the allowed key set a jku names, whatever its
+// spelling, or an error saying why it names none.
+func (v *verifier) keySetFor(jku string) (*keySet, error) {
+	u, err := canonicalJKU(jku)
+	if err != nil {
+		return nil, fmt.Errorf("%w: jku %q %s; it is not an allowed key set URL", api.ErrSignatureInvalid, jku, err.Error())
+	}
+	if set := v.jku[jkuKey(u)]; set != nil {
+		return set, nil
+	}
+	return nil, fmt.Errorf("%w: jku %q is not an allowed key set URL (allow it with --jku-allow)", api.ErrSignatureInvalid, jku)
 }
 
 // verify checks the signature over POST, the request path, the signed
@@ -94,8 +115,16 @@ func (v *verifier) verify(ctx context.Context, path string, header http.Header, 
 		if err != nil {
 			return err
 		}
-		switch set := v.jku[jku]; {
-		case jku != "" && set != nil:
+		switch {
+		case jku != "" && len(v.jku) > 0:
+			set, err := v.keySetFor(jku)
+			if err != nil {
+				if key != nil {
+					// The static key decides; nothing is fetched.
+					break
+				}
+				return err
+			}
 			if key, err = set.key(ctx, kid); err != nil {
 				return err
 			}
@@ -163,15 +192,25 @@ func (v *keySet) fetch(ctx context.Context) (map[string]*ecdsa.PublicKey, error)
 	req.Header.Set("Accept", "application/json")
 	resp, err := v.client.Do(req)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL is in the caller's message already
+		}
 		return nil, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("HTTP %d", resp.StatusCode)
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxJWKSBytes))
+	if resp.ContentLength > maxJWKSBytes {
+		return nil, fmt.Errorf("the key set is %d bytes, more than the %d accepted", resp.ContentLength, maxJWKSBytes)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxJWKSBytes+1))
 	if err != nil {
 		return nil, err
+	}
+	if len(data) > maxJWKSBytes {
+		return nil, fmt.Errorf("the key set is more than the %d bytes accepted", maxJWKSBytes)
 	}
 	return api.ParseJWKS(data)
 }

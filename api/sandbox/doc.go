@@ -94,7 +94,8 @@
 // transactions need "payouts". A token may carry several scopes.
 //
 // Order of checks on a POST: token (401), signature (401), body (415 for a
-// non-JSON Content-Type, 413 over 1 MiB, 400 for malformed JSON), scope
+// non-JSON Content-Type or JSON declared in a charset other than UTF-8,
+// 413 over 1 MiB, 400 for malformed JSON), scope
 // (403), Idempotency-Key (400 missing; replay or 422), validation (400),
 // then the operation.
 //

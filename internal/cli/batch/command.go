@@ -16,6 +16,7 @@ import (
 	"github.com/paydash/paydash/internal/cli/headless"
 	"github.com/paydash/paydash/payout"
 	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/termtext"
 )
 
 // CommandOptions are the flags of `paydash payout batch`.
@@ -448,7 +449,7 @@ func writeSummary(w io.Writer, sum *Summary) error {
 	var b strings.Builder
 	if sum.DryRun {
 		writeDryRun(&b, sum)
-		_, err := io.WriteString(w, b.String())
+		_, err := io.WriteString(w, termtext.Lines(b.String()))
 		return err
 	}
 	fmt.Fprintf(&b, "batch %s: %d payout(s), %s\n", sum.File, c.Rows, formatTotals(sum.Totals))
@@ -515,7 +516,8 @@ func writeSummary(w io.Writer, sum *Summary) error {
 	if sum.AuditRecord != "" {
 		fmt.Fprintf(&b, "  audit record: %s (paydash payouts log)\n", sum.AuditRecord)
 	}
-	_, err := io.WriteString(w, b.String())
+	// Names, references and the service's refusal texts are in it.
+	_, err := io.WriteString(w, termtext.Lines(b.String()))
 	return err
 }
 
@@ -544,9 +546,21 @@ func writeDryRun(b *strings.Builder, sum *Summary) {
 	}
 	fmt.Fprintf(b, "dry run: %s: %d row(s), %s; %s\n", sum.File, c.Rows, formatTotals(sum.Totals), verdict)
 	for _, r := range sum.Rows {
+		if r.PreviousRun {
+			// What a re-run skips is listed too: after a lost answer or a
+			// kill, which rows went is what the operator needs to know.
+			fmt.Fprintf(b, "  would skip  line %d  %s  %s  %s  ref %q: sent in an earlier run as %s\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.Name, r.IBAN, r.Reference, r.TransactionID)
+			continue
+		}
 		switch r.Result {
 		case ResultWouldPay:
 			fmt.Fprintf(b, "  would send  line %d  %s  %s  %s  ref %q\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.Name, r.IBAN, r.Reference)
+			switch r.Sent {
+			case payout.OutcomeUnknown:
+				fmt.Fprintf(b, "              sent before, no answer: the service does not hold it, so it goes again under the same id %s (never paid twice)\n", r.TransactionID)
+			case payout.OutcomeRefused:
+				fmt.Fprintf(b, "              refused before (%s): sent again under the same id %s\n", refusalShort(r), r.TransactionID)
+			}
 			if r.ChangedFrom != nil {
 				fmt.Fprintf(b, "              CHANGED: already paid as %s; would be a second payout (--allow-duplicate)\n", r.ChangedFrom)
 			}
@@ -578,6 +592,14 @@ func writeDryRun(b *strings.Builder, sum *Summary) {
 		b.WriteString("  " + changedAdvice + "\n")
 	}
 	b.WriteString("  nothing was sent\n")
+}
+
+// refusalShort is the HTTP status of an earlier refusal, for the dry run.
+func refusalShort(r RowResult) string {
+	if r.HTTPStatus != 0 {
+		return fmt.Sprintf("HTTP %d", r.HTTPStatus)
+	}
+	return "by the service"
 }
 
 // writeFunds writes one line per currency: what the rows to send add up

@@ -76,10 +76,10 @@ func TestParseRefusesWholeFileListingEveryBadLine(t *testing.T) {
 		{
 			name: "line numbers count lines, not records",
 			csv: "name,iban,reference,amount,currency\n" +
-				"\"Ada\nLovelace\",GB82WEST12345698765432,r,1.00,GBP\n" + // record spans lines 2-3
+				"\"Ada\nLovelace\",GB82WEST12345698765432,r,1.00,GBP\n" + // record spans lines 2-3 (a newline is no part of a name: refused)
 				"Bob,GB82WEST12345698765432,r,0,GBP\n", // line 4: zero amount
-			wantLines: []int{4},
-			wantText:  []string{"line 4: amount"},
+			wantLines: []int{2, 4},
+			wantText:  []string{"line 2: name: contains a control character", "line 4: amount"},
 		},
 	}
 	for _, tc := range tests {

@@ -436,9 +436,10 @@ func (p *Prepared) plan(ctx context.Context, known *payout.Known) error {
 			p.changed[row.Line] = pl.Before
 		case ActionPrevious:
 			p.previous[row.Line] = true
-			if p.j != nil && pl.Why != "journal" {
+			if p.j != nil && pl.Why != "journal" && !p.opt.DryRun {
 				// Found outside the journal (it was lost): write it back,
-				// so the journal tells the whole story again.
+				// so the journal tells the whole story again. A dry run
+				// only reads: the journal is another run's, or read-only.
 				if err := p.j.RecordSent(row.Line, Sent{Outcome: payout.OutcomeAccepted, HTTPStatus: 202, Detail: "found in the " + pl.Why, At: now}); err != nil {
 					return err
 				}

@@ -195,7 +195,7 @@ func displayWidth(s string) int { return runewidth.StringWidth(s) }
 func KeyValues(w io.Writer, pairs [][2]string) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
 	for _, p := range pairs {
-		fmt.Fprintf(tw, "  %s:\t%s\n", p[0], p[1])
+		fmt.Fprintf(tw, "  %s:\t%s\n", p[0], termtext.Safe(p[1]))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write summary: %w", err)

@@ -10,6 +10,7 @@ import (
 	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/termtext"
 )
 
 // ConfigPath is the config file a command reads or writes: --config, then
@@ -44,7 +45,7 @@ func ConfigShow(s *cmdutil.Streams, g *cmdutil.Global, asJSON bool) error {
 	if asJSON {
 		return cmdutil.WriteJSON(s.Out, p)
 	}
-	_, err = fmt.Fprint(s.Out, p.Redacted())
+	_, err = fmt.Fprint(s.Out, termtext.Lines(p.Redacted()))
 	return err
 }
 
@@ -122,7 +123,7 @@ func ConfigCheck(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, asJ
 			if c.Detail != "" {
 				line += ": " + c.Detail
 			}
-			fmt.Fprintln(s.Out, line)
+			fmt.Fprintln(s.Out, termtext.Safe(line))
 		}
 	}
 	if failed > 0 {
@@ -198,7 +199,9 @@ type RelayHealthInfo struct {
 	LastSeq  uint64 `json:"last_seq"`
 }
 
-// RelayHealth reads a relay's /healthz, given its websocket URL.
+// RelayHealth reads a relay's /healthz, given its websocket URL (see
+// relayclient.Health: an answer that is not a relay's wraps
+// relayclient.ErrNotARelay).
 func RelayHealth(ctx context.Context, wsURL string) (*RelayHealthInfo, error) {
 	h, err := relayclient.Health(ctx, wsURL)
 	return (*RelayHealthInfo)(h), err

@@ -13,6 +13,7 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/termtext"
 )
 
 // PayoutOptions are the flags of `paydash payout create`.
@@ -173,10 +174,10 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 		},
 		Notice: func(msg string) {
 			if strings.HasPrefix(msg, "warning: ") {
-				fmt.Fprintln(s.Err, msg)
+				fmt.Fprintln(s.Err, termtext.Safe(msg))
 				return
 			}
-			fmt.Fprintf(s.Err, "note: %s\n", msg)
+			fmt.Fprintf(s.Err, "note: %s\n", termtext.Safe(msg))
 		},
 	})
 	if chk := r.Checked; chk != nil {
@@ -197,7 +198,7 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 		fmt.Fprintln(s.Out, req.TransactionID)
 		if s.ErrTerminal {
 			fmt.Fprintf(s.Err, "accepted: %s to %s; its outcome arrives by webhook (paydash events tail), or pass --wait to follow it here\n",
-				api.FormatAmount(req.AmountInMinor, req.Currency), req.BeneficiaryName)
+				api.FormatAmount(req.AmountInMinor, req.Currency), termtext.Safe(req.BeneficiaryName))
 		}
 		return nil
 	}
@@ -212,7 +213,7 @@ func CreatePayout(ctx context.Context, s *cmdutil.Streams, c PayoutCreator, t Ta
 	}
 	switch {
 	case api.StatePaid(st.State):
-		fmt.Fprintf(s.Err, "settled: %s to %s (state from the %s)\n", api.FormatAmount(req.AmountInMinor, req.Currency), req.BeneficiaryName, st.From)
+		fmt.Fprintf(s.Err, "settled: %s to %s (state from the %s)\n", api.FormatAmount(req.AmountInMinor, req.Currency), termtext.Safe(req.BeneficiaryName), st.From)
 		return nil
 	case api.IsFinalState(st.State):
 		reason := st.Reason
@@ -331,7 +332,7 @@ func confirmPayout(s *cmdutil.Streams, t Target, req *api.PayoutRequest, yes boo
 	}
 	printPayoutSummary(s, t, req)
 	for _, d := range dups {
-		fmt.Fprintf(s.Err, "DUPLICATE of %s (sending anyway: --allow-duplicate)\n", d)
+		fmt.Fprintf(s.Err, "DUPLICATE of %s (sending anyway: --allow-duplicate)\n", termtext.Safe(d.String()))
 	}
 	if t.Production {
 		want := api.FormatAmountPlain(req.AmountInMinor, req.Currency)

@@ -54,6 +54,9 @@ func Tail(ctx context.Context, s *cmdutil.Streams, relayURL, token string, o *Ta
 	}
 	warnUnknownTypes(s, o.Types)
 	sub := relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: relayURL, Token: token, Since: since, Types: o.Types, PayoutID: o.PayoutID})
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var fatal error
 	runErr := make(chan error, 1)
 	go func() { runErr <- sub.Run(ctx) }()
 	enc := json.NewEncoder(s.Out)
@@ -124,13 +127,26 @@ func Tail(ctx context.Context, s *cmdutil.Streams, relayURL, token string, o *Ta
 				states = nil
 				continue
 			}
-			if line := describeState(st, relayURL); line != last {
+			if errors.Is(st.Err, relayclient.ErrRefused) || errors.Is(st.Err, relayclient.ErrNotARelay) {
+				// Retrying will not fix a refused token or a URL that is
+				// not a relay: say so and stop, instead of waiting forever.
+				if fatal == nil {
+					fatal = fmt.Errorf("%s: %w", relayURL, st.Err)
+					stop()
+				}
+				continue
+			}
+			// The relay's close text is the relay's to choose.
+			if line := termtext.Safe(describeState(st, relayURL)); line != last {
 				last = line
-				fmt.Fprintln(s.Err, termtext.Safe(line)) // errors may quote the relay
+				fmt.Fprintln(s.Err, line)
 			}
 		}
 	}
-	return <-runErr
+	if err := <-runErr; fatal == nil {
+		return err
+	}
+	return cmdutil.Exit(cmdutil.ExitFailure, fatal)
 }
 
 func describeState(st relayclient.ConnState, url string) string {
@@ -181,6 +197,9 @@ func readTailSince(ctx context.Context, s *cmdutil.Streams, relayURL, v string, 
 	v = strings.TrimSpace(v)
 	if v == "" || v == "now" {
 		h, err := RelayHealth(ctx, relayURL)
+		if errors.Is(err, relayclient.ErrNotARelay) {
+			return 0, time.Time{}, cmdutil.Exit(cmdutil.ExitFailure, err)
+		}
 		if err != nil {
 			return 0, time.Time{}, fmt.Errorf("%w; start one with: paydash relay", err)
 		}

@@ -183,7 +183,7 @@ func Relay(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *RelayO
 		}
 		routes = append(routes, rt)
 	}
-	r, err := webhookrelay.Open(webhookrelay.Config{
+	r, err := webhookrelay.OpenContext(ctx, webhookrelay.Config{
 		Listen: ln.Addr().String(), Path: o.Path, StorePath: store, Token: token, Tolerance: o.Tolerance,
 		VerifyKey: verify, JWKSURL: o.JWKSURL, Routes: routes,
 		RetainCount: o.RetainCount, RetainAge: o.RetainAge, AllowedOrigins: o.AllowedOrigins, AllowedHosts: o.AllowedHosts,
