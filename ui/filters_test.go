@@ -11,14 +11,14 @@ import (
 // shows it (signed or not, with or without the symbol) and its currency.
 func TestTrackerFilterMatchesAmountsAsShown(t *testing.T) {
 	h := newHarness(t, Options{Backend: newFake(10)}, 120, 40)
-	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+	fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "12.34")
 	h.key("y")
 	fillPayoutAgain := func() {
 		h.key("n")
 		h.key("enter")
 		h.typeText("Alan Turing")
 		h.key("enter")
-		h.typeText("GB94BARC10201530093459")
+		h.typeText("DE44500105175407324931")
 		h.key("enter")
 		h.typeText("INV-2")
 		h.key("enter")

@@ -18,7 +18,7 @@ func focusedKey(h *harness) string {
 // page 1.
 func TestConfirmEnterDoesWhatItSaysAndBackKeepsThePage(t *testing.T) {
 	h := newHarness(t, Options{Backend: newFake(10)}, 120, 40)
-	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+	fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "12.34")
 	mustContain(t, h.view(), "enter goes back to edit")
 	h.key("enter")
 	if h.be.payoutCount() != 0 {

@@ -12,7 +12,7 @@ import (
 // sending it makes one new payout (the rejected one paid nothing).
 func TestRejectedPayoutIsCorrectedFromItsResult(t *testing.T) {
 	h := newHarness(t, Options{Backend: newFake(10), Events: closedEvents(nil), States: liveState()}, 120, 40)
-	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+	fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "12.34")
 	h.key("y")
 	if h.be.payoutCount() != 1 {
 		t.Fatalf("%d payouts sent, want 1", h.be.payoutCount())
@@ -54,7 +54,7 @@ func TestRejectedPayoutIsCorrectedFromItsResult(t *testing.T) {
 // overwritten.
 func TestRejectedPayoutIsCorrectedFromTheTracker(t *testing.T) {
 	h := newHarness(t, Options{Backend: newFake(10), Events: closedEvents(nil), States: liveState()}, 120, 40)
-	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+	fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "12.34")
 	h.key("y")
 	first := h.be.payouts[0]
 	ev := payoutEvent(20, first.TransactionID, api.StateRejected)

@@ -135,7 +135,7 @@ func goldenScenarios() []goldenScenario {
 		{name: "actions", drive: func(h *harness) { h.key("2"); h.key("down"); h.key(" ") }},
 		{name: "profile_switch", opts: func(o *Options) { *o = profileOptsWith(*o) }, drive: func(h *harness) { command(h, "profile live-eu") }},
 		{name: "payout_rejected_after_acceptance", drive: func(h *harness) {
-			fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+			fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "12.34")
 			h.key("y")
 			ev := payoutEvent(20, h.be.payouts[0].TransactionID, api.StateRejected)
 			ev.Reason = "beneficiary_account_closed"

@@ -34,13 +34,13 @@ func TestHintsFollowTheKeymap(t *testing.T) {
 
 	h = newHarness(t, opts(), 120, 40)
 	rebind(h)
-	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+	fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "12.34")
 	mustContain(t, h.view(), "F7 send")
 
 	h = newHarness(t, opts(), 120, 40)
 	rebind(h)
 	h.be.payoutErrs = []error{&api.Error{StatusCode: 503}} // no definite answer
-	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+	fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "12.34")
 	h.key("y")
 	mustContain(t, h.view(), "F9 edits", "F10 discards")
 

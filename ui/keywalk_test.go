@@ -34,18 +34,18 @@ func keyScreens() []keyScreen {
 		{name: "payout_form", drive: func(h *harness) { h.key("5"); h.key("enter") }},
 		{name: "payout_form_choice", drive: func(h *harness) { h.key("5") }},
 		{name: "payout_done", drive: func(h *harness) {
-			fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+			fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "12.34")
 			h.key("y")
 		}},
 		{name: "payout_rejected_after_acceptance", drive: func(h *harness) {
-			fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+			fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "12.34")
 			h.key("y")
 			ev := payoutEvent(20, h.be.payouts[0].TransactionID, api.StateRejected)
 			ev.Reason = "beneficiary_account_closed"
 			h.send(relayEventsMsg{events: []relayclient.Event{ev}})
 		}},
 		{name: "payouts_rejected_mine", drive: func(h *harness) {
-			fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+			fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "12.34")
 			h.key("y")
 			ev := payoutEvent(20, h.be.payouts[0].TransactionID, api.StateRejected)
 			ev.Reason = "beneficiary_account_closed"
@@ -55,12 +55,12 @@ func keyScreens() []keyScreen {
 		{name: "payout_refused", drive: func(h *harness) {
 			h.be.payoutErrs = []error{&api.Error{StatusCode: 422, Problem: &api.ProblemDetails{Title: "Invalid payout",
 				Errors: map[string][]string{"beneficiary_iban": {"is blocked"}}}}}
-			fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+			fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "12.34")
 			h.key("y")
 		}},
 		{name: "payout_unknown", drive: func(h *harness) {
 			h.be.payoutErrs = []error{&api.Error{StatusCode: 503}}
-			fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+			fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "12.34")
 			h.key("y")
 		}},
 		{name: "payout_clear_ask", drive: func(h *harness) { typed(h); h.key("ctrl+n") }},

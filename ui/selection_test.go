@@ -67,7 +67,7 @@ func TestTrackerSelectsThePayoutJustSent(t *testing.T) {
 	h := newHarness(t, Options{Backend: newFake(10), Events: closedEvents(testEvents()), States: liveState()}, 120, 40)
 	h.key("3")
 	h.key("down")
-	fillPayout(h, "Ada Lovelace", "GB33BUKB20201555555555", "INV-1", "12.34")
+	fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "12.34")
 	h.key("y")
 	h.key("3")
 	h.view()
