@@ -284,7 +284,7 @@ func (l *Log) FinalOutcome(transactionID, state, reason string) (bool, error) {
 		return false, err
 	}
 	i, ok := l.index.byID[transactionID]
-	if !ok || !open(l.index.list[i].Outcome) {
+	if !ok || !Pending(l.index.list[i].Outcome) {
 		return false, nil
 	}
 	return true, l.append(Entry{Event: EventOutcome, TransactionID: transactionID, Outcome: state, Detail: reason})

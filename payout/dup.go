@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/termtext"
 )
 
 // DefaultWindow is how far back a payout counts as a possible duplicate.
@@ -43,12 +44,15 @@ type Payment struct {
 	Unconfirmed bool `json:"unconfirmed,omitempty"`
 }
 
+// String is the payment in one line for the operator; its name, IBAN and
+// outcome come from a file, the record or the service, so they are
+// escaped (termtext) wherever the line is printed.
 func (p Payment) String() string {
 	s := fmt.Sprintf("%s on %s, %s to %s (%s), ref %q, from the %s",
 		p.TransactionID, p.At.UTC().Format("2006-01-02 15:04 MST"), api.FormatAmount(p.AmountInMinor, p.Currency),
-		p.Name, p.IBAN, p.Reference, p.Where)
+		termtext.Safe(p.Name), termtext.Safe(p.IBAN), p.Reference, p.Where)
 	if p.Outcome != "" {
-		s += ", " + p.Outcome
+		s += ", " + termtext.Safe(p.Outcome)
 	}
 	if p.Unconfirmed {
 		s += " (not in the service's report yet, and no final state known: it may have been rejected, which the report never shows; " +

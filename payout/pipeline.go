@@ -248,7 +248,7 @@ func (p *Pipeline) CheckID(k *Known, req *api.PayoutRequest, c *Checked) error {
 	if other := k.UsedFor(req.TransactionID, req); other != "" {
 		return &IDUsedError{TransactionID: req.TransactionID, Was: other}
 	}
-	if was.Where == FromReport || was.Outcome == OutcomeAccepted || was.Outcome == OutcomeExisting || api.IsFinalState(was.Outcome) {
+	if was.Where == FromReport || Created(was.Outcome) {
 		c.AlreadySent = &was
 	}
 	return nil

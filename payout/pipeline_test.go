@@ -1,13 +1,13 @@
-package payout
+package payout_test
 
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/payout"
 	"github.com/paydash/paydash/payout/payouttest"
 )
 
@@ -16,42 +16,39 @@ import (
 // a retry (AlreadySent once accepted); an id only refused is free for a
 // corrected payout, since the service created nothing under it.
 func TestCheckIDTellsAReusedIDFromARetry(t *testing.T) {
-	log, err := Open(filepath.Join(t.TempDir(), "audit.jsonl"), "p", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl := &Pipeline{Log: log, Source: SourceCreate}
+	log, _ := payouttest.Audit(t)
+	pl := &payout.Pipeline{Log: log, Source: payout.SourceCreate}
 	ctx := context.Background()
-	sent := payoutReq()
-	if err := pl.Reserve(ctx, sent, Options{}, nil); err != nil {
+	sent := payout.TestRequest()
+	if err := pl.Reserve(ctx, sent, payout.Options{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := pl.RecordAnswer(sent, nil, Classify(nil)); err != nil {
+	if err := pl.RecordAnswer(sent, nil, payout.Classify(nil)); err != nil {
 		t.Fatal(err)
 	}
 	other := *sent
 	other.AmountInMinor = 999
-	var used *IDUsedError
-	if _, err := pl.Check(ctx, &other, Options{}); !errors.As(err, &used) || ErrorClass(err) != ClassInvalid {
+	var used *payout.IDUsedError
+	if _, err := pl.Check(ctx, &other, payout.Options{}); !errors.As(err, &used) || payout.ErrorClass(err) != payout.ClassInvalid {
 		t.Fatalf("another payout under a used id: %v", err)
 	}
-	c, err := pl.Check(ctx, sent, Options{})
+	c, err := pl.Check(ctx, sent, payout.Options{})
 	if err != nil || c.AlreadySent == nil {
 		t.Fatalf("the same payout under its id: %+v, %v", c, err)
 	}
 
-	refused := payoutReq()
+	refused := payout.TestRequest()
 	refused.TransactionID = "0b0b0b0b-1111-4222-8333-444444444444"
 	refused.BeneficiaryReference = "INV-2"
-	if err := pl.Reserve(ctx, refused, Options{}, nil); err != nil {
+	if err := pl.Reserve(ctx, refused, payout.Options{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := pl.RecordAnswer(refused, nil, Answer{Outcome: OutcomeRefused, Reached: true, Err: &api.Error{StatusCode: 400}}); err != nil {
+	if err := pl.RecordAnswer(refused, nil, payout.Answer{Outcome: payout.OutcomeRefused, Reached: true, Err: &api.Error{StatusCode: 400}}); err != nil {
 		t.Fatal(err)
 	}
 	corrected := *refused
 	corrected.BeneficiaryName = "Ada Byron"
-	if c, err := pl.Check(ctx, &corrected, Options{}); err != nil || c.AlreadySent != nil {
+	if c, err := pl.Check(ctx, &corrected, payout.Options{}); err != nil || c.AlreadySent != nil {
 		t.Fatalf("a corrected payout under a refused id: %+v, %v", c, err)
 	}
 }
@@ -63,64 +60,52 @@ func TestCheckIDTellsAReusedIDFromARetry(t *testing.T) {
 // class: what the approvals hub relies on.
 func TestRunTakesAPayoutThroughEveryStage(t *testing.T) {
 	srv := payouttest.Start(t)
-	log, err := Open(filepath.Join(t.TempDir(), "audit.jsonl"), "p", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl := New(srv.Client(t), log, SourceHub)
+	log, attempts := payouttest.Audit(t)
+	pl := payout.New(srv.Client(t), log, payout.SourceHub)
 	ctx := context.Background()
-	var stages []Stage
-	hooks := Hooks{Stage: func(s Stage) { stages = append(stages, s) }}
+	var stages []payout.Stage
+	hooks := payout.Hooks{Stage: func(s payout.Stage) { stages = append(stages, s) }}
 
 	declined := errors.New("declined")
 	h := hooks
-	h.Confirm = func(context.Context, *Checked) error { return declined }
-	if _, err := pl.Run(ctx, payoutReq(), Options{}, h); !errors.Is(err, declined) {
+	h.Confirm = func(context.Context, *payout.Checked) error { return declined }
+	if _, err := pl.Run(ctx, payout.TestRequest(), payout.Options{}, h); !errors.Is(err, declined) {
 		t.Fatalf("declined: %v", err)
 	}
 	if entries, _ := log.Entries(); len(entries) != 0 || len(srv.Received()) != 0 {
 		t.Fatalf("a declined payout left %d record lines, %d sends", len(entries), len(srv.Received()))
 	}
-	if want := []Stage{StageValidate, StageCheck, StageConfirm}; !slices.Equal(stages, want) {
+	if want := []payout.Stage{payout.StageValidate, payout.StageCheck, payout.StageConfirm}; !slices.Equal(stages, want) {
 		t.Fatalf("stages %v, want %v", stages, want)
 	}
 
 	stages = nil
-	res, err := pl.Run(ctx, payoutReq(), Options{}, hooks)
+	res, err := pl.Run(ctx, payout.TestRequest(), payout.Options{}, hooks)
 	if err != nil || !res.Answer.Accepted() || len(srv.Created()) != 1 {
 		t.Fatalf("run: %+v, %v", res, err)
 	}
-	if want := []Stage{StageValidate, StageCheck, StageReserve, StageSend, StageRecord}; !slices.Equal(stages, want) {
+	if want := []payout.Stage{payout.StageValidate, payout.StageCheck, payout.StageReserve, payout.StageSend, payout.StageRecord}; !slices.Equal(stages, want) {
 		t.Fatalf("stages %v, want %v", stages, want)
 	}
-	if at := Attempts(mustEntries(t, log)); len(at) != 1 || at[0].Outcome != OutcomeAccepted || at[0].Source != SourceHub {
+	if at := attempts(); len(at) != 1 || at[0].Outcome != payout.OutcomeAccepted || at[0].Source != payout.SourceHub {
 		t.Fatalf("record: %+v", at)
 	}
 
-	again := payoutReq()
+	again := payout.TestRequest()
 	again.TransactionID = "0c0c0c0c-1111-4222-8333-444444444444"
-	big := payoutReq()
+	big := payout.TestRequest()
 	big.TransactionID, big.BeneficiaryReference, big.AmountInMinor = "0d0d0d0d-1111-4222-8333-444444444444", "INV-BIG", 1<<40
-	bad := payoutReq()
+	bad := payout.TestRequest()
 	bad.TransactionID, bad.BeneficiaryIBAN = "0e0e0e0e-1111-4222-8333-444444444444", "GB00BAD"
 	for _, c := range []struct {
 		req   *api.PayoutRequest
 		class string
-	}{{again, ClassDuplicate}, {big, ClassFunds}, {bad, ClassInvalid}} {
-		if _, err := pl.Run(ctx, c.req, Options{}, Hooks{}); ErrorClass(err) != c.class {
-			t.Errorf("%s: class %q (%v), want %q", c.req.TransactionID, ErrorClass(err), err, c.class)
+	}{{again, payout.ClassDuplicate}, {big, payout.ClassFunds}, {bad, payout.ClassInvalid}} {
+		if _, err := pl.Run(ctx, c.req, payout.Options{}, payout.Hooks{}); payout.ErrorClass(err) != c.class {
+			t.Errorf("%s: class %q (%v), want %q", c.req.TransactionID, payout.ErrorClass(err), err, c.class)
 		}
 	}
 	if n := len(srv.Received()); n != 1 {
 		t.Fatalf("%d sends, want the first only", n)
 	}
-}
-
-func mustEntries(t *testing.T, l *Log) []Entry {
-	t.Helper()
-	e, err := l.Entries()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
 }

@@ -30,7 +30,7 @@ const ReportGrace = 2 * time.Minute
 func Resolve(ctx context.Context, log *Log, k *Known, states FinalStates, matches []Payment, now time.Time) []Payment {
 	out := matches[:0:0]
 	for _, m := range matches {
-		if m.Where != FromLocalRecord || !open(m.Outcome) {
+		if m.Where != FromLocalRecord || !Pending(m.Outcome) {
 			out = append(out, m)
 			continue
 		}
@@ -74,12 +74,6 @@ func Resolve(ctx context.Context, log *Log, k *Known, states FinalStates, matche
 // history (which Resolve then appends to the record).
 func Paid(ctx context.Context, log *Log, k *Known, states FinalStates, p Payment, now time.Time) bool {
 	return p.paid() && len(Resolve(ctx, log, k, states, []Payment{p}, now)) > 0
-}
-
-// open reports whether an outcome is not final yet: accepted, or no
-// answer recorded.
-func open(outcome string) bool {
-	return outcome == "" || outcome == OutcomeAccepted || outcome == OutcomeUnknown
 }
 
 func final(state string) bool { return api.IsFinalState(state) }

@@ -21,7 +21,10 @@ func TestSummaryAndTailLine(t *testing.T) {
 		{Event{Seq: 44, EventID: "ev4", Type: "mandate_revoked", Family: FamilyUnknown, ReceivedAt: received},
 			"mandate revoked (unknown event)", "44  2026-11-21T10:15:30Z  mandate_revoked            ev4  -  -"},
 		{Event{Seq: 45, EventID: "ev5\x1b[2J", Type: "x\x07", Family: FamilyUnknown, ReceivedAt: received.In(time.FixedZone("X", 3600))},
-			"x\\x07 (unknown event)", "45  2026-11-21T10:15:30Z  x\\x07                      ev5\\x1b[2J  -  -"},
+			`x\x07 (unknown event)`, `45  2026-11-21T10:15:30Z  x\x07                      ev5\x1b[2J  -  -`},
+		// A bidi override in a reason would reorder the rest of the line.
+		{Event{Seq: 46, EventID: "ev6", Type: "payout_failed", PayoutID: "p6", State: "failed", Reason: "scheme\u202eerror", ReceivedAt: received},
+			`payout p6 failed: scheme\u202eerror`, `46  2026-11-21T10:15:30Z  payout_failed              ev6  p6  failed: scheme\u202eerror`},
 	}
 	for _, tc := range cases {
 		if got := tc.e.Summary(); got != tc.wantSummary {

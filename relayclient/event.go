@@ -2,6 +2,7 @@ package relayclient
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -65,6 +66,14 @@ type ForwardResult struct {
 	// Answer is what the handler answered to the last attempt.
 	Answer *Answer `json:"answer,omitempty"`
 }
+
+// ForwardRetrying ends a ForwardResult's Error while the relay keeps
+// retrying an event its handler has not taken (the event is stored with
+// it); Retrying reads it back.
+const ForwardRetrying = " (retrying until it answers)"
+
+// Retrying reports whether the relay is still retrying the forward.
+func (f *ForwardResult) Retrying() bool { return strings.HasSuffix(f.Error, ForwardRetrying) }
 
 // Connection states a Subscriber reports.
 const (

@@ -14,7 +14,7 @@ import (
 const shortIDLen = 8
 
 func shortID(id string) string {
-	id = clean(id)
+	id = termtext.Safe(id)
 	if r := []rune(id); len(r) > shortIDLen {
 		return string(r[:shortIDLen]) + "…"
 	}
@@ -31,26 +31,26 @@ func (e Event) Summary() string {
 		b.WriteString(shortID(e.PayoutID))
 		b.WriteByte(' ')
 		if e.State != "" {
-			b.WriteString(clean(e.State))
+			b.WriteString(termtext.Safe(e.State))
 		} else {
 			b.WriteString(orDash(e.Type))
 		}
 	case e.State != "":
 		b.WriteString("payout ")
-		b.WriteString(clean(e.State))
+		b.WriteString(termtext.Safe(e.State))
 	default:
 		t := e.Type
 		if t == "" {
 			t = "untyped"
 		}
-		b.WriteString(strings.ReplaceAll(clean(t), "_", " "))
+		b.WriteString(strings.ReplaceAll(termtext.Safe(t), "_", " "))
 		if e.Family == FamilyUnknown {
 			b.WriteString(" (unknown event)")
 		}
 	}
 	if e.Reason != "" {
 		b.WriteString(": ")
-		b.WriteString(clean(e.Reason))
+		b.WriteString(termtext.Safe(e.Reason))
 	}
 	return b.String()
 }
@@ -80,15 +80,12 @@ func TailLine(e Event) string {
 	}, "  ")
 }
 
-// orDash cleans s for a terminal line, or gives "-" when it is empty.
+// orDash is s escaped for a terminal line (termtext.Safe: event fields
+// come from whoever can post to the relay and must not drive the
+// terminal they are printed on), or "-" when it is empty.
 func orDash(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return clean(s)
+	return termtext.Safe(s)
 }
-
-// clean shows control, format and bidi characters escaped (termtext):
-// event fields come from whoever can post to the relay and must not be
-// able to drive the terminal they are printed on.
-func clean(s string) string { return termtext.Safe(s) }

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/paydash/paydash/api"
 )
 
 // History reads a relay's stored events over GET /events: what became of
@@ -43,8 +45,7 @@ func (h History) FinalState(ctx context.Context, id string) (state, reason strin
 			return "", "", false, err
 		}
 		for _, e := range page.Events {
-			switch e.State {
-			case "settled", "executed", "rejected", "failed":
+			if api.IsFinalState(e.State) {
 				state, reason, ok = e.State, e.Reason, true
 			}
 		}

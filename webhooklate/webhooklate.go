@@ -79,9 +79,6 @@ func expects(family string) []string {
 	return []string{api.EventPayoutSettled, api.EventPayoutFailed, api.EventPayoutRejected}
 }
 
-// finalStates are the states a final webhook reports.
-var finalStates = []string{api.StateSettled, api.StateRejected, api.StateFailed, "executed"}
-
 // Sent records a payout this profile sent. Sending it again (a retry)
 // keeps the first time.
 func (b *Book) Sent(p Payout) {
@@ -132,7 +129,7 @@ func (b *Book) Observe(ev relayclient.Event) (st Status, final bool) {
 	if ev.Family == relayclient.FamilyPayments && s.Family != relayclient.FamilyPayments && s.Final == "" {
 		s.Family, s.Expects = ev.Family, expects(ev.Family)
 	}
-	if !slices.Contains(finalStates, ev.State) {
+	if !api.IsFinalState(ev.State) {
 		if ev.State != "" {
 			s.LastSeen = ev.State
 		}

@@ -133,7 +133,7 @@ func (f *forwarder) forward(e Event) ForwardResult {
 		if noteFailing {
 			// Still down: say so on the event and in the log; the
 			// cursor stays, and this event goes first when it is up.
-			out.Error += " (retrying until it answers)"
+			out.Error += relayclient.ForwardRetrying
 			f.log.Warn("forwarding failing; retrying until the endpoint answers, in order", "seq", e.Seq, "url", f.url(), "attempts", res.Attempts, "err", res.Error)
 		}
 		if f.ctx.Err() != nil {

@@ -57,19 +57,29 @@ func (r *Relay) readQuery(w http.ResponseWriter, req *http.Request) (url.Values,
 	return q, since, true
 }
 
+// readLimit parses a reading request's limit= (defaultHistoryLimit when
+// absent); on failure it has answered already.
+func readLimit(w http.ResponseWriter, q url.Values) (int, bool) {
+	s := q.Get("limit")
+	if s == "" {
+		return defaultHistoryLimit, true
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > maxHistoryLimit {
+		writeProblem(w, http.StatusBadRequest, "bad_limit", fmt.Sprintf("limit=%q: want a number from 1 to %d", s, maxHistoryLimit))
+		return 0, false
+	}
+	return n, true
+}
+
 func (r *Relay) handleHistory(w http.ResponseWriter, req *http.Request) {
 	q, since, ok := r.readQuery(w, req)
 	if !ok {
 		return
 	}
-	limit := defaultHistoryLimit
-	if s := q.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > maxHistoryLimit {
-			writeProblem(w, http.StatusBadRequest, "bad_limit", fmt.Sprintf("limit=%q: want a number from 1 to %d", s, maxHistoryLimit))
-			return
-		}
-		limit = n
+	limit, ok := readLimit(w, q)
+	if !ok {
+		return
 	}
 	keep := relayclient.TypeFilter(q["type"])
 	if pid := strings.TrimSpace(q.Get("payout_id")); pid != "" {

@@ -2,9 +2,7 @@ package webhookrelay
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"strconv"
 
 	"github.com/paydash/paydash/relayclient"
 )
@@ -24,14 +22,9 @@ func (r *Relay) handleAttempts(w http.ResponseWriter, req *http.Request) {
 		writeProblem(w, http.StatusNotFound, "no_forwarding", "forwarding is not available in clustered mode, so there are no forward attempts")
 		return
 	}
-	limit := defaultHistoryLimit
-	if s := q.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > maxHistoryLimit {
-			writeProblem(w, http.StatusBadRequest, "bad_limit", fmt.Sprintf("limit=%q: want a number from 1 to %d", s, maxHistoryLimit))
-			return
-		}
-		limit = n
+	limit, ok := readLimit(w, q)
+	if !ok {
+		return
 	}
 	list, last, err := r.store.attempts(since, limit, q.Get("event_id"))
 	if err != nil {

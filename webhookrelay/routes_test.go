@@ -248,6 +248,13 @@ func TestWorkbenchEndpointsNeedTheToken(t *testing.T) {
 			t.Errorf("GET %s with token: %d, want %d", path, resp.status, withToken)
 		}
 	}
+	// The attempt log pages like the event history: a limit out of range
+	// is refused, a good one read.
+	for q, want := range map[string]int{"?limit=0": http.StatusBadRequest, "?limit=1001": http.StatusBadRequest, "?limit=x": http.StatusBadRequest, "?limit=1000": http.StatusOK} {
+		if resp := do(t, http.DefaultClient, http.MethodGet, tr.base+"/attempts"+q, bearer, nil); resp.status != want {
+			t.Errorf("GET /attempts%s: %d, want %d", q, resp.status, want)
+		}
+	}
 }
 
 // TestResendReportIsKeptWithTheEvent: a client's resend answer joins the

@@ -124,16 +124,14 @@ func (l *ledger) advance(id string) {
 	case t.status == stAuthorised && t.plan == planFail, t.status == stSubmitted && t.plan == planReturn:
 		reason := l.reasons[id]
 		delete(l.reasons, id)
-		t.status = stFailed
-		a.available += t.amount // release the reservation
+		failPayout(t, a)
 		l.emitPayout(api.EventPayoutFailed, id, api.PayoutEventBody{FailedAt: eventTime(now), Reason: reason})
 	case t.status == stAuthorised:
 		t.status, t.submitted = stSubmitted, now
 		l.emitPayout(api.EventPayoutSubmitted, id, api.PayoutEventBody{SubmittedAt: eventTime(now)})
 		l.schedule(id)
 	case t.status == stSubmitted:
-		t.status, t.settled = stSettled, now
-		a.current -= t.amount // the reservation becomes the debit
+		settlePayout(t, a, now)
 		l.emitPayout(api.EventPayoutSettled, id, api.PayoutEventBody{SettledAt: eventTime(now)})
 	}
 }

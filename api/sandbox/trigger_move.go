@@ -58,8 +58,7 @@ func (l *ledger) move(t Trigger) (ev *event, moved bool, err error) {
 		if tx.submitted == 0 {
 			tx.submitted = now
 		}
-		tx.status, tx.settled = stSettled, now
-		a.current -= tx.amount // the reservation becomes the debit
+		settlePayout(tx, a, now)
 		if t.Event == api.EventPayoutSettled {
 			ev = payoutEvent(t.Event, t.PayoutID, api.PayoutEventBody{TransactionID: t.PayoutID, SettledAt: eventTime(now)})
 		} else {
@@ -70,8 +69,7 @@ func (l *ledger) move(t Trigger) (ev *event, moved bool, err error) {
 		stop()
 		reason := orDefault(t.Reason, orDefault(l.reasons[t.PayoutID], api.FailureSchemeError))
 		delete(l.reasons, t.PayoutID)
-		tx.status = stFailed
-		a.available += tx.amount // release the reservation
+		failPayout(tx, a)
 		if t.Family == FamilyPayments {
 			t.Reason, t.Currency = reason, a.Currency
 			ev = paymentsPayoutEvent(t, a, eventTime(now))

@@ -12,11 +12,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/payout"
 )
 
 // Answer is one scripted answer: a status and, for an error, the slug of
@@ -153,4 +155,24 @@ func (s *Server) Created() []api.PayoutRequest {
 		out = append(out, s.created[id])
 	}
 	return out
+}
+
+// Audit opens an empty audit record (profile "test") in the test's
+// temporary directory, and returns it with a function that reads back
+// the attempts it holds, failing the test when it cannot be read: what
+// a test checks after the form, `payout create` or the batch sent.
+func Audit(t testing.TB) (*payout.Log, func() []payout.Attempt) {
+	t.Helper()
+	log, err := payout.Open(filepath.Join(t.TempDir(), "audit.jsonl"), "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return log, func() []payout.Attempt {
+		t.Helper()
+		entries, err := log.Entries()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return payout.Attempts(entries)
+	}
 }

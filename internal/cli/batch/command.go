@@ -286,7 +286,7 @@ func (s *Summary) Funded() bool {
 func follow(ctx context.Context, s *cmdutil.Streams, relayURL, token string, replay bool) (<-chan relayclient.Event, bool) {
 	h, err := headless.RelayHealth(ctx, relayURL)
 	if err != nil {
-		fmt.Fprintf(s.Err, "note: %v; the summary shows what the service accepted, not final states (check later with paydash transactions)\n", err)
+		fmt.Fprintf(s.Err, "note: %s; the summary shows what the service accepted, not final states (check later with paydash transactions)\n", termtext.Safe(err.Error()))
 		return nil, false
 	}
 	since := h.LastSeq
@@ -372,7 +372,7 @@ func writePlan(w io.Writer, plan []Planned, repeats map[int]int) error {
 		switch pl.Action {
 		case ActionSend:
 			r := pl.Row.Request
-			fmt.Fprintf(&b, "  send  line %d  %s  %s  %s  ref %q\n", pl.Row.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.BeneficiaryName, r.BeneficiaryIBAN, r.BeneficiaryReference)
+			fmt.Fprintf(&b, "  send  line %d  %s  %s  %s  ref %q\n", pl.Row.Line, api.FormatAmount(r.AmountInMinor, r.Currency), termtext.Safe(r.BeneficiaryName), termtext.Safe(r.BeneficiaryIBAN), r.BeneficiaryReference)
 			if pl.Match != nil {
 				fmt.Fprintf(&b, "        DUPLICATE of %s: sent anyway (--allow-duplicate)\n", pl.Match)
 			}
@@ -395,14 +395,14 @@ func writePlan(w io.Writer, plan []Planned, repeats map[int]int) error {
 	}
 	for _, pl := range dups {
 		r := pl.Row.Request
-		fmt.Fprintf(&b, "  DUPLICATE  line %d  %s  %s  %s  ref %q: matches payout %s; not sent\n", pl.Row.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.BeneficiaryName, r.BeneficiaryIBAN, r.BeneficiaryReference, pl.Match)
+		fmt.Fprintf(&b, "  DUPLICATE  line %d  %s  %s  %s  ref %q: matches payout %s; not sent\n", pl.Row.Line, api.FormatAmount(r.AmountInMinor, r.Currency), termtext.Safe(r.BeneficiaryName), termtext.Safe(r.BeneficiaryIBAN), r.BeneficiaryReference, pl.Match)
 	}
 	if len(dups) > 0 {
 		b.WriteString("  (to pay a duplicate row again as a new payout, pass --allow-duplicate)\n")
 	}
 	for _, pl := range changed {
 		r := pl.Row.Request
-		fmt.Fprintf(&b, "  CHANGED  line %d  %s  %s  %s  ref %q: already paid as %s; not sent\n", pl.Row.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.BeneficiaryName, r.BeneficiaryIBAN, r.BeneficiaryReference, pl.Before)
+		fmt.Fprintf(&b, "  CHANGED  line %d  %s  %s  %s  ref %q: already paid as %s; not sent\n", pl.Row.Line, api.FormatAmount(r.AmountInMinor, r.Currency), termtext.Safe(r.BeneficiaryName), termtext.Safe(r.BeneficiaryIBAN), r.BeneficiaryReference, pl.Before)
 	}
 	if len(changed) > 0 {
 		b.WriteString("  " + changedAdvice + "\n")
@@ -491,7 +491,7 @@ func writeSummary(w io.Writer, sum *Summary) error {
 		default:
 			continue
 		}
-		fmt.Fprintf(&b, "  line %d  %s  %s  %s  %s\n", r.Line, r.Name, api.FormatAmount(r.AmountInMinor, r.Currency), r.TransactionID, what)
+		fmt.Fprintf(&b, "  line %d  %s  %s  %s  %s\n", r.Line, termtext.Safe(r.Name), api.FormatAmount(r.AmountInMinor, r.Currency), termtext.Safe(r.TransactionID), termtext.Safe(what))
 	}
 	if c.Pending > 0 {
 		if sum.Watched {
@@ -549,12 +549,12 @@ func writeDryRun(b *strings.Builder, sum *Summary) {
 		if r.PreviousRun {
 			// What a re-run skips is listed too: after a lost answer or a
 			// kill, which rows went is what the operator needs to know.
-			fmt.Fprintf(b, "  would skip  line %d  %s  %s  %s  ref %q: sent in an earlier run as %s\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.Name, r.IBAN, r.Reference, r.TransactionID)
+			fmt.Fprintf(b, "  would skip  line %d  %s  %s  %s  ref %q: sent in an earlier run as %s\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), termtext.Safe(r.Name), termtext.Safe(r.IBAN), r.Reference, termtext.Safe(r.TransactionID))
 			continue
 		}
 		switch r.Result {
 		case ResultWouldPay:
-			fmt.Fprintf(b, "  would send  line %d  %s  %s  %s  ref %q\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.Name, r.IBAN, r.Reference)
+			fmt.Fprintf(b, "  would send  line %d  %s  %s  %s  ref %q\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), termtext.Safe(r.Name), termtext.Safe(r.IBAN), r.Reference)
 			switch r.Sent {
 			case payout.OutcomeUnknown:
 				fmt.Fprintf(b, "              sent before, no answer: the service does not hold it, so it goes again under the same id %s (never paid twice)\n", r.TransactionID)
@@ -571,9 +571,9 @@ func writeDryRun(b *strings.Builder, sum *Summary) {
 				fmt.Fprintf(b, "              REPEAT of line %d of this file; would be a second payout (--allow-duplicate)\n", r.RepeatOf)
 			}
 		case ResultDuplicate:
-			fmt.Fprintf(b, "  DUPLICATE   line %d  %s  %s  %s  ref %q: matches payout %s\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.Name, r.IBAN, r.Reference, r.DuplicateOf)
+			fmt.Fprintf(b, "  DUPLICATE   line %d  %s  %s  %s  ref %q: matches payout %s\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), termtext.Safe(r.Name), termtext.Safe(r.IBAN), r.Reference, r.DuplicateOf)
 		case ResultChanged:
-			fmt.Fprintf(b, "  CHANGED     line %d  %s  %s  %s  ref %q: already paid as %s\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), r.Name, r.IBAN, r.Reference, r.ChangedFrom)
+			fmt.Fprintf(b, "  CHANGED     line %d  %s  %s  %s  ref %q: already paid as %s\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), termtext.Safe(r.Name), termtext.Safe(r.IBAN), r.Reference, r.ChangedFrom)
 		}
 	}
 	writeFunds(b, sum.Funds)

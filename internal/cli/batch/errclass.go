@@ -1,6 +1,9 @@
 package batch
 
-import "github.com/paydash/paydash/internal/cli/cmdutil"
+import (
+	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/payout"
+)
 
 // ErrorClass: a file with bad rows was refused before anything was sent.
 func (e *InvalidFileError) ErrorClass() string { return cmdutil.ClassInvalid }
@@ -14,4 +17,4 @@ func (e *InvalidFileError) ErrorField() string {
 }
 
 // ErrorClass: rows repeated inside the file are held back as duplicates.
-func (e *duplicateRowsError) ErrorClass() string { return "duplicate" }
+func (e *duplicateRowsError) ErrorClass() string { return payout.ClassDuplicate }

@@ -3,7 +3,6 @@ package batch
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -35,21 +34,6 @@ func runPipelineBatch(t *testing.T, srv *payouttest.Server, log *payout.Log, ref
 	return sum, strings.Join(strings.Fields(b.String()), " "), err
 }
 
-func batchAudit(t *testing.T) (*payout.Log, func() []payout.Attempt) {
-	t.Helper()
-	log, err := payout.Open(filepath.Join(t.TempDir(), "audit.jsonl"), "test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return log, func() []payout.Attempt {
-		entries, err := log.Entries()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return payout.Attempts(entries)
-	}
-}
-
 // TestBatchRefusalThenCorrectedResendIsNotADuplicate: a 409 whose
 // problem says the account is disabled is a refusal: the row is
 // journalled refused with the refusal's advice (never "may or may not"),
@@ -57,7 +41,7 @@ func batchAudit(t *testing.T) (*payout.Log, func() []payout.Attempt) {
 // summary advises, goes under a new id with no duplicate warning.
 func TestBatchRefusalThenCorrectedResendIsNotADuplicate(t *testing.T) {
 	srv := payouttest.Start(t, payouttest.AccountDisabled)
-	log, attempts := batchAudit(t)
+	log, attempts := payouttest.Audit(t)
 	sum, text, err := runPipelineBatch(t, srv, log, "INV-9")
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +73,7 @@ func TestBatchRefusalThenCorrectedResendIsNotADuplicate(t *testing.T) {
 // held as a duplicate, nothing sent.
 func TestBatchUnknownAnswerIsHeldAsAPossiblePayout(t *testing.T) {
 	srv := payouttest.Start(t, payouttest.Unavailable)
-	log, attempts := batchAudit(t)
+	log, attempts := payouttest.Audit(t)
 	sum, text, err := runPipelineBatch(t, srv, log, "INV-10")
 	if !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "same transaction_id is re-sent") {
 		t.Fatalf("run after a 503: %v", err)

@@ -498,10 +498,7 @@ func lastAccepted(j *Journal, line int) bool {
 // acceptedLocally reports whether the audit record shows id accepted.
 func acceptedLocally(k *payout.Known, id string) bool {
 	p, ok := k.LocalByID(id)
-	if !ok {
-		return false
-	}
-	return p.Outcome == payout.OutcomeAccepted || p.Outcome == payout.OutcomeExisting || api.IsFinalState(p.Outcome)
+	return ok && payout.Created(p.Outcome)
 }
 
 // ToSend returns the planned rows this run sends.

@@ -330,12 +330,7 @@ func TestDeletedJournalMidBatchResumesWithTheSameIDs(t *testing.T) {
 	file, keys := csvRows(t, t.TempDir(), "DEL", 12, plainAmount)
 	// The first run, at 20 payouts a second, stops (ctrl+c) once the
 	// service holds 5 of them.
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go x.cancelAfter(t, ctx, cancel, "DEL", 5)
-	o := yes()
-	o.Rate = 20
-	r := x.batch(t, ctx, file, "", o)
+	r := x.interrupted(t, file, "DEL", 5)
 	if r.code == 0 {
 		t.Fatalf("the interrupted run says it finished:\n%s", r.all())
 	}
@@ -350,6 +345,18 @@ func TestDeletedJournalMidBatchResumesWithTheSameIDs(t *testing.T) {
 		t.Fatalf("re-run without the journal: exit %d\n%s", r.code, r.all())
 	}
 	x.wantPaidOnce(t, "DEL", keys)
+}
+
+// interrupted runs the batch with --yes at 20 payouts a second and
+// stops it (ctrl+c) once the service holds n payouts with the prefix.
+func (x *svc) interrupted(t *testing.T, file, prefix string, n int) runResult {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go x.cancelAfter(t, ctx, cancel, prefix, n)
+	o := yes()
+	o.Rate = 20
+	return x.batch(t, ctx, file, "", o)
 }
 
 // cancelAfter cancels once the report holds n payouts with the prefix.
@@ -574,17 +581,11 @@ func TestDryRunTellsTheTruth(t *testing.T) {
 func TestInterruptedRunAdviceIsSafeToFollow(t *testing.T) {
 	x := startSvc(t, nil)
 	file, keys := csvRows(t, t.TempDir(), "INT", 12, plainAmount)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go x.cancelAfter(t, ctx, cancel, "INT", 4)
-	o := yes()
-	o.Rate = 20
-	r := x.batch(t, ctx, file, "", o)
+	r := x.interrupted(t, file, "INT", 4)
 	if !strings.Contains(r.all(), "run the same command again to resume") {
 		t.Fatalf("ctrl+c: exit %d, no advice to resume:\n%s", r.code, r.all())
 	}
-	o.Rate = 0
-	if r := x.batch(t, context.Background(), file, "", o); r.code != 0 {
+	if r := x.batch(t, context.Background(), file, "", yes()); r.code != 0 {
 		t.Fatalf("the same command again: exit %d\n%s", r.code, r.all())
 	}
 	x.wantPaidOnce(t, "INT", keys)

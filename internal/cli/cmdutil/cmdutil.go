@@ -192,6 +192,8 @@ func WriteTable(w io.Writer, header []string, rows [][]string, right ...int) err
 func displayWidth(s string) int { return runewidth.StringWidth(s) }
 
 // KeyValues writes "key: value" lines aligned on the colon, for summaries.
+// Values are shown through termtext.Safe: they hold payee names and what
+// the service answered (ids, statuses, tokens).
 func KeyValues(w io.Writer, pairs [][2]string) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
 	for _, p := range pairs {

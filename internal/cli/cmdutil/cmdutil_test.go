@@ -144,3 +144,16 @@ func TestWriteTableEscapesOutsideText(t *testing.T) {
 		t.Errorf("table: %q", b.String())
 	}
 }
+
+// TestKeyValuesEscapesOutsideText: a summary's values hold what the
+// service answered (a payment's id, status, resource token) and payee
+// names; an escape in one is shown escaped, never sent to the terminal.
+func TestKeyValuesEscapesOutsideText(t *testing.T) {
+	var b strings.Builder
+	if err := KeyValues(&b, [][2]string{{"status", "authorised\x1b]0;pwned\x07"}, {"beneficiary", "Ada\u202eevil"}}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(b.String(), "\x1b\x07\u202e") || !strings.Contains(b.String(), "authorised") || !strings.Contains(b.String(), "Ada") {
+		t.Errorf("summary: %q", b.String())
+	}
+}

@@ -23,20 +23,20 @@ import (
 // where class says what kind of failure it was, so a script can act on
 // it without reading the message.
 
-// Error classes paydash gives itself when an error names none.
+// Error classes paydash gives itself when an error names none. Those
+// about a send's answer are the payout pipeline's, defined there once.
 const (
-	ClassUsage     = "usage"     // the command line was wrong (exit 2)
-	ClassInvalid   = "invalid"   // the request broke a rule of the interface
-	ClassRefused   = "refused"   // refused: nothing was created
-	ClassUnknown   = "unknown"   // no definite answer: it may have been created
-	ClassCancelled = "cancelled" // the person declined
-	ClassFailed    = "failed"    // anything else
+	ClassUsage     = "usage"             // the command line was wrong (exit 2)
+	ClassInvalid   = payout.ClassInvalid // the request broke a rule of the interface
+	ClassRefused   = payout.ClassRefused // refused: nothing was created
+	ClassUnknown   = payout.ClassUnknown // no definite answer: it may have been created
+	ClassCancelled = "cancelled"         // the person declined
+	ClassFailed    = "failed"            // anything else
 )
 
 // classed is implemented by errors that know their class, such as the
 // payout pipeline's ("refused", "unknown", "funds", "duplicate",
-// "no_account", "invalid"). A local interface keeps cmdutil from
-// depending on the package that defines them.
+// "no_account", "invalid") and the batch's.
 type classed interface{ ErrorClass() string }
 
 // fielded is implemented by errors about one field of a request.

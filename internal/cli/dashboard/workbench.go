@@ -30,10 +30,7 @@ func Workbench(s *cmdutil.Streams, p *config.Profile, audit *payout.Log, sandbox
 	if audit != nil {
 		if entries, err := audit.Entries(); err == nil {
 			cutoff := time.Now().Add(-sentWindow)
-			for _, a := range payout.Attempts(entries) {
-				if a.At.Before(cutoff) || a.Outcome == payout.OutcomeRefused || a.Outcome == payout.OutcomeExisting {
-					continue
-				}
+			for _, a := range payout.AwaitingWebhook(payout.Attempts(entries), cutoff) {
 				wb.Sent = append(wb.Sent, webhooklate.Payout{ID: a.TransactionID, Currency: a.Currency, Amount: a.AmountInMinor, Since: a.At})
 			}
 		}

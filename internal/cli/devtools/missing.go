@@ -103,10 +103,7 @@ func FindMissing(ctx context.Context, s *cmdutil.Streams, p *config.Profile, h r
 		if err != nil {
 			return nil, nil, fmt.Errorf("audit record: %w", err)
 		}
-		for _, a := range payout.Attempts(entries) {
-			if a.At.Before(cutoff) || a.Outcome == payout.OutcomeRefused || a.Outcome == payout.OutcomeExisting {
-				continue
-			}
+		for _, a := range payout.AwaitingWebhook(payout.Attempts(entries), cutoff) {
 			book.Sent(webhooklate.Payout{ID: a.TransactionID, Currency: a.Currency, Amount: a.AmountInMinor, Since: a.At})
 		}
 	}
@@ -150,7 +147,7 @@ func reportStates(ctx context.Context, s *cmdutil.Streams, p *config.Profile, cu
 	}
 	client, err := cmdutil.Client(p)
 	if err != nil {
-		fmt.Fprintf(s.Err, "note: the report was not read: %v\n", err)
+		fmt.Fprintf(s.Err, "note: the report was not read: %s\n", termtext.Safe(err.Error()))
 		return
 	}
 	found := map[int]bool{}
@@ -164,7 +161,7 @@ func reportStates(ctx context.Context, s *cmdutil.Streams, p *config.Profile, cu
 		return nil
 	})
 	if err != nil {
-		fmt.Fprintf(s.Err, "note: the report was not read: %v\n", err)
+		fmt.Fprintf(s.Err, "note: the report was not read: %s\n", termtext.Safe(err.Error()))
 		return
 	}
 	for i := range rows {

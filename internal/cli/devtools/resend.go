@@ -96,11 +96,11 @@ func Resend(ctx context.Context, s *cmdutil.Streams, h relayclient.History, log 
 	}
 	a := relayclient.Resend(ctx, &http.Client{Timeout: o.Timeout}, ev, target, nil)
 	if err := log.Append(a); err != nil {
-		fmt.Fprintf(s.Err, "warning: the resend was sent but not kept in the history (%s): %v\n", log.Path, err)
+		fmt.Fprintf(s.Err, "warning: the resend was sent but not kept in the history (%s): %s\n", log.Path, termtext.Safe(err.Error()))
 	}
 	// The relay keeps it with the event's forwards, for every reader.
 	if err := h.RecordResend(ctx, eventID, a.Answer); err != nil && !errors.Is(err, relayclient.ErrNoAttempts) {
-		fmt.Fprintf(s.Err, "warning: the resend was sent but the relay did not keep its answer: %v\n", err)
+		fmt.Fprintf(s.Err, "warning: the resend was sent but the relay did not keep its answer: %s\n", termtext.Safe(err.Error()))
 	}
 	if o.JSON {
 		if err := cmdutil.WriteJSON(s.Out, a); err != nil {

@@ -111,7 +111,7 @@ func DescribeEvent(ev relayclient.StoredEvent) string {
 	if f := ev.Forward; f != nil {
 		fmt.Fprintf(&b, "forward      %s, %d attempt(s)", termtext.Safe(f.URL), f.Attempts)
 		switch {
-		case f.Answer != nil && f.Answer.Status > 0 && strings.Contains(f.Error, "retrying"):
+		case f.Answer != nil && f.Answer.Status > 0 && f.Retrying():
 			b.WriteString(": not taken, retried until the handler answers 2xx")
 		case f.Answer == nil && f.Error != "":
 			b.WriteString(": " + termtext.Safe(f.Error))

@@ -21,6 +21,13 @@ func runCommand(t *testing.T, c func(*cmdutil.Streams, *cmdutil.Global) *cobra.C
 	env := map[string]string{
 		"HOME": filepath.Join(root, "home"), "XDG_CONFIG_HOME": filepath.Join(root, "config"), "XDG_STATE_HOME": filepath.Join(root, "state"),
 	}
+	return runCommandEnv(t, env, c, args...)
+}
+
+// runCommandEnv is runCommand in the environment env (a profile's
+// PAYDASH_* variables, its state directory).
+func runCommandEnv(t *testing.T, env map[string]string, c func(*cmdutil.Streams, *cmdutil.Global) *cobra.Command, args ...string) (string, string, int) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	s := &cmdutil.Streams{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }}
 	cmd := c(s, &cmdutil.Global{})

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/ecdsa"
-	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,13 +40,21 @@ func profileEnv(t *testing.T, srv *sandbox.Server, key *ecdsa.PrivateKey, secret
 // and the merchant key it trusts, for config check's tests.
 func checkSandbox(t *testing.T, secret string) (*sandbox.Server, *ecdsa.PrivateKey) {
 	t.Helper()
+	return startSandbox(t, sandbox.Options{ClientSecret: secret, History: 0})
+}
+
+// startSandbox serves a sandbox with the options on loopback until the
+// test ends, trusting a new merchant signing key, which it returns.
+func startSandbox(t *testing.T, o sandbox.Options) (*sandbox.Server, *ecdsa.PrivateKey) {
+	t.Helper()
 	key, err := api.GenerateSigningKey()
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	srv, err := sandbox.Listen(ctx, "127.0.0.1:0", sandbox.Options{MerchantKey: &key.PublicKey, ClientSecret: secret, History: 0})
+	o.MerchantKey = &key.PublicKey
+	srv, err := sandbox.Listen(ctx, "127.0.0.1:0", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,19 +153,7 @@ func TestTailPrintsNewEventsFilteredByType(t *testing.T) {
 	defer cancel()
 	post := func(eventType, eventID, payoutID string) {
 		t.Helper()
-		body, _ := json.Marshal(api.PayoutWebhook{EventType: eventType, EventID: eventID,
-			EventBody: json.RawMessage(`{"transaction_id":"` + payoutID + `"}`)})
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, rl.WebhookURL, bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set(api.HeaderWebhookTimestamp, time.Now().UTC().Format(api.WebhookTimeLayout))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode/100 != 2 {
-			t.Fatalf("relay answered %d", resp.StatusCode)
-		}
+		postEvent(t, rl.WebhookURL, eventType, eventID, payoutID)
 	}
 	// An event from before the tail started is not shown by default.
 	post(api.EventPayoutSettled, "11111111-1111-4111-8111-111111111111", "aaaaaaaa-0000-4000-8000-000000000001")

@@ -43,18 +43,7 @@ func (e *createEnv) newClient(t *testing.T, payouts string) *api.Client {
 
 func startCreateEnv(t *testing.T, funds int64, payoutsVia func(target string) string) *createEnv {
 	t.Helper()
-	key, err := api.GenerateSigningKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	srv, err := sandbox.Listen(ctx, "127.0.0.1:0", sandbox.Options{MerchantKey: &key.PublicKey, MerchantKeyID: "k1",
-		InitialFunds: map[string]int64{"GBP": funds}, History: 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
+	srv, key := startSandbox(t, sandbox.Options{MerchantKeyID: "k1", InitialFunds: map[string]int64{"GBP": funds}, History: 0})
 	e := &createEnv{srv: srv, key: key}
 	payouts := srv.Info().PayoutsURL
 	if payoutsVia != nil {

@@ -3,7 +3,6 @@ package headless
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -35,21 +34,6 @@ func pipelineCreate(t *testing.T, srv *payouttest.Server, log *payout.Log, ref s
 	return res, err
 }
 
-func auditOf(t *testing.T) (*payout.Log, func() []payout.Attempt) {
-	t.Helper()
-	log, err := payout.Open(filepath.Join(t.TempDir(), "audit.jsonl"), "test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return log, func() []payout.Attempt {
-		entries, err := log.Entries()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return payout.Attempts(entries)
-	}
-}
-
 // TestCreateRefusalThenCorrectedResendIsNotADuplicate: a 409 whose
 // problem says the account is disabled is a refusal: exit 3, the
 // refusal's advice (never "may or may not"), class "refused" in --json,
@@ -57,7 +41,7 @@ func auditOf(t *testing.T) (*payout.Log, func() []payout.Attempt) {
 // enabled) sends it under a new id with no duplicate warning.
 func TestCreateRefusalThenCorrectedResendIsNotADuplicate(t *testing.T) {
 	srv := payouttest.Start(t, payouttest.AccountDisabled)
-	log, attempts := auditOf(t)
+	log, attempts := payouttest.Audit(t)
 	res, err := pipelineCreate(t, srv, log, "INV-9")
 	if cmdutil.ExitCode(err) != cmdutil.ExitNotAccepted || !strings.Contains(flatText(err.Error()), payout.AdviceRefused) ||
 		strings.Contains(err.Error(), "may or may not") || payout.ErrorClass(err) != payout.ClassRefused {
@@ -87,7 +71,7 @@ func TestCreateRefusalThenCorrectedResendIsNotADuplicate(t *testing.T) {
 // unknown; the same payout under a new id is held as a duplicate.
 func TestCreateUnknownAnswerIsHeldAsAPossiblePayout(t *testing.T) {
 	srv := payouttest.Start(t, payouttest.Unavailable)
-	log, attempts := auditOf(t)
+	log, attempts := payouttest.Audit(t)
 	res, err := pipelineCreate(t, srv, log, "INV-10")
 	if cmdutil.ExitCode(err) != cmdutil.ExitNotAccepted || !strings.Contains(flatText(err.Error()), payout.AdviceUnknown) ||
 		!strings.Contains(err.Error(), "--transaction-id "+res.TransactionID) || payout.ErrorClass(err) != payout.ClassUnknown {

@@ -8,6 +8,7 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/termtext"
 )
 
 // learnTimeout bounds what `payouts log` spends asking the report, and
@@ -32,7 +33,7 @@ func LearnOutcomes(ctx context.Context, s *cmdutil.Streams, log *payout.Log, rep
 	var open []payout.Attempt
 	earliest := time.Time{}
 	for _, a := range payout.Attempts(entries) {
-		if a.Outcome == "" || a.Outcome == payout.OutcomeAccepted || a.Outcome == payout.OutcomeUnknown {
+		if payout.Pending(a.Outcome) {
 			open = append(open, a)
 			if earliest.IsZero() || a.At.Before(earliest) {
 				earliest = a.At
@@ -61,7 +62,7 @@ func LearnOutcomes(ctx context.Context, s *cmdutil.Streams, log *payout.Log, rep
 		})
 		cancel()
 		if err != nil {
-			fmt.Fprintf(s.Err, "note: the service's report could not be read (%v)\n", err)
+			fmt.Fprintf(s.Err, "note: the service's report could not be read (%s)\n", termtext.Safe(err.Error()))
 		}
 	}
 	// Then the relay, for what the report cannot say: a rejection never
@@ -75,7 +76,7 @@ func LearnOutcomes(ctx context.Context, s *cmdutil.Streams, log *payout.Log, rep
 			}
 			st, reason, ok, err := states.FinalState(rctx, a.TransactionID)
 			if err != nil {
-				fmt.Fprintf(s.Err, "note: the relay could not be asked (%v); outcomes as the report and the record have them\n", err)
+				fmt.Fprintf(s.Err, "note: the relay could not be asked (%s); outcomes as the report and the record have them\n", termtext.Safe(err.Error()))
 				break
 			}
 			if ok {
@@ -89,7 +90,7 @@ func LearnOutcomes(ctx context.Context, s *cmdutil.Streams, log *payout.Log, rep
 	}
 	for id, st := range learnt {
 		if _, err := log.FinalOutcome(id, st[0], st[1]); err != nil {
-			fmt.Fprintf(s.Err, "note: %v\n", err)
+			fmt.Fprintf(s.Err, "note: %s\n", termtext.Safe(err.Error()))
 		}
 	}
 }
@@ -102,7 +103,7 @@ func outcomeWord(a payout.Attempt) string {
 	case a.Outcome == "":
 		return "no answer recorded"
 	case a.Outcome == api.StateFailed && a.Detail == payout.ReasonReturned:
-		return "returned"
+		return payout.ReasonReturned
 	}
 	return a.Outcome
 }

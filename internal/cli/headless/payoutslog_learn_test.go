@@ -23,17 +23,7 @@ import (
 // and each reference's transaction id.
 func sentPayouts(t *testing.T, relayWebhookURL func(jwks string) string, refs ...string) (*payout.Log, *api.Client, map[string]string) {
 	t.Helper()
-	key, err := api.GenerateSigningKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	srv, err := sandbox.Listen(ctx, "127.0.0.1:0", sandbox.Options{MerchantKey: &key.PublicKey, MerchantKeyID: "k1", History: 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
+	srv, key := startSandbox(t, sandbox.Options{MerchantKeyID: "k1", History: 0})
 	if relayWebhookURL != nil {
 		srv.SetWebhookURI(relayWebhookURL(srv.Info().JWKSURL))
 	}
@@ -47,6 +37,7 @@ func sentPayouts(t *testing.T, relayWebhookURL func(jwks string) string, refs ..
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx := context.Background()
 	ids := map[string]string{}
 	for _, ref := range refs {
 		req := api.PayoutRequest{TransactionID: uuid.NewString(), BeneficiaryName: "Ada Lovelace", BeneficiaryIBAN: "GB33BUKB20201555555555",

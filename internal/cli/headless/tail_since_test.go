@@ -21,7 +21,9 @@ func postEvent(t *testing.T, url, eventType, eventID, payoutID string) {
 	t.Helper()
 	body, _ := json.Marshal(api.PayoutWebhook{EventType: eventType, EventID: eventID,
 		EventBody: json.RawMessage(`{"transaction_id":"` + payoutID + `"}`)})
-	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(api.HeaderWebhookTimestamp, time.Now().UTC().Format(api.WebhookTimeLayout))
 	resp, err := http.DefaultClient.Do(req)

@@ -45,4 +45,15 @@ func TestKeyAndSecretAreCreatedPrivateAndReused(t *testing.T) {
 	if _, _, err := LoadOrCreateKey(keyPath); err == nil || !strings.Contains(err.Error(), "remove it") {
 		t.Errorf("a damaged key must be reported, not replaced silently: %v", err)
 	}
+	// Follow the advice: remove it, and the next start makes a new key.
+	if err := os.Remove(keyPath); err != nil {
+		t.Fatal(err)
+	}
+	fresh, created, err := LoadOrCreateKey(keyPath)
+	if err != nil || !created || fresh == nil || fresh.Equal(key) {
+		t.Fatalf("after removing the damaged key: created=%v err=%v", created, err)
+	}
+	if again, _, err := LoadOrCreateKey(keyPath); err != nil || !again.Equal(fresh) {
+		t.Fatalf("the new key is not kept: %v", err)
+	}
 }
