@@ -25,6 +25,10 @@ const (
 	DefaultRelayListen    = "127.0.0.1:8787"
 	DefaultBalanceRefresh = 10 * time.Second
 	DefaultReportRefresh  = 60 * time.Second
+	// DefaultTrackerKeepFinal is how many finished payouts of others the
+	// dashboard's Payouts tracker keeps; its own and those in flight are
+	// always kept, older ones are in the report and the relay.
+	DefaultTrackerKeepFinal = 1000
 	// minRefresh keeps a typo like "10ms" from hammering the service.
 	minRefresh = time.Second
 	// envOnlyProfile names the profile built from environment variables
@@ -67,6 +71,9 @@ type Profile struct {
 
 	BalanceRefresh time.Duration
 	ReportRefresh  time.Duration
+	// TrackerKeepFinal is how many finished payouts of others the
+	// Payouts tracker keeps (tracker_keep_final).
+	TrackerKeepFinal int
 	// LowBalance maps a currency to the balance, in minor units, below
 	// which the dashboard warns.
 	LowBalance map[string]int64

@@ -39,6 +39,7 @@ type displayProfile struct {
 	RelayTokenEnv    string            `toml:"relay_token_env,omitempty" json:"relay_token_env,omitempty"`
 	BalanceRefresh   string            `toml:"balance_refresh,omitempty" json:"balance_refresh,omitempty"`
 	ReportRefresh    string            `toml:"report_refresh,omitempty" json:"report_refresh,omitempty"`
+	TrackerKeepFinal int               `toml:"tracker_keep_final,omitempty" json:"tracker_keep_final,omitempty"`
 	TZ               string            `toml:"tz,omitempty" json:"tz,omitempty"`
 	Production       bool              `toml:"production" json:"production"`
 	Regulated        bool              `toml:"regulated" json:"regulated"`
@@ -60,7 +61,7 @@ func (p Profile) display() displayProfile {
 		RelayListen: p.RelayListen, RelayURL: p.RelayURL, RelayPublicURL: p.RelayPublicURL,
 		RelayToken: p.RelayToken, RelayTokenEnv: p.RelayTokenEnv,
 		BalanceRefresh: formatDuration(p.BalanceRefresh), ReportRefresh: formatDuration(p.ReportRefresh),
-		Production: p.Production, Regulated: p.Regulated, TZ: p.TZ,
+		Production: p.Production, Regulated: p.Regulated, TZ: p.TZ, TrackerKeepFinal: p.TrackerKeepFinal,
 	}
 	if len(p.MerchantAccounts) > 0 {
 		d.MerchantAccounts = p.MerchantAccounts

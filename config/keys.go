@@ -19,6 +19,7 @@ const (
 	kindTimeZone       // "local", "UTC" or an IANA zone name
 	kindAccounts       // table currency -> merchant account id (UUID)
 	kindDurations      // one duration, or a table currency -> duration
+	kindCount          // positive integer (TOML integer; digits from env and flags)
 )
 
 // isTable is whether a kind's value is a table keyed by currency, whose
@@ -56,6 +57,7 @@ func keySpecs() []keySpec {
 		{name: "relay_token_env", kind: kindEnvName, group: "relay_token"},
 		{name: "balance_refresh", kind: kindDuration},
 		{name: "report_refresh", kind: kindDuration},
+		{name: "tracker_keep_final", kind: kindCount},
 		{name: "tz", kind: kindTimeZone},
 		{name: "low_balance", kind: kindAmounts},
 		{name: "merchant_accounts", kind: kindAccounts},

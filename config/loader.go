@@ -106,10 +106,11 @@ func groupKeys(group string) []string {
 
 func (l *loader) applyDefaults() {
 	for key, v := range map[string]string{
-		"relay_listen":    DefaultRelayListen,
-		"balance_refresh": DefaultBalanceRefresh.String(),
-		"report_refresh":  DefaultReportRefresh.String(),
-		"tz":              "local",
+		"relay_listen":       DefaultRelayListen,
+		"balance_refresh":    DefaultBalanceRefresh.String(),
+		"report_refresh":     DefaultReportRefresh.String(),
+		"tz":                 "local",
+		"tracker_keep_final": strconv.Itoa(DefaultTrackerKeepFinal),
 	} {
 		l.values[key] = setting{value: v, layer: layerDefault}
 	}
@@ -138,6 +139,13 @@ func (l *loader) applyFile(doc *configFile, table map[string]toml.Primitive) {
 				continue
 			}
 			s.value = strconv.FormatBool(b)
+		case kindCount:
+			var n int64
+			if err := doc.md.PrimitiveDecode(table[key], &n); err != nil {
+				l.fail(key, s, "must be a whole number (without quotes), got %s", tomlType(doc.md, path...))
+				continue
+			}
+			s.value = strconv.FormatInt(n, 10)
 		case kindDurations:
 			// One duration for every currency, or a table per currency.
 			if doc.md.PrimitiveDecode(table[key], &s.value) == nil {
@@ -335,6 +343,8 @@ func (l *loader) build() *Profile {
 				l.fail(key, s, "%q is not a boolean; use true or false", s.value)
 			}
 			*bools[key] = b
+		case kindCount:
+			p.TrackerKeepFinal = l.checkCount(key, s)
 		case kindTimeZone:
 			p.TZ, p.Location = s.value, l.checkTimeZone(key, s)
 		case kindAmounts:
@@ -424,6 +434,15 @@ func (l *loader) checkEnvName(key string, s setting) string {
 		return ""
 	}
 	return s.value
+}
+
+func (l *loader) checkCount(key string, s setting) int {
+	n, err := strconv.Atoi(s.value)
+	if err != nil || n < 1 {
+		l.fail(key, s, "%q is not a positive whole number; write it like %d", s.value, DefaultTrackerKeepFinal)
+		return 0
+	}
+	return n
 }
 
 func (l *loader) checkDuration(key string, s setting) time.Duration {

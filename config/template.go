@@ -65,6 +65,12 @@ relay_listen = "127.0.0.1:8787"
 balance_refresh = "10s"
 report_refresh = "60s"
 
+# How many finished payouts of others the dashboard's Payouts tracker keeps
+# (newest first); this profile's own, those followed from the report (p)
+# and those in flight are always kept.
+# Older ones are in the report and the relay (paydash events tail).
+tracker_keep_final = 1000
+
 # The dashboard's time zone: "local" (this machine's), "UTC", or a name
 # like "Europe/London". The header names it and date:today follows it;
 # the headless commands and exports always write UTC.

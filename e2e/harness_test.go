@@ -102,7 +102,13 @@ const cols, rows = 120, 40
 
 func startScreen(t testing.TB, env []string, args ...string) *screen {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	return startScreenCmd(t, env, exec.Command(bin, args...))
+}
+
+// startScreenCmd is startScreen for a command line of the caller's (the
+// binary under taskset, say).
+func startScreenCmd(t testing.TB, env []string, cmd *exec.Cmd) *screen {
+	t.Helper()
 	cmd.Env = env
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: cols, Rows: rows})
 	if err != nil {

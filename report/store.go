@@ -300,6 +300,24 @@ func (s *Store) Tx(i int32) api.Transaction {
 // every id is found.
 func (s *Store) FindIDs(ids map[string]bool) map[string]api.Transaction {
 	out := make(map[string]api.Transaction, len(ids))
+	// Once a refresh has built the report's id index, a look-up per id
+	// rather than a scan of every row: the tracker asks on every event
+	// batch that brings payouts it does not know. The index belongs to
+	// the builder; a refresh running now holds it, and the scan serves.
+	if b := s.b; b != nil && b.mu.TryLock() {
+		built := b.idsBuilt
+		if built {
+			for id := range ids {
+				if i, ok := b.ids.find(&b.cur, []byte(clip(id, maxID))); ok && int(i) < s.n {
+					out[id] = s.Tx(i)
+				}
+			}
+		}
+		b.mu.Unlock()
+		if built {
+			return out
+		}
+	}
 	for i := int32(s.Len()) - 1; i >= 0 && len(out) < len(ids); i-- { //nolint:gosec // G115: row counts fit int32 (row numbers are int32 throughout)
 		if id := s.ID(i); ids[string(id)] {
 			out[string(id)] = s.Tx(i)

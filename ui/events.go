@@ -16,95 +16,70 @@ import (
 	"github.com/paydash/paydash/termtext"
 )
 
-// maxEvents bounds the events kept in memory; the relay keeps them all.
-const maxEvents = 20000
-
 type eventsView struct {
-	all     []relayclient.Event
-	shown   []int // indexes into all that pass the filters
+	heldEvents
 	follow  bool
 	unseen  int // events arrived while paused
 	typ     string
 	nav     listNav
 	filter  filterBar
 	open    bool
-	openIdx int
+	openIdx int // absolute number of the open event
 	vp      viewport.Model
 	pageH   int
 	wb      eventsWorkbench // events_workbench.go
 }
 
 func newEventsView() eventsView {
-	return eventsView{follow: true, filter: newFilterBar("type, event id, payout id, summary"), vp: viewport.New(80, 10)}
+	return eventsView{heldEvents: newHeldEvents(maxEvents), follow: true,
+		filter: newFilterBar("type, event id, payout id, summary"), vp: viewport.New(80, 10)}
 }
 
-// add appends a batch from the subscriber (backlog first, then live).
+// add appends a batch from the subscriber (backlog first, then live):
+// each event is checked against the active filter as it arrives, and the
+// oldest beyond the cap are let go.
 func (v *eventsView) add(evs []relayclient.Event) {
-	v.all = append(v.all, evs...)
-	dropped := 0
-	if over := len(v.all) - maxEvents; over > 0 {
-		v.all = slices.Delete(v.all, 0, over)
-		dropped = over
-		if v.open {
-			v.openIdx -= over
-			if v.openIdx < 0 {
-				v.open = false
-			}
+	sel := v.cursorEvent()
+	added := 0
+	for _, ev := range evs {
+		if v.push(ev) {
+			added++
 		}
 	}
-	before := len(v.shown)
-	v.refilterShift(dropped)
+	if v.open && !v.isHeld(v.openIdx) {
+		v.open = false
+	}
 	if v.follow {
 		v.nav.cursor = len(v.shown) - 1
 	} else {
-		v.unseen += max(len(v.shown)-before, 0)
+		v.unseen += added
+		v.reselect(sel)
 	}
 }
 
-func (v *eventsView) refilter() { v.refilterShift(0) }
-
-// refilterShift recomputes the shown events, keeping the cursor on the
-// same event (or the next one shown) rather than on the same line
-// number; dropped is how many of the oldest events were just removed.
-func (v *eventsView) refilterShift(dropped int) {
-	sel := -1
+// cursorEvent is the absolute number of the event under the cursor, or -1.
+func (v *eventsView) cursorEvent() int {
 	if v.nav.cursor >= 0 && v.nav.cursor < len(v.shown) {
-		sel = v.shown[v.nav.cursor] - dropped
+		return v.shown[v.nav.cursor]
 	}
-	defer func() {
-		if sel >= 0 {
-			v.nav.cursor, _ = slices.BinarySearch(v.shown, sel)
-			v.nav.clamp(len(v.shown), v.pageH)
-		}
-	}()
-	q := v.filter.query()
-	v.shown = v.shown[:0]
-	for i := range v.all {
-		ev := &v.all[i]
-		if v.typ != "" && ev.Type != v.typ {
-			continue
-		}
-		if v.wb.failedOnly && !forwardFailed(ev) {
-			continue
-		}
-		if q != "" && !strings.Contains(strings.ToLower(ev.Type+" "+ev.EventID+" "+ev.PayoutID+" "+eventSummary(ev)), q) {
-			continue
-		}
-		v.shown = append(v.shown, i)
+	return -1
+}
+
+// reselect puts the cursor back on event sel (or the next one shown)
+// rather than on the same line number.
+func (v *eventsView) reselect(sel int) {
+	if sel >= 0 {
+		v.nav.cursor, _ = slices.BinarySearch(v.shown, sel)
+		v.nav.clamp(len(v.shown), v.pageH)
 	}
 }
 
-func (v *eventsView) types() []string {
-	seen := map[string]bool{}
-	var out []string
-	for i := range v.all {
-		if t := v.all[i].Type; !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	slices.Sort(out)
-	return out
+// refilter applies the type, failed-only and text filters, keeping the
+// selection.
+func (v *eventsView) refilter() {
+	sel := v.cursorEvent()
+	v.setFilter(eventFilter{typ: v.typ, failedOnly: v.wb.failedOnly, q: v.filter.query()})
+	v.reselect(sel)
 }
 
 // eventSummary is the relay's one-line summary plus, when the relay
@@ -201,7 +176,7 @@ func (v *eventsView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 		case key.Matches(k, c.keys.Back, c.keys.Enter):
 			v.open = false
 		case key.Matches(k, c.keys.CopyBody):
-			return c.copyText(string(v.all[v.openIdx].Body), "event body")
+			return c.copyText(string(v.at(v.openIdx).Body), "event body")
 		default:
 			var cmd tea.Cmd
 			v.vp, cmd = v.vp.Update(k)
@@ -232,11 +207,11 @@ func (v *eventsView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, c.keys.OpenEvent) && v.nav.cursor < len(v.shown) && len(v.shown) > 0:
 		v.open = true
 		v.openIdx = v.shown[v.nav.cursor]
-		v.wb.base, v.wb.query = v.detail(c, &v.all[v.openIdx]), ""
+		v.wb.base, v.wb.query = v.detail(c, v.at(v.openIdx)), ""
 		v.vp.GotoTop()
 		v.setContent(c)
 	case key.Matches(k, c.keys.CopyBody) && v.nav.cursor < len(v.shown) && len(v.shown) > 0:
-		return c.copyText(string(v.all[v.shown[v.nav.cursor]].Body), "event body")
+		return c.copyText(string(v.at(v.shown[v.nav.cursor]).Body), "event body")
 	case key.Matches(k, c.keys.Back):
 		v.typ = ""
 		v.filter.set("")
@@ -273,7 +248,7 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 			state += c.st.warn.Render(" · " + itoa(v.unseen) + " new (" + keyOf(c.keys.Follow) + " to follow)")
 		}
 	}
-	info := itoa(len(v.shown)) + " of " + itoa(len(v.all)) + " events · " + state
+	info := v.countLine() + " · " + state
 	if v.typ != "" {
 		info += " · type " + v.typ
 	}
@@ -300,13 +275,13 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 	loc := c.now().Location()
 	cells := make([]string, len(eventCols))
 	for i := v.nav.top; i < min(v.nav.top+listH, len(v.shown)); i++ {
-		ev := &v.all[v.shown[i]]
+		ev := v.at(v.shown[i])
 		cells[0] = strconv.FormatUint(ev.Seq, 10)
 		cells[1] = clockTime(ev.ReceivedAt, loc)
 		cells[2] = ev.Type
 		cells[3] = ev.EventID
 		cells[4] = ev.PayoutID
-		cells[5] = c.lateMark(ev.PayoutID) + listSummary(ev, ws[4] == 0)
+		cells[5] = c.lateMark(ev.PayoutID) + v.summary(v.shown[i], ws[4] == 0)
 		var line strings.Builder
 		line.WriteString(gutter(i == v.nav.cursor, false))
 		renderCells(&line, eventCols, ws, cells)
@@ -321,7 +296,7 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 }
 
 func (v *eventsView) openView(c *viewContext, w, h int) string {
-	ev := &v.all[v.openIdx]
+	ev := v.at(v.openIdx)
 	v.vp.Width, v.vp.Height = w, max(h-2, 1)
 	head := "Event #" + strconv.FormatUint(ev.Seq, 10) + " " + clean(ev.Type)
 	keys := []string{keyOf(c.keys.Back) + " back", keyOf(c.keys.CopyBody) + " body", keyOf(keyCopyHeads) + " headers",

@@ -15,13 +15,13 @@ func TestEventsSelectionFollowsItsEvent(t *testing.T) {
 	h.key("up")
 	h.key("up")
 	h.view()
-	want := h.m.events.all[h.m.events.shown[h.m.events.nav.cursor]].EventID
+	want := h.m.events.at(h.m.events.shown[h.m.events.nav.cursor]).EventID
 	h.send(relayEventsMsg{events: []relayclient.Event{
 		payoutEvent(30, "aaaaaaaa-0000-4000-8000-000000000030", api.StateAuthorised),
 		payoutEvent(31, "aaaaaaaa-0000-4000-8000-000000000031", api.StateAuthorised),
 	}})
 	h.view()
-	if got := h.m.events.all[h.m.events.shown[h.m.events.nav.cursor]].EventID; got != want {
+	if got := h.m.events.at(h.m.events.shown[h.m.events.nav.cursor]).EventID; got != want {
 		t.Fatalf("new events moved the selection from %s to %s", want, got)
 	}
 	mustContain(t, h.view(), "2 new")

@@ -339,7 +339,7 @@ func TestEventsFilterKeepsSelection(t *testing.T) {
 	h := newHarness(t, Options{Backend: newFake(10), Events: closedEvents(testEvents())}, 120, 40)
 	h.key("4")
 	v := &h.m.events
-	selected := func() uint64 { return v.all[v.shown[v.nav.cursor]].Seq }
+	selected := func() uint64 { return v.at(v.shown[v.nav.cursor]).Seq }
 	h.key("up") // seq 4, and following pauses
 	if selected() != 4 {
 		t.Fatalf("selected seq %d, want 4", selected())

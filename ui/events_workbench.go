@@ -214,16 +214,19 @@ func (s *workbenchState) addResend(a relayclient.Attempt) {
 // was marked late.
 func (m *model) noteLate(evs []relayclient.Event) {
 	now := m.now()
-	for _, p := range m.tracker.list {
+	// Only the payouts that are new or learned their details since the
+	// last call: walking every tracked payout on each batch made an event
+	// cost more the more payouts were followed.
+	m.tracker.eachTouched(func(p *trackedPayout) {
 		if p.row != nil {
 			m.wb.report[p.id] = p.row.Status
 		}
 		if m.wb.fed[p.id] {
-			continue
+			return
 		}
 		_, _, _, minor, cur, ok := p.details()
 		if !ok && !p.mine {
-			continue
+			return
 		}
 		m.wb.fed[p.id] = true
 		since := p.firstSeen
@@ -232,7 +235,7 @@ func (m *model) noteLate(evs []relayclient.Event) {
 			src = webhooklate.SourceAuthorised
 		}
 		m.wb.book.Sent(webhooklate.Payout{ID: p.id, Currency: cur, Amount: minor, Since: since, Source: src})
-	}
+	})
 	// Bounded: settled payouts are forgotten past maxLateBook.
 	m.wb.book.Prune(maxLateBook)
 	if len(m.wb.fed) > maxLateBook {
@@ -248,6 +251,7 @@ func (m *model) noteLate(evs []relayclient.Event) {
 			wasLate = st.Late
 		}
 		if st, final := m.wb.book.Observe(ev); final && (st.ArrivedLate || wasLate) {
+			m.events.wb.lateValid = false // the banner loses it now
 			m.setFlash("payout "+shortID(st.ID)+": "+termtext.Safe(st.Final)+" came "+webhooklate.Round(st.LateBy).String()+" late (late mark cleared)", false)
 		}
 	}
@@ -276,6 +280,10 @@ type eventsWorkbench struct {
 	picking    bool
 	pick       int
 	base       string // the inspector's content without highlights
+	// late is the book's overdue payouts as of lateAt, for the banner.
+	late      []webhooklate.Status
+	lateAt    time.Time
+	lateValid bool
 }
 
 // Workbench keys (the Events view's own; R and T are capitals so they
@@ -305,16 +313,8 @@ func forwardFailed(ev *relayclient.Event) bool {
 // applyAttempt records a forward attempt on its event, if the view still
 // holds it (events are in seq order).
 func (v *eventsView) applyAttempt(a relayclient.Attempt) {
-	i, ok := slices.BinarySearchFunc(v.all, a.EventSeq, func(e relayclient.Event, seq uint64) int {
-		switch {
-		case e.Seq < seq:
-			return -1
-		case e.Seq > seq:
-			return 1
-		}
-		return 0
-	})
-	if !ok {
+	n := v.findSeq(a.EventSeq)
+	if n < 0 {
 		return
 	}
 	ans := a.Answer
@@ -322,23 +322,23 @@ func (v *eventsView) applyAttempt(a relayclient.Attempt) {
 	if a.Error == "" && !a.OK() {
 		fr.Error = "answered HTTP " + itoa(a.Status)
 	}
-	v.all[i].Forward = fr
+	v.setForward(n, fr)
 }
 
 // reopen redraws an open inspector (after a resend answered).
 func (v *eventsView) reopen(c *viewContext) {
-	if v.open && v.openIdx < len(v.all) {
-		v.wb.base = v.detail(c, &v.all[v.openIdx])
+	if v.open && v.isHeld(v.openIdx) {
+		v.wb.base = v.detail(c, v.at(v.openIdx))
 		v.setContent(c)
 	}
 }
 
 func (v *eventsView) selected() *relayclient.Event {
 	switch {
-	case v.open && v.openIdx < len(v.all):
-		return &v.all[v.openIdx]
+	case v.open && v.isHeld(v.openIdx):
+		return v.at(v.openIdx)
 	case v.nav.cursor >= 0 && v.nav.cursor < len(v.shown):
-		return &v.all[v.shown[v.nav.cursor]]
+		return v.at(v.shown[v.nav.cursor])
 	}
 	return nil
 }
@@ -534,7 +534,14 @@ func (v *eventsView) lateBanner(c *viewContext, w int) string {
 	if c.wb == nil {
 		return ""
 	}
-	late := c.wb.book.Check(c.now())
+	// The book is checked at most once a second (it holds up to
+	// maxLateBook payouts; a frame comes with nearly every event), and
+	// at once when a late payout's final webhook came.
+	now := c.now()
+	if !v.wb.lateValid || now.Sub(v.wb.lateAt) >= time.Second || now.Before(v.wb.lateAt) {
+		v.wb.late, v.wb.lateAt, v.wb.lateValid = c.wb.book.Check(now), now, true
+	}
+	late := v.wb.late
 	if len(late) == 0 {
 		return ""
 	}

@@ -151,7 +151,7 @@ func newModel(ctx context.Context, opts Options) *model {
 	}
 	m.bal = newBalancesView()
 	m.tx = newTxView()
-	m.tracker = newTrackerView()
+	m.tracker = newTrackerView(opts.TrackerKeepFinal)
 	m.events = newEventsView()
 	m.payout = newFormView(tabPayout, &payoutForm{})
 	m.payment = newFormView(tabPayment, &paymentForm{})
@@ -241,7 +241,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.tracker.applyRows(c, msg)
 		m.noteLate(nil)
 		m.followPayout()
-		return m, nil
+		return m, m.tracker.lookup(c, m.tx.report()) // the payouts that came meanwhile
 	case txResultMsg:
 		m.tx.result(c, msg)
 		return m, nil

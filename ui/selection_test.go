@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/relayclient"
@@ -22,13 +21,6 @@ func lastCopied(t *testing.T, h *harness) string {
 		t.Fatal(err)
 	}
 	return string(got)
-}
-
-// payoutEvent is a relay event moving payout id to state.
-func payoutEvent(seq uint64, id, state string) relayclient.Event {
-	at := fixedNow.Add(time.Duration(seq) * time.Second)
-	return relayclient.Event{Seq: seq, EventID: "sel-" + id + "-" + state, Family: relayclient.FamilyPayout, Type: "payout_" + state,
-		PayoutID: id, State: state, OccurredAt: at, ReceivedAt: at}
 }
 
 // Issue 22 item 1: new payouts arriving above the selected one leave the

@@ -49,26 +49,52 @@ type trackedPayout struct {
 	// note explains a payout the report does not show.
 	from string
 	note string
+
+	// Bookkeeping of the tracker's bounds (tracker_bounds.go).
+	pos             int    // index in payoutOrder.order
+	finishTurn      int    // its live entry in the finished queue, 0 if none
+	finishedAs      string // the final state it was queued with
+	outcomeRecorded bool   // its final state went to the audit record
+	pinned          bool   // followed from the report (p): never dropped
+	touched         bool   // in trackerView.touched
+	lookupGen       int    // the lookup generation it was last searched in
 }
 
 type trackerView struct {
-	list   []*trackedPayout // newest first
-	byID   map[string]*trackedPayout
-	events map[string]bool // event ids applied (the relay resends on reconnect)
-	// lookedUp holds the ids already searched for in lookupStore, so each
-	// unknown payout costs one scan per loaded report, not one per event.
-	lookedUp    map[string]bool
+	payouts payoutOrder
+	byID    map[string]*trackedPayout
+	events  idWindow // the latest event ids applied (the relay resends on reconnect)
+	// toLookUp are the payouts created since the last lookup, each
+	// searched once per loaded report (lookupGen), not once per event.
+	toLookUp    []*trackedPayout
 	lookupStore *report.Store
-	nav         listNav
-	sel         selection // the selected payout, by id
-	filter      filterBar
-	pageH       int
-	// recorded holds the ids whose final state went to the audit record.
-	recorded map[string]bool
+	lookupGen   int
+	// lookupBusy is set while a lookup runs: one at a time, so under a
+	// stream of events the new payouts gather into the next one instead
+	// of each batch scanning the report and reading the record.
+	lookupBusy bool
+	nav        listNav
+	sel        selection // the selected payout, by id
+	filter     filterBar
+	pageH      int
+	// toRecord are the payouts that finished since the last
+	// recordOutcomes, for the audit record.
+	toRecord []*trackedPayout
+	// touched are the payouts new or with details learned since the
+	// late-webhook book last took them (eachTouched).
+	touched []*trackedPayout
+	// finished orders the finished payouts of others; beyond keepFinal
+	// the oldest are dropped, droppedFinal counts them.
+	finished     finishedQueue
+	keepFinal    int
+	droppedFinal int
 }
 
-func newTrackerView() trackerView {
-	return trackerView{byID: map[string]*trackedPayout{}, events: map[string]bool{}, lookedUp: map[string]bool{},
+func newTrackerView(keepFinal int) trackerView {
+	if keepFinal <= 0 {
+		keepFinal = DefaultTrackerKeepFinal
+	}
+	return trackerView{byID: map[string]*trackedPayout{}, events: newIDWindow(recentEventIDs), keepFinal: keepFinal,
 		filter: newFilterBar("id, beneficiary, state, amount (£12.34, -£12.34, 12.34), currency")}
 }
 
@@ -109,23 +135,32 @@ type payoutRowsMsg struct {
 func (v *trackerView) lookup(c *viewContext, st *report.Store) tea.Cmd {
 	g := c.opts.Guard
 	hasRows := st != nil && st.Len() > 0
+	if st != v.lookupStore {
+		// A new report: every payout still without details is searched
+		// again (once per load, not per event).
+		v.lookupStore = st
+		v.lookupGen++
+		v.toLookUp = append(v.toLookUp[:0], v.payouts.newestFirst()...)
+	}
+	if v.lookupBusy {
+		return nil // the payouts wait in toLookUp for the next one
+	}
+	queued := v.toLookUp
+	v.toLookUp = v.toLookUp[:0]
 	if !hasRows && g == nil {
 		return nil
 	}
-	if st != v.lookupStore {
-		v.lookupStore = st
-		clear(v.lookedUp)
-	}
 	want := map[string]bool{}
-	for _, p := range v.list {
-		if p.req == nil && p.row == nil && !v.lookedUp[p.id] {
+	for _, p := range queued {
+		if p.req == nil && p.row == nil && p.lookupGen != v.lookupGen && v.byID[p.id] == p {
 			want[p.id] = true
-			v.lookedUp[p.id] = true
+			p.lookupGen = v.lookupGen
 		}
 	}
 	if len(want) == 0 {
 		return nil
 	}
+	v.lookupBusy = true
 	return func() tea.Msg {
 		var msg payoutRowsMsg
 		if hasRows {
@@ -147,16 +182,19 @@ func (v *trackerView) lookup(c *viewContext, st *report.Store) tea.Cmd {
 }
 
 func (v *trackerView) applyRows(c *viewContext, msg payoutRowsMsg) {
+	v.lookupBusy = false
 	for id, t := range msg.rows {
 		if p := v.byID[id]; p != nil && p.req == nil && p.row == nil {
 			t := t
 			p.row = &t
+			v.touch(p)
 		}
 	}
 	for id, r := range msg.recorded {
 		if p := v.byID[id]; p != nil && p.req == nil && p.row == nil {
 			r := r
 			p.recorded = &r
+			v.touch(p)
 		}
 	}
 }
@@ -164,7 +202,7 @@ func (v *trackerView) applyRows(c *viewContext, msg payoutRowsMsg) {
 // unknown counts payouts shown without beneficiary and amount.
 func (v *trackerView) unknown() int {
 	n := 0
-	for _, p := range v.list {
+	for _, p := range v.payouts.newestFirst() {
 		if _, _, _, _, _, ok := p.details(); !ok {
 			n++
 		}
@@ -177,7 +215,9 @@ func (v *trackerView) get(c *viewContext, id string) *trackedPayout {
 	if p == nil {
 		p = &trackedPayout{id: id, firstSeen: c.now()}
 		v.byID[id] = p
-		v.list = slices.Insert(v.list, 0, p)
+		v.payouts.add(p)
+		v.toLookUp = append(v.toLookUp, p)
+		v.touch(p)
 	}
 	return p
 }
@@ -186,6 +226,7 @@ func (v *trackerView) get(c *viewContext, id string) *trackedPayout {
 func (v *trackerView) addSent(c *viewContext, req *api.PayoutRequest) {
 	p := v.get(c, req.TransactionID)
 	p.mine, p.req = true, req
+	v.touch(p)
 	if p.state == "" {
 		p.state = stateSent
 	}
@@ -205,11 +246,8 @@ func (v *trackerView) apply(c *viewContext, evs []relayclient.Event) bool {
 			continue
 		}
 		touched = true
-		if ev.EventID != "" {
-			if v.events[ev.EventID] {
-				continue
-			}
-			v.events[ev.EventID] = true
+		if ev.EventID != "" && !v.events.add(ev.EventID) {
+			continue
 		}
 		p := v.get(c, ev.PayoutID)
 		at := ev.OccurredAt
@@ -230,6 +268,7 @@ func (v *trackerView) apply(c *viewContext, evs []relayclient.Event) bool {
 			}
 		}
 		p.changedAt = c.now()
+		v.noteState(p)
 	}
 	return touched
 }
@@ -237,11 +276,12 @@ func (v *trackerView) apply(c *viewContext, evs []relayclient.Event) bool {
 func (v *trackerView) visible() []*trackedPayout {
 	q := shownQuery(v.filter.query())
 	amounts := hasDigit(q)
+	all := v.payouts.newestFirst()
 	if q == "" {
-		return v.list
+		return all
 	}
 	var out []*trackedPayout
-	for _, p := range v.list {
+	for _, p := range all {
 		if strings.Contains(strings.ToLower(payoutMatchText(p, amounts)), q) {
 			out = append(out, p)
 		}
@@ -321,12 +361,18 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 	switch {
 	case v.filter.shown():
 		b.WriteString(v.filter.view())
-	case len(v.list) == 0:
+	case v.payouts.len() == 0:
 		b.WriteString(c.st.muted.Render(fit("No payouts yet: send one from "+tabKeyName(tabPayout)+" New payout, or wait for the relay's events.", w)))
 	default:
 		b.WriteString(c.st.muted.Render(fit(v.infoLine(c, w), w)))
 	}
 	b.WriteByte('\n')
+	noteH := 0
+	if note := v.droppedNote(); note != "" {
+		note = wrapText(note, w)
+		b.WriteString(c.st.muted.Render(note) + "\n")
+		noteH = strings.Count(note, "\n") + 1
+	}
 	// The amount column grows to the widest amount on screen, as on the
 	// balances view: an amount must never be cut.
 	specs := slices.Clone(trackerCols)
@@ -347,7 +393,7 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 	if len(rows) > 0 {
 		detailH = 8
 	}
-	listH := max(h-2-detailH, 1)
+	listH := max(h-2-noteH-detailH, 1)
 	v.pageH = listH
 	v.sel.restore(&v.nav, len(rows), listH, payoutID(rows))
 	now := c.now()
@@ -436,8 +482,10 @@ func (v *trackerView) detail(c *viewContext, p *trackedPayout, w int) string {
 // arrive later move it on as for any payout.
 func (v *trackerView) follow(c *viewContext, t api.Transaction) {
 	p := v.get(c, t.TransactionID)
+	p.pinned = true
 	if p.row == nil && p.req == nil {
 		p.row = &t
+		v.touch(p)
 	}
 	if len(p.steps) == 0 {
 		for _, st := range []struct {
@@ -453,6 +501,7 @@ func (v *trackerView) follow(c *viewContext, t api.Transaction) {
 		p.state = t.Status
 	}
 	p.changedAt = c.now()
+	v.noteState(p)
 	// Select it.
 	v.filter.set("")
 	rows := v.visible()

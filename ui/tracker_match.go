@@ -34,7 +34,7 @@ func shownQuery(q string) string { return strings.ReplaceAll(q, "−", "-") }
 // payouts the report lacks, and the state legend, each dropped whole
 // (the legend first) rather than cut.
 func (v *trackerView) infoLine(c *viewContext, w int) string {
-	parts := []string{plural(len(v.list), "payout", "payouts") + " followed"}
+	parts := []string{plural(v.payouts.len(), "payout", "payouts") + " followed"}
 	if n := v.unknown(); n > 0 {
 		missing := itoa(n) + " not in the loaded report (" + keyOf(c.keys.Refresh) + " reloads it)"
 		if width(parts[0]+" · "+missing) > w {

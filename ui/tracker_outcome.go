@@ -18,20 +18,19 @@ type OutcomeRecorder interface {
 // recordOutcomes returns a command writing the final states not yet
 // passed on, off the update loop (it touches a file under a lock).
 func (v *trackerView) recordOutcomes(c *viewContext) tea.Cmd {
+	finished := v.toRecord
+	v.toRecord = v.toRecord[:0]
 	rec, ok := c.opts.Guard.(OutcomeRecorder)
 	if !ok || rec == nil {
 		return nil
 	}
 	type final struct{ id, state, reason string }
 	var todo []final
-	for _, p := range v.list {
-		if !api.IsFinalState(p.state) || v.recorded[p.id] {
+	for _, p := range finished {
+		if !api.IsFinalState(p.state) || p.outcomeRecorded {
 			continue
 		}
-		if v.recorded == nil {
-			v.recorded = map[string]bool{}
-		}
-		v.recorded[p.id] = true
+		p.outcomeRecorded = true
 		todo = append(todo, final{p.id, p.state, p.reason})
 	}
 	if len(todo) == 0 {

@@ -53,7 +53,7 @@ func (v *trackerView) poll(c *viewContext) tea.Cmd {
 	}
 	asked := map[string]bool{}
 	var since time.Time
-	for _, p := range v.list {
+	for _, p := range v.payouts.newestFirst() {
 		if api.IsFinalState(p.state) {
 			continue
 		}
@@ -105,6 +105,7 @@ func (v *trackerView) applyPolled(c *viewContext, msg polledMsg) {
 		if p.row == nil && p.req == nil {
 			r := row
 			p.row = &r
+			v.touch(p)
 		}
 		state, at := row.Status, row.SettledAt.Time
 		switch state {
@@ -121,6 +122,7 @@ func (v *trackerView) applyPolled(c *viewContext, msg polledMsg) {
 		}
 		p.steps = append(p.steps, payoutStep{state: state, at: at, from: fromReport})
 		p.state, p.from, p.changedAt = state, fromReport, c.now()
+		v.noteState(p)
 	}
 }
 

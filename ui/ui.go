@@ -61,6 +61,11 @@ type Options struct {
 	// background (default 60s), keeping the filter and sort; payouts made
 	// in the session then show in the report without pressing r.
 	ReportRefresh time.Duration
+	// TrackerKeepFinal is how many finished payouts of others the
+	// Payouts tracker keeps (default DefaultTrackerKeepFinal); this
+	// profile's own, those followed from the report and those in flight
+	// are always kept.
+	TrackerKeepFinal int
 	// LowBalance is the warning threshold per currency, in minor units.
 	LowBalance map[string]int64
 	// ExportDir is where ctrl+s writes report exports (default ".").

@@ -1,0 +1,251 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/relayclient"
+)
+
+// maxEvents bounds the events kept in memory; the relay keeps them all
+// (`paydash events tail --since 0` reads them back).
+const maxEvents = 20000
+
+// heldEvents is the Events view's memory: the newest events in a ring of
+// fixed size, each with its filter text made once when it arrives, and
+// the numbers of those that pass the view's filters. Events are numbered
+// from 0 in arrival order for the whole session ("absolute" numbers), so
+// dropping the oldest never renumbers what is shown.
+type heldEvents struct {
+	limit int                 // ring size; maxEvents outside tests
+	ring  []relayclient.Event // event n is ring[n%limit]
+	// hay is each held event's lowercase filter text (type, ids,
+	// summary), parallel to ring: a keystroke then costs a substring
+	// search per event, no JSON decoding and no lowercasing.
+	hay []string
+	// sums is, for an event whose summary reads its JSON body (an
+	// external payment's amount), that summary, made once when it
+	// arrives rather than on every frame; "" for the others, whose
+	// summary is a few of their fields.
+	sums  []string
+	total int // events received this session; held are [total-len(ring), total)
+	// names interns the strings every event repeats (type, family,
+	// state, header names), so 20,000 held events share one copy.
+	names map[string]string
+
+	shown []int // absolute numbers of the held events that pass, ascending
+	// shownBy is the filter shown was computed with: a query that
+	// contains its text (the text grew) only narrows shown. stale says
+	// an event changed after it was checked (a forward's answer came).
+	shownBy eventFilter
+	stale   bool
+}
+
+// eventFilter is what the Events view shows: one type ("" any), only
+// events whose forward failed, and text (lowercase) in the summary.
+type eventFilter struct {
+	typ        string
+	failedOnly bool
+	q          string
+}
+
+func newHeldEvents(limit int) heldEvents { return heldEvents{limit: limit, names: map[string]string{}} }
+
+// maxNames bounds the interned strings: a stream of made-up types from a
+// hostile sender stops being interned, it does not grow the table.
+const maxNames = 256
+
+func (h *heldEvents) intern(s string) string {
+	if c, ok := h.names[s]; ok {
+		return c
+	}
+	if len(h.names) < maxNames && len(s) <= 64 {
+		h.names[s] = s
+	}
+	return s
+}
+
+// compact makes ev share the strings every event repeats. The header
+// values that differ per event (signature, timestamp) are kept as they
+// came; content type and user agent are the same on every delivery.
+func (h *heldEvents) compact(ev *relayclient.Event) {
+	ev.Type, ev.Family, ev.State, ev.Reason = h.intern(ev.Type), h.intern(ev.Family), h.intern(ev.State), h.intern(ev.Reason)
+	if len(ev.Headers) == 0 {
+		return
+	}
+	hs := make(map[string]string, len(ev.Headers))
+	for k, v := range ev.Headers {
+		if k == "Content-Type" || k == "User-Agent" {
+			v = h.intern(v)
+		}
+		hs[h.intern(k)] = v
+	}
+	ev.Headers = hs
+}
+
+// held is how many events are in memory; dropped how many older ones
+// were let go (the relay still has them).
+func (h *heldEvents) held() int    { return len(h.ring) }
+func (h *heldEvents) dropped() int { return h.total - len(h.ring) }
+
+// at is the event with absolute number n, which must be held.
+func (h *heldEvents) at(n int) *relayclient.Event { return &h.ring[n%h.limit] }
+
+// isHeld reports whether absolute number n is still in memory.
+func (h *heldEvents) isHeld(n int) bool { return n >= h.dropped() && n < h.total }
+
+// eventHay is the text the filter searches, lowercased once.
+func eventHay(ev *relayclient.Event, summary string) string {
+	return strings.ToLower(ev.Type + " " + ev.EventID + " " + ev.PayoutID + " " + summary)
+}
+
+// summary is event n's summary for the list: without the payout id when
+// the list shows a Payout ID column (see listSummary).
+func (h *heldEvents) summary(n int, withID bool) string {
+	ev := h.at(n)
+	if s := h.sums[n%h.limit]; s != "" && (withID || ev.PayoutID == "") {
+		return s
+	}
+	return listSummary(ev, withID) // reads no body
+}
+
+// push adds one event, dropping the oldest when the ring is full, and
+// checks it against the active filters. It returns whether it is shown.
+func (h *heldEvents) push(ev relayclient.Event) bool {
+	n := h.total
+	h.compact(&ev)
+	sum := eventSummary(&ev)
+	hay := eventHay(&ev, sum)
+	if ev.Type != api.EventExternalPaymentReceived {
+		sum = "" // made from its fields when shown
+	}
+	if len(h.ring) < h.limit {
+		h.ring = append(h.ring, ev)
+		h.hay = append(h.hay, hay)
+		h.sums = append(h.sums, sum)
+	} else {
+		i := n % h.limit
+		h.ring[i], h.hay[i], h.sums[i] = ev, hay, sum
+	}
+	h.total++
+	// The oldest shown may just have been overwritten.
+	first := h.dropped()
+	k := 0
+	for k < len(h.shown) && h.shown[k] < first {
+		k++
+	}
+	if k > 0 {
+		h.shown = h.shown[k:]
+	}
+	if h.passes(n, h.shownBy) {
+		h.shown = append(h.shown, n)
+		return true
+	}
+	return false
+}
+
+func (h *heldEvents) passes(n int, f eventFilter) bool {
+	i := n % h.limit
+	ev := &h.ring[i]
+	if f.typ != "" && ev.Type != f.typ {
+		return false
+	}
+	if f.failedOnly && !forwardFailed(ev) {
+		return false
+	}
+	return f.q == "" || strings.Contains(h.hay[i], f.q)
+}
+
+// setFilter makes shown the held events that pass f. When only the text
+// grew (f's text contains the previous one, the rest alike), it narrows
+// the previous matches instead of searching every held event again.
+func (h *heldEvents) setFilter(f eventFilter) {
+	was := h.shownBy
+	switch {
+	case h.stale:
+	case f == was:
+		return
+	case f.typ == was.typ && f.failedOnly == was.failedOnly && strings.Contains(f.q, was.q):
+		h.shown = slices.DeleteFunc(h.shown, func(n int) bool { return !h.passes(n, f) })
+		h.shownBy = f
+		return
+	}
+	h.shown = h.shown[:0]
+	for n := h.dropped(); n < h.total; n++ {
+		if h.passes(n, f) {
+			h.shown = append(h.shown, n)
+		}
+	}
+	h.shownBy, h.stale = f, false
+}
+
+// findSeq is the absolute number of the held event with relay sequence
+// number seq (events arrive in seq order), or -1.
+func (h *heldEvents) findSeq(seq uint64) int {
+	first := h.dropped()
+	lo, hi := first, h.total
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if h.at(mid).Seq < seq {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < h.total && h.at(lo).Seq == seq {
+		return lo
+	}
+	return -1
+}
+
+// setForward records how forwarding event n went: its summary and
+// filter text change with it, and the shown list is checked again at
+// the next refilter.
+func (h *heldEvents) setForward(n int, fr *relayclient.ForwardResult) {
+	i := n % h.limit
+	ev := &h.ring[i]
+	ev.Forward = fr
+	sum := eventSummary(ev)
+	h.hay[i] = eventHay(ev, sum)
+	if ev.Type == api.EventExternalPaymentReceived {
+		h.sums[i] = sum
+	}
+	h.stale = true
+}
+
+// types lists the event types held, sorted.
+func (h *heldEvents) types() []string {
+	seen := map[string]bool{}
+	var out []string
+	for i := range h.ring {
+		if t := h.ring[i].Type; !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// shownIndexOfSeq is the line of the shown event with relay sequence
+// number seq, or -1: how a selection kept by id finds its row again.
+func (h *heldEvents) shownIndexOfSeq(seq uint64) int {
+	for i, n := range h.shown {
+		if h.at(n).Seq == seq {
+			return i
+		}
+	}
+	return -1
+}
+
+// countLine is the start of the Events view's status line: how many
+// events pass the filters of how many held, and how many older ones were
+// dropped and how to read them (the relay keeps them).
+func (h *heldEvents) countLine() string {
+	s := itoa(len(h.shown)) + " of " + itoa(h.held()) + " events"
+	if d := h.dropped(); d > 0 {
+		s += " · " + itoa(d) + " older dropped: events tail --since 0"
+	}
+	return s
+}
