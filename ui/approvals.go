@@ -118,7 +118,7 @@ type approvalsView struct {
 	checking map[string]bool
 
 	nav   listNav
-	selID string // the selected request: selection follows it
+	sel   selection // the selected request, by id: selection follows it
 	pageH int
 
 	mode   apprMode
@@ -240,14 +240,7 @@ func (v *approvalsView) setRows(rs []store.Request) {
 		return rs[i].ID < rs[j].ID
 	})
 	v.rows = rs
-	if i := slices.IndexFunc(rs, func(r store.Request) bool { return r.ID == v.selID }); i >= 0 {
-		v.nav.cursor = i
-	}
-	v.nav.clamp(len(v.rows), v.pageH)
-	v.selID = ""
-	if r := v.selected(); r != nil {
-		v.selID = r.ID
-	}
+	v.sel.restore(&v.nav, len(v.rows), v.pageH, v.idAt)
 	// Checks of requests no longer listed are dropped.
 	for id := range v.checks {
 		if !slices.ContainsFunc(rs, func(r store.Request) bool { return r.ID == id }) {
@@ -271,6 +264,9 @@ func (v *approvalsView) checkDue(c *viewContext, force bool) tea.Cmd {
 	}
 	return tea.Batch(cmds...)
 }
+
+// idAt is row i's request id (the selection's key).
+func (v *approvalsView) idAt(i int) string { return v.rows[i].ID }
 
 func (v *approvalsView) selected() *store.Request {
 	if v.nav.cursor < 0 || v.nav.cursor >= len(v.rows) {
@@ -378,9 +374,7 @@ func (v *approvalsView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 		return cmd
 	}
 	if v.nav.move(k, g, len(v.rows), v.pageH) {
-		if r := v.selected(); r != nil {
-			v.selID = r.ID
-		}
+		v.sel.remember(&v.nav, len(v.rows), v.idAt)
 		return nil
 	}
 	r := v.selected()

@@ -370,3 +370,17 @@ func TestApprovalsKeepTheListWhenTheHubStopsAnswering(t *testing.T) {
 		t.Fatalf("the error stays after the hub answered:\n%s", hs.view())
 	}
 }
+
+// On a team profile the view keys pass through Approvals like any view.
+func TestTabAndBracketsReachApprovalsOnATeamProfile(t *testing.T) {
+	hs := teamHarness(t, teamHub(), false, 120, 40)
+	for _, s := range []struct {
+		key  string
+		want tab
+	}{{"[", tabApprovals}, {"]", tabBalances}, {"shift+tab", tabApprovals}, {"tab", tabBalances}} {
+		hs.key(s.key)
+		if hs.m.tab != s.want {
+			t.Fatalf("%s went to %s, want %s", s.key, tabNames[hs.m.tab], tabNames[s.want])
+		}
+	}
+}
