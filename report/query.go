@@ -15,6 +15,8 @@ import (
 //
 //	free text          beneficiary name, IBAN (spaces optional), reference or id
 //	54.89              that amount (in the row's currency), or the text
+//	-£54.89  €54.89    that amount in that currency, as the screen shows it
+//	EUR                cur:EUR (in capitals, as the Cur column shows it)
 //	date:today|7d|30d|all
 //	from:2025-01-01    to:2025-01-31 (a whole day) or RFC 3339 times
 //	type:payout        cur:GBP (or currency:)     status:settled (or state:)
@@ -79,6 +81,9 @@ func Parse(text string, now time.Time) Query {
 	for _, tok := range strings.Fields(text) {
 		k, val, ok := strings.Cut(tok, ":")
 		if !ok || !IsKey(k) {
+			if q.shownToken(tok) {
+				continue
+			}
 			if d, ok := parseDecimal(tok); ok {
 				q.Numbers = append(q.Numbers, d)
 				continue

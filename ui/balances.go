@@ -165,8 +165,8 @@ func (v *balancesView) keys(c *viewContext) helpMap {
 		}
 	}
 	return helpMap{
-		short: []key.Binding{g.OpenAccount, g.CopyIBAN, g.Range, g.Filter},
-		full:  [][]key.Binding{{g.Up, g.Down, g.Top, g.Bottom}, {g.OpenAccount, g.CopyIBAN, g.Range}, {g.Filter, g.Refresh}},
+		short: []key.Binding{g.OpenAccount, g.CopyIBAN, g.Range, g.Filter, g.Actions},
+		full:  [][]key.Binding{{g.Up, g.Down, g.Top, g.Bottom}, {g.OpenAccount, g.CopyIBAN, g.Range, g.Actions}, {g.Filter, g.Refresh}},
 	}
 }
 
@@ -240,17 +240,10 @@ var balanceCols = []colSpec{
 	{title: "30 days", w: 10, drop: 1, flex: 2, max: 60},
 }
 
-func signed(minor int64, cur string) string {
-	if minor > 0 {
-		return "+" + api.FormatAmount(minor, cur)
-	}
-	return api.FormatAmount(minor, cur)
-}
-
-// trend is the Trend cell: the last 30 days from the report, else this
+// trend is the Trend cell: the last 30 or 90 days (h) from the report, else this
 // session's samples.
 func (v *balancesView) trend(r *balanceRow, w int) string {
-	if hist := v.history(r, 30); hist != nil {
+	if hist := v.history(r, v.days); hist != nil {
 		return sparkline(hist, w)
 	}
 	return sparkline(r.hist, w)
@@ -267,11 +260,11 @@ func (v *balancesView) view(c *viewContext, w, h int) string {
 		b.WriteString(v.filter.view())
 	case v.err != nil && len(v.rows) == 0:
 		// The whole cause, wrapped: cutting it hid the part that says why.
-		b.WriteString(c.st.bad.Render(wrapText("Could not load balances: "+clean(v.err.Error())+" (r retries)", w)))
+		b.WriteString(c.st.bad.Render(wrapText("Could not load balances: "+clean(v.err.Error())+" ("+keyOf(c.keys.Refresh)+" retries)", w)))
 	case v.lastAt.IsZero():
 		b.WriteString(c.st.muted.Render("Loading balances…"))
 	default:
-		b.WriteString(c.st.muted.Render(itoa(len(v.rows)) + " payout accounts · refresh every " + c.opts.BalanceRefresh.String() + " and after every payout event"))
+		b.WriteString(c.st.muted.Render(wholeParts(w, " · ", plural(len(v.rows), "payout account", "payout accounts"), "refresh every "+c.opts.BalanceRefresh.String()+" and after every payout event")))
 	}
 	b.WriteByte('\n')
 	// Amount columns grow to the widest amount on screen: a balance of
@@ -283,6 +276,8 @@ func (v *balancesView) view(c *viewContext, w, h int) string {
 			specs[4+i].w = max(specs[4+i].w, width(signed(minor, r.b.Currency)))
 		}
 	}
+	// The trend column spans what h chose, as the account's page does.
+	specs[8].title = itoa(v.days) + " days"
 	ws := layoutCols(specs, w-1)
 	b.WriteString(c.st.header.Render(" " + headerCells(specs, ws)))
 	b.WriteByte('\n')
@@ -333,15 +328,15 @@ func (v *balancesView) detail(c *viewContext, r *balanceRow, w int) string {
 	cur := r.b.Currency
 	var b strings.Builder
 	b.WriteString(c.st.bold.Render(clean(cur)+" · "+rail(cur)) + " · " + clean(r.b.IBAN) + " · " + clean(r.b.Status) + "\n")
-	b.WriteString(fit("current "+api.FormatAmount(r.b.CurrentBalanceInMinor, cur)+
-		" · available "+api.FormatAmount(r.b.AvailableBalanceInMinor, cur)+
-		" · reserved "+api.FormatAmount(r.b.CurrentBalanceInMinor-r.b.AvailableBalanceInMinor, cur), w) + "\n")
+	b.WriteString(fit(wholeParts(w, " · ", "current "+api.FormatAmount(r.b.CurrentBalanceInMinor, cur),
+		"available "+api.FormatAmount(r.b.AvailableBalanceInMinor, cur),
+		"reserved "+api.FormatAmount(r.b.CurrentBalanceInMinor-r.b.AvailableBalanceInMinor, cur)), w) + "\n")
 	lo, hi := r.hist[0], r.hist[0]
 	for _, x := range r.hist {
 		lo, hi = min(lo, x), max(hi, x)
 	}
-	b.WriteString(fit("change since start "+signed(r.b.AvailableBalanceInMinor-r.first, cur)+
-		" · session low "+api.FormatAmount(lo, cur)+" · high "+api.FormatAmount(hi, cur)+" · "+itoa(len(r.hist))+" samples", w) + "\n")
+	b.WriteString(fit(wholeParts(w, " · ", "change since start "+signed(r.b.AvailableBalanceInMinor-r.first, cur),
+		"session low "+api.FormatAmount(lo, cur), "high "+api.FormatAmount(hi, cur), itoa(len(r.hist))+" samples"), w) + "\n")
 	label := "available this session "
 	b.WriteString(label + sparkline(r.hist, max(w-len(label)-1, 1)))
 	if th, ok := c.opts.LowBalance[cur]; ok {
@@ -371,9 +366,9 @@ func (v *balancesView) accountView(c *viewContext, r *balanceRow, w, h int) stri
 	cur := r.b.Currency
 	var b strings.Builder
 	b.WriteString(c.st.title.Render(clean(cur)+" account · "+rail(cur)) + " · " + clean(r.b.IBAN) + " · " + clean(r.b.Status) + "\n")
-	b.WriteString(fit("current "+api.FormatAmount(r.b.CurrentBalanceInMinor, cur)+
-		" · available "+api.FormatAmount(r.b.AvailableBalanceInMinor, cur)+
-		" · reserved "+api.FormatAmount(r.b.CurrentBalanceInMinor-r.b.AvailableBalanceInMinor, cur), w) + "\n")
+	b.WriteString(fit(wholeParts(w, " · ", "current "+api.FormatAmount(r.b.CurrentBalanceInMinor, cur),
+		"available "+api.FormatAmount(r.b.AvailableBalanceInMinor, cur),
+		"reserved "+api.FormatAmount(r.b.CurrentBalanceInMinor-r.b.AvailableBalanceInMinor, cur)), w) + "\n")
 	th, hasTh := c.opts.LowBalance[cur]
 	series := v.history(r, v.days)
 	chartH := max(min(h-6-recentRows, 10), 3)
@@ -417,3 +412,9 @@ func (v *balancesView) accountView(c *viewContext, r *balanceRow, w, h int) stri
 
 // filterSyntax is what the filter bar accepts, for the help screen.
 func (v *balancesView) filterSyntax() string { return v.filter.syntax() }
+
+// setHistory takes the report's movements per currency, for the charts.
+func (v *balancesView) setHistory(msg balanceHistoryMsg) { v.hist = msg.byCur }
+
+// refreshedAt is when the balances last answered.
+func (v *balancesView) refreshedAt() time.Time { return v.lastAt }

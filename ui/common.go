@@ -36,6 +36,10 @@ func (l *listNav) move(k tea.KeyMsg, g *keyMap, n, h int) bool {
 		l.cursor -= max(h-1, 1)
 	case key.Matches(k, g.PgDown):
 		l.cursor += max(h-1, 1)
+	case key.Matches(k, g.HalfUp):
+		l.cursor -= max(h/2, 1)
+	case key.Matches(k, g.HalfDown):
+		l.cursor += max(h/2, 1)
 	case key.Matches(k, g.Top):
 		l.cursor = 0
 	case key.Matches(k, g.Bottom):

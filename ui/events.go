@@ -146,14 +146,16 @@ func (v *eventsView) keys(c *viewContext) helpMap {
 	case v.filter.active:
 		return filterBarKeys(c.keys)
 	case v.open:
-		return helpMap{
-			short: []key.Binding{g.Up, g.Down, c.keys.CopyBody, keySearch, g.Back},
-			full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown}, {c.keys.CopyBody, g.Back}, v.workbenchHelp(c)},
-		}
+		h := openEventKeys(c, &v.vp)
+		// The workbench's search before the way back.
+		h.short = append(h.short[:len(h.short)-1], keySearch, g.Back)
+		h.full = append(h.full, v.workbenchHelp(c))
+		return h
 	}
 	return helpMap{
-		short: []key.Binding{c.keys.Follow, c.keys.EventType, g.Filter, c.keys.OpenEvent},
-		full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom}, {c.keys.Follow, c.keys.EventType, g.Filter}, {c.keys.OpenEvent, c.keys.CopyBody}, v.workbenchHelp(c)},
+		short: []key.Binding{c.keys.Follow, c.keys.EventType, g.Filter, c.keys.OpenEvent, g.Actions},
+		full: [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown, g.HalfUp, g.HalfDown, g.Top, g.Bottom}, {c.keys.Follow, c.keys.EventType, g.Filter},
+			{c.keys.OpenEvent, c.keys.CopyBody, g.Actions}, v.workbenchHelp(c)},
 	}
 }
 
@@ -236,14 +238,14 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 	case v.filter.shown():
 		b.WriteString(v.filter.view())
 	default:
-		b.WriteString(c.st.muted.Render(fit("/ filter · t type · f follow/pause · enter open · y copy body", w)))
+		b.WriteString(c.st.muted.Render(keysLine(w, keyWord{c.keys.Filter, "filter"}, keyWord{c.keys.EventType, "type"}, keyWord{c.keys.Follow, "follow/pause"}, keyWord{c.keys.OpenEvent, "open"}, keyWord{c.keys.CopyBody, "copy body"})))
 	}
 	b.WriteByte('\n')
 	state := c.st.good.Render("following")
 	if !v.follow {
 		state = c.st.warn.Render("paused")
 		if v.unseen > 0 {
-			state += c.st.warn.Render(" · " + itoa(v.unseen) + " new (f to follow)")
+			state += c.st.warn.Render(" · " + itoa(v.unseen) + " new (" + keyOf(c.keys.Follow) + " to follow)")
 		}
 	}
 	info := v.countLine() + " · " + state
@@ -295,14 +297,20 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 
 func (v *eventsView) openView(c *viewContext, w, h int) string {
 	ev := v.at(v.openIdx)
-	title := c.st.title.Render("Event #"+strconv.FormatUint(ev.Seq, 10)+" "+clean(ev.Type)) + c.st.muted.Render("  esc back · y body · Y headers · / search · R resend")
 	v.vp.Width, v.vp.Height = w, max(h-2, 1)
+	head := "Event #" + strconv.FormatUint(ev.Seq, 10) + " " + clean(ev.Type)
+	keys := []string{keyOf(c.keys.Back) + " back", keyOf(c.keys.CopyBody) + " body", keyOf(keyCopyHeads) + " headers",
+		keyOf(keySearch) + " search", keyOf(keyResend) + " resend"}
+	if v.vp.TotalLineCount() > v.vp.Height {
+		keys = append(keys, keyOf(c.keys.Up)+" "+keyOf(c.keys.Down)+" scroll")
+	}
+	title := c.st.title.Render(head) + c.st.muted.Render("  "+wholeParts(max(w-width(head)-2, 1), " · ", keys...))
 	second := ""
 	switch {
 	case v.wb.searching:
 		second = v.wb.search.View()
 	case v.wb.query != "":
-		second = c.st.muted.Render("/" + termtext.Safe(v.wb.query) + " · " + plural(len(v.wb.matches), "line", "lines") + " · n/N next/previous")
+		second = c.st.muted.Render("/" + termtext.Safe(v.wb.query) + " · " + plural(len(v.wb.matches), "line", "lines") + " · " + keyOf(keyNextMatch) + " next/previous")
 	}
 	if second != "" {
 		second = fit(second, w)

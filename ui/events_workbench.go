@@ -637,6 +637,10 @@ func answerText(c *viewContext, a relayclient.Answer) string {
 // workbenchHelp is the workbench's row in the Events view's full help.
 func (v *eventsView) workbenchHelp(c *viewContext) []key.Binding {
 	if v.open {
+		if v.wb.query == "" {
+			// n/N move between matches of a search: none yet.
+			return []key.Binding{keySearch, keyCopyHeads, keyResend}
+		}
 		return []key.Binding{keySearch, keyNextMatch, keyCopyHeads, keyResend}
 	}
 	keys := []key.Binding{keyFailedOnly, keyResend}

@@ -353,7 +353,7 @@ func tokenResult(c *viewContext, fv *formView, w int, what, id, userID, status, 
 	for _, line := range strings.Split(wrapChars(clean(token), max(w-4, 20)), "\n") {
 		b.WriteString("    " + line + "\n")
 	}
-	b.WriteString("\n" + c.st.muted.Render("t copy the token · y copy the id · n new "+fv.spec.noun()))
+	b.WriteString("\n" + c.st.muted.Render(keyOf(c.keys.CopyToken)+" copy the token · "+keyOf(c.keys.CopyResID)+" copy the id · "+keyOf(c.keys.NewForm)+" new "+fv.spec.noun()))
 	return b.String()
 }
 

@@ -260,7 +260,7 @@ type payoutAcceptedMsg struct{ req *api.PayoutRequest }
 func (p *payoutForm) onSent(c *viewContext, _ *formView, msg sentMsg) tea.Cmd {
 	req := msg.resp.(*api.PayoutRequest)
 	p.progress = nil
-	c.setFlash("payout "+req.TransactionID+" accepted: follow it in 3 Payouts", false)
+	c.setFlash("payout "+req.TransactionID+" accepted: follow it in "+tabKeyName(tabPayouts)+" Payouts", false)
 	return func() tea.Msg { return payoutAcceptedMsg{req: req} }
 }
 
@@ -308,6 +308,9 @@ func (p *payoutForm) result(c *viewContext, fv *formView, w int) string {
 		row("state now", c.stateStyle(t.state).Render(clean(st)))
 		row("timeline", timeline(t, c.now()))
 	}
-	b.WriteString("\n" + c.st.muted.Render("3 opens the tracker · n new payout · y copy id"))
+	if p.correctable() {
+		b.WriteString("\n" + c.st.warn.Render(wrapText("Nothing was paid. "+keyOf(c.keys.Correct)+" fills this payout in again under a new transaction id, to correct and send.", w)))
+	}
+	b.WriteString("\n" + c.st.muted.Render(tabKeyName(tabPayouts)+" opens the tracker · "+keyOf(c.keys.NewForm)+" new payout · "+keyOf(c.keys.CopyResID)+" copy id"))
 	return b.String()
 }

@@ -53,7 +53,7 @@ func (fv *formView) duplicateView(c *viewContext, d *payout.DuplicateError, w in
 		b.WriteString(wrapRowW(c, m.At.In(c.loc).Format("2006-01-02 15:04"), m.TransactionID+" · "+api.FormatAmount(m.AmountInMinor, m.Currency)+
 			" to "+m.Name+" · "+m.IBAN+" · ref "+m.Reference+" (from the "+m.Where+")", w, summaryKeyW+2))
 	}
-	b.WriteString("\n" + c.st.warn.Render(wrapText("a sends it anyway as a second payment · e edits · n discards it", w)) + "\n")
+	b.WriteString("\n" + c.st.warn.Render(wrapText(keyOf(c.keys.SendAnyway)+" sends it anyway as a second payment · "+keyOf(c.keys.Edit)+" edits · "+keyOf(c.keys.NewForm)+" discards it", w)) + "\n")
 	return b.String()
 }
 

@@ -184,3 +184,31 @@ func plural(n int, one, many string) string {
 	}
 	return thousands(n) + " " + many
 }
+
+// indent puts pre before every line of s.
+func indent(s, pre string) string {
+	return pre + strings.ReplaceAll(s, "\n", "\n"+pre)
+}
+
+// wrapText breaks s into lines of at most w cells at spaces.
+func wrapText(s string, w int) string {
+	if w < 10 {
+		return s
+	}
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			if line != "" && width(line)+1+width(word) > w {
+				out = append(out, line)
+				line = ""
+			}
+			if line != "" {
+				line += " "
+			}
+			line += word
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}

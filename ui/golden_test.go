@@ -8,15 +8,16 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/relayclient"
 )
 
-// TestGolden renders every view at 120x40 and 80x24 on a fixed clock with
+// TestGolden renders every view at 200x50, 120x40 and 80x24 on a fixed clock with
 // the ASCII colour profile. Update with: go test ./ui -run TestGolden -update
 func TestGolden(t *testing.T) {
 	sizes := []struct {
 		name string
 		w, h int
-	}{{"120x40", 120, 40}, {"80x24", 80, 24}}
+	}{{"200x50", 200, 50}, {"120x40", 120, 40}, {"80x24", 80, 24}}
 	for _, sc := range goldenScenarios() {
 		for _, sz := range sizes {
 			t.Run(sc.name+"/"+sz.name, func(t *testing.T) {
@@ -131,6 +132,15 @@ func goldenScenarios() []goldenScenario {
 		{name: "mandate_form", drive: func(h *harness) { h.key("7") }},
 		{name: "help", drive: func(h *harness) { h.key("2"); h.key("?") }},
 		{name: "command", drive: func(h *harness) { h.key(":"); h.typeText("payo") }},
+		{name: "actions", drive: func(h *harness) { h.key("2"); h.key("down"); h.key(" ") }},
+		{name: "profile_switch", opts: func(o *Options) { *o = profileOptsWith(*o) }, drive: func(h *harness) { command(h, "profile live-eu") }},
+		{name: "payout_rejected_after_acceptance", drive: func(h *harness) {
+			fillPayout(h, "Ada Lovelace", "DE75512108001245126199", "INV-1", "12.34")
+			h.key("y")
+			ev := payoutEvent(20, h.be.payouts[0].TransactionID, api.StateRejected)
+			ev.Reason = "beneficiary_account_closed"
+			h.send(relayEventsMsg{events: []relayclient.Event{ev}})
+		}},
 	}
 }
 

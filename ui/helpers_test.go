@@ -417,6 +417,7 @@ func keyMsg(k string) tea.KeyMsg {
 		"up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight,
 		"backspace": tea.KeyBackspace, "ctrl+c": tea.KeyCtrlC, "ctrl+s": tea.KeyCtrlS, "ctrl+n": tea.KeyCtrlN,
 		"pgdown": tea.KeyPgDown, "pgup": tea.KeyPgUp, "home": tea.KeyHome, "end": tea.KeyEnd, " ": tea.KeySpace,
+		"ctrl+b": tea.KeyCtrlB, "ctrl+f": tea.KeyCtrlF, "ctrl+u": tea.KeyCtrlU, "ctrl+d": tea.KeyCtrlD,
 	}
 	if t, ok := names[k]; ok {
 		return tea.KeyMsg{Type: t, Alt: alt}

@@ -14,6 +14,8 @@ type keyMap struct {
 	// The frame.
 	Tabs      key.Binding
 	AltTabs   key.Binding
+	ViewNext  key.Binding
+	ViewPrev  key.Binding
 	Command   key.Binding
 	Filter    key.Binding
 	Help      key.Binding
@@ -29,14 +31,31 @@ type keyMap struct {
 	Down   key.Binding
 	PgUp   key.Binding
 	PgDown key.Binding
-	Top    key.Binding
-	Bottom key.Binding
-	Enter  key.Binding
-	Back   key.Binding
+	// HalfUp and HalfDown move half a page (ctrl+u, ctrl+d as in less and vim).
+	HalfUp   key.Binding
+	HalfDown key.Binding
+	// Actions opens the menu of what can be done to the selected row.
+	Actions key.Binding
+	// MenuRun and MenuClose work the actions menu.
+	MenuRun   key.Binding
+	MenuClose key.Binding
+	Top       key.Binding
+	Bottom    key.Binding
+	Enter     key.Binding
+	Back      key.Binding
 
 	// Filter bar and command line.
-	Accept key.Binding
-	Clear  key.Binding
+	Accept     key.Binding
+	Clear      key.Binding
+	RunCommand key.Binding
+	CloseLine  key.Binding
+
+	// The help overlay and the quit question.
+	CloseHelp key.Binding
+	QuitYes   key.Binding
+	QuitNo    key.Binding
+	SwitchYes key.Binding
+	SwitchNo  key.Binding
 
 	// Balances.
 	OpenAccount key.Binding
@@ -75,18 +94,27 @@ type keyMap struct {
 	LeaveForm key.Binding
 	ClearForm key.Binding
 	Retry     key.Binding
+	// The confirmation at the end of a form.
+	ConfirmSend   key.Binding
+	ConfirmBack   key.Binding
+	ConfirmChoose key.Binding
+	ConfirmEnter  key.Binding
 	// SendAnyway is the second confirmation of a possible duplicate.
 	SendAnyway key.Binding
 	Edit       key.Binding
-	NewForm    key.Binding
-	CopyResID  key.Binding
-	CopyToken  key.Binding
+	// Correct fills a payout rejected after acceptance in again.
+	Correct   key.Binding
+	NewForm   key.Binding
+	CopyResID key.Binding
+	CopyToken key.Binding
 }
 
 func newKeyMap() *keyMap {
 	return &keyMap{
 		Tabs:      kb("1-7", "views", "1", "2", "3", "4", "5", "6", "7"),
 		AltTabs:   kb("alt+1-7", "views (forms too)", "alt+1", "alt+2", "alt+3", "alt+4", "alt+5", "alt+6", "alt+7"),
+		ViewNext:  kb("]/tab", "next view", "]", "tab"),
+		ViewPrev:  kb("[/shift+tab", "previous view", "[", "shift+tab"),
 		Command:   kb(":", "command", ":"),
 		Filter:    kb("/", "filter", "/"),
 		Help:      kb("?", "help", "?"),
@@ -97,17 +125,30 @@ func newKeyMap() *keyMap {
 		No:        kb("n/esc", "no", "n", "N", "esc"),
 		Complete:  kb("tab", "complete", "tab"),
 
-		Up:     kb("↑/k", "up", "up", "k"),
-		Down:   kb("↓/j", "down", "down", "j"),
-		PgUp:   kb("pgup", "page up", "pgup", "ctrl+b"),
-		PgDown: kb("pgdn", "page down", "pgdown", "ctrl+f", " "),
-		Top:    kb("g", "top", "home", "g"),
-		Bottom: kb("G", "bottom", "end", "G"),
-		Enter:  kb("enter", "details", "enter"),
-		Back:   kb("esc", "back", "esc"),
+		Up:        kb("↑/k", "up", "up", "k"),
+		Down:      kb("↓/j", "down", "down", "j"),
+		PgUp:      kb("pgup", "page up", "pgup", "ctrl+b"),
+		PgDown:    kb("pgdn", "page down", "pgdown", "ctrl+f"),
+		HalfUp:    kb("ctrl+u", "half page up", "ctrl+u"),
+		HalfDown:  kb("ctrl+d", "half page down", "ctrl+d"),
+		Actions:   kb("space", "actions", " "),
+		MenuRun:   kb("enter", "run", "enter"),
+		MenuClose: kb("esc/space", "close", "esc", " "),
+		Top:       kb("g", "top", "home", "g"),
+		Bottom:    kb("G", "bottom", "end", "G"),
+		Enter:     kb("enter", "details", "enter"),
+		Back:      kb("esc", "back", "esc"),
 
-		Accept: kb("enter", "keep", "enter"),
-		Clear:  kb("esc", "clear", "esc"),
+		Accept:     kb("enter", "keep", "enter"),
+		Clear:      kb("esc", "clear", "esc"),
+		RunCommand: kb("enter", "run", "enter"),
+		CloseLine:  kb("esc", "cancel", "esc"),
+
+		CloseHelp: kb("?/esc", "close help", "?", "esc", "q", "enter"),
+		QuitYes:   kb("y", "quit", "y", "Y", "ctrl+c"),
+		QuitNo:    kb("n/esc", "stay", "n", "N", "esc"),
+		SwitchYes: kb("y", "switch", "y", "Y"),
+		SwitchNo:  kb("n/esc", "stay", "n", "N", "esc"),
 
 		OpenAccount: kb("enter", "account detail", "enter"),
 		CopyIBAN:    kb("y", "copy IBAN", "y"),
@@ -126,7 +167,7 @@ func newKeyMap() *keyMap {
 		CopyID:   kb("Y", "copy id", "Y"),
 		CSV:      kb("c", "CSV", "c", "C"),
 		JSON:     kb("j", "JSON", "j", "J"),
-		Track:    kb("p", "follow payout in 3", "p"),
+		Track:    kb("p", "follow payout in "+tabKeyName(tabPayouts), "p"),
 
 		CopyPayout: kb("y", "copy payout id", "y"),
 		CopyReason: kb("Y", "copy reason", "Y"),
@@ -136,16 +177,21 @@ func newKeyMap() *keyMap {
 		OpenEvent: kb("enter", "open event", "enter"),
 		CopyBody:  kb("y", "copy body", "y"),
 
-		Next:       kb("enter/tab", "next field", "enter", "tab"),
-		Prev:       kb("shift+tab", "previous field", "shift+tab"),
-		LeaveForm:  kb("esc", "leave (input kept)", "esc"),
-		ClearForm:  kb("ctrl+n", "clear form (asks)", "ctrl+n"),
-		Retry:      kb("enter", "retry (same key: cannot pay twice)", "enter"),
-		Edit:       kb("e", "edit", "e"),
-		SendAnyway: kb("a", "send anyway (a second payment)", "a"),
-		NewForm:    kb("n", "new form", "n", "ctrl+n"),
-		CopyResID:  kb("y", "copy id", "y"),
-		CopyToken:  kb("t", "copy resource token", "t"),
+		Next:          kb("enter/tab", "next field", "enter", "tab"),
+		Prev:          kb("shift+tab", "previous field", "shift+tab"),
+		LeaveForm:     kb("esc", "leave (input kept)", "esc"),
+		ClearForm:     kb("ctrl+n", "clear form (asks)", "ctrl+n"),
+		Retry:         kb("enter", "retry (same key)", "enter"),
+		Edit:          kb("e", "edit", "e"),
+		ConfirmSend:   kb("y", "send", "y", "Y"),
+		ConfirmBack:   kb("n", "back to edit", "n", "N"),
+		ConfirmChoose: kb("←/→", "choose", "left", "right", "h", "l"),
+		ConfirmEnter:  kb("enter", "highlighted choice", "enter"),
+		Correct:       kb("e", "correct and resend", "e"),
+		SendAnyway:    kb("a", "send anyway (a second payment)", "a"),
+		NewForm:       kb("n", "new form", "n", "ctrl+n"),
+		CopyResID:     kb("y", "copy id", "y"),
+		CopyToken:     kb("t", "copy resource token", "t"),
 	}
 }
 

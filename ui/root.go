@@ -77,9 +77,19 @@ type model struct {
 	*viewContext
 	help help.Model
 
-	tab       tab
-	prevTab   tab
-	showHelp  bool
+	tab      tab
+	prevTab  tab
+	showHelp bool
+	helpTop  int // the help overlay's first line of keys (it scrolls)
+	// helpScrolls is set when the overlay's keys are longer than the
+	// screen: only then does the bar offer the keys that scroll them.
+	helpScrolls bool
+	// menu is the actions menu of the selected row, while it is up.
+	menu *actionsMenu
+	// switchAsk is a profile switch waiting for y; switchTo the profile
+	// the program ended to open.
+	switchAsk *profileSwitch
+	switchTo  string
 	quitAsk   bool
 	cmdActive bool
 	cmdline   textinput.Model
@@ -223,15 +233,15 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case txLoadedMsg:
 		cmd := tea.Batch(m.tx.loaded(c, msg), balanceHistory(msg.store, m.now()))
 		m.refreshed(refreshReport)
-		return m, tea.Batch(cmd, m.tracker.lookup(c, m.tx.store))
+		return m, tea.Batch(cmd, m.tracker.lookup(c, m.tx.report()))
 	case balanceHistoryMsg:
-		m.bal.hist = msg.byCur
+		m.bal.setHistory(msg)
 		return m, nil
 	case payoutRowsMsg:
 		m.tracker.applyRows(c, msg)
 		m.noteLate(nil)
 		m.followPayout()
-		return m, m.tracker.lookup(c, m.tx.store) // the payouts that came meanwhile
+		return m, m.tracker.lookup(c, m.tx.report()) // the payouts that came meanwhile
 	case txResultMsg:
 		m.tx.result(c, msg)
 		return m, nil
@@ -239,12 +249,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.tx.spare(msg)
 		return m, nil
 	case exportedMsg:
-		m.tx.results.done()
-		if msg.err != nil {
-			m.setFlash("export failed: "+msg.err.Error(), true)
-		} else {
-			m.setFlash("exported "+thousands(msg.n)+" rows to "+msg.path+" (times in UTC)", false)
-		}
+		m.tx.exported(c, msg)
 		return m, nil
 	case flashMsg:
 		m.setFlash(msg.text, msg.err)
@@ -259,15 +264,28 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case payoutAcceptedMsg:
 		// The payout form's send was accepted: the tracker follows it.
 		m.tracker.addSent(c, msg.req)
+		// The operator's own payout is the one to see when they open the
+		// tracker (the form says to): selected while they are elsewhere,
+		// so nothing moves under their eyes.
+		if m.tab != tabPayouts {
+			m.tracker.selectID(msg.req.TransactionID)
+		}
 		m.followPayout()
 		if m.relayLive = m.relayIsLive(); !m.relayLive {
 			return m, m.tracker.poll(c) // no webhooks coming: ask the report now
 		}
 		return m, nil
+	case correctPayoutMsg:
+		// A payout picked in the tracker to correct: the form opens
+		// filled in with it.
+		cmd := m.switchTab(tabPayout)
+		return m, tea.Batch(cmd, m.payout.correctFrom(c, msg.req))
 	case trackPayoutMsg:
 		// A payout picked in the report: the tracker follows it.
 		m.tracker.follow(c, msg.tx)
 		return m, m.switchTab(tabPayouts)
+	case profileCheckedMsg:
+		return m, m.profileChecked(msg)
 	case leaveFormMsg:
 		return m, m.switchTab(m.prevTab)
 	case tea.KeyMsg:
@@ -309,10 +327,8 @@ func (m *model) safeKey(k tea.KeyMsg) (tea.KeyMsg, bool) {
 // followPayout hands the payout form the tracker's view of the payout it
 // sent, so its result follows the webhooks without reading the tracker.
 func (m *model) followPayout() {
-	if p, ok := m.payout.spec.(*payoutForm); ok && m.payout.phase == phaseDone {
-		if id := m.payout.resultID(); id != "" {
-			p.progress = m.tracker.snapshot(id)
-		}
+	if id := m.payout.doneID(); id != "" {
+		m.payout.deliver(m.c(), payoutProgressMsg{p: m.tracker.snapshot(id)})
 	}
 }
 
@@ -348,11 +364,14 @@ func (m *model) handleKey(k tea.KeyMsg) tea.Cmd {
 		return tea.Batch(cmds...)
 	}
 	keys := m.keys
+	if m.switchAsk != nil {
+		return m.updateSwitchAsk(k)
+	}
 	if m.quitAsk {
 		switch {
-		case key.Matches(k, keys.Yes, keys.ForceQuit):
+		case key.Matches(k, keys.QuitYes):
 			return tea.Quit
-		case key.Matches(k, keys.No):
+		case key.Matches(k, keys.QuitNo):
 			m.quitAsk = false
 		}
 		return nil
@@ -366,8 +385,11 @@ func (m *model) handleKey(k tea.KeyMsg) tea.Cmd {
 	if m.cmdActive {
 		return m.updateCmdline(k)
 	}
+	if m.menu != nil {
+		return m.updateActions(k)
+	}
 	if m.showHelp {
-		if key.Matches(k, keys.Help, keys.Back, keys.Quit, keys.Enter) {
+		if !m.scrollHelp(k) && key.Matches(k, keys.CloseHelp) {
 			m.showHelp = false
 		}
 		return nil
@@ -378,7 +400,7 @@ func (m *model) handleKey(k tea.KeyMsg) tea.Cmd {
 	// choice or the confirmation (which take no text) opens help.
 	if f := m.formFor(m.tab); f != nil && f.capturing() {
 		if key.Matches(k, keys.Help) && f.choiceFocused() {
-			m.showHelp = true
+			m.openHelp()
 			return nil
 		}
 		return f.update(m.c(), k)
@@ -390,8 +412,14 @@ func (m *model) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, keys.Quit):
 		return m.requestQuit()
 	case key.Matches(k, keys.Help):
-		m.showHelp = true
+		m.openHelp()
 		return nil
+	case key.Matches(k, keys.Actions):
+		return m.openActions()
+	case key.Matches(k, keys.ViewNext):
+		return m.switchTab((m.tab + 1) % numTabs)
+	case key.Matches(k, keys.ViewPrev):
+		return m.switchTab((m.tab + numTabs - 1) % numTabs)
 	case key.Matches(k, keys.Command):
 		m.cmdActive = true
 		m.cmdline.SetValue("")
@@ -408,6 +436,11 @@ func (m *model) handleKey(k tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	return v.update(m.c(), k)
+}
+
+// openHelp shows the `?` overlay from its first line.
+func (m *model) openHelp() {
+	m.showHelp, m.helpTop = true, 0
 }
 
 func (m *model) refresh() tea.Cmd {
@@ -438,7 +471,7 @@ func (m *model) switchTab(t tab) tea.Cmd {
 		}
 	}
 	m.flash.owner = t
-	m.showHelp = false
+	m.showHelp, m.menu = false, nil
 	switch t {
 	case tabPayout:
 		return m.payout.focus(m.c())
@@ -451,7 +484,7 @@ func (m *model) switchTab(t tab) tea.Cmd {
 }
 
 // commandNames are the ':' commands, in the order completion offers them.
-var commandNames = []string{"balances", "transactions", "payouts", "events", "payout", "payment", "mandate", "help", "quit"}
+var commandNames = []string{"balances", "transactions", "payouts", "events", "payout", "payment", "mandate", "profile", "help", "quit"}
 
 // completer is tab completion on the ':' line: the first tab shows the
 // shortest command the typed text begins (":payo" is the payout form,
@@ -495,7 +528,7 @@ func completions(prefix string) []string {
 
 func (m *model) updateCmdline(k tea.KeyMsg) tea.Cmd {
 	switch {
-	case key.Matches(k, m.keys.Back):
+	case key.Matches(k, m.keys.CloseLine):
 		m.cmdActive = false
 		m.cmdline.Blur()
 		return nil
@@ -503,17 +536,22 @@ func (m *model) updateCmdline(k tea.KeyMsg) tea.Cmd {
 		m.cmdline.SetValue(m.completer.next(m.cmdline.Value()))
 		m.cmdline.CursorEnd()
 		return nil
-	case key.Matches(k, m.keys.Enter):
+	case key.Matches(k, m.keys.RunCommand):
 		m.cmdActive = false
 		m.cmdline.Blur()
-		c := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(m.cmdline.Value(), ":")))
+		line := strings.TrimSpace(strings.TrimPrefix(m.cmdline.Value(), ":"))
+		if verb, name, _ := strings.Cut(line, " "); strings.EqualFold(verb, "profile") || strings.EqualFold(verb, "ctx") {
+			m.flash = flash{owner: m.tab}
+			return m.askProfile(name)
+		}
+		c := strings.ToLower(line)
 		switch c {
 		case "":
 			return nil
 		case "q", "quit", "exit":
 			return m.requestQuit()
 		case "help":
-			m.showHelp = true
+			m.openHelp()
 			return nil
 		}
 		if t, ok := commands[c]; ok {
@@ -521,7 +559,7 @@ func (m *model) updateCmdline(k tea.KeyMsg) tea.Cmd {
 			m.flash = flash{owner: m.tab}
 			return m.switchTab(t)
 		}
-		m.setFlash("unknown command :"+c+" — try :balances :transactions :payouts :events :payout :payment :mandate :quit (tab completes)", true)
+		m.setFlash("unknown command :"+c+" — try :balances :transactions :payouts :events :payout :payment :mandate :profile NAME :quit (tab completes)", true)
 		return nil
 	}
 	var cmd tea.Cmd
@@ -658,7 +696,7 @@ func (m *model) onEvents(msg relayEventsMsg) tea.Cmd {
 		}
 		// Payouts from other operators arrive by id only: their amount and
 		// beneficiary come from the report already loaded, if it has them.
-		cmds = append(cmds, m.tracker.lookup(m.c(), m.tx.store), m.tracker.recordOutcomes(m.c()))
+		cmds = append(cmds, m.tracker.lookup(m.c(), m.tx.report()), m.tracker.recordOutcomes(m.c()))
 		m.followPayout()
 	}
 	if !msg.closed {
@@ -678,7 +716,7 @@ func (m *model) onState(msg relayStateMsg) tea.Cmd {
 	m.relayLive = m.relayIsLive()
 	if mi := msg.state.Missed; mi[1] > 0 {
 		m.setFlash("relay: events "+strconv.FormatUint(mi[0], 10)+"–"+strconv.FormatUint(mi[1], 10)+
-			" were dropped by the relay's retention before this dashboard resumed; the report (2) still has the payouts", true)
+			" were dropped by the relay's retention before this dashboard resumed; the report ("+tabKeyName(tabTransactions)+") still has the payouts", true)
 	}
 	return m.listenStates()
 }
@@ -738,7 +776,8 @@ func (m *model) View() string {
 	var b strings.Builder
 	used := 0
 	if m.opts.Production {
-		b.WriteString(m.st.prod.Render(fit("  !! PRODUCTION !!  profile "+m.opts.Profile+" moves real money  !! PRODUCTION !!", m.width)))
+		b.WriteString(m.st.prod.Render(fit(firstFit(m.width, "  !! PRODUCTION !!  profile "+m.opts.Profile+" moves real money  !! PRODUCTION !!",
+			"!! PRODUCTION !! profile "+m.opts.Profile+" moves real money", "!! PRODUCTION !! "+m.opts.Profile), m.width)))
 		b.WriteByte('\n')
 		used++
 	}
@@ -750,10 +789,14 @@ func (m *model) View() string {
 	bodyH := m.height - used - 2
 	var body string
 	switch {
+	case m.switchAsk != nil:
+		body = m.switchAskView(bodyH)
 	case m.quitAsk:
 		body = m.quitView(bodyH)
 	case m.showHelp:
-		body = m.helpView()
+		body = m.helpView(bodyH)
+	case m.menu != nil:
+		body = m.actionsView(bodyH)
 	default:
 		body = m.current().view(m.c(), m.width, bodyH)
 	}
@@ -769,31 +812,44 @@ func (m *model) View() string {
 
 func (m *model) headerLine() string {
 	loc := m.now().Location()
-	left := m.st.title.Render("paydash") + " · profile " + m.st.bold.Render(m.opts.Profile)
+	prof := "profile " + m.st.bold.Render(m.opts.Profile)
 	if m.opts.Production {
-		left += " " + m.st.prod.Render(" PRODUCTION ")
+		prof += " " + m.st.prod.Render(" PRODUCTION ")
 	}
+	long, short := m.st.title.Render("paydash")+" · "+prof, prof
 	rt, rs := m.relayText()
 	// Every time on screen is in this zone; the header names it.
-	parts := []string{rs.Render(rt), "refreshed " + clockTime(m.bal.lastAt, loc) + " " + zoneName(m.now())}
-	if low := m.bal.lowAlerts(m.c()); low != "" {
-		parts = append(parts, m.st.alert.Render("⚠ low balance: "+low))
+	at := clockTime(m.bal.refreshedAt(), loc) + " " + zoneName(m.now())
+	right := func(refreshed, lowLabel string) string {
+		parts := []string{rs.Render(rt), refreshed + at}
+		if low := m.bal.lowAlerts(m.c()); low != "" {
+			parts = append(parts, m.st.alert.Render(lowLabel+low))
+		}
+		return strings.Join(parts, " · ")
 	}
-	right := strings.Join(parts, " · ")
-	gap := m.width - lipgloss.Width(left) - lipgloss.Width(right)
-	if gap < 1 {
-		// Narrow terminal: the alert and relay state matter more than the
-		// product name.
-		return fit(right+" · "+left, m.width)
+	// Longest first; each drops words, never cuts one: the product name,
+	// then "refreshed", then "balance" go before the profile does.
+	for _, f := range [][2]string{
+		{long, right("refreshed ", "⚠ low balance: ")},
+		{short, right("refreshed ", "⚠ low balance: ")},
+		{short, right("", "⚠ low balance: ")},
+		{short, right("", "⚠ low: ")},
+		{short, strings.Join(append([]string{rs.Render(rt)}, lowOnly(m.bal.lowAlerts(m.c()), m.st.alert.Render)...), " · ")},
+	} {
+		if gap := m.width - lipgloss.Width(f[0]) - lipgloss.Width(f[1]); gap >= 1 {
+			return f[0] + strings.Repeat(" ", gap) + f[1]
+		}
 	}
-	return left + strings.Repeat(" ", gap) + right
+	// Narrow terminal: the alert and relay state matter more than the
+	// profile.
+	return fit(right("", "⚠ low: ")+" · "+short, m.width)
 }
 
 func (m *model) tabsLine() string {
 	render := func(names [numTabs]string) string {
 		parts := make([]string, 0, numTabs)
 		for i, n := range names {
-			label := itoa(i+1) + " " + n
+			label := strings.TrimSpace(itoa(i+1) + " " + n)
 			if tab(i) == m.tab {
 				parts = append(parts, m.st.tabActive.Render("["+label+"]"))
 			} else {
@@ -802,7 +858,14 @@ func (m *model) tabsLine() string {
 		}
 		return strings.Join(parts, "")
 	}
-	return fit(render(tabShort), m.width)
+	if line := render(tabShort); width(line) <= m.width {
+		return fit(line, m.width)
+	}
+	// Too narrow for every name: the view shown keeps its name, the others
+	// their keys, rather than the last names cut mid-word.
+	var short [numTabs]string
+	short[m.tab] = tabShort[m.tab]
+	return fit(render(short), m.width)
 }
 
 func (m *model) statusLine() string {
@@ -818,97 +881,6 @@ func (m *model) statusLine() string {
 		return st.Render(fit(clean(m.flash.text), m.width))
 	}
 	return ""
-}
-
-func (m *model) helpLine() string {
-	c := m.c()
-	h := m.current().keys(c)
-	var tail []key.Binding
-	if m.current().capturing() {
-		tail = []key.Binding{m.keys.AltTabs, m.keys.ForceQuit}
-	} else {
-		tail = []key.Binding{m.keys.Tabs, m.keys.Command, m.keys.Help, m.keys.Quit}
-	}
-	// The frame's keys (help above all) always show: the view's own go
-	// from the end until the line fits.
-	short := h.short
-	hm := m.help
-	hm.Width = 0 // measured here; bubbles/help would cut with …
-	for {
-		line := hm.ShortHelpView(append(append([]key.Binding{}, short...), tail...))
-		if lipgloss.Width(line) <= m.width || (len(short) == 0 && len(tail) <= 1) {
-			return fit(line, m.width)
-		}
-		if len(short) > 0 {
-			short = short[:len(short)-1]
-		} else {
-			tail = tail[1:]
-		}
-	}
-}
-
-func (m *model) helpView() string {
-	g := m.keys
-	frame := [][]key.Binding{
-		{g.Tabs, g.AltTabs, g.Command, g.Filter},
-		{g.Help, g.Refresh, g.Quit, g.ForceQuit},
-	}
-	var b strings.Builder
-	// How to close goes on the title line: on a short screen the end of
-	// the help is cut, and the way out must not be.
-	b.WriteString(m.st.title.Render("Help — "+tabNames[m.tab]) + m.st.muted.Render("  ? or esc closes") + "\n\n")
-	b.WriteString(m.st.bold.Render("This view") + "\n")
-	b.WriteString(m.helpColumns(m.current().keys(m.c()).full) + "\n\n")
-	b.WriteString(m.st.bold.Render("Everywhere") + "\n")
-	b.WriteString(m.helpColumns(frame) + "\n\n")
-	b.WriteString(m.st.muted.Render(wrapText("Commands: :balances :transactions :payouts :events :payout :payment :mandate :quit (tab completes)", m.width)))
-	// Last, so a short screen cuts it before any key: the bar shows it
-	// too while it is empty.
-	if f, ok := m.current().(interface{ filterSyntax() string }); ok {
-		b.WriteString("\n" + m.st.muted.Render(wrapText("/ filters by: "+f.filterSyntax(), m.width)))
-	}
-	lines := strings.Split(b.String(), "\n")
-	for i, l := range lines {
-		lines[i] = fit(l, m.width)
-	}
-	return strings.Join(lines, "\n")
-}
-
-// helpColumns lays the help's columns side by side while they fit and
-// starts a new row of columns when the next would not: no binding is ever
-// cut off a narrow screen.
-func (m *model) helpColumns(cols [][]key.Binding) string {
-	hm := m.help
-	hm.ShowAll = true
-	hm.Width = 0
-	var rows []string
-	var row []string
-	roww := 0
-	const gap = "    "
-	for _, col := range cols {
-		block := hm.FullHelpView([][]key.Binding{col})
-		bw := lipgloss.Width(block)
-		if len(row) > 0 && roww+len(gap)+bw > m.width {
-			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
-			row, roww = nil, 0
-		}
-		if len(row) > 0 {
-			row = append(row, gap)
-			roww += len(gap)
-		}
-		row = append(row, block)
-		roww += bw
-	}
-	if len(row) > 0 {
-		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
-	}
-	return strings.Join(rows, "\n")
-}
-
-func (m *model) quitView(h int) string {
-	msg := m.st.warn.Render("Unsent input in: "+strings.Join(m.unsentForms(), ", ")) +
-		"\n\nQuit anyway and lose it?  y = quit   n / esc = stay"
-	return lipgloss.Place(m.width, h, lipgloss.Center, lipgloss.Center, m.st.box.Render(msg))
 }
 
 func itoa(n int) string { return thousands(n) }

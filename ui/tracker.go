@@ -74,6 +74,7 @@ type trackerView struct {
 	// of each batch scanning the report and reading the record.
 	lookupBusy bool
 	nav        listNav
+	sel        selection // the selected payout, by id
 	filter     filterBar
 	pageH      int
 	// toRecord are the payouts that finished since the last
@@ -94,7 +95,7 @@ func newTrackerView(keepFinal int) trackerView {
 		keepFinal = DefaultTrackerKeepFinal
 	}
 	return trackerView{byID: map[string]*trackedPayout{}, events: newIDWindow(recentEventIDs), keepFinal: keepFinal,
-		filter: newFilterBar("id, beneficiary, state")}
+		filter: newFilterBar("id, beneficiary, state, amount (£12.34, -£12.34, 12.34), currency")}
 }
 
 // details returns what the tracker knows of a payout's beneficiary and
@@ -273,18 +274,15 @@ func (v *trackerView) apply(c *viewContext, evs []relayclient.Event) bool {
 }
 
 func (v *trackerView) visible() []*trackedPayout {
-	q := v.filter.query()
+	q := shownQuery(v.filter.query())
+	amounts := hasDigit(q)
 	all := v.payouts.newestFirst()
 	if q == "" {
 		return all
 	}
 	var out []*trackedPayout
 	for _, p := range all {
-		hay := p.id + " " + p.state + " " + p.reason
-		if name, iban, ref, _, _, ok := p.details(); ok {
-			hay += " " + name + " " + iban + " " + ref
-		}
-		if strings.Contains(strings.ToLower(hay), q) {
+		if strings.Contains(strings.ToLower(payoutMatchText(p, amounts)), q) {
 			out = append(out, p)
 		}
 	}
@@ -296,14 +294,10 @@ func (v *trackerView) capturing() bool { return v.filter.active }
 func (v *trackerView) startFilter() (tea.Cmd, bool) { return v.filter.start(), true }
 
 func (v *trackerView) keys(c *viewContext) helpMap {
-	g := c.keys
 	if v.filter.active {
 		return filterBarKeys(c.keys)
 	}
-	return helpMap{
-		short: []key.Binding{g.Up, g.Down, g.Filter, c.keys.CopyPayout, c.keys.CopyReason},
-		full:  [][]key.Binding{{g.Up, g.Down, g.PgUp, g.PgDown, g.Top, g.Bottom}, {g.Filter, c.keys.CopyPayout, c.keys.CopyReason}},
-	}
+	return trackerKeys(c, v.selected())
 }
 
 func (v *trackerView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
@@ -312,7 +306,9 @@ func (v *trackerView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 		return cmd
 	}
 	rows := v.visible()
+	v.sel.restore(&v.nav, len(rows), v.pageH, payoutID(rows))
 	if v.nav.move(k, c.keys, len(rows), v.pageH) {
+		v.sel.remember(&v.nav, len(rows), payoutID(rows))
 		return nil
 	}
 	switch {
@@ -323,6 +319,8 @@ func (v *trackerView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 		return c.copyText(id, "payout id "+id)
 	case key.Matches(k, c.keys.CopyReason) && v.nav.cursor < len(rows) && rows[v.nav.cursor].reason != "":
 		return c.copyText(rows[v.nav.cursor].reason, "failure reason")
+	case key.Matches(k, c.keys.Correct) && v.nav.cursor < len(rows) && rows[v.nav.cursor].correctable():
+		return correctCmd(rows[v.nav.cursor])
 	}
 	return nil
 }
@@ -364,13 +362,9 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 	case v.filter.shown():
 		b.WriteString(v.filter.view())
 	case v.payouts.len() == 0:
-		b.WriteString(c.st.muted.Render(fit("No payouts yet: send one from 5 New payout, or wait for the relay's events.", w)))
+		b.WriteString(c.st.muted.Render(fit("No payouts yet: send one from "+tabKeyName(tabPayout)+" New payout, or wait for the relay's events.", w)))
 	default:
-		info := plural(v.payouts.len(), "payout", "payouts") + " followed"
-		if n := v.unknown(); n > 0 {
-			info += " · " + itoa(n) + " not in the loaded report (r reloads it)"
-		}
-		b.WriteString(c.st.muted.Render(fit(info+" · authorised → submitted → settled, or rejected/failed · changes highlight for 2s", w)))
+		b.WriteString(c.st.muted.Render(fit(v.infoLine(c, w), w)))
 	}
 	b.WriteByte('\n')
 	noteH := 0
@@ -392,7 +386,7 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 	if len(rows) == 0 {
 		// The tracker holds this session's payouts; older ones are in the
 		// report, one key away.
-		b.WriteString("\n" + c.st.muted.Render(wrapText("A payout from before this session: find it in 2 Report (by id or search) and press p on its row to follow it here.", w)))
+		b.WriteString("\n" + c.st.muted.Render(wrapText("A payout from before this session: find it in "+tabKeyName(tabTransactions)+" Report (by id or search) and press "+keyOf(c.keys.Track)+" on its row to follow it here.", w)))
 	}
 	b.WriteByte('\n')
 	detailH := 0
@@ -401,7 +395,7 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 	}
 	listH := max(h-2-noteH-detailH, 1)
 	v.pageH = listH
-	v.nav.clamp(len(rows), listH)
+	v.sel.restore(&v.nav, len(rows), listH, payoutID(rows))
 	now := c.now()
 	cells := make([]string, len(trackerCols))
 	for i := v.nav.top; i < min(v.nav.top+listH, len(rows)); i++ {
@@ -460,7 +454,8 @@ func (v *trackerView) detail(c *viewContext, p *trackedPayout, w int) string {
 		}
 		b.WriteString(fit(clean(line), w) + "\n")
 	} else {
-		b.WriteString(c.st.muted.Render(fit("amount and beneficiary: not in the loaded transaction report yet; r reloads it", w)) + "\n")
+		b.WriteString(c.st.muted.Render(fit(firstFit(w, "amount and beneficiary: not in the loaded transaction report yet; "+keyOf(c.keys.Refresh)+" reloads it",
+			"not in the loaded report yet; "+keyOf(c.keys.Refresh)+" reloads it", "not in the report yet"), w)) + "\n")
 	}
 	if p.note != "" {
 		b.WriteString(c.st.warn.Render(fit(p.note, w)) + "\n")
@@ -509,11 +504,13 @@ func (v *trackerView) follow(c *viewContext, t api.Transaction) {
 	v.noteState(p)
 	// Select it.
 	v.filter.set("")
-	for i, q := range v.visible() {
+	rows := v.visible()
+	for i, q := range rows {
 		if q == p {
 			v.nav.cursor = i
 		}
 	}
+	v.sel.remember(&v.nav, len(rows), payoutID(rows))
 }
 
 // snapshot is a copy of what the tracker knows of one payout, for the
@@ -530,3 +527,8 @@ func (v *trackerView) snapshot(id string) *trackedPayout {
 
 // filterSyntax is what the filter bar accepts, for the help screen.
 func (v *trackerView) filterSyntax() string { return v.filter.syntax() }
+
+// payoutID is row i's id, for the selection.
+func payoutID(rows []*trackedPayout) func(int) string {
+	return func(i int) string { return rows[i].id }
+}

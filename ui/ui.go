@@ -81,13 +81,19 @@ type Options struct {
 	// Location is the time zone every time on screen is shown in and
 	// date:today means (nil = the local zone); the header names it.
 	Location *time.Location
+	// CheckProfile, when set, lets :profile NAME switch profile: it
+	// answers whether the profile exists and moves real money (it may
+	// read the config file; it runs off the Update path). Run then
+	// returns *SwitchProfile for the command to open the dashboard on it.
+	CheckProfile func(name string) (ProfileInfo, error)
 	// Workbench, when set, gives the Events view the webhook workbench
 	// (handler answers, resend, late webhooks, triggers on the demo).
 	Workbench *Workbench
 }
 
 // Run shows the dashboard on the alternate screen until the user quits or
-// ctx is done (which is not an error).
+// ctx is done (which is not an error), or switches profile (a
+// *SwitchProfile).
 func Run(ctx context.Context, opts Options, teaOpts ...tea.ProgramOption) error {
 	if opts.Backend == nil {
 		return errors.New("ui: no backend: configure a profile (paydash config init) or run paydash demo")
@@ -100,7 +106,10 @@ func Run(ctx context.Context, opts Options, teaOpts ...tea.ProgramOption) error 
 	defer cancel() // stops loads and requests still running after quit
 	m := newModel(ctx, opts)
 	all := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx)}, teaOpts...)
-	_, err := tea.NewProgram(m, all...).Run()
+	final, err := tea.NewProgram(m, all...).Run()
+	if err == nil {
+		return switchedTo(final)
+	}
 	if err != nil && errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil
 	}

@@ -235,7 +235,7 @@ func TestReportSignedTypedAndTotalledAt80(t *testing.T) {
 	h := newHarness(t, Options{Backend: newFake(300)}, 80, 24)
 	h.key("2")
 	out := h.view()
-	mustContain(t, out, " Type ", "funding", "payout", "+£713.71", "−£1.00", "Totals:")
+	mustContain(t, out, " Type ", "funding", "payout", "+£713.71", "-£1.00", "Totals:")
 	h.key("/")
 	h.typeText("type:funding cur:GBP")
 	h.key("enter")
@@ -246,7 +246,7 @@ func TestReportSignedTypedAndTotalledAt80(t *testing.T) {
 			in += tx.AmountInMinor
 		}
 	}
-	mustContain(t, h.view(), "Totals: GBP in +"+api.FormatAmount(in, "GBP")+" out −£0.00 net +"+api.FormatAmount(in, "GBP"))
+	mustContain(t, h.view(), "Totals: GBP in +"+api.FormatAmount(in, "GBP")+" out £0.00 net +"+api.FormatAmount(in, "GBP"))
 }
 
 // Item 4: form errors name their field by its title, messages say the
@@ -374,7 +374,7 @@ func TestBalanceHistoryAndAccountPage(t *testing.T) {
 	}
 	h.key("enter")
 	out := h.view()
-	mustContain(t, out, "GBP account", "last 30 days", "threshold £100,000.00", "┄", "Latest transactions", "−£5.00", "+£50,000.00")
+	mustContain(t, out, "GBP account", "last 30 days", "threshold £100,000.00", "┄", "Latest transactions", "-£5.00", "+£50,000.00")
 	// The date axis is under the chart's 30 columns, "today" under the
 	// last bar, not at the screen's right edge.
 	for _, line := range strings.Split(out, "\n") {

@@ -54,10 +54,10 @@ func Show(ctx context.Context, s *cmdutil.Streams, p Params) error {
 	return err
 }
 
-// Run opens the dashboard on the configured profile. With none configured
-// it prints the friendly pointer to `paydash demo` and `paydash config
-// init`.
-func Run(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) error {
+// runProfile opens the dashboard on the configured profile. With none
+// configured it prints the friendly pointer to `paydash demo` and
+// `paydash config init`.
+func runProfile(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) error {
 	prof, client, err := cmdutil.Setup(s, g)
 	if err != nil {
 		return err
@@ -90,7 +90,8 @@ func Run(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) error {
 			Profile: prof.Name, Production: prof.Production, Regulated: prof.Regulated,
 			Backend: backend, Guard: guard, BalanceRefresh: prof.BalanceRefresh, ReportRefresh: prof.ReportRefresh, TrackerKeepFinal: prof.TrackerKeepFinal, LowBalance: prof.LowBalance, ExportDir: ".",
 			Location: prof.Location, MerchantAccounts: MerchantAccounts(prof.MerchantAccounts),
-			Workbench: Workbench(s, prof, audit, sandboxURL),
+			CheckProfile: profileChecker(s, g),
+			Workbench:    Workbench(s, prof, audit, sandboxURL),
 		},
 		RelayURL: prof.RelayURL, RelayToken: prof.RelayToken.Reveal(),
 	})
