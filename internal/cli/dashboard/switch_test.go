@@ -54,3 +54,43 @@ func TestProfileCheckerReadsTheConfig(t *testing.T) {
 		t.Fatalf("the check wrote on the dashboard's screen: %q", got)
 	}
 }
+
+// A team profile opens on its hub too (the Approvals view): one without
+// the person's own hub token is refused before anything switches, with
+// what it lacks; one with it opens.
+func TestProfileCheckerRefusesATeamProfileWithoutItsHub(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	team := `
+[profiles.team-bob]
+auth_url = "https://auth.example"
+base_url = "https://api.example"
+payouts_url = "https://payouts.example"
+client_id = "client"
+client_secret = "secret"
+payouts_via_relay = true
+relay_url = "ws://127.0.0.1:8787/ws"
+relay_token = "bob-token-0123456789abcdef"
+
+[profiles.team-notoken]
+auth_url = "https://auth.example"
+base_url = "https://api.example"
+payouts_url = "https://payouts.example"
+client_id = "client"
+client_secret = "secret"
+payouts_via_relay = true
+relay_url = "ws://127.0.0.1:8787/ws"
+`
+	if err := os.WriteFile(path, []byte(team), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"HOME": dir}
+	s := &cmdutil.Streams{Err: &strings.Builder{}, Getenv: func(k string) string { return env[k] }}
+	check := profileChecker(s, &cmdutil.Global{ConfigPath: path})
+	if info, err := check("team-bob"); err != nil || info.Name != "team-bob" {
+		t.Fatalf("team-bob: %+v, %v", info, err)
+	}
+	if _, err := check("team-notoken"); err == nil || !strings.Contains(err.Error(), "relay_token") {
+		t.Fatalf("a team profile without its token: %v", err)
+	}
+}
