@@ -492,7 +492,7 @@ func (v *approvalsView) submitInput(c *viewContext) tea.Cmd {
 	switch v.mode {
 	case apprAmount:
 		if !v.typedMatches(text) {
-			c.setFlash("that is not "+v.typedWant()+": nothing was approved; type it exactly, or esc", true)
+			c.setFlash("that is not "+v.typedWant()+": nothing was approved; type it exactly, or "+c.keys.CancelDecision.Help().Key+" to cancel", true)
 			v.input.SetValue("")
 			return nil
 		}

@@ -384,3 +384,20 @@ func TestTabAndBracketsReachApprovalsOnATeamProfile(t *testing.T) {
 		}
 	}
 }
+
+// The view's hints name keys from the keymap: rebinding cancel changes
+// what the production amount's refusal says to press.
+func TestApprovalsHintsFollowTheKeymap(t *testing.T) {
+	hs := teamHarness(t, teamHub(), true, 120, 40)
+	hs.m.keys.CancelDecision = kb("ctrl+b", "cancel", "ctrl+b")
+	hs.key("8")
+	selectRow(t, hs, "apr-aaaaaaaaaa")
+	hs.key("a")
+	hs.typeText("1")
+	hs.key("enter")
+	mustContain(t, hs.view(), "type it exactly, or ctrl+b to cancel")
+	hs.key("ctrl+b")
+	if hs.m.approvals.mode != apprList {
+		t.Fatal("the rebound cancel key did not cancel")
+	}
+}
