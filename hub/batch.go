@@ -339,16 +339,11 @@ func (h *Hub) handleApproveBatch(w http.ResponseWriter, req *http.Request, u use
 }
 
 func (h *Hub) handleRejectBatch(w http.ResponseWriter, req *http.Request, u users.User) {
-	var b RejectBody
-	if !readJSON(w, req, &b) {
+	reason, ok := readRejectReason(w, req)
+	if !ok {
 		return
 	}
-	b.Reason = strings.TrimSpace(b.Reason)
-	if b.Reason == "" {
-		writeProblem(w, http.StatusUnprocessableEntity, "reason_required", "a rejection needs a reason (--reason TEXT), so the requester knows what to correct")
-		return
-	}
-	res, err := h.RejectBatch(u, req.PathValue("id"), b.Reason)
+	res, err := h.RejectBatch(u, req.PathValue("id"), reason)
 	if err != nil {
 		writeStoreError(w, err)
 		return

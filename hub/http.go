@@ -233,17 +233,27 @@ type RejectBody struct {
 	Reason string `json:"reason"`
 }
 
-func (h *Hub) handleReject(w http.ResponseWriter, req *http.Request, u users.User) {
+// readRejectReason reads a reject body, answering 422 when it gives no
+// reason: the requester is told what to correct, for a request or a batch.
+func readRejectReason(w http.ResponseWriter, req *http.Request) (string, bool) {
 	var b RejectBody
 	if !readJSON(w, req, &b) {
-		return
+		return "", false
 	}
-	b.Reason = strings.TrimSpace(b.Reason)
-	if b.Reason == "" {
+	reason := strings.TrimSpace(b.Reason)
+	if reason == "" {
 		writeProblem(w, http.StatusUnprocessableEntity, "reason_required", "a rejection needs a reason (--reason TEXT), so the requester knows what to correct")
+		return "", false
+	}
+	return reason, true
+}
+
+func (h *Hub) handleReject(w http.ResponseWriter, req *http.Request, u users.User) {
+	reason, ok := readRejectReason(w, req)
+	if !ok {
 		return
 	}
-	r, err := h.Reject(u, req.PathValue("id"), b.Reason)
+	r, err := h.Reject(u, req.PathValue("id"), reason)
 	if err != nil {
 		writeStoreError(w, err)
 		return
