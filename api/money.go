@@ -346,3 +346,19 @@ func pow10(n int) uint64 {
 	}
 	return p
 }
+
+// FormatTotals says amounts per currency (a batch's totals), currencies in
+// alphabetical order so the same totals always read the same, joined by
+// sep.
+func FormatTotals(totals map[string]int64, sep string) string {
+	curs := make([]string, 0, len(totals))
+	for c := range totals {
+		curs = append(curs, c)
+	}
+	sort.Strings(curs)
+	parts := make([]string, len(curs))
+	for i, c := range curs {
+		parts[i] = FormatAmount(totals[c], c)
+	}
+	return strings.Join(parts, sep)
+}

@@ -232,3 +232,13 @@ func TestFormatCount(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatTotalsReadsTheSameWhateverTheMapOrder(t *testing.T) {
+	totals := map[string]int64{"GBP": 70000, "EUR": 30000, "JPY": 500}
+	want := "€300.00, £700.00, 500 JPY"
+	for range 20 {
+		if got := FormatTotals(totals, ", "); got != want {
+			t.Fatalf("FormatTotals = %q, want %q", got, want)
+		}
+	}
+}

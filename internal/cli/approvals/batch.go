@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -109,16 +108,7 @@ func waitBatch(ctx context.Context, hc interface {
 
 // totalsLine says a batch's totals, currencies in order.
 func totalsLine(t map[string]int64) string {
-	curs := make([]string, 0, len(t))
-	for c := range t {
-		curs = append(curs, c)
-	}
-	sort.Strings(curs)
-	parts := make([]string, len(curs))
-	for i, c := range curs {
-		parts[i] = api.FormatAmount(t[c], c)
-	}
-	return strings.Join(parts, ", ")
+	return api.FormatTotals(t, ", ")
 }
 
 func writeBatch(s *cmdutil.Streams, res hub.BatchResult) {

@@ -427,16 +427,7 @@ const changedAdvice = "CHANGED rows were edited after they were paid: sending on
 	"Check the payout already made (paydash payouts log); to pay a changed row as a second, new payout, run the same command with --allow-duplicate"
 
 func formatTotals(t map[string]int64) string {
-	curs := make([]string, 0, len(t))
-	for c := range t {
-		curs = append(curs, c)
-	}
-	sort.Strings(curs)
-	parts := make([]string, len(curs))
-	for i, c := range curs {
-		parts[i] = api.FormatAmount(t[c], c)
-	}
-	return strings.Join(parts, " + ")
+	return api.FormatTotals(t, " + ")
 }
 
 // unpaidAdvice is how to pay rows the service rejected or that failed:
