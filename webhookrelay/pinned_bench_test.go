@@ -13,11 +13,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -261,29 +259,14 @@ func pinnedIngest(b *testing.B, cpu int) {
 
 func pinnedLatency(b *testing.B, cpu int) {
 	p := startPinnedRelay(b, cpu, true)
-	var (
-		due     sync.Map // event id -> time.Time
-		mu      sync.Mutex
-		measure atomic.Bool
-		lat     = make([]time.Duration, 0, benchSubscribers*b.N)
-	)
-	waitAll := pinnedSubscribers(b, p, benchSubscribers, func(e Event) {
-		now := time.Now()
-		if !measure.Load() {
-			return
-		}
-		if t0, ok := due.Load(e.EventID); ok {
-			mu.Lock()
-			lat = append(lat, now.Sub(t0.(time.Time)))
-			mu.Unlock()
-		}
-	})
+	rec := newLatencyRecorder(benchSubscribers * b.N)
+	waitAll := pinnedSubscribers(b, p, benchSubscribers, rec.got)
 	client := benchClient()
 	defer client.CloseIdleConnections()
 	ds := signDeliveries(b, "pinnedlat", DefaultPath, 0, int64(b.N))
 	verify, vcpu := p.verifyRate(b, time.Second)
 	offered := verify / 2
-	measure.Store(true)
+	rec.measure.Store(true)
 	work := make(chan signedDelivery, 1024)
 	var wg sync.WaitGroup
 	for range benchSenders {
@@ -307,7 +290,7 @@ func pinnedLatency(b *testing.B, cpu int) {
 		if wait := time.Until(at); wait > 0 {
 			time.Sleep(wait)
 		}
-		due.Store(d.id, at)
+		rec.due.Store(d.id, at)
 		work <- d
 	}
 	close(work)
@@ -316,9 +299,7 @@ func pinnedLatency(b *testing.B, cpu int) {
 	b.StopTimer()
 	verify2, vcpu2 := p.verifyRate(b, time.Second)
 	verify, vcpu = (verify+verify2)/2, (vcpu+vcpu2)/2
-	mu.Lock()
-	defer mu.Unlock()
-	slices.Sort(lat)
+	lat := rec.sorted()
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 	pct := func(q float64) time.Duration { return lat[min(len(lat)-1, int(q*float64(len(lat))))] }
 	b.ReportMetric(ms(pct(0.50)), "p50-ms")
