@@ -1,11 +1,14 @@
-// Package store keeps the team hub's approval requests in a bbolt file:
-// each request, and a record of every step of it (request, approval,
-// rejection, lapse, send, outcome) with who and when. Every change of a
-// request's status is one bbolt transaction that reads the status it
-// starts from and writes the next one with its record line: a
-// compare-and-swap, so two approvals at the same moment, or an approve
-// repeated after a lost answer, move a request once. Each commit is
-// fsynced before it is answered, so the record survives kill -9.
+// Package store keeps the team hub's approval requests: each request, and
+// a record of every step of it (request, approval, rejection, lapse,
+// send, outcome) with who and when. One hub keeps them in a bbolt file
+// (Open); the hubs of a cluster share them in a JetStream stream
+// (OpenJetStream, jetstream.go). Every change of a request's status reads
+// the status it starts from and writes the next one with its record line
+// as one compare-and-swap (a bbolt transaction; a publish expecting the
+// request's revision), so two approvals at the same moment, at one hub or
+// two, or an approve repeated after a lost answer, move a request once.
+// Each change is fsynced (bbolt) or held by a majority of the replicas
+// (JetStream) before it is answered, so the record survives kill -9.
 //
 // Approval records never go through the webhook relay's store: its
 // retention, forwarding and event stream never see them.
@@ -161,10 +164,16 @@ var (
 	bucketBatches  = []byte("batches") // batch id -> JSON list of request ids
 )
 
-// Store is the hub's bbolt file.
+// Store is the hub's store: a bbolt file, or (js set) a JetStream
+// stream shared by the hubs of a cluster.
 type Store struct {
 	db *bolt.DB
+	js *jsBackend
 }
+
+// ErrBatchClustered refuses a batch on a store shared over JetStream: a
+// batch is decided whole, in one write, and that is not built there yet.
+var ErrBatchClustered = errors.New("batches through a hub in clustered mode (--nats) are not built yet: send the rows as single payouts, or run the hub without --nats")
 
 // Open opens (or creates, 0600 in a 0700 directory) the store at path. A
 // second hub on the same file waits a second and then says so.
@@ -194,8 +203,14 @@ func Open(path string) (*Store, error) {
 	return &Store{db: db}, nil
 }
 
-// Close closes the file.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the file (a JetStream store's connection is its
+// opener's).
+func (s *Store) Close() error {
+	if s.js != nil {
+		return nil
+	}
+	return s.db.Close()
+}
 
 // NewID makes a request id: short enough to type, random enough never to
 // be guessed or collide ("apr-" and 10 base32 characters).
@@ -252,6 +267,9 @@ func appendLog(tx *bolt.Tx, e Entry) error {
 // Note records a line that belongs to no approval request: a payment or
 // mandate the hub sent for someone.
 func (s *Store) Note(e Entry) error {
+	if s.js != nil {
+		return s.js.note(e)
+	}
 	return s.db.Update(func(tx *bolt.Tx) error { return appendLog(tx, e) })
 }
 
@@ -259,6 +277,13 @@ func (s *Store) Note(e Entry) error {
 // its requester (and, for a payout that needs no approval, the status
 // approved). Its transaction id must be new to the hub.
 func (s *Store) Create(r *Request) error {
+	if s.js != nil {
+		e, err := prepare(r)
+		if err != nil {
+			return err
+		}
+		return s.js.create(r, e)
+	}
 	return s.db.Update(func(tx *bolt.Tx) error { return create(tx, r) })
 }
 
@@ -266,6 +291,9 @@ func (s *Store) Create(r *Request) error {
 func (s *Store) CreateBatch(batch string, rs []*Request) error {
 	if batch == "" || len(rs) == 0 {
 		return errors.New("approvals store: a batch needs an id and rows")
+	}
+	if s.js != nil {
+		return ErrBatchClustered
 	}
 	return s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketBatches)
@@ -290,6 +318,9 @@ func (s *Store) CreateBatch(batch string, rs []*Request) error {
 
 // Batch returns the rows of a batch, in file order.
 func (s *Store) Batch(batch string) ([]Request, error) {
+	if s.js != nil {
+		return nil, fmt.Errorf("%w: no batch %q", ErrNotFound, batch)
+	}
 	var out []Request
 	err := s.db.View(func(tx *bolt.Tx) error {
 		rs, err := members(tx, batch)
@@ -325,6 +356,9 @@ func members(tx *bolt.Tx, batch string) ([]*Request, error) {
 // batch is decided whole. step sees the first row for the checks (the
 // rows share requester, status and expiry) and changes each row.
 func (s *Store) changeBatch(batch string, at time.Time, check func(first *Request) (keep bool, err error), step func(r *Request) *Entry) ([]Request, error) {
+	if s.js != nil {
+		return nil, ErrBatchClustered
+	}
 	var out []Request
 	var checkErr error
 	err := s.db.Update(func(tx *bolt.Tx) error {
@@ -436,17 +470,30 @@ func create(tx *bolt.Tx, r *Request) error {
 	if err := txids.Put([]byte(r.TransactionID), []byte(r.ID)); err != nil {
 		return err
 	}
+	e, err := prepare(r)
+	if err != nil {
+		return err
+	}
+	if err := put(tx, r); err != nil {
+		return err
+	}
+	return appendLog(tx, e)
+}
+
+// prepare sets a new request's first revision and returns its first
+// record line: "requested" by its requester.
+func prepare(r *Request) (Entry, error) {
+	if r.ID == "" || r.TransactionID == "" || r.RequestedBy == "" {
+		return Entry{}, errors.New("approvals store: a request needs an id, a transaction id and a requester")
+	}
 	r.Rev = 1
 	r.UpdatedAt = r.RequestedAt
 	if r.ApprovedBy == nil {
 		r.ApprovedBy = []string{}
 	}
-	if err := put(tx, r); err != nil {
-		return err
-	}
 	detail := fmt.Sprintf("%s to %s, ref %q, transaction id %s; %s", api.FormatAmount(r.AmountInMinor, r.Currency),
 		r.BeneficiaryName, r.BeneficiaryReference, r.TransactionID, r.Policy)
-	return appendLog(tx, Entry{At: r.RequestedAt, RequestID: r.ID, Action: ActRequested, By: r.RequestedBy, Status: r.Status, Detail: detail})
+	return Entry{At: r.RequestedAt, RequestID: r.ID, Action: ActRequested, By: r.RequestedBy, Status: r.Status, Detail: detail}, nil
 }
 
 // change runs step on the stored request in one transaction and, when it
@@ -455,6 +502,9 @@ func create(tx *bolt.Tx, r *Request) error {
 // error (a lapse found by an approval is recorded, and the approval
 // refused).
 func (s *Store) change(id string, at time.Time, step func(r *Request) (e *Entry, keep bool, err error)) (Request, error) {
+	if s.js != nil {
+		return s.js.change(id, at, step)
+	}
 	var out Request
 	var stepErr error
 	err := s.db.Update(func(tx *bolt.Tx) error {
@@ -494,6 +544,7 @@ func (s *Store) change(id string, at time.Time, step func(r *Request) (e *Entry,
 // a second approval.
 func (s *Store) Approve(id, by string, at time.Time, need int) (r Request, done bool, err error) {
 	r, err = s.change(id, at, func(r *Request) (*Entry, bool, error) {
+		done = false // stepped again when another hub changed it first
 		if r.Batch != "" {
 			return nil, false, fmt.Errorf("%w %s", ErrInBatch, r.Batch)
 		}
@@ -624,6 +675,9 @@ func later(held, next string) string {
 // Lapse moves every pending request whose time is up at now to lapsed
 // and returns them.
 func (s *Store) Lapse(at time.Time) ([]Request, error) {
+	if s.js != nil {
+		return s.jsLapse(at)
+	}
 	var out []Request
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketRequests).Cursor()
@@ -657,6 +711,13 @@ func (s *Store) Lapse(at time.Time) ([]Request, error) {
 
 // Get returns one request.
 func (s *Store) Get(id string) (Request, error) {
+	if s.js != nil {
+		r, _, err := s.js.get(id)
+		if err != nil {
+			return Request{}, err
+		}
+		return *r, nil
+	}
 	var r *Request
 	err := s.db.View(func(tx *bolt.Tx) error {
 		var err error
@@ -672,7 +733,16 @@ func (s *Store) Get(id string) (Request, error) {
 // List returns the requests keep selects (nil: all), oldest first.
 func (s *Store) List(keep func(*Request) bool) ([]Request, error) {
 	var out []Request
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
+		if s.js != nil {
+			all, err := s.js.list()
+			for i := range all {
+				if keep == nil || keep(&all[i]) {
+					out = append(out, all[i])
+				}
+			}
+			return err
+		}
 		return tx.Bucket(bucketRequests).ForEach(func(k, v []byte) error {
 			var r Request
 			if err := json.Unmarshal(v, &r); err != nil {
@@ -711,6 +781,9 @@ func (s *Store) Outflows(except string) (map[string]int64, error) {
 // Log returns the record lines after seq (0: all), oldest first, at most
 // limit of them (0: all); requestID, when set, keeps only that request's.
 func (s *Store) Log(after uint64, limit int, requestID string) ([]Entry, error) {
+	if s.js != nil {
+		return s.js.log(after, limit, requestID)
+	}
 	var out []Entry
 	err := s.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketLog).Cursor()
@@ -736,6 +809,16 @@ func (s *Store) Log(after uint64, limit int, requestID string) ([]Entry, error) 
 
 // ByTransactionID returns the request that holds a transaction id.
 func (s *Store) ByTransactionID(txid string) (Request, error) {
+	if s.js != nil {
+		id, ok, err := s.js.byTransactionID(txid)
+		if err != nil {
+			return Request{}, err
+		}
+		if !ok {
+			return Request{}, fmt.Errorf("%w with transaction id %q", ErrNotFound, txid)
+		}
+		return s.Get(id)
+	}
 	var id []byte
 	_ = s.db.View(func(tx *bolt.Tx) error {
 		id = bytes.Clone(tx.Bucket(bucketTxIDs).Get([]byte(txid)))
@@ -745,4 +828,44 @@ func (s *Store) ByTransactionID(txid string) (Request, error) {
 		return Request{}, fmt.Errorf("%w with transaction id %q", ErrNotFound, txid)
 	}
 	return s.Get(string(id))
+}
+
+// view runs fn in a read transaction of the bbolt file, or with no
+// transaction (nil) on JetStream.
+func (s *Store) view(fn func(tx *bolt.Tx) error) error {
+	if s.js != nil {
+		return fn(nil)
+	}
+	return s.db.View(fn)
+}
+
+// jsLapse lapses the requests due at at, each by its own
+// compare-and-swap: one approved or lapsed meanwhile by another hub is
+// left as that hub wrote it.
+func (s *Store) jsLapse(at time.Time) ([]Request, error) {
+	due, err := s.List(func(r *Request) bool {
+		return r.Status == StatusPending && !r.ExpiresAt.IsZero() && !at.Before(r.ExpiresAt)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []Request
+	for _, d := range due {
+		lapsed := false
+		r, err := s.change(d.ID, at, func(r *Request) (*Entry, bool, error) {
+			lapsed = false
+			if r.Status != StatusPending || r.ExpiresAt.IsZero() || at.Before(r.ExpiresAt) {
+				return nil, false, nil
+			}
+			r.Status, lapsed = StatusLapsed, true
+			return &Entry{Action: ActLapsed, Detail: "not approved within the approval TTL"}, false, nil
+		})
+		if err != nil {
+			return out, err
+		}
+		if lapsed {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }

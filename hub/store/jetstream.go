@@ -1,0 +1,385 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// JetStreamConfig places the hub's store on a JetStream cluster, shared
+// by every hub given the same servers and name.
+type JetStreamConfig struct {
+	// Name names the stream (<Name>_APPROVALS) and its subjects.
+	Name string
+	// Replicas is the stream's replica count (1 for a single server).
+	Replicas int
+	// WriteTimeout bounds one write across leader elections (default
+	// 10s): past it the change is refused and may be asked again.
+	WriteTimeout time.Duration
+	// Wait runs a set-up step until it succeeds (the relay's
+	// JetStreamConn.WaitFor: retried with backoff while the cluster
+	// cannot answer); nil runs it once.
+	Wait func(ctx context.Context, what string, step func(context.Context) error) error
+}
+
+// jsBackend keeps the store in one JetStream stream laid out as a
+// key-value bucket whose history is never cut:
+//
+//   - <prefix>.req.<id>: the request; the last message on the subject is
+//     its value and that message's stream sequence its revision. Each
+//     message also carries the record line of the change that wrote it,
+//     so a change and its record line are one write.
+//   - <prefix>.tx.<hash of the transaction id>: the request holding it.
+//   - <prefix>.note: record lines that belong to no request.
+//
+// Every change is a publish expecting the subject's last sequence to be
+// the revision it read (Nats-Expected-Last-Subject-Sequence, what
+// KeyValue.Update sends): of two hubs changing one request at the same
+// moment, one wins and the other reads again. The stream keeps every
+// message, so read in order it is the record (`approvals log`), and each
+// line's Seq is its message's stream sequence. Nothing is answered before
+// a majority of the replicas hold it.
+type jsBackend struct {
+	js      jetstream.JetStream
+	stream  jetstream.Stream
+	prefix  string
+	timeout time.Duration
+}
+
+// jsMessage is one message of the stream.
+type jsMessage struct {
+	Request *Request `json:"request,omitempty"`
+	Entry   *Entry   `json:"entry,omitempty"`
+	// Holder is the request id a transaction id message names.
+	Holder string `json:"holder,omitempty"`
+}
+
+var jsNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,48}$`)
+
+// subject-safe request ids: NewID's, or any made of letters, digits, _
+// and -.
+var jsIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+
+// OpenJetStream opens (creating when missing) the hub's store on the
+// cluster js is connected to. The connection stays the caller's.
+func OpenJetStream(ctx context.Context, js jetstream.JetStream, cfg JetStreamConfig) (*Store, error) {
+	if !jsNameRE.MatchString(cfg.Name) {
+		return nil, fmt.Errorf("approvals store name %q: use letters, digits, _ and - (at most 48)", cfg.Name)
+	}
+	if cfg.Replicas == 0 {
+		cfg.Replicas = 1
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = 10 * time.Second
+	}
+	wait := cfg.Wait
+	if wait == nil {
+		wait = func(ctx context.Context, _ string, step func(context.Context) error) error { return step(ctx) }
+	}
+	b := &jsBackend{js: js, prefix: "paydash.hub." + cfg.Name, timeout: cfg.WriteTimeout}
+	name := cfg.Name + "_APPROVALS"
+	sc := jetstream.StreamConfig{
+		Name:     name,
+		Subjects: []string{b.prefix + ".>"},
+		Storage:  jetstream.FileStorage,
+		Replicas: cfg.Replicas,
+		// The record is kept whole: no age, count or size limit.
+		MaxMsgs:           -1,
+		MaxBytes:          -1,
+		MaxAge:            0,
+		MaxMsgsPerSubject: -1,
+		Discard:           jetstream.DiscardNew,
+		DenyDelete:        true,
+		DenyPurge:         true,
+		// Retried writes carry their Nats-Msg-Id: one that landed before
+		// its answer was lost is answered as a duplicate within this.
+		Duplicates: 2 * time.Minute,
+	}
+	what := fmt.Sprintf("JetStream stream %s (%d replicas) for the hub's approvals", name, cfg.Replicas)
+	if err := wait(ctx, what, func(ctx context.Context) error {
+		var err error
+		b.stream, err = js.CreateOrUpdateStream(ctx, sc)
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("approvals store: %w", err)
+	}
+	return &Store{js: b}, nil
+}
+
+// errConflict is a write that lost its compare-and-swap.
+var errConflict = errors.New("approvals store: changed by another hub meanwhile")
+
+func wrongLastSeq(err error) bool {
+	var je jetstream.JetStreamError
+	if errors.As(err, &je) && je.APIError() != nil {
+		c := je.APIError().ErrorCode
+		return c == jetstream.JSErrCodeStreamWrongLastSequence || c == jetstream.JSErrCodeStreamWrongLastSequenceConstant
+	}
+	return false
+}
+
+// put publishes m on subject when the subject's last sequence is still
+// rev (0: no message yet). It retries through elections and lost answers
+// with the same Nats-Msg-Id, so a publish that landed is never written
+// twice: JetStream answers its retry as a duplicate, or the subject's
+// last message is found to be this very one.
+func (b *jsBackend) put(subject string, rev uint64, m jsMessage) (uint64, error) {
+	data, err := json.Marshal(m)
+	if err != nil {
+		return 0, err
+	}
+	msg := nats.NewMsg(subject)
+	msg.Data = data
+	id := NewID() + NewID()
+	msg.Header.Set(jetstream.MsgIDHeader, id)
+	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
+	defer cancel()
+	delay := 50 * time.Millisecond
+	tried := false
+	for {
+		ack, err := b.js.PublishMsg(ctx, msg, jetstream.WithExpectLastSequencePerSubject(rev))
+		if err == nil {
+			return ack.Sequence, nil
+		}
+		if wrongLastSeq(err) {
+			if tried {
+				if last, lerr := b.stream.GetLastMsgForSubject(ctx, subject); lerr == nil && last.Header.Get(jetstream.MsgIDHeader) == id {
+					return last.Sequence, nil
+				}
+			}
+			return 0, errConflict
+		}
+		tried = true
+		select {
+		case <-ctx.Done():
+			return 0, fmt.Errorf("approvals store: JetStream did not take the write within %s (a majority of the cluster down?): %w", b.timeout, err)
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 500*time.Millisecond)
+	}
+}
+
+// read returns the last message on subject and its sequence; found is
+// false when there is none.
+func (b *jsBackend) read(subject string) (jsMessage, uint64, bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
+	defer cancel()
+	var m jsMessage
+	for {
+		raw, err := b.stream.GetLastMsgForSubject(ctx, subject)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return m, 0, false, nil
+		}
+		if err == nil {
+			if err := json.Unmarshal(raw.Data, &m); err != nil {
+				return m, 0, false, fmt.Errorf("approvals store: message %d is damaged: %w", raw.Sequence, err)
+			}
+			return m, raw.Sequence, true, nil
+		}
+		select {
+		case <-ctx.Done():
+			return m, 0, false, fmt.Errorf("approvals store: reading %s: %w", subject, err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func (b *jsBackend) reqSubject(id string) string { return b.prefix + ".req." + id }
+
+func (b *jsBackend) txSubject(txid string) string {
+	sum := sha256.Sum256([]byte(txid))
+	return b.prefix + ".tx." + hex.EncodeToString(sum[:16])
+}
+
+func (b *jsBackend) get(id string) (*Request, uint64, error) {
+	if !jsIDRE.MatchString(id) {
+		return nil, 0, fmt.Errorf("%w %q", ErrNotFound, id)
+	}
+	m, rev, ok, err := b.read(b.reqSubject(id))
+	if err != nil {
+		return nil, 0, err
+	}
+	if !ok || m.Request == nil {
+		return nil, 0, fmt.Errorf("%w %q", ErrNotFound, id)
+	}
+	return m.Request, rev, nil
+}
+
+// create claims the transaction id, then writes the request with its
+// first record line. A hub killed between the two leaves the id claimed
+// by a request that does not exist: refused as used, never paid twice.
+func (b *jsBackend) create(r *Request, e Entry) error {
+	if !jsIDRE.MatchString(r.ID) {
+		return fmt.Errorf("approvals store: request id %q: use letters, digits, _ and -", r.ID)
+	}
+	if _, err := b.put(b.txSubject(r.TransactionID), 0, jsMessage{Holder: r.ID}); err != nil {
+		if errors.Is(err, errConflict) {
+			m, _, _, rerr := b.read(b.txSubject(r.TransactionID))
+			if rerr != nil {
+				return rerr
+			}
+			return fmt.Errorf("%w (%s)", ErrDuplicateTxID, m.Holder)
+		}
+		return err
+	}
+	if _, err := b.put(b.reqSubject(r.ID), 0, jsMessage{Request: r, Entry: &e}); err != nil {
+		if errors.Is(err, errConflict) {
+			return fmt.Errorf("approvals store: request id %s exists", r.ID)
+		}
+		return err
+	}
+	return nil
+}
+
+// change is Store.change on the stream: read, step, write expecting the
+// revision read; a write that lost to another hub's reads again and
+// steps again on what that hub wrote.
+func (b *jsBackend) change(id string, at time.Time, step func(r *Request) (*Entry, bool, error)) (Request, error) {
+	for {
+		r, rev, err := b.get(id)
+		if err != nil {
+			return Request{}, err
+		}
+		e, keep, stepErr := step(r)
+		if stepErr != nil && !keep {
+			return *r, stepErr
+		}
+		if e == nil {
+			return *r, stepErr
+		}
+		r.Rev++
+		r.UpdatedAt = at
+		e.At, e.RequestID, e.Status = at, r.ID, r.Status
+		if _, err := b.put(b.reqSubject(id), rev, jsMessage{Request: r, Entry: e}); err != nil {
+			if errors.Is(err, errConflict) {
+				continue
+			}
+			return Request{}, err
+		}
+		return *r, stepErr
+	}
+}
+
+func (b *jsBackend) note(e Entry) error {
+	_, err := b.putAny(b.prefix+".note", jsMessage{Entry: &e})
+	return err
+}
+
+// putAny publishes without a compare-and-swap (record lines of no
+// request), deduplicated across retries by its Nats-Msg-Id.
+func (b *jsBackend) putAny(subject string, m jsMessage) (uint64, error) {
+	data, err := json.Marshal(m)
+	if err != nil {
+		return 0, err
+	}
+	msg := nats.NewMsg(subject)
+	msg.Data = data
+	msg.Header.Set(jetstream.MsgIDHeader, NewID()+NewID())
+	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
+	defer cancel()
+	for {
+		ack, err := b.js.PublishMsg(ctx, msg)
+		if err == nil {
+			return ack.Sequence, nil
+		}
+		select {
+		case <-ctx.Done():
+			return 0, fmt.Errorf("approvals store: JetStream did not take the write within %s: %w", b.timeout, err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// list reads every request's last message.
+func (b *jsBackend) list() ([]Request, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
+	defer cancel()
+	filter := b.prefix + ".req.>"
+	var info *jetstream.StreamInfo
+	for {
+		var err error
+		info, err = b.stream.Info(ctx, jetstream.WithSubjectFilter(filter))
+		if err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("approvals store: listing requests: %w", err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	subjects := make([]string, 0, len(info.State.Subjects))
+	for s := range info.State.Subjects {
+		subjects = append(subjects, s)
+	}
+	slices.Sort(subjects)
+	out := make([]Request, 0, len(subjects))
+	for _, s := range subjects {
+		r, _, err := b.get(strings.TrimPrefix(s, b.prefix+".req."))
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *r)
+	}
+	return out, nil
+}
+
+// log reads the record lines after seq in stream order.
+func (b *jsBackend) log(after uint64, limit int, requestID string) ([]Entry, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*b.timeout)
+	defer cancel()
+	info, err := b.stream.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("approvals store: reading the record: %w", err)
+	}
+	var out []Entry
+	for seq := max(after+1, info.State.FirstSeq); seq <= info.State.LastSeq; seq++ {
+		var raw *jetstream.RawStreamMsg
+		for {
+			raw, err = b.stream.GetMsg(ctx, seq)
+			if err == nil || errors.Is(err, jetstream.ErrMsgNotFound) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return out, fmt.Errorf("approvals store: reading the record at %d: %w", seq, err)
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+		if err != nil || strings.HasPrefix(raw.Subject, b.prefix+".tx.") {
+			continue
+		}
+		var m jsMessage
+		if err := json.Unmarshal(raw.Data, &m); err != nil {
+			return out, fmt.Errorf("approvals store: record message %d is damaged: %w", seq, err)
+		}
+		if m.Entry == nil || requestID != "" && m.Entry.RequestID != requestID {
+			continue
+		}
+		e := *m.Entry
+		e.Seq = seq
+		out = append(out, e)
+		if limit > 0 && len(out) >= limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+func (b *jsBackend) byTransactionID(txid string) (string, bool, error) {
+	m, _, ok, err := b.read(b.txSubject(txid))
+	return m.Holder, ok, err
+}
