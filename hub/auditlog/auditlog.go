@@ -4,7 +4,9 @@
 // payout.Record: the pipeline checks and records through it exactly as
 // through a profile's file.
 //
-// The file's OS lock becomes the stream's expected last sequence: a
+// The file's OS lock becomes the stream's expected last sequence
+// (Nats-Expected-Last-Sequence, checked in order by the stream's leader
+// even on nats-server 2.9): a
 // reservation is published only if no line was appended since the hub
 // read the record it checked against; if one was, the hub reads the new
 // lines and checks again. So of two hubs reserving the same payout at the
@@ -39,7 +41,7 @@ type Config struct {
 	// Replicas is the stream's replica count.
 	Replicas int
 	// WriteTimeout bounds one append across leader elections (default
-	// 10s).
+	// 20s).
 	WriteTimeout time.Duration
 	// Wait runs a set-up step until it succeeds (the relay's
 	// JetStreamConn.WaitFor); nil runs it once.
@@ -75,7 +77,7 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Log, error)
 		cfg.Replicas = 1
 	}
 	if cfg.WriteTimeout <= 0 {
-		cfg.WriteTimeout = 10 * time.Second
+		cfg.WriteTimeout = 20 * time.Second
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -87,7 +89,7 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Log, error)
 	l := &Log{cfg: cfg, js: js, subject: "paydash.hub." + cfg.Name + ".audit"}
 	sc := jetstream.StreamConfig{
 		Name:     cfg.Name + "_AUDIT",
-		Subjects: []string{l.subject},
+		Subjects: []string{l.subject, l.subject + ".init"},
 		Storage:  jetstream.FileStorage,
 		Replicas: cfg.Replicas,
 		// The record is what the duplicate check reads: kept whole.
@@ -102,6 +104,23 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Log, error)
 	if err := wait(ctx, what, func(ctx context.Context) error {
 		var err error
 		l.stream, err = js.CreateOrUpdateStream(ctx, sc)
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("audit record: %w", err)
+	}
+	// A first message, so every append expects a sequence of at least 1:
+	// a clustered nats-server before 2.10 checks an expected 0 only when
+	// applying (nats-io/nats-server#5794). Its fixed Nats-Msg-Id makes two
+	// hubs starting at once write it once.
+	if err := wait(ctx, "the first message of "+sc.Name, func(ctx context.Context) error {
+		info, err := l.stream.Info(ctx)
+		if err != nil || info.State.LastSeq > 0 {
+			return err
+		}
+		msg := nats.NewMsg(l.subject + ".init")
+		msg.Data = []byte("{}")
+		msg.Header.Set(jetstream.MsgIDHeader, "paydash-audit-init")
+		_, err = js.PublishMsg(ctx, msg)
 		return err
 	}); err != nil {
 		return nil, fmt.Errorf("audit record: %w", err)
@@ -140,8 +159,8 @@ func (l *Log) refresh(ctx context.Context) error {
 			raw, err = l.stream.GetMsg(ctx, seq)
 			return err
 		})
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			l.last = seq
+		if errors.Is(err, jetstream.ErrMsgNotFound) || err == nil && raw.Subject != l.subject {
+			l.last = seq // the first message, not a line
 			continue
 		}
 		if err != nil {
@@ -203,7 +222,9 @@ func (l *Log) appendAfter(ctx context.Context, e payout.Entry) error {
 	tried := false
 	delay := 50 * time.Millisecond
 	for {
-		ack, err := l.js.PublishMsg(ctx, msg, jetstream.WithExpectLastSequence(l.last))
+		actx, acancel := context.WithTimeout(ctx, 3*time.Second)
+		ack, err := l.js.PublishMsg(actx, msg, jetstream.WithExpectLastSequence(l.last))
+		acancel()
 		if err == nil {
 			l.noteAppended(ack.Sequence, e)
 			return nil

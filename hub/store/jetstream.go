@@ -23,8 +23,9 @@ type JetStreamConfig struct {
 	Name string
 	// Replicas is the stream's replica count (1 for a single server).
 	Replicas int
-	// WriteTimeout bounds one write across leader elections (default
-	// 10s): past it the change is refused and may be asked again.
+	// WriteTimeout bounds one read or write across leader elections
+	// (default 20s): past it the change is refused and may be asked
+	// again.
 	WriteTimeout time.Duration
 	// Wait runs a set-up step until it succeeds (the relay's
 	// JetStreamConn.WaitFor: retried with backoff while the cluster
@@ -42,13 +43,22 @@ type JetStreamConfig struct {
 //   - <prefix>.tx.<hash of the transaction id>: the request holding it.
 //   - <prefix>.note: record lines that belong to no request.
 //
-// Every change is a publish expecting the subject's last sequence to be
-// the revision it read (Nats-Expected-Last-Subject-Sequence, what
-// KeyValue.Update sends): of two hubs changing one request at the same
-// moment, one wins and the other reads again. The stream keeps every
-// message, so read in order it is the record (`approvals log`), and each
-// line's Seq is its message's stream sequence. Nothing is answered before
-// a majority of the replicas hold it.
+// Every change is a compare-and-swap on the stream's revision: the hub
+// reads the stream's last sequence, then the request (whose own message
+// is no later), and publishes the change expecting that last sequence
+// still (Nats-Expected-Last-Sequence): of two hubs changing one request
+// at the same moment one wins and the other reads again. This is the
+// key-value revision made stream-wide, and not the per-key check
+// KeyValue.Update sends (Nats-Expected-Last-Subject-Sequence), because
+// nats-server before 2.9.21 does not serialize that check in a clustered
+// stream (nats-io/nats-server#4320): on Debian's 2.9.10 two hubs both
+// won it. The stream-wide check is made by the stream's leader in order.
+// Writes to other requests meanwhile only make a hub read again.
+//
+// The stream keeps every message, so read in order it is the record
+// (`approvals log`), and each line's Seq is its message's stream
+// sequence. Nothing is answered before a majority of the replicas hold
+// it.
 type jsBackend struct {
 	js      jetstream.JetStream
 	stream  jetstream.Stream
@@ -80,7 +90,7 @@ func OpenJetStream(ctx context.Context, js jetstream.JetStream, cfg JetStreamCon
 		cfg.Replicas = 1
 	}
 	if cfg.WriteTimeout <= 0 {
-		cfg.WriteTimeout = 10 * time.Second
+		cfg.WriteTimeout = 20 * time.Second
 	}
 	wait := cfg.Wait
 	if wait == nil {
@@ -113,8 +123,30 @@ func OpenJetStream(ctx context.Context, js jetstream.JetStream, cfg JetStreamCon
 	}); err != nil {
 		return nil, fmt.Errorf("approvals store: %w", err)
 	}
+	// The first message, so every compare-and-swap expects a sequence of
+	// at least 1: a clustered nats-server before 2.10 checks an expected
+	// 0 only when applying, not in order (nats-io/nats-server#5794). Its
+	// fixed Nats-Msg-Id makes two hubs starting at once write it once.
+	if err := wait(ctx, "the first message of "+name, func(ctx context.Context) error {
+		info, err := b.stream.Info(ctx)
+		if err != nil || info.State.LastSeq > 0 {
+			return err
+		}
+		msg := nats.NewMsg(b.prefix + ".init")
+		msg.Data = []byte("{}")
+		msg.Header.Set(jetstream.MsgIDHeader, "paydash-hub-init")
+		_, err = js.PublishMsg(ctx, msg)
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("approvals store: %w", err)
+	}
 	return &Store{js: b}, nil
 }
+
+// jsAttempt bounds one request to the cluster: a stream whose leader
+// died answers nothing until another is elected, so requests are retried
+// within the read or write timeout rather than waited on.
+const jsAttempt = 3 * time.Second
 
 // errConflict is a write that lost its compare-and-swap.
 var errConflict = errors.New("approvals store: changed by another hub meanwhile")
@@ -128,8 +160,8 @@ func wrongLastSeq(err error) bool {
 	return false
 }
 
-// put publishes m on subject when the subject's last sequence is still
-// rev (0: no message yet). It retries through elections and lost answers
+// put publishes m on subject when the stream's last sequence is still
+// rev, the one its message was read at (readAt). It retries through elections and lost answers
 // with the same Nats-Msg-Id, so a publish that landed is never written
 // twice: JetStream answers its retry as a duplicate, or the subject's
 // last message is found to be this very one.
@@ -147,7 +179,9 @@ func (b *jsBackend) put(subject string, rev uint64, m jsMessage) (uint64, error)
 	delay := 50 * time.Millisecond
 	tried := false
 	for {
-		ack, err := b.js.PublishMsg(ctx, msg, jetstream.WithExpectLastSequencePerSubject(rev))
+		actx, acancel := context.WithTimeout(ctx, jsAttempt)
+		ack, err := b.js.PublishMsg(actx, msg, jetstream.WithExpectLastSequence(rev))
+		acancel()
 		if err == nil {
 			return ack.Sequence, nil
 		}
@@ -169,22 +203,22 @@ func (b *jsBackend) put(subject string, rev uint64, m jsMessage) (uint64, error)
 	}
 }
 
-// read returns the last message on subject and its sequence; found is
-// false when there is none.
-func (b *jsBackend) read(subject string) (jsMessage, uint64, bool, error) {
+// readAt returns the last message on subject and the stream's last
+// sequence rev it was read at: the message is no later than rev, so a
+// put expecting rev fails if anything changed since. found is false when
+// the subject has no message.
+func (b *jsBackend) readAt(subject string) (m jsMessage, rev uint64, found bool, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
 	defer cancel()
-	var m jsMessage
 	for {
-		raw, err := b.stream.GetLastMsgForSubject(ctx, subject)
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			return m, 0, false, nil
-		}
+		actx, acancel := context.WithTimeout(ctx, jsAttempt)
+		m, rev, found, err = b.tryReadAt(actx, subject)
+		acancel()
 		if err == nil {
-			if err := json.Unmarshal(raw.Data, &m); err != nil {
-				return m, 0, false, fmt.Errorf("approvals store: message %d is damaged: %w", raw.Sequence, err)
-			}
-			return m, raw.Sequence, true, nil
+			return m, rev, found, nil
+		}
+		if errors.Is(err, errDamaged) {
+			return m, 0, false, err
 		}
 		select {
 		case <-ctx.Done():
@@ -192,6 +226,35 @@ func (b *jsBackend) read(subject string) (jsMessage, uint64, bool, error) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+var errDamaged = errors.New("damaged")
+
+// errMovedOn is a message written after the last sequence read: read
+// again.
+var errMovedOn = errors.New("written to meanwhile")
+
+func (b *jsBackend) tryReadAt(ctx context.Context, subject string) (jsMessage, uint64, bool, error) {
+	var m jsMessage
+	info, err := b.stream.Info(ctx)
+	if err != nil {
+		return m, 0, false, err
+	}
+	rev := info.State.LastSeq
+	raw, err := b.stream.GetLastMsgForSubject(ctx, subject)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return m, rev, false, nil
+	}
+	if err != nil {
+		return m, 0, false, err
+	}
+	if raw.Sequence > rev {
+		return m, 0, false, errMovedOn
+	}
+	if err := json.Unmarshal(raw.Data, &m); err != nil {
+		return m, 0, false, fmt.Errorf("approvals store: message %d is %w: %w", raw.Sequence, errDamaged, err)
+	}
+	return m, rev, true, nil
 }
 
 func (b *jsBackend) reqSubject(id string) string { return b.prefix + ".req." + id }
@@ -205,7 +268,7 @@ func (b *jsBackend) get(id string) (*Request, uint64, error) {
 	if !jsIDRE.MatchString(id) {
 		return nil, 0, fmt.Errorf("%w %q", ErrNotFound, id)
 	}
-	m, rev, ok, err := b.read(b.reqSubject(id))
+	m, rev, ok, err := b.readAt(b.reqSubject(id))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -216,29 +279,42 @@ func (b *jsBackend) get(id string) (*Request, uint64, error) {
 }
 
 // create claims the transaction id, then writes the request with its
-// first record line. A hub killed between the two leaves the id claimed
-// by a request that does not exist: refused as used, never paid twice.
+// first record line, each a compare-and-swap on a subject found empty. A
+// hub killed between the two leaves the id claimed by a request that
+// does not exist: refused as used, never paid twice.
 func (b *jsBackend) create(r *Request, e Entry) error {
 	if !jsIDRE.MatchString(r.ID) {
 		return fmt.Errorf("approvals store: request id %q: use letters, digits, _ and -", r.ID)
 	}
-	if _, err := b.put(b.txSubject(r.TransactionID), 0, jsMessage{Holder: r.ID}); err != nil {
-		if errors.Is(err, errConflict) {
-			m, _, _, rerr := b.read(b.txSubject(r.TransactionID))
-			if rerr != nil {
-				return rerr
-			}
+	for {
+		m, rev, found, err := b.readAt(b.txSubject(r.TransactionID))
+		if err != nil {
+			return err
+		}
+		if found {
 			return fmt.Errorf("%w (%s)", ErrDuplicateTxID, m.Holder)
 		}
-		return err
+		if _, err = b.put(b.txSubject(r.TransactionID), rev, jsMessage{Holder: r.ID}); errors.Is(err, errConflict) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		break
 	}
-	if _, err := b.put(b.reqSubject(r.ID), 0, jsMessage{Request: r, Entry: &e}); err != nil {
-		if errors.Is(err, errConflict) {
+	for {
+		_, rev, found, err := b.readAt(b.reqSubject(r.ID))
+		if err != nil {
+			return err
+		}
+		if found {
 			return fmt.Errorf("approvals store: request id %s exists", r.ID)
+		}
+		if _, err = b.put(b.reqSubject(r.ID), rev, jsMessage{Request: r, Entry: &e}); errors.Is(err, errConflict) {
+			continue
 		}
 		return err
 	}
-	return nil
 }
 
 // change is Store.change on the stream: read, step, write expecting the
@@ -288,7 +364,9 @@ func (b *jsBackend) putAny(subject string, m jsMessage) (uint64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
 	defer cancel()
 	for {
-		ack, err := b.js.PublishMsg(ctx, msg)
+		actx, acancel := context.WithTimeout(ctx, jsAttempt)
+		ack, err := b.js.PublishMsg(actx, msg)
+		acancel()
 		if err == nil {
 			return ack.Sequence, nil
 		}
@@ -308,7 +386,9 @@ func (b *jsBackend) list() ([]Request, error) {
 	var info *jetstream.StreamInfo
 	for {
 		var err error
-		info, err = b.stream.Info(ctx, jetstream.WithSubjectFilter(filter))
+		actx, acancel := context.WithTimeout(ctx, jsAttempt)
+		info, err = b.stream.Info(actx, jetstream.WithSubjectFilter(filter))
+		acancel()
 		if err == nil {
 			break
 		}
@@ -341,15 +421,28 @@ func (b *jsBackend) list() ([]Request, error) {
 func (b *jsBackend) log(after uint64, limit int, requestID string) ([]Entry, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*b.timeout)
 	defer cancel()
-	info, err := b.stream.Info(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("approvals store: reading the record: %w", err)
+	var info *jetstream.StreamInfo
+	var err error
+	for {
+		actx, acancel := context.WithTimeout(ctx, jsAttempt)
+		info, err = b.stream.Info(actx)
+		acancel()
+		if err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("approvals store: reading the record: %w", err)
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
 	var out []Entry
 	for seq := max(after+1, info.State.FirstSeq); seq <= info.State.LastSeq; seq++ {
 		var raw *jetstream.RawStreamMsg
 		for {
-			raw, err = b.stream.GetMsg(ctx, seq)
+			actx, acancel := context.WithTimeout(ctx, jsAttempt)
+			raw, err = b.stream.GetMsg(actx, seq)
+			acancel()
 			if err == nil || errors.Is(err, jetstream.ErrMsgNotFound) {
 				break
 			}
@@ -359,7 +452,7 @@ func (b *jsBackend) log(after uint64, limit int, requestID string) ([]Entry, err
 			case <-time.After(100 * time.Millisecond):
 			}
 		}
-		if err != nil || strings.HasPrefix(raw.Subject, b.prefix+".tx.") {
+		if err != nil || !strings.HasPrefix(raw.Subject, b.prefix+".req.") && raw.Subject != b.prefix+".note" {
 			continue
 		}
 		var m jsMessage
@@ -380,6 +473,6 @@ func (b *jsBackend) log(after uint64, limit int, requestID string) ([]Entry, err
 }
 
 func (b *jsBackend) byTransactionID(txid string) (string, bool, error) {
-	m, _, ok, err := b.read(b.txSubject(txid))
+	m, _, ok, err := b.readAt(b.txSubject(txid))
 	return m.Holder, ok, err
 }
