@@ -60,6 +60,7 @@ type JetStreamConfig struct {
 // sequence. Nothing is answered before a majority of the replicas hold
 // it.
 type jsBackend struct {
+	name    string
 	js      jetstream.JetStream
 	stream  jetstream.Stream
 	prefix  string
@@ -96,7 +97,7 @@ func OpenJetStream(ctx context.Context, js jetstream.JetStream, cfg JetStreamCon
 	if wait == nil {
 		wait = func(ctx context.Context, _ string, step func(context.Context) error) error { return step(ctx) }
 	}
-	b := &jsBackend{js: js, prefix: "paydash.hub." + cfg.Name, timeout: cfg.WriteTimeout}
+	b := &jsBackend{name: cfg.Name, js: js, prefix: "paydash.hub." + cfg.Name + ".approvals", timeout: cfg.WriteTimeout}
 	name := cfg.Name + "_APPROVALS"
 	sc := jetstream.StreamConfig{
 		Name:     name,
@@ -475,4 +476,13 @@ func (b *jsBackend) log(after uint64, limit int, requestID string) ([]Entry, err
 func (b *jsBackend) byTransactionID(txid string) (string, bool, error) {
 	m, _, ok, err := b.readAt(b.txSubject(txid))
 	return m.Holder, ok, err
+}
+
+// Name is the name a JetStream store was opened under ("" for a bbolt
+// file).
+func (s *Store) Name() string {
+	if s.js == nil {
+		return ""
+	}
+	return s.js.name
 }
