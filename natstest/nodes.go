@@ -73,7 +73,7 @@ func ServerBinary(t testing.TB) string {
 func StartProcesses(t testing.TB, n int) *Processes {
 	t.Helper()
 	bin := ServerBinary(t)
-	out, err := exec.Command(bin, "--version").Output()
+	out, err := exec.Command(bin, "--version").Output() //nolint:gosec // the nats-server found on PATH, for a test
 	if err != nil {
 		t.Fatalf("%s --version: %v", bin, err)
 	}
