@@ -37,7 +37,7 @@ var clusterNames atomic.Int32
 
 // openClusterHub starts a hub on the cluster at urls whose store and
 // audit record are named name: hubs given one name share them.
-func (e *env) openClusterHub(urls []string, name string) *clusterHub {
+func (e *env) openClusterHub(urls []string, name string, tune ...func(*hub.Config)) *clusterHub {
 	t := e.t
 	t.Helper()
 	nc, js := natstest.Client(t, urls)
@@ -67,7 +67,11 @@ func (e *env) openClusterHub(urls []string, name string) *clusterHub {
 		t.Fatal(err)
 	}
 	c := &clusterHub{st: st, audit: audit, e: e, pipe: &countingPipeline{Pipeline: hub.NewSharedPayoutPipeline(e.svc, audit)}}
-	c.hub, err = hub.New(hub.Config{Users: e.live, Store: st, Policy: e.pol, Pipeline: c.pipe, SharedToken: sharedTok, Clock: e.clk})
+	cfg := hub.Config{Users: e.live, Store: st, Policy: e.pol, Pipeline: c.pipe, SharedToken: sharedTok, Clock: e.clk}
+	for _, f := range tune {
+		f(&cfg)
+	}
+	c.hub, err = hub.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,6 +199,14 @@ func TestTwoHubsARequestLeftSendingByADeadHubIsSentOnce(t *testing.T) {
 		}
 		a.close()
 
+		// Hub B cannot tell a dead hub from one still sending: within the
+		// lease it leaves the requests claimed alone, and sends only the
+		// approved one nobody claimed.
+		b.hub.Recover(ctx)
+		if l, s := b.pipe.lookups.Load(), b.pipe.sends.Load(); l != 0 || s != 1 {
+			t.Fatalf("within hub A's lease hub B made %d lookups and %d sends, want 0 and 1 (the approved one)", l, s)
+		}
+		e.clk.Advance(hub.SendLease)
 		b.hub.Recover(ctx)
 		if got := b.pipe.lookups.Load(); got != 2 {
 			t.Fatalf("hub B made %d lookups, want one per request hub A left sending (2)", got)
@@ -225,6 +237,50 @@ func (c *countingPipeline) AuditEntries() (string, []payout.Entry, error) {
 	return c.Pipeline.(interface {
 		AuditEntries() (string, []payout.Entry, error)
 	}).AuditEntries()
+}
+
+// A hub running on the cluster settles what a dead hub left sending once
+// its lease has passed, without waiting to be restarted: looked up by its
+// transaction id first, sent once.
+func TestTwoHubsARunningHubSettlesWhatADeadOneLeft(t *testing.T) {
+	natstest.Each(t, func(t *testing.T, nodes natstest.Nodes) {
+		e, a, _ := twoHubs(t, nodes)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		b := e.openClusterHub(nodes.URLs(), clusterName(a), func(c *hub.Config) { c.LapseEvery = 50 * time.Millisecond })
+		go func() { _ = b.hub.Run(ctx) }()
+		res, _ := a.as("ada").Submit(ctx, sub("LEFT-RUNNING", payeeIBAN, 5000_00))
+		now := e.clk.Now()
+		if _, _, err := a.st.Approve(res.ApprovalID, "cy", now, 1); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.st.Claim(res.ApprovalID, "hub", now); err != nil {
+			t.Fatal(err)
+		}
+		a.close()
+		time.Sleep(300 * time.Millisecond) // rounds of hub B within the lease
+		if l, s := b.pipe.lookups.Load(), b.pipe.sends.Load(); l != 0 || s != 0 {
+			t.Fatalf("within the lease hub B made %d lookups and %d sends, want none", l, s)
+		}
+		e.clk.Advance(hub.SendLease)
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			r, err := b.st.Get(res.ApprovalID)
+			if err == nil && r.Status == store.StatusSent {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("hub B never settled the request: %+v %v", r, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if l, s := b.pipe.lookups.Load(), b.pipe.sends.Load(); l != 1 || s != 1 {
+			t.Fatalf("hub B made %d lookups and %d sends, want 1 and 1", l, s)
+		}
+		if n := e.reportCount("LEFT-RUNNING"); n != 1 {
+			t.Fatalf("%d payouts in the report, want 1", n)
+		}
+	})
 }
 
 // clusterName is the name the hub's store was opened under.

@@ -144,6 +144,7 @@ func (h *Hub) Run(ctx context.Context) error {
 	for {
 		h.lapse()
 		h.retryApproved(ctx)
+		h.settleStale(ctx)
 		select {
 		case <-ctx.Done():
 			return nil
@@ -220,9 +221,64 @@ func (h *Hub) Recover(ctx context.Context) {
 				h.log.Error("approvals: sending an approved request at start failed", "id", r.ID, "err", err)
 			}
 		case store.StatusSending, store.StatusUnknown:
+			r, ok := h.takeOver(r)
+			if !ok {
+				continue
+			}
 			if err := h.settle(ctx, r); err != nil {
 				h.log.Error("approvals: settling a request left being sent failed; it is tried again at the next start", "id", r.ID, "err", err)
 			}
+		}
+	}
+}
+
+// SendLease is how long a request claimed for sending on a store shared
+// by several hubs is left to the hub that claimed it (its send is given 2
+// minutes) before another takes it over as left by a hub that died.
+const SendLease = 3 * time.Minute
+
+// takeOver decides whether this hub settles r, left sending or unknown.
+// On a shared store a request another hub may be sending right now is
+// left to it until its lease has passed, and of hubs settling one at
+// once only the one whose Reclaim lands does. A hub's own file is its
+// alone: what it finds there at start was left by its previous run.
+func (h *Hub) takeOver(r store.Request) (store.Request, bool) {
+	if !h.cfg.Store.Shared() {
+		return r, true
+	}
+	now := h.cfg.Clock.Now()
+	if r.Status == store.StatusSending && now.Sub(r.UpdatedAt) < SendLease {
+		return r, false
+	}
+	nr, err := h.cfg.Store.Reclaim(r.ID, r.Rev, "hub", now)
+	if err != nil {
+		return r, false
+	}
+	return nr, true
+}
+
+// settleStale settles, on a shared store, the requests a hub that died
+// left sending, once their lease has passed: the other hubs do not wait
+// for it to start again.
+func (h *Hub) settleStale(ctx context.Context) {
+	if !h.cfg.Store.Shared() {
+		return
+	}
+	now := h.cfg.Clock.Now()
+	left, err := h.cfg.Store.List(func(r *store.Request) bool {
+		return r.Status == store.StatusSending && now.Sub(r.UpdatedAt) >= SendLease
+	})
+	if err != nil {
+		h.log.Error("approvals: reading the store failed", "err", err)
+		return
+	}
+	for _, r := range left {
+		r, ok := h.takeOver(r)
+		if !ok {
+			continue
+		}
+		if err := h.settle(ctx, r); err != nil {
+			h.log.Error("approvals: settling a request another hub left being sent failed; tried again later", "id", r.ID, "err", err)
 		}
 	}
 }

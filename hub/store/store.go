@@ -606,6 +606,24 @@ func (s *Store) Claim(id, by string, at time.Time) (Request, error) {
 	})
 }
 
+// Reclaim takes over a request left sending or unknown, as it was at
+// revision rev, to settle it (look it up by its transaction id, then send
+// it only if the service does not hold it). On a store shared by several
+// hubs, of those settling it at once only the one whose reclaim lands
+// goes on; the others get ErrNotApproved. It renews UpdatedAt, the
+// claim's lease.
+func (s *Store) Reclaim(id string, rev uint64, by string, at time.Time) (Request, error) {
+	return s.change(id, at, func(r *Request) (*Entry, bool, error) {
+		if r.Rev != rev || r.Status != StatusSending && r.Status != StatusUnknown {
+			return nil, false, fmt.Errorf("%w: it is %s, changed since", ErrNotApproved, r.Status)
+		}
+		return &Entry{Action: ActSending, By: by, Detail: "settling what was left " + r.Status + ": transaction id " + r.TransactionID + " is looked up before anything is sent"}, false, nil
+	})
+}
+
+// Shared says whether other hubs change the store too (JetStream).
+func (s *Store) Shared() bool { return s.js != nil }
+
 // Finish records the outcome of a request being sent (status sending or
 // unknown): sent, refused or unknown, the payout's state and the detail.
 func (s *Store) Finish(id, status, payoutState, detail string, at time.Time) (Request, error) {
