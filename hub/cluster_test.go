@@ -150,6 +150,12 @@ func TestTwoHubsApprovalsAtOnceSendOnce(t *testing.T) {
 				t.Fatalf("hub B reads %+v %v", r, err)
 			}
 		}
+		// A batch is refused, saying it is not built in clustered mode.
+		_, err := a.as("ada").SubmitBatch(ctx, batchSub("rows.csv", row(2, "BATCH-NATS", payeeIBAN, 10_00)))
+		wantReason(t, err, hub.ReasonBatchClustered)
+		if n := e.reportCount("BATCH-NATS"); n != 0 {
+			t.Fatalf("%d payouts of a refused batch", n)
+		}
 		// `payouts log` of a payouts_via_relay profile reads the hub's
 		// record: both hubs answer with every attempt, whichever sent it.
 		for _, h := range []*clusterHub{a, b} {

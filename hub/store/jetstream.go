@@ -405,15 +405,34 @@ func (b *jsBackend) list() ([]Request, error) {
 	}
 	slices.Sort(subjects)
 	out := make([]Request, 0, len(subjects))
-	for _, s := range subjects {
-		r, _, err := b.get(strings.TrimPrefix(s, b.prefix+".req."))
-		if errors.Is(err, ErrNotFound) {
+	for _, subj := range subjects {
+		var raw *jetstream.RawStreamMsg
+		for {
+			actx, acancel := context.WithTimeout(ctx, jsAttempt)
+			var err error
+			raw, err = b.stream.GetLastMsgForSubject(actx, subj)
+			acancel()
+			if errors.Is(err, jetstream.ErrMsgNotFound) {
+				raw = nil
+				break
+			}
+			if err == nil {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return nil, fmt.Errorf("approvals store: listing requests: %w", err)
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+		if raw == nil {
 			continue
 		}
-		if err != nil {
-			return nil, err
+		var m jsMessage
+		if err := json.Unmarshal(raw.Data, &m); err != nil || m.Request == nil {
+			return nil, fmt.Errorf("approvals store: message %d is damaged: %v", raw.Sequence, err)
 		}
-		out = append(out, *r)
+		out = append(out, *m.Request)
 	}
 	return out, nil
 }
