@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -38,7 +39,9 @@ func openJetStream(t *testing.T, urls []string, name string) *Store {
 // JetStreamConn.WaitFor does.
 func retryFor(ctx context.Context, _ string, step func(context.Context) error) error {
 	for {
-		err := step(ctx)
+		actx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		err := step(actx)
+		cancel()
 		if err == nil || ctx.Err() != nil {
 			return err
 		}
@@ -184,6 +187,48 @@ func TestANodeKilledMidWayLosesNoChange(t *testing.T) {
 		log, err := a.Log(0, 0, "")
 		if err != nil || len(log) != 2*n {
 			t.Fatalf("%d record lines, want %d (requested and approved per request): %v", len(log), 2*n, err)
+		}
+	})
+}
+
+// Every node of the cluster killed at once (SIGKILL for nats-server
+// processes) and started again: the request, its status and every line of
+// its record are still there for a hub that opens the store afresh.
+func TestJetStreamRecordSurvivesTheWholeClusterKilled(t *testing.T) {
+	natstest.Each(t, func(t *testing.T, nodes natstest.Nodes) {
+		s := openJetStream(t, nodes.URLs(), "KILLALL")
+		r := pending(t, s, "ada", 123456)
+		if _, _, err := s.Approve(r.ID, "bob", t0, 1); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Claim(r.ID, "hub", t0); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Note(Entry{At: t0, Action: "payment", By: "ada", Detail: "payment sent"}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			nodes.Kill(t, i)
+		}
+		for i := range 3 {
+			nodes.Restart(t, i)
+		}
+		natstest.WaitForJetStream(t, nodes.URLs())
+		again := openJetStream(t, nodes.URLs(), "KILLALL")
+		got, err := again.Get(r.ID)
+		if err != nil || got.Status != StatusSending || got.TransactionID != r.TransactionID {
+			t.Fatalf("after the whole cluster was killed: %+v %v", got, err)
+		}
+		log, err := again.Log(0, 0, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var acts []string
+		for _, e := range log {
+			acts = append(acts, e.Action+"/"+e.By)
+		}
+		if strings.Join(acts, " ") != "requested/ada approved/bob sending/hub payment/ada" {
+			t.Fatalf("record after the restart: %v", acts)
 		}
 	})
 }
