@@ -429,8 +429,11 @@ func (b *jsBackend) list() ([]Request, error) {
 			continue
 		}
 		var m jsMessage
-		if err := json.Unmarshal(raw.Data, &m); err != nil || m.Request == nil {
-			return nil, fmt.Errorf("approvals store: message %d is damaged: %v", raw.Sequence, err)
+		if err := json.Unmarshal(raw.Data, &m); err != nil {
+			return nil, fmt.Errorf("approvals store: message %d is damaged: %w", raw.Sequence, err)
+		}
+		if m.Request == nil {
+			return nil, fmt.Errorf("approvals store: message %d holds no request", raw.Sequence)
 		}
 		out = append(out, *m.Request)
 	}
