@@ -289,6 +289,47 @@ func TestTwoHubsARunningHubSettlesWhatADeadOneLeft(t *testing.T) {
 	})
 }
 
+// Payouts below the threshold from one requester to one payee, made at
+// two hubs at the same moment, add up as they do at one hub: the
+// submission lock makes each hub's 24-hour sum see the other's. With
+// 400.00 each under a 1000.00 threshold, two go at once and the rest
+// wait for approval, however they are spread over the hubs.
+func TestTwoHubsAddUpRequestsMadeAtOnce(t *testing.T) {
+	natstest.Each(t, func(t *testing.T, nodes natstest.Nodes) {
+		e, a, b := twoHubs(t, nodes)
+		ctx := context.Background()
+		var sent, waiting atomic.Int32
+		var wg sync.WaitGroup
+		for i := range 6 {
+			h := []*clusterHub{a, b}[i%2]
+			wg.Go(func() {
+				res, err := h.as("ada").Submit(ctx, sub(fmt.Sprintf("SUM-%d", i), payeeIBAN, 400_00))
+				switch {
+				case err != nil:
+					t.Error(err)
+				case res.Status == store.StatusSent:
+					sent.Add(1)
+				case res.Status == hub.StatusAwaitingApproval:
+					waiting.Add(1)
+				default:
+					t.Errorf("SUM-%d: %+v", i, res)
+				}
+			})
+		}
+		wg.Wait()
+		if sent.Load() != 2 || waiting.Load() != 4 {
+			t.Fatalf("%d sent at once and %d awaiting approval of six 400.00 payouts at two hubs at once; want 2 and 4", sent.Load(), waiting.Load())
+		}
+		n := 0
+		for i := range 6 {
+			n += e.reportCount(fmt.Sprintf("SUM-%d", i))
+		}
+		if n != 2 {
+			t.Fatalf("%d payouts in the report, want 2", n)
+		}
+	})
+}
+
 // clusterName is the name the hub's store was opened under.
 func clusterName(c *clusterHub) string { return c.st.Name() }
 

@@ -65,6 +65,9 @@ type Hub struct {
 	cfg      Config
 	log      *slog.Logger
 	submitMu sync.Mutex
+	// id names this hub to the others as the holder of the submission
+	// lock.
+	id string
 	sharedH  [32]byte
 	followH  [32]byte
 	notify   *notifier
@@ -102,7 +105,7 @@ func New(cfg Config) (*Hub, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
 	}
-	h := &Hub{cfg: cfg, log: cfg.Logger}
+	h := &Hub{cfg: cfg, log: cfg.Logger, id: "hub-" + uuid.NewString()}
 	h.sharedH = hashToken(cfg.SharedToken)
 	h.followH = hashToken(cfg.FollowToken)
 	h.notify = newNotifier(cfg.NotifyURL, cfg.HTTPClient, cfg.Logger)
@@ -420,7 +423,13 @@ func (h *Hub) Submit(ctx context.Context, u users.User, sub Submission) (Result,
 		return Result{}, &errSubmit{http.StatusUnprocessableEntity, ClassInvalid, fmt.Errorf("the payout is not valid: %w", probs)}
 	}
 	h.submitMu.Lock()
+	unlock, err := h.lockSubmissions(ctx)
+	if err != nil {
+		h.submitMu.Unlock()
+		return Result{}, err
+	}
 	r, fresh, err := h.create(ctx, u, req, sub.AllowDuplicate)
+	unlock()
 	h.submitMu.Unlock()
 	if err != nil {
 		return Result{}, err
@@ -445,9 +454,27 @@ func (h *Hub) Submit(ctx context.Context, u users.User, sub Submission) (Result,
 	return res, nil
 }
 
+// submitLease bounds how long a hub holds a shared store's submission
+// lock: a hub that dies holding it holds up the others no longer.
+const submitLease = 30 * time.Second
+
+// lockSubmissions takes the shared store's submission lock (one hub of a
+// cluster at a time; nothing for a hub's own file, which submitMu
+// guards), waiting at most submitLease for it.
+func (h *Hub) lockSubmissions(ctx context.Context) (func(), error) {
+	lctx, cancel := context.WithTimeout(ctx, submitLease)
+	defer cancel()
+	unlock, err := h.cfg.Store.LockSubmissions(lctx, h.id, submitLease, h.cfg.Clock.Now)
+	if err != nil {
+		return nil, &errSubmit{http.StatusServiceUnavailable, ClassUnknown, fmt.Errorf("%w; nothing was requested or sent", err)}
+	}
+	return unlock, nil
+}
+
 // create runs the checks and stores the request; the caller holds
-// submitMu, so the 24-hour sum and the funds held back are read and
-// added to by one submission at a time.
+// submitMu and the submission lock, so the 24-hour sum and the funds
+// held back are read and added to by one submission at a time, at this
+// hub and every other hub of a cluster.
 func (h *Hub) create(ctx context.Context, u users.User, req api.PayoutRequest, allowDup bool) (store.Request, bool, error) {
 	if old, err := h.cfg.Store.ByTransactionID(req.TransactionID); err == nil {
 		p := old.Payout()

@@ -42,6 +42,7 @@ type JetStreamConfig struct {
 //     so a change and its record line are one write.
 //   - <prefix>.tx.<hash of the transaction id>: the request holding it.
 //   - <prefix>.note: record lines that belong to no request.
+//   - <prefix>.lock: the submission lock (LockSubmissions).
 //
 // Every change is a compare-and-swap on the stream's revision: the hub
 // reads the stream's last sequence, then the request (whose own message
@@ -73,6 +74,8 @@ type jsMessage struct {
 	Entry   *Entry   `json:"entry,omitempty"`
 	// Holder is the request id a transaction id message names.
 	Holder string `json:"holder,omitempty"`
+	// Lock is the submission lock (LockSubmissions).
+	Lock *lockMessage `json:"lock,omitempty"`
 }
 
 var jsNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,48}$`)
@@ -507,4 +510,76 @@ func (s *Store) Name() string {
 		return ""
 	}
 	return s.js.name
+}
+
+// lockMessage is the submission lock: who holds it and until when.
+type lockMessage struct {
+	Holder string    `json:"holder"`
+	Until  time.Time `json:"until"`
+}
+
+// LockSubmissions takes the store's submission lock for holder, until
+// now()+lease, waiting while another hub holds it unexpired, until ctx
+// ends. Held by one hub of a cluster at a time, it makes the checks a
+// request is made under (the 24-hour sum, what open requests hold back,
+// an open duplicate) see every request made before it at any hub, as
+// one hub's mutex does for a bbolt file, on which it does nothing.
+// unlock releases it.
+func (s *Store) LockSubmissions(ctx context.Context, holder string, lease time.Duration, now func() time.Time) (unlock func(), err error) {
+	if s.js == nil {
+		return func() {}, nil
+	}
+	b := s.js
+	subject := b.prefix + ".lock"
+	for {
+		m, rev, found, err := b.readLock(subject)
+		if err != nil {
+			return nil, err
+		}
+		t := now()
+		if !found || m.Holder == "" || !t.Before(m.Until) {
+			_, err = b.putLock(subject, rev, lockMessage{Holder: holder, Until: t.Add(lease)})
+			if err == nil {
+				return func() { b.releaseLock(subject, holder) }, nil
+			}
+			if !errors.Is(err, errConflict) {
+				return nil, err
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("approvals store: another hub holds the submission lock (%s): %w", m.Holder, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func (b *jsBackend) readLock(subject string) (lockMessage, uint64, bool, error) {
+	var l lockMessage
+	m, rev, found, err := b.readAt(subject)
+	if err != nil || !found {
+		return l, rev, found, err
+	}
+	if m.Lock != nil {
+		l = *m.Lock
+	}
+	return l, rev, true, nil
+}
+
+func (b *jsBackend) putLock(subject string, rev uint64, l lockMessage) (uint64, error) {
+	return b.put(subject, rev, jsMessage{Lock: &l})
+}
+
+// releaseLock gives the lock up if holder still holds it; a lock that
+// cannot be released lapses at its lease.
+func (b *jsBackend) releaseLock(subject, holder string) {
+	for range 5 {
+		m, rev, found, err := b.readLock(subject)
+		if err != nil || !found || m.Holder != holder {
+			return
+		}
+		if _, err := b.putLock(subject, rev, lockMessage{}); !errors.Is(err, errConflict) {
+			return
+		}
+	}
 }
