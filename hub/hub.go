@@ -67,10 +67,10 @@ type Hub struct {
 	submitMu sync.Mutex
 	// id names this hub to the others as the holder of the submission
 	// lock.
-	id string
-	sharedH  [32]byte
-	followH  [32]byte
-	notify   *notifier
+	id      string
+	sharedH [32]byte
+	followH [32]byte
+	notify  *notifier
 	// sends tracks payouts being sent, so Close waits for them; once
 	// closed, none starts.
 	mu     sync.Mutex
