@@ -2,12 +2,8 @@ package e2e
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
-	"fmt"
 	"io"
-	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -16,8 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/api/sandbox"
+	"github.com/paydash/paydash/hub/hubtest"
 	"github.com/paydash/paydash/hub/users"
 )
 
@@ -29,56 +24,10 @@ import (
 // dashboard's Approvals view, and ada seeing it paid in her dashboard's
 // Payouts tracker. The payout is counted once in the sandbox's report.
 func TestApprovalInOneDashboardIsSentInTheOthers(t *testing.T) {
-	hubAddr := freeLoopbackAddr(t)
-	key, err := api.GenerateSigningKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	sb, err := sandbox.Listen(ctx, "127.0.0.1:0", sandbox.Options{MerchantKey: &key.PublicKey, MerchantKeyID: "hub-key",
-		InitialFunds: map[string]int64{"GBP": 100_000_00, "EUR": 100_000_00}, WebhookURI: "http://" + hubAddr + "/webhooks"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sb.Close() })
-	info := sb.Info()
-	svc, err := api.NewClient(api.Config{AuthURL: info.AuthURL, BaseURL: info.BaseURL, PayoutsURL: info.PayoutsURL,
-		ClientID: info.ClientID, ClientSecret: info.ClientSecret})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	dir := t.TempDir()
-	pemKey, err := api.EncodePrivateKeyPEM(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyFile := filepath.Join(dir, "hub-key.pem")
-	if err := os.WriteFile(keyFile, pemKey, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	usersFile := filepath.Join(dir, "team.toml")
-	tokens := map[string]string{}
-	for _, u := range []struct {
-		name  string
-		roles []string
-	}{{"ada", []string{users.RoleRequest}}, {"bob", []string{users.RoleRequest, users.RoleApprove}}} {
-		if tokens[u.name], err = users.Add(usersFile, u.name, u.roles); err != nil {
-			t.Fatal(err)
-		}
-	}
-	service := fmt.Sprintf("auth_url = %q\nbase_url = %q\npayouts_url = %q\nclient_id = %q\nclient_secret = %q\n",
-		info.AuthURL, info.BaseURL, info.PayoutsURL, info.ClientID, info.ClientSecret)
-	var cfg strings.Builder
-	fmt.Fprintf(&cfg, "[profiles.hub]\n%ssigning_key_id = \"hub-key\"\nsigning_key_file = %q\n\n", service, filepath.ToSlash(keyFile))
-	for _, n := range []string{"ada", "bob"} {
-		fmt.Fprintf(&cfg, "[profiles.%s]\n%spayouts_via_relay = true\nrelay_url = \"ws://%s/ws\"\nrelay_token = %q\n\n", n, service, hubAddr, tokens[n])
-	}
-	cfgFile := filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(cfgFile, []byte(cfg.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	ht := hubtest.New(t, hubtest.Options{Webhooks: true, People: []hubtest.Person{
+		{Name: "ada", Roles: []string{users.RoleRequest}}, {Name: "bob", Roles: []string{users.RoleRequest, users.RoleApprove}}}})
+	hubAddr, usersFile, dir, info := ht.HubAddr, ht.UsersFile, ht.Dir, ht.Info
+	cfgFile := ht.WriteConfig(t, "")
 	env := isolatedEnv(t)
 
 	startTeamHub(t, env, "--config", cfgFile, "--profile", "hub", "relay", "--json", "--listen", hubAddr,
@@ -107,7 +56,7 @@ func TestApprovalInOneDashboardIsSentInTheOthers(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Status != "awaiting_approval" || res.ApprovalID == "" || res.TxID == "" {
 		t.Fatalf("payout create --json: %v\n%s", err, out)
 	}
-	if n := countPayouts(t, svc, "E2E-FOUR-EYES"); n != 0 {
+	if n := ht.CountPayouts(t, "E2E-FOUR-EYES"); n != 0 {
 		t.Fatalf("%d payouts sent before approval", n)
 	}
 
@@ -131,7 +80,7 @@ func TestApprovalInOneDashboardIsSentInTheOthers(t *testing.T) {
 		l, ok := line(txt, res.TxID[:13])
 		return ok && (strings.Contains(l, "settled") || strings.Contains(l, "executed"))
 	})
-	if n := countPayouts(t, svc, "E2E-FOUR-EYES"); n != 1 {
+	if n := ht.CountPayouts(t, "E2E-FOUR-EYES"); n != 1 {
 		t.Fatalf("%d payouts in the sandbox's report, want 1", n)
 	}
 
@@ -141,17 +90,6 @@ func TestApprovalInOneDashboardIsSentInTheOthers(t *testing.T) {
 			t.Fatalf("dashboard exit %d; screen:\n%s", code, s.text())
 		}
 	}
-}
-
-// freeLoopbackAddr is a loopback address nothing listens on now.
-func freeLoopbackAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // startTeamHub runs the binary's relay as the team's hub until the test
@@ -198,24 +136,6 @@ func startTeamHub(t *testing.T, env []string, args ...string) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("the hub did not start; stderr: %s", stderr.String())
 	}
-}
-
-// countPayouts counts the sandbox's payout records with this reference.
-func countPayouts(t *testing.T, svc *api.Client, ref string) int {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	txs, err := svc.Transactions(ctx, api.TransactionQuery{Type: api.TransactionPayout})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, tx := range txs {
-		if tx.BeneficiaryReference == ref {
-			n++
-		}
-	}
-	return n
 }
 
 // lockedBuffer is a child's stderr, read while the child still writes.

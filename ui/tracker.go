@@ -49,6 +49,9 @@ type trackedPayout struct {
 	// note explains a payout the report does not show.
 	from string
 	note string
+	// approvalID is the team hub's request for this payout, when the form
+	// sent it through the hub ("" otherwise).
+	approvalID string
 
 	// Bookkeeping of the tracker's bounds (tracker_bounds.go).
 	pos             int    // index in payoutOrder.order
@@ -440,6 +443,9 @@ func (v *trackerView) detail(c *viewContext, p *trackedPayout, w int) string {
 	}
 	if p.mine {
 		head += " · sent from this dashboard"
+	}
+	if p.approvalID != "" {
+		head += " · through the team's hub as " + p.approvalID
 	}
 	if src := p.stateSource(); src != "" {
 		head += " · state " + src
