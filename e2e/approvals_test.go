@@ -20,9 +20,10 @@ import (
 // live it, each in their own dashboard: the sandbox, the real binary's
 // `paydash relay --users` as the team's hub (it holds the only signing
 // key, and takes the sandbox's webhooks), ada asking for a payout above
-// the threshold from the command line, bob approving it in his
-// dashboard's Approvals view, and ada seeing it paid in her dashboard's
-// Payouts tracker. The payout is counted once in the sandbox's report.
+// the threshold from the command line, then from her dashboard's payout
+// form, bob approving each in his dashboard's Approvals view, and ada
+// seeing each paid in her dashboard's Payouts tracker. Each payout is
+// counted once in the sandbox's report.
 func TestApprovalInOneDashboardIsSentInTheOthers(t *testing.T) {
 	ht := hubtest.New(t, hubtest.Options{Webhooks: true, People: []hubtest.Person{
 		{Name: "ada", Roles: []string{users.RoleRequest}}, {Name: "bob", Roles: []string{users.RoleRequest, users.RoleApprove}}}})
@@ -82,6 +83,39 @@ func TestApprovalInOneDashboardIsSentInTheOthers(t *testing.T) {
 	})
 	if n := ht.CountPayouts(t, "E2E-FOUR-EYES"); n != 1 {
 		t.Fatalf("%d payouts in the sandbox's report, want 1", n)
+	}
+
+	// ada asks again, from her dashboard's payout form: it goes through
+	// the hub, her form says it awaits bob's approval and her tracker
+	// shows it pending, bob approves it in his dashboard, and her
+	// tracker follows it to its final state. Sent once.
+	ada.press("5")
+	fillPayoutFields(ada, "Quay Stores", "GB94BARC10201530093459", "E2E-FORM-FOUR-EYES", "1,750.00")
+	ada.press("y")
+	ada.waitText(30*time.Second, "Awaiting approval: apr-", "Nothing is sent until 1 of bob approve", "approval id")
+	if n := ht.CountPayouts(t, "E2E-FORM-FOUR-EYES"); n != 0 {
+		t.Fatalf("%d payouts sent from the form before approval", n)
+	}
+	ada.press("3")
+	ada.waitFor("the form's request pending in the requester's tracker", 15*time.Second, func(txt string) bool {
+		_, ok := line(txt, "Quay Stores", "£1,750.00", "awaiting approval")
+		return ok
+	})
+	bob.waitText(15*time.Second, "1 await your approval", "Quay Stores", "£1,750.00")
+	bob.waitFor("the form's request checked, without warnings", 15*time.Second, func(txt string) bool {
+		_, ok := line(txt, "Quay Stores", "pending 0/1", "none")
+		return ok
+	})
+	bob.press("a")
+	bob.waitText(10*time.Second, "Approve £1,750.00 to Quay Stores (ref E2E-FORM-FOUR-EYES)?")
+	bob.press("y")
+	bob.waitText(30*time.Second, "sent: £1,750.00 to Quay Stores")
+	ada.waitFor("the form's payout, approved by bob, final in the requester's tracker", 60*time.Second, func(txt string) bool {
+		l, ok := line(txt, "Quay Stores", "£1,750.00")
+		return ok && (strings.Contains(l, "settled") || strings.Contains(l, "executed"))
+	})
+	if n := ht.CountPayouts(t, "E2E-FORM-FOUR-EYES"); n != 1 {
+		t.Fatalf("%d payouts from the form in the sandbox's report, want 1", n)
 	}
 
 	for _, s := range []*screen{ada, bob} {

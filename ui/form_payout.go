@@ -262,7 +262,11 @@ func (p *payoutForm) send(c *viewContext, key string) tea.Cmd {
 
 // payoutAcceptedMsg tells the root that the service accepted a payout;
 // it routes it to the tracker.
-type payoutAcceptedMsg struct{ req *api.PayoutRequest }
+// approvalID names the team hub's request when the hub sent it.
+type payoutAcceptedMsg struct {
+	req        *api.PayoutRequest
+	approvalID string
+}
 
 func (p *payoutForm) onSent(c *viewContext, _ *formView, msg sentMsg) tea.Cmd {
 	if s, ok := msg.resp.(*hubSent); ok {

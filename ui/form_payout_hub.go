@@ -182,7 +182,7 @@ func (p *payoutForm) onHubSent(c *viewContext, s *hubSent) tea.Cmd {
 		return func() tea.Msg { return payoutRequestedMsg{req: req, res: s.res} }
 	}
 	c.setFlash("payout "+req.TransactionID+" sent through the team's hub: follow it in "+tabKeyName(tabPayouts)+" Payouts", false)
-	return func() tea.Msg { return payoutAcceptedMsg{req: req} }
+	return func() tea.Msg { return payoutAcceptedMsg{req: req, approvalID: s.res.ApprovalID} }
 }
 
 // awaitingResult heads the result of a payout the hub holds for

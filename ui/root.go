@@ -273,6 +273,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case payoutAcceptedMsg:
 		// The payout form's send was accepted: the tracker follows it.
 		m.tracker.addSent(c, msg.req)
+		m.tracker.throughHub(msg.req.TransactionID, msg.approvalID)
 		// The operator's own payout is the one to see when they open the
 		// tracker (the form says to): selected while they are elsewhere,
 		// so nothing moves under their eyes.

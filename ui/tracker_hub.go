@@ -50,6 +50,13 @@ func (v *trackerView) addRequested(c *viewContext, req *api.PayoutRequest, res h
 	p.changedAt = c.now()
 }
 
+// throughHub notes the hub's request of a payout the hub sent at once.
+func (v *trackerView) throughHub(id, approvalID string) {
+	if p := v.byID[id]; p != nil && approvalID != "" {
+		p.approvalID = approvalID
+	}
+}
+
 // awaitingIDs are the approval ids of the tracked payouts still open on
 // the hub.
 func (v *trackerView) awaitingIDs() []string {

@@ -644,14 +644,15 @@ func TestTheDashboardsBackendOnATeamProfile(t *testing.T) {
 	ctx := context.Background()
 	req := &api.PayoutRequest{TransactionID: uuid.NewString(), BeneficiaryName: "Payee Ltd", BeneficiaryIBAN: payee,
 		BeneficiaryReference: "E2E-FORM", AmountInMinor: 10_00, Currency: "GBP", ContextCode: api.ContextCodeWithdrawal}
-	// The form's payout is refused before anything is sent, read as such
+	// A payout sent around the hub through this backend (the form sends
+	// to the hub itself) is refused before anything is sent, read as such
 	// by the one classifier, and names the command that sends it.
 	err = b.CreatePayout(ctx, req)
 	if a := payout.Classify(err); a.Outcome != payout.OutcomeRefused || a.Reached || !strings.Contains(err.Error(), "paydash payout create") {
-		t.Fatalf("form payout on a team profile: %v (%+v)", err, a)
+		t.Fatalf("payout around the hub on a team profile: %v (%+v)", err, a)
 	}
 	if n := tm.inReport("E2E-FORM"); n != 0 {
-		t.Fatalf("%d payouts from the form", n)
+		t.Fatalf("%d payouts around the hub", n)
 	}
 	// As it says: payout create sends it, once.
 	if _, code := tm.create("ada", "E2E-FORM", payee, "10.00", "GBP", nil); code != 0 {
