@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/hub"
 	"github.com/paydash/paydash/hub/hubclient"
 	"github.com/paydash/paydash/hub/hubtest"
 	"github.com/paydash/paydash/hub/users"
@@ -284,4 +285,42 @@ func dropFirstAnswer(t *testing.T, hubURL string, dropped *atomic.Bool) string {
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// A token that may only view: the hub refuses the payout, the form says
+// so in the hub's words and that nothing was sent.
+func TestHubFormViewOnlyTokenSendsNothing(t *testing.T) {
+	tm := hubtest.New(t, hubtest.Options{People: []hubtest.Person{
+		{Name: "vic", Roles: []string{users.RoleView}}, {Name: "bob", Roles: []string{users.RoleRequest, users.RoleApprove}}}})
+	hubURL := tm.StartHub(t, "GBP=1000.00")
+	vic := &hubclient.Client{BaseURL: hubURL, Token: tm.Tokens["vic"]}
+	h := &hubForm{harness: newHarness(t, Options{Backend: serviceOnly{Client: tm.Service, t: t}, Approvals: vic, Profile: "vic"}, 120, 40), team: tm}
+	h.fillGBP("Harbour Supplies Ltd", "HUB-VIEW", "10.00")
+	h.key("y")
+	mustContain(t, flat(h.view()), "the team's hub refused it: user vic does not hold the request role", capitalised(payout.AdviceNotSent))
+	if n := tm.CountPayouts(t, "HUB-VIEW"); n != 0 {
+		t.Fatalf("%d payouts sent with a view-only token", n)
+	}
+}
+
+// hostileHub answers with escape sequences and bidi overrides in every
+// text it names: the form and the tracker draw them escaped.
+type hostileHub struct{ *fakeHub }
+
+func (f hostileHub) Submit(ctx context.Context, s hub.Submission) (hub.Result, error) {
+	res, err := f.fakeHub.Submit(ctx, s)
+	res.ApprovalID, res.Reason, res.Approvers = "apr-\x1b[2Jffff", hostileText, []string{hostileName}
+	return res, err
+}
+
+func TestHubFormDrawsTheHubsTextEscaped(t *testing.T) {
+	f := teamHub()
+	h := &hubForm{harness: newHarness(t, Options{Backend: newFake(5), Approvals: hostileHub{f}, Profile: "bob"}, 120, 40)}
+	h.fillGBP("Harbour Supplies Ltd", "HUB-ESC", "2,500.00")
+	h.key("y")
+	view := h.view()
+	mustContain(t, flat(view), `Awaiting approval: apr-\x1b[2Jffff`)
+	mustBeSafe(t, "the form's awaiting-approval result", view)
+	h.key("3")
+	mustBeSafe(t, "the tracker", h.view())
 }

@@ -109,8 +109,20 @@ func (p *payoutForm) sendViaHub(c *viewContext, req *api.PayoutRequest, key stri
 		if err := hubOutcome(res); err != nil {
 			return sentMsg{tab: tabPayout, key: key, resp: req, err: err}
 		}
-		return sentMsg{tab: tabPayout, key: key, resp: &hubSent{req: req, res: res}}
+		return sentMsg{tab: tabPayout, key: key, resp: &hubSent{req: req, res: safeResult(res)}}
 	}
+}
+
+// safeResult is the hub's answer with the text it names, the form shows
+// and the tracker keeps made safe to draw, once, as it arrives.
+func safeResult(res hub.Result) hub.Result {
+	res.ApprovalID, res.Reason = termtext.Safe(res.ApprovalID), termtext.Safe(res.Reason)
+	approvers := make([]string, len(res.Approvers))
+	for i, a := range res.Approvers {
+		approvers[i] = termtext.Safe(a)
+	}
+	res.Approvers = approvers
+	return res
 }
 
 // hubOutcome is the error of a request the hub stored but did not get
@@ -119,9 +131,9 @@ func hubOutcome(res hub.Result) error {
 	r := res.Request
 	switch res.Status {
 	case store.StatusRefused:
-		return &hubRefusal{class: payout.ClassRefused, detail: termtext.Safe(r.Detail), approvalID: res.ApprovalID}
+		return &hubRefusal{class: payout.ClassRefused, detail: termtext.Safe(r.Detail), approvalID: termtext.Safe(res.ApprovalID)}
 	case store.StatusUnknown:
-		return &hubRefusal{class: payout.ClassUnknown, detail: termtext.Safe(r.Detail), approvalID: res.ApprovalID}
+		return &hubRefusal{class: payout.ClassUnknown, detail: termtext.Safe(r.Detail), approvalID: termtext.Safe(res.ApprovalID)}
 	}
 	return nil
 }

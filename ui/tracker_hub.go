@@ -74,7 +74,7 @@ func (v *trackerView) awaitingIDs() []string {
 // they gave already is never moved back.
 func (v *trackerView) applyHub(c *viewContext, r store.Request) bool {
 	p := v.byID[r.TransactionID]
-	if p == nil || p.approvalID != r.ID || !hubWaiting(p.state) {
+	if p == nil || p.approvalID != termtext.Safe(r.ID) || !hubWaiting(p.state) {
 		return false
 	}
 	state, reason := stateAwaiting, p.reason
@@ -127,7 +127,7 @@ func (v *trackerView) followHub(c *viewContext, rs []store.Request) (bool, tea.C
 	moved := false
 	var gone []string
 	for _, id := range ids {
-		i := slices.IndexFunc(rs, func(r store.Request) bool { return r.ID == id })
+		i := slices.IndexFunc(rs, func(r store.Request) bool { return termtext.Safe(r.ID) == id })
 		if i < 0 {
 			gone = append(gone, id)
 			continue
