@@ -185,9 +185,28 @@ func TestHubFormRejectedRequestIsNotPaid(t *testing.T) {
 	if p.state != stateNotApproved || p.reason != "rejected by bob: wrong IBAN, see ticket 42" {
 		t.Fatalf("tracker: %q (%s)", p.state, p.reason)
 	}
-	mustContain(t, flat(h.view()), "✗ Not paid: not approved: rejected by bob: wrong IBAN, see ticket 42")
+	mustContain(t, flat(h.view()), "✗ Not paid: not approved: rejected by bob: wrong IBAN, see ticket 42",
+		"Nothing was paid. e fills this payout in again under a new transaction id")
 	if n := h.team.CountPayouts(t, "HUB-NO"); n != 0 {
 		t.Fatalf("%d payouts sent after a rejection", n)
+	}
+	// As it says: e fills it in again under a new transaction id, and the
+	// corrected payout is a new request on the hub.
+	first := h.m.payout.key
+	h.key("e")
+	if h.m.payout.key == first {
+		t.Fatal("the correction kept the rejected request's transaction id")
+	}
+	for range 6 { // source, name, IBAN, reference, amount, context code: kept
+		h.key("enter")
+	}
+	h.key("y")
+	mustContain(t, flat(h.view()), "Awaiting approval: apr-")
+	if again := h.tracked(t).approvalID; again == id || again == "" {
+		t.Fatalf("the correction's request is %q, the rejected one %q", again, id)
+	}
+	if n := h.team.CountPayouts(t, "HUB-NO"); n != 0 {
+		t.Fatalf("%d payouts sent before the correction's approval", n)
 	}
 }
 

@@ -49,10 +49,11 @@ func (p *payoutForm) follow(_ *viewContext, msg tea.Msg) {
 	}
 }
 
-// correctable: the payout was accepted, then rejected or failed; nothing
+// correctable: the payout was accepted, then rejected or failed, or the
+// team's hub closed it unpaid (not approved, lapsed, refused); nothing
 // was paid, so a corrected payout goes under a new transaction id.
 func (p *payoutForm) correctable() bool {
-	return p.progress != nil && (p.progress.state == api.StateRejected || p.progress.state == api.StateFailed)
+	return p.progress != nil && (p.progress.state == api.StateRejected || p.progress.state == api.StateFailed || hubClosed(p.progress.state))
 }
 
 func (p *paymentForm) resultID(resp any) string {
