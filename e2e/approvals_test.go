@@ -63,24 +63,13 @@ func TestApprovalInOneDashboardIsSentInTheOthers(t *testing.T) {
 
 	// bob's dashboard shows it live, counted in his header, and he
 	// approves it there.
-	txt := bob.waitText(15*time.Second, "1 await your approval", "Harbour Supplies Ltd", "£2,500.00", "ada")
-	if _, ok := line(txt, "Harbour Supplies Ltd", "pending 0/1", "none"); !ok {
-		bob.waitFor("the request checked, without warnings", 15*time.Second, func(txt string) bool {
-			_, ok := line(txt, "Harbour Supplies Ltd", "pending 0/1", "none")
-			return ok
-		})
-	}
-	bob.press("a")
-	bob.waitText(10*time.Second, "Approve £2,500.00 to Harbour Supplies Ltd (ref E2E-FOUR-EYES)?")
-	bob.press("y")
-	bob.waitText(30*time.Second, "sent: £2,500.00 to Harbour Supplies Ltd", "nothing awaits your approval")
+	bob.waitText(15*time.Second, "1 await your approval", "Harbour Supplies Ltd", "£2,500.00", "ada")
+	approveInDashboard(bob, "Harbour Supplies Ltd", "£2,500.00", "E2E-FOUR-EYES")
+	bob.waitText(30*time.Second, "nothing awaits your approval")
 
 	// ada sees it paid in her tracker, through the hub's relay.
 	ada.press("3")
-	ada.waitFor("the approved payout paid in the requester's tracker", 60*time.Second, func(txt string) bool {
-		l, ok := line(txt, res.TxID[:13])
-		return ok && (strings.Contains(l, "settled") || strings.Contains(l, "executed"))
-	})
+	waitPaid(ada, "the approved payout paid in the requester's tracker", res.TxID[:13])
 	if n := ht.CountPayouts(t, "E2E-FOUR-EYES"); n != 1 {
 		t.Fatalf("%d payouts in the sandbox's report, want 1", n)
 	}
@@ -101,19 +90,8 @@ func TestApprovalInOneDashboardIsSentInTheOthers(t *testing.T) {
 		_, ok := line(txt, "Quay Stores", "£1,750.00", "awaiting approval")
 		return ok
 	})
-	bob.waitText(15*time.Second, "1 await your approval", "Quay Stores", "£1,750.00")
-	bob.waitFor("the form's request checked, without warnings", 15*time.Second, func(txt string) bool {
-		_, ok := line(txt, "Quay Stores", "pending 0/1", "none")
-		return ok
-	})
-	bob.press("a")
-	bob.waitText(10*time.Second, "Approve £1,750.00 to Quay Stores (ref E2E-FORM-FOUR-EYES)?")
-	bob.press("y")
-	bob.waitText(30*time.Second, "sent: £1,750.00 to Quay Stores")
-	ada.waitFor("the form's payout, approved by bob, final in the requester's tracker", 60*time.Second, func(txt string) bool {
-		l, ok := line(txt, "Quay Stores", "£1,750.00")
-		return ok && (strings.Contains(l, "settled") || strings.Contains(l, "executed"))
-	})
+	approveInDashboard(bob, "Quay Stores", "£1,750.00", "E2E-FORM-FOUR-EYES")
+	waitPaid(ada, "the form's payout, approved by bob, paid in the requester's tracker", "Quay Stores", "£1,750.00")
 	if n := ht.CountPayouts(t, "E2E-FORM-FOUR-EYES"); n != 1 {
 		t.Fatalf("%d payouts from the form in the sandbox's report, want 1", n)
 	}
@@ -124,6 +102,32 @@ func TestApprovalInOneDashboardIsSentInTheOthers(t *testing.T) {
 			t.Fatalf("dashboard exit %d; screen:\n%s", code, s.text())
 		}
 	}
+}
+
+// approveInDashboard approves, in the approver's Approvals view, the one
+// request pending for payee: shown live and counted in the header,
+// checked without warnings, confirmed with y, sent.
+func approveInDashboard(s *screen, payee, amount, ref string) {
+	s.t.Helper()
+	s.waitText(15*time.Second, "1 await your approval", payee, amount)
+	s.waitFor("the request checked, without warnings", 15*time.Second, func(txt string) bool {
+		_, ok := line(txt, payee, "pending 0/1", "none")
+		return ok
+	})
+	s.press("a")
+	s.waitText(10*time.Second, "Approve "+amount+" to "+payee+" (ref "+ref+")?")
+	s.press("y")
+	s.waitText(30*time.Second, "sent: "+amount+" to "+payee)
+}
+
+// waitPaid waits for the tracker's line showing all of want to reach a
+// paid final state (settled, executed).
+func waitPaid(s *screen, what string, want ...string) {
+	s.t.Helper()
+	s.waitFor(what, 60*time.Second, func(txt string) bool {
+		l, ok := line(txt, want...)
+		return ok && (strings.Contains(l, "settled") || strings.Contains(l, "executed"))
+	})
 }
 
 // startTeamHub runs the binary's relay as the team's hub until the test
