@@ -343,3 +343,44 @@ func TestHubFormDrawsTheHubsTextEscaped(t *testing.T) {
 	h.key("3")
 	mustBeSafe(t, "the tracker", h.view())
 }
+
+// Approved after the GBP account was disabled: the hub checks again
+// before sending and refuses; the requester's tracker and form say it
+// was refused, with the hub's reason, and nothing is paid.
+func TestHubFormApprovedButRefusedIsNotPaid(t *testing.T) {
+	h := startHubForm(t, nil)
+	h.fillGBP("Harbour Supplies Ltd", "HUB-OFF", "1,500.00")
+	h.key("y")
+	id := h.tracked(t).approvalID
+	if err := h.team.Sandbox.SetAccountStatus("GBP", api.AccountDisabled); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.bob.Approve(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	h.advance(approvalsPollEvery)
+	p := h.tracked(t)
+	if p.state != stateHubRefused || !strings.Contains(p.reason, "disabled") {
+		t.Fatalf("tracker: %q (%s)", p.state, p.reason)
+	}
+	mustContain(t, flat(h.view()), "✗ Not paid: refused:", "disabled", "Nothing was paid. e fills this payout in again")
+	if n := h.team.CountPayouts(t, "HUB-OFF"); n != 0 {
+		t.Fatalf("%d payouts sent from a disabled account", n)
+	}
+}
+
+// A disabled account before asking: the hub refuses at once, nothing is
+// requested, and e goes to the source account.
+func TestHubFormDisabledAccountGoesToTheSource(t *testing.T) {
+	h := startHubForm(t, nil)
+	if err := h.team.Sandbox.SetAccountStatus("GBP", api.AccountDisabled); err != nil {
+		t.Fatal(err)
+	}
+	h.fillGBP("Harbour Supplies Ltd", "HUB-OFF2", "15.00")
+	h.key("y")
+	mustContain(t, flat(h.view()), "Payout not sent", "disabled", "Nothing was sent. e goes to Source account")
+	h.key("e")
+	if f := focused(h.harness); f != "source" {
+		t.Fatalf("e went to %q, want the source account", f)
+	}
+}
