@@ -79,6 +79,31 @@ func (h *hubForm) fillGBP(name, ref, amount string) {
 	}
 }
 
+// enterTo moves through the form with enter to the field keyed field.
+func (h *hubForm) enterTo(t *testing.T, field string) {
+	t.Helper()
+	for range 10 {
+		if focused(h.harness) == field {
+			return
+		}
+		h.key("enter")
+	}
+	t.Fatalf("the form never reached %q:\n%s", field, ansi.Strip(h.view()))
+}
+
+// backTo moves back through the form with shift+tab to the field keyed
+// field.
+func (h *hubForm) backTo(t *testing.T, field string) {
+	t.Helper()
+	for range 10 {
+		if focused(h.harness) == field {
+			return
+		}
+		h.key("shift+tab")
+	}
+	t.Fatalf("the form never reached %q:\n%s", field, ansi.Strip(h.view()))
+}
+
 // tracked is the tracker's row of the form's payout.
 func (h *hubForm) tracked(t *testing.T) *trackedPayout {
 	t.Helper()
@@ -272,6 +297,40 @@ func TestHubFormLostAnswerRetriesUnderTheSameID(t *testing.T) {
 	mustContain(t, flat(h.view()), "✓ Payout accepted (202)", key)
 	if n := h.team.CountPayouts(t, "HUB-LOST"); n != 1 {
 		t.Fatalf("%d payouts after the retry, want 1", n)
+	}
+}
+
+// After a lost answer the form keeps its transaction id through an
+// edit, as it advises: the hub holds that id for the payout first sent,
+// so it refuses the edited one, and the form says the first may exist.
+// e then gives the edit a fresh id; each payout is sent once.
+func TestHubFormEditAfterALostAnswerKeepsTheFirstOnce(t *testing.T) {
+	var dropped atomic.Bool
+	h := startHubForm(t, func(hubURL string) string { return dropFirstAnswer(t, hubURL, &dropped) })
+	h.fillGBP("Harbour Supplies Ltd", "HUB-EDIT", "20.00")
+	h.key("y")
+	first := h.m.payout.key
+	h.key("e")
+	h.backTo(t, "reference")
+	h.typeText("B") // HUB-EDITB
+	h.enterTo(t, confirmKey)
+	h.key("y")
+	if h.m.payout.key != first {
+		t.Fatalf("the edit after a lost answer went under a new id")
+	}
+	mustContain(t, flat(h.view()), "This edited payout was not created, but an earlier attempt of this form reached the service under the same transaction_id")
+	if a, b := h.team.CountPayouts(t, "HUB-EDIT"), h.team.CountPayouts(t, "HUB-EDITB"); a != 1 || b != 0 {
+		t.Fatalf("payouts: %d first, %d edited; want 1 and 0", a, b)
+	}
+	h.key("e")
+	h.enterTo(t, confirmKey)
+	h.key("y")
+	mustContain(t, flat(h.view()), "✓ Payout accepted (202)")
+	if h.m.payout.key == first {
+		t.Fatal("the edited payout was sent under the first one's id")
+	}
+	if a, b := h.team.CountPayouts(t, "HUB-EDIT"), h.team.CountPayouts(t, "HUB-EDITB"); a != 1 || b != 1 {
+		t.Fatalf("payouts: %d first, %d edited; want 1 and 1", a, b)
 	}
 }
 

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -104,7 +105,7 @@ func (p *payoutForm) sendViaHub(c *viewContext, req *api.PayoutRequest, key stri
 		defer cancel()
 		res, err := h.Submit(ctx, sub)
 		if err != nil {
-			return sentMsg{tab: tabPayout, key: key, resp: req, err: hubSubmitError(err)}
+			return sentMsg{tab: tabPayout, key: key, resp: req, err: hubSubmitError(err, req.TransactionID)}
 		}
 		if err := hubOutcome(res); err != nil {
 			return sentMsg{tab: tabPayout, key: key, resp: req, err: err}
@@ -143,9 +144,10 @@ func hubOutcome(res hub.Result) error {
 // funds, account and validity go to the field at fault, a check that
 // could not run sent nothing. A refusal of the token or role sent
 // nothing either (api.ErrNotSent, as for payments through the hub). Any
-// other error (the hub did not answer) is left as it is: the pipeline's
-// classifier reads it as unknown, and the form keeps its transaction id.
-func hubSubmitError(err error) error {
+// other error (the hub did not answer, or failed after taking it) is
+// left as it is: the pipeline's classifier reads it as unknown, and the
+// form keeps its transaction id.
+func hubSubmitError(err error, transactionID string) error {
 	var he *hubclient.Error
 	if !errors.As(err, &he) {
 		return err
@@ -153,6 +155,11 @@ func hubSubmitError(err error) error {
 	detail := termtext.Safe(he.Detail)
 	switch he.Reason {
 	case payout.ClassDuplicate:
+		if strings.Contains(he.Detail, hubIDUsed) {
+			// The form's own transaction id, first sent with other
+			// details (an attempt whose answer was lost, then edited).
+			return &payout.IDUsedError{TransactionID: transactionID, Was: "for another payout on the team's hub (" + detail + ")"}
+		}
 		return &hubDuplicate{detail: detail}
 	case payout.ClassFunds:
 		return &hubRefusal{class: payout.ClassFunds, field: "amount_in_minor", detail: detail}
@@ -160,13 +167,22 @@ func hubSubmitError(err error) error {
 		return &hubRefusal{class: payout.ClassNoAccount, field: "currency", detail: detail}
 	case payout.ClassInvalid:
 		return &hubRefusal{class: payout.ClassInvalid, detail: detail}
-	case payout.ClassUnknown, "", "http_502":
-		// The hub's check could not run (the service did not answer
-		// it): nothing was requested or sent.
-		return &payout.StageError{Stage: payout.StageCheck, Err: errors.New("the team's hub: " + detail)}
+	case payout.ClassUnknown, "":
+		if he.Status == http.StatusBadGateway {
+			// The hub's check could not run (the service did not answer
+			// it): nothing was requested or sent.
+			return &payout.StageError{Stage: payout.StageCheck, Err: errors.New("the team's hub: " + detail)}
+		}
+	}
+	if he.Status >= http.StatusInternalServerError {
+		return err
 	}
 	return errors.Join(api.ErrNotSent, errors.New("the team's hub refused it: "+detail))
 }
+
+// hubIDUsed is how the hub says a transaction id belongs to another
+// request (its reason is "duplicate" too; hub.Hub.Submit).
+const hubIDUsed = "is already used by approval request"
 
 // hubDuplicateView is the second confirmation of a duplicate the hub's
 // check found: its words, and the one key that asks again.
