@@ -261,8 +261,8 @@ func (p *payoutForm) send(c *viewContext, key string) tea.Cmd {
 }
 
 // payoutAcceptedMsg tells the root that the service accepted a payout;
-// it routes it to the tracker.
-// approvalID names the team hub's request when the hub sent it.
+// it routes it to the tracker. approvalID names the team hub's request
+// when the hub sent it.
 type payoutAcceptedMsg struct {
 	req        *api.PayoutRequest
 	approvalID string

@@ -383,6 +383,9 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 		if _, _, _, minor, cur, ok := p.details(); ok {
 			specs[2].w = max(specs[2].w, width(api.FormatAmount(minor, cur)))
 		}
+		// So does the state: the team hub's ("awaiting approval") are
+		// longer than a payout's.
+		specs[3].w = max(specs[3].w, width(p.state))
 	}
 	ws := layoutCols(specs, w-1)
 	b.WriteString(c.st.header.Render(" " + headerCells(specs, ws)))
@@ -466,11 +469,15 @@ func (v *trackerView) detail(c *viewContext, p *trackedPayout, w int) string {
 	if p.note != "" {
 		b.WriteString(c.st.warn.Render(fit(p.note, w)) + "\n")
 	}
+	stateW := 11
+	for _, s := range p.steps {
+		stateW = max(stateW, width(s.state)+1)
+	}
 	for i, s := range p.steps {
 		if i >= 5 {
 			break
 		}
-		line := "  " + fit(clean(s.state), 11) + stamp(s.at, loc)
+		line := "  " + fit(clean(s.state), stateW) + stamp(s.at, loc)
 		if s.reason != "" {
 			line += "  " + clean(s.reason)
 		}
