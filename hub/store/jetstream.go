@@ -43,6 +43,7 @@ type JetStreamConfig struct {
 //   - <prefix>.tx.<hash of the transaction id>: the request holding it.
 //   - <prefix>.note: record lines that belong to no request.
 //   - <prefix>.lock: the submission lock (LockSubmissions).
+//   - <prefix>.init: the stream's first message (see OpenJetStream).
 //
 // Every change is a compare-and-swap on the stream's revision: the hub
 // reads the stream's last sequence, then the request (whose own message
