@@ -284,9 +284,11 @@ func (b *jsBackend) get(id string) (*Request, uint64, error) {
 }
 
 // create claims the transaction id, then writes the request with its
-// first record line, each a compare-and-swap on a subject found empty. A
-// hub killed between the two leaves the id claimed by a request that
-// does not exist: refused as used, never paid twice.
+// first record line, each a compare-and-swap. A hub killed between the
+// two leaves the id claimed by a request that does not exist; the next
+// request with that id (the requester's retry after the answer was lost)
+// takes the claim over: requests are made under the submission lock, so
+// a claim without its request is not one being made at another hub.
 func (b *jsBackend) create(r *Request, e Entry) error {
 	if !jsIDRE.MatchString(r.ID) {
 		return fmt.Errorf("approvals store: request id %q: use letters, digits, _ and -", r.ID)
@@ -297,7 +299,13 @@ func (b *jsBackend) create(r *Request, e Entry) error {
 			return err
 		}
 		if found {
-			return fmt.Errorf("%w (%s)", ErrDuplicateTxID, m.Holder)
+			_, _, held, err := b.readAt(b.reqSubject(m.Holder))
+			if err != nil {
+				return err
+			}
+			if held || m.Holder == r.ID {
+				return fmt.Errorf("%w (%s)", ErrDuplicateTxID, m.Holder)
+			}
 		}
 		if _, err = b.put(b.txSubject(r.TransactionID), rev, jsMessage{Holder: r.ID}); errors.Is(err, errConflict) {
 			continue

@@ -232,3 +232,32 @@ func TestJetStreamRecordSurvivesTheWholeClusterKilled(t *testing.T) {
 		}
 	})
 }
+
+// A hub killed between claiming a transaction id and writing its request
+// leaves the claim alone: the requester's retry with that id makes the
+// request, and the id stays one request's.
+func TestJetStreamAClaimLeftWithoutItsRequestIsTakenOver(t *testing.T) {
+	c := natstest.StartCluster(t, 3)
+	s := openJetStream(t, c.URLs(), "ORPHAN")
+	txid := "tx-orphan-1"
+	_, rev, _, err := s.js.readAt(s.js.txSubject(txid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.js.put(s.js.txSubject(txid), rev, jsMessage{Holder: "apr-diedmidway"}); err != nil {
+		t.Fatal(err)
+	}
+	r := Request{ID: NewID(), Status: StatusPending, RequestedBy: "ada", RequestedAt: t0, AmountInMinor: 100, Currency: "GBP", TransactionID: txid}
+	if err := s.Create(&r); err != nil {
+		t.Fatalf("the retry after a hub died mid-way: %v", err)
+	}
+	got, err := s.ByTransactionID(txid)
+	if err != nil || got.ID != r.ID {
+		t.Fatalf("ByTransactionID = %+v %v, want %s", got, err, r.ID)
+	}
+	again := r
+	again.ID = NewID()
+	if err := s.Create(&again); !errors.Is(err, ErrDuplicateTxID) {
+		t.Fatalf("a second request with the id once it is held: %v", err)
+	}
+}
