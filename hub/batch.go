@@ -98,9 +98,6 @@ func batchResult(batch string, rows []store.Request) BatchResult {
 // id fixed, then sent at once or left pending as one request. The same
 // file submitted again by u while its batch is open is that batch.
 func (h *Hub) SubmitBatch(ctx context.Context, u users.User, sub BatchSubmission) (BatchResult, error) {
-	if h.cfg.Store.Shared() {
-		return BatchResult{}, &errSubmit{http.StatusNotImplemented, ReasonBatchClustered, fmt.Errorf("%w; nothing was requested or sent", store.ErrBatchClustered)}
-	}
 	if len(sub.Rows) == 0 || len(sub.Rows) > MaxBatchRows {
 		return BatchResult{}, &errSubmit{http.StatusUnprocessableEntity, ClassInvalid, fmt.Errorf("a batch has 1 to %d rows, not %d", MaxBatchRows, len(sub.Rows))}
 	}
@@ -119,7 +116,13 @@ func (h *Hub) SubmitBatch(ctx context.Context, u users.User, sub BatchSubmission
 		return BatchResult{}, &errSubmit{http.StatusUnprocessableEntity, ClassInvalid, fmt.Errorf("%d bad row(s); nothing was requested: %s", len(bad), strings.Join(bad, "; "))}
 	}
 	h.submitMu.Lock()
+	unlock, err := h.lockSubmissions(ctx)
+	if err != nil {
+		h.submitMu.Unlock()
+		return BatchResult{}, err
+	}
 	batch, rows, fresh, err := h.createBatch(ctx, u, sub)
+	unlock()
 	h.submitMu.Unlock()
 	if err != nil {
 		return BatchResult{}, err
@@ -296,9 +299,6 @@ func (h *Hub) RejectBatch(u users.User, batch, reason string) (BatchResult, erro
 	rows, err := h.cfg.Store.RejectBatch(batch, u.Name, reason, h.cfg.Clock.Now())
 	return batchResult(batch, rows), err
 }
-
-// ReasonBatchClustered refuses a batch at a hub in clustered mode.
-const ReasonBatchClustered = "batch_clustered"
 
 // Paths of batches.
 const PathBatches = "/hub/v1/batches"

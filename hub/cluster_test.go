@@ -150,12 +150,6 @@ func TestTwoHubsApprovalsAtOnceSendOnce(t *testing.T) {
 				t.Fatalf("hub B reads %+v %v", r, err)
 			}
 		}
-		// A batch is refused, saying it is not built in clustered mode.
-		_, err := a.as("ada").SubmitBatch(ctx, batchSub("rows.csv", row(2, "BATCH-NATS", payeeIBAN, 10_00)))
-		wantReason(t, err, hub.ReasonBatchClustered)
-		if n := e.reportCount("BATCH-NATS"); n != 0 {
-			t.Fatalf("%d payouts of a refused batch", n)
-		}
 		// `payouts log` of a payouts_via_relay profile reads the hub's
 		// record: both hubs answer with every attempt, whichever sent it.
 		for _, h := range []*clusterHub{a, b} {
@@ -326,6 +320,59 @@ func TestTwoHubsAddUpRequestsMadeAtOnce(t *testing.T) {
 		}
 		if n != 2 {
 			t.Fatalf("%d payouts in the report, want 2", n)
+		}
+	})
+}
+
+// A batch submitted at one hub, approved at both at the same moment, is
+// decided once and each row is sent once, whichever hub sends it.
+func TestTwoHubsABatchIsDecidedOnceAndSentOnce(t *testing.T) {
+	natstest.Each(t, func(t *testing.T, nodes natstest.Nodes) {
+		e, a, b := twoHubs(t, nodes)
+		ctx := context.Background()
+		res, err := a.as("ada").SubmitBatch(ctx, batchSub("rows.csv", row(2, "BATCH2-A", payeeIBAN, 600_00),
+			row(3, "BATCH2-B", otherIBAN, 700_00), row(4, "BATCH2-C", payeeIBAN, 800_00)))
+		if err != nil || res.Status != hub.StatusAwaitingApproval {
+			t.Fatalf("batch at hub A: %+v %v", res, err)
+		}
+		if got, err := b.as("vic").GetBatch(ctx, res.BatchID); err != nil || len(got.Rows) != 3 {
+			t.Fatalf("hub B reads the batch: %+v %v", got, err)
+		}
+		var wg sync.WaitGroup
+		for i := range 6 {
+			h := []*clusterHub{a, b}[i%2]
+			who := []string{"bob", "cy"}[(i/2)%2]
+			wg.Go(func() {
+				if _, err := h.as(who).ApproveBatch(ctx, res.BatchID); err != nil && !hubclient.IsReason(err, "not_pending") {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			got, err := b.as("vic").GetBatch(ctx, res.BatchID)
+			if err == nil && got.Status == store.StatusSent {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("batch never sent: %+v %v", got, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		for _, ref := range []string{"BATCH2-A", "BATCH2-B", "BATCH2-C"} {
+			if n := e.reportCount(ref); n != 1 {
+				t.Fatalf("%s: %d payouts in the report, want 1", ref, n)
+			}
+		}
+		if got := sends(a, b); got != 3 {
+			t.Fatalf("%d sends by the two hubs, want one per row (3)", got)
+		}
+		got, _ := a.as("vic").GetBatch(ctx, res.BatchID)
+		for _, r := range got.Rows {
+			if len(r.ApprovedBy) != 1 {
+				t.Fatalf("row approved by %v, want one approver", r.ApprovedBy)
+			}
 		}
 	})
 }

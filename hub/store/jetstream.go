@@ -42,6 +42,7 @@ type JetStreamConfig struct {
 //     so a change and its record line are one write.
 //   - <prefix>.tx.<hash of the transaction id>: the request holding it.
 //   - <prefix>.note: record lines that belong to no request.
+//   - <prefix>.batch.<id>: a batch's rows and its decision (batchMessage).
 //   - <prefix>.lock: the submission lock (LockSubmissions).
 //   - <prefix>.init: the stream's first message (see OpenJetStream).
 //
@@ -77,6 +78,41 @@ type jsMessage struct {
 	Holder string `json:"holder,omitempty"`
 	// Lock is the submission lock (LockSubmissions).
 	Lock *lockMessage `json:"lock,omitempty"`
+	// Batch is a batch: its rows and its decision.
+	Batch *batchMessage `json:"batch,omitempty"`
+}
+
+// batchMessage is a batch: its rows, and the decision taken on it whole
+// (status, approvals, rejection). A batch is decided in one write, of
+// this message; each row still pending reads the decision from it until
+// the row is written with it (at once after the decision, or by the
+// row's next change if the hub died in between).
+type batchMessage struct {
+	IDs        []string   `json:"ids"`
+	Status     string     `json:"status"`
+	ApprovedBy []string   `json:"approved_by"`
+	Approvals  []Approval `json:"approvals,omitempty"`
+	RejectedBy string     `json:"rejected_by,omitempty"`
+	Reason     string     `json:"reason,omitempty"`
+	At         time.Time  `json:"at"`
+}
+
+// overlay gives a pending row its batch's decision.
+func (bm *batchMessage) overlay(r *Request) {
+	if r.Batch == "" || r.Status != StatusPending || bm == nil {
+		return
+	}
+	if bm.Status == StatusPending && len(bm.ApprovedBy) == len(r.ApprovedBy) {
+		return
+	}
+	r.Status = bm.Status
+	r.ApprovedBy = slices.Clone(bm.ApprovedBy)
+	r.Approvals = slices.Clone(bm.Approvals)
+	r.RejectedBy, r.Reason = bm.RejectedBy, bm.Reason
+	if r.UpdatedAt.Before(bm.At) {
+		r.UpdatedAt = bm.At
+	}
+	r.overlaid = true
 }
 
 var jsNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,48}$`)
@@ -273,14 +309,224 @@ func (b *jsBackend) get(id string) (*Request, uint64, error) {
 	if !jsIDRE.MatchString(id) {
 		return nil, 0, fmt.Errorf("%w %q", ErrNotFound, id)
 	}
-	m, rev, ok, err := b.readAt(b.reqSubject(id))
-	if err != nil {
-		return nil, 0, err
+	for {
+		m, rev, ok, err := b.readAt(b.reqSubject(id))
+		if err != nil {
+			return nil, 0, err
+		}
+		if !ok || m.Request == nil {
+			return nil, 0, fmt.Errorf("%w %q", ErrNotFound, id)
+		}
+		r := m.Request
+		if r.Batch == "" || r.Status != StatusPending {
+			return r, rev, nil
+		}
+		bm, seq, err := b.batch(r.Batch)
+		if err != nil {
+			return nil, 0, err
+		}
+		if seq > rev {
+			continue // decided since: read again at the later revision
+		}
+		bm.overlay(r)
+		return r, rev, nil
 	}
-	if !ok || m.Request == nil {
-		return nil, 0, fmt.Errorf("%w %q", ErrNotFound, id)
+}
+
+func (b *jsBackend) batchSubject(id string) string { return b.prefix + ".batch." + id }
+
+// batch reads a batch's message and its sequence.
+func (b *jsBackend) batch(id string) (*batchMessage, uint64, error) {
+	if !jsIDRE.MatchString(id) {
+		return nil, 0, fmt.Errorf("%w: no batch %q", ErrNotFound, id)
 	}
-	return m.Request, rev, nil
+	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
+	defer cancel()
+	for {
+		actx, acancel := context.WithTimeout(ctx, jsAttempt)
+		raw, err := b.stream.GetLastMsgForSubject(actx, b.batchSubject(id))
+		acancel()
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return nil, 0, fmt.Errorf("%w: no batch %q", ErrNotFound, id)
+		}
+		if err == nil {
+			var m jsMessage
+			if err := json.Unmarshal(raw.Data, &m); err != nil || m.Batch == nil {
+				return nil, 0, fmt.Errorf("approvals store: batch %s is damaged (message %d)", id, raw.Sequence)
+			}
+			return m.Batch, raw.Sequence, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, 0, fmt.Errorf("approvals store: reading batch %s: %w", id, err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// createBatch writes the batch (its id new), then each row as create
+// does. A hub killed part way leaves a batch some of whose rows do not
+// exist: it can be neither approved nor sent (its rows cannot all be
+// read) and lapses.
+func (b *jsBackend) createBatch(batch string, rs []*Request) error {
+	entries := make([]Entry, len(rs))
+	ids := make([]string, len(rs))
+	for i, r := range rs {
+		r.Batch = batch
+		e, err := prepare(r)
+		if err != nil {
+			return fmt.Errorf("line %d: %w", r.Line, err)
+		}
+		entries[i], ids[i] = e, r.ID
+	}
+	bm := batchMessage{IDs: ids, Status: rs[0].Status, ApprovedBy: []string{}, At: rs[0].RequestedAt}
+	for {
+		_, rev, found, err := b.readAt(b.batchSubject(batch))
+		if err != nil {
+			return err
+		}
+		if found {
+			return fmt.Errorf("approvals store: batch id %s exists", batch)
+		}
+		if _, err = b.put(b.batchSubject(batch), rev, jsMessage{Batch: &bm}); errors.Is(err, errConflict) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		break
+	}
+	for i, r := range rs {
+		if err := b.create(r, entries[i]); err != nil {
+			return fmt.Errorf("line %d: %w", r.Line, err)
+		}
+	}
+	return nil
+}
+
+// batchAt reads a batch and its rows, each row with the batch's decision,
+// all as of the stream's last sequence rev.
+func (b *jsBackend) batchAt(batch string) (*batchMessage, uint64, []*Request, error) {
+	for {
+		m, rev, found, err := b.readAt(b.batchSubject(batch))
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		if !found || m.Batch == nil {
+			return nil, 0, nil, fmt.Errorf("%w: no batch %q", ErrNotFound, batch)
+		}
+		rows, moved, err := b.rowsAt(m.Batch, rev)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		if moved {
+			continue
+		}
+		return m.Batch, rev, rows, nil
+	}
+}
+
+// rowsAt reads the rows of bm, reporting moved when one was written after
+// rev (the caller reads again).
+func (b *jsBackend) rowsAt(bm *batchMessage, rev uint64) ([]*Request, bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
+	defer cancel()
+	rows := make([]*Request, 0, len(bm.IDs))
+	for _, id := range bm.IDs {
+		var raw *jetstream.RawStreamMsg
+		for {
+			actx, acancel := context.WithTimeout(ctx, jsAttempt)
+			var err error
+			raw, err = b.stream.GetLastMsgForSubject(actx, b.reqSubject(id))
+			acancel()
+			if errors.Is(err, jetstream.ErrMsgNotFound) {
+				return nil, false, fmt.Errorf("%w %q (a row of a batch its hub did not finish recording)", ErrNotFound, id)
+			}
+			if err == nil {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return nil, false, fmt.Errorf("approvals store: reading %s: %w", id, err)
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+		if raw.Sequence > rev {
+			return nil, true, nil
+		}
+		var m jsMessage
+		if err := json.Unmarshal(raw.Data, &m); err != nil || m.Request == nil {
+			return nil, false, fmt.Errorf("approvals store: request %s is damaged (message %d)", id, raw.Sequence)
+		}
+		bm.overlay(m.Request)
+		rows = append(rows, m.Request)
+	}
+	return rows, false, nil
+}
+
+// changeBatch is Store.changeBatch on the stream: the batch is decided in
+// one write, of its message, expecting the revision its rows were read
+// at; then each row is written with the decision and its record line.
+func (b *jsBackend) changeBatch(batch string, at time.Time, check func(first *Request) (bool, error), step func(r *Request) *Entry) ([]Request, error) {
+	for {
+		bm, rev, rows, err := b.batchAt(batch)
+		if err != nil {
+			return nil, err
+		}
+		copyOut := func() []Request {
+			out := make([]Request, len(rows))
+			for i, r := range rows {
+				out[i] = *r
+			}
+			return out
+		}
+		keep, checkErr := check(rows[0])
+		if checkErr != nil && !keep {
+			return copyOut(), checkErr
+		}
+		entries := make([]*Entry, len(rows))
+		changed := false
+		for i, r := range rows {
+			if e := step(r); e != nil {
+				r.Rev++
+				r.UpdatedAt = at
+				e.At, e.RequestID, e.Status = at, r.ID, r.Status
+				entries[i], changed = e, true
+			}
+		}
+		if !changed {
+			return copyOut(), checkErr
+		}
+		d := rows[0]
+		nb := *bm
+		nb.Status, nb.ApprovedBy, nb.Approvals, nb.RejectedBy, nb.Reason, nb.At = d.Status, d.ApprovedBy, d.Approvals, d.RejectedBy, d.Reason, at
+		if _, err := b.put(b.batchSubject(batch), rev, jsMessage{Batch: &nb}); errors.Is(err, errConflict) {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		// Decided. Each row is now written with the decision and its
+		// record line; a row this hub does not reach (it died) reads the
+		// decision from the batch until its next change writes it.
+		for i, r := range rows {
+			if entries[i] != nil {
+				b.materialize(r.ID, *entries[i])
+			}
+		}
+		return copyOut(), checkErr
+	}
+}
+
+// materialize writes a row still reading its batch's decision with it,
+// and its record line; a row written since is left as it is.
+func (b *jsBackend) materialize(id string, e Entry) {
+	_, _ = b.change(id, e.At, func(r *Request) (*Entry, bool, error) {
+		if !r.overlaid {
+			return nil, false, nil
+		}
+		line := e
+		return &line, false, nil
+	})
 }
 
 // create claims the transaction id, then writes the request with its
@@ -417,6 +663,7 @@ func (b *jsBackend) list() ([]Request, error) {
 	}
 	slices.Sort(subjects)
 	out := make([]Request, 0, len(subjects))
+	batches := map[string]*batchMessage{}
 	for _, subj := range subjects {
 		var raw *jetstream.RawStreamMsg
 		for {
@@ -446,6 +693,17 @@ func (b *jsBackend) list() ([]Request, error) {
 		}
 		if m.Request == nil {
 			return nil, fmt.Errorf("approvals store: message %d holds no request", raw.Sequence)
+		}
+		if r := m.Request; r.Batch != "" && r.Status == StatusPending {
+			bm, ok := batches[r.Batch]
+			if !ok {
+				var err error
+				if bm, _, err = b.batch(r.Batch); err != nil {
+					return nil, err
+				}
+				batches[r.Batch] = bm
+			}
+			bm.overlay(r)
 		}
 		out = append(out, *m.Request)
 	}

@@ -128,8 +128,8 @@ func TestTwoHubsOnOneClusterChangeARequestOnce(t *testing.T) {
 		if err := b.Create(&again); !errors.Is(err, ErrDuplicateTxID) {
 			t.Fatalf("hub B reused hub A's transaction id: %v", err)
 		}
-		if err := b.CreateBatch("bat-x", []*Request{&again}); !errors.Is(err, ErrBatchClustered) {
-			t.Fatalf("a batch on the JetStream store: %v, want it refused as not built", err)
+		if err := b.CreateBatch("bat-x", []*Request{&again}); !errors.Is(err, ErrDuplicateTxID) {
+			t.Fatalf("a batch row reusing hub A's transaction id at hub B: %v", err)
 		}
 	})
 }
@@ -259,5 +259,48 @@ func TestJetStreamAClaimLeftWithoutItsRequestIsTakenOver(t *testing.T) {
 	again.ID = NewID()
 	if err := s.Create(&again); !errors.Is(err, ErrDuplicateTxID) {
 		t.Fatalf("a second request with the id once it is held: %v", err)
+	}
+}
+
+// A hub that died after deciding a batch (its one write) and before
+// writing the rows with the decision: every hub reads the rows decided,
+// a row's next change writes the decision with it, and the batch neither
+// lapses nor is decided again.
+func TestJetStreamABatchDecidedButNotWrittenReadsDecided(t *testing.T) {
+	c := natstest.StartCluster(t, 3)
+	s := openJetStream(t, c.URLs(), "BATCHDIED")
+	other := openJetStream(t, c.URLs(), "BATCHDIED")
+	batch, rows := batchOf(t, s, "ada", 100, 200, 300)
+	bm, rev, _, err := s.js.batchAt(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decided := *bm
+	decided.Status, decided.ApprovedBy, decided.Approvals, decided.At = StatusApproved, []string{"bob"}, []Approval{{By: "bob", At: t0}}, t0
+	if _, err := s.js.put(s.js.batchSubject(batch), rev, jsMessage{Batch: &decided}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := other.Batch(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range got {
+		if r.Status != StatusApproved || len(r.ApprovedBy) != 1 {
+			t.Fatalf("row read at the other hub: %+v", r)
+		}
+	}
+	if _, _, err := other.ApproveBatch(batch, "cy", t0, 1); !errors.Is(err, ErrNotPending) {
+		t.Fatalf("approving the decided batch again: %v", err)
+	}
+	if lapsed, err := other.Lapse(t0.Add(48 * time.Hour)); err != nil || len(lapsed) != 0 {
+		t.Fatalf("Lapse took %d rows of the decided batch: %v", len(lapsed), err)
+	}
+	r, err := other.Claim(rows[1].ID, "hub", t0)
+	if err != nil || r.Status != StatusSending || len(r.ApprovedBy) != 1 {
+		t.Fatalf("claiming a row: %+v %v", r, err)
+	}
+	raw, _, _, err := s.js.readAt(s.js.reqSubject(rows[1].ID))
+	if err != nil || raw.Request.Status != StatusSending || len(raw.Request.ApprovedBy) != 1 {
+		t.Fatalf("the row as written: %+v %v", raw.Request, err)
 	}
 }

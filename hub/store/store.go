@@ -127,6 +127,10 @@ type Request struct {
 	UpdatedAt time.Time `json:"updated_at"`
 	// Rev counts the request's changes.
 	Rev uint64 `json:"rev"`
+
+	// overlaid says a JetStream store read this batch row's decision from
+	// its batch, the row not yet written with it.
+	overlaid bool
 }
 
 // Payout is the payout the request sends, under its fixed transaction id.
@@ -170,10 +174,6 @@ type Store struct {
 	db *bolt.DB
 	js *jsBackend
 }
-
-// ErrBatchClustered refuses a batch on a store shared over JetStream: a
-// batch is decided whole, in one write, and that is not built there yet.
-var ErrBatchClustered = errors.New("batches through a hub in clustered mode (--nats) are not built yet: send the rows as single payouts, or run the hub without --nats")
 
 // Open opens (or creates, 0600 in a 0700 directory) the store at path. A
 // second hub on the same file waits a second and then says so.
@@ -293,7 +293,7 @@ func (s *Store) CreateBatch(batch string, rs []*Request) error {
 		return errors.New("approvals store: a batch needs an id and rows")
 	}
 	if s.js != nil {
-		return ErrBatchClustered
+		return s.js.createBatch(batch, rs)
 	}
 	return s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketBatches)
@@ -319,7 +319,12 @@ func (s *Store) CreateBatch(batch string, rs []*Request) error {
 // Batch returns the rows of a batch, in file order.
 func (s *Store) Batch(batch string) ([]Request, error) {
 	if s.js != nil {
-		return nil, fmt.Errorf("%w: no batch %q", ErrNotFound, batch)
+		_, _, rs, err := s.js.batchAt(batch)
+		out := make([]Request, len(rs))
+		for i, r := range rs {
+			out[i] = *r
+		}
+		return out, err
 	}
 	var out []Request
 	err := s.db.View(func(tx *bolt.Tx) error {
@@ -357,7 +362,7 @@ func members(tx *bolt.Tx, batch string) ([]*Request, error) {
 // rows share requester, status and expiry) and changes each row.
 func (s *Store) changeBatch(batch string, at time.Time, check func(first *Request) (keep bool, err error), step func(r *Request) *Entry) ([]Request, error) {
 	if s.js != nil {
-		return nil, ErrBatchClustered
+		return s.js.changeBatch(batch, at, check, step)
 	}
 	var out []Request
 	var checkErr error
@@ -404,6 +409,7 @@ func (s *Store) ApproveBatch(batch, by string, at time.Time, need int) (rs []Req
 	lapsed := false
 	repeat := false
 	rs, err = s.changeBatch(batch, at, func(r *Request) (bool, error) {
+		lapsed, repeat, done = false, false, false // checked again when another hub changed it first
 		switch {
 		case r.RequestedBy == by:
 			return false, ErrOwnRequest
@@ -868,7 +874,19 @@ func (s *Store) jsLapse(at time.Time) ([]Request, error) {
 		return nil, err
 	}
 	var out []Request
+	batches := map[string]bool{}
 	for _, d := range due {
+		if d.Batch != "" {
+			if !batches[d.Batch] {
+				batches[d.Batch] = true
+				rs, err := s.lapseBatch(d.Batch, at)
+				if err != nil {
+					return out, err
+				}
+				out = append(out, rs...)
+			}
+			continue
+		}
 		lapsed := false
 		r, err := s.change(d.ID, at, func(r *Request) (*Entry, bool, error) {
 			lapsed = false
@@ -886,4 +904,24 @@ func (s *Store) jsLapse(at time.Time) ([]Request, error) {
 		}
 	}
 	return out, nil
+}
+
+// errNotDue leaves a batch that is not (or no longer) due to lapse.
+var errNotDue = errors.New("not due")
+
+// lapseBatch lapses a pending batch whose time is up, whole.
+func (s *Store) lapseBatch(batch string, at time.Time) ([]Request, error) {
+	rs, err := s.changeBatch(batch, at, func(r *Request) (bool, error) {
+		if r.Status != StatusPending || r.ExpiresAt.IsZero() || at.Before(r.ExpiresAt) {
+			return false, errNotDue
+		}
+		return false, nil
+	}, func(r *Request) *Entry {
+		r.Status = StatusLapsed
+		return &Entry{Action: ActLapsed, Detail: "batch " + batch + " not approved within the approval TTL"}
+	})
+	if errors.Is(err, errNotDue) {
+		return nil, nil
+	}
+	return rs, err
 }
