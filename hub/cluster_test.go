@@ -373,6 +373,13 @@ func TestTwoHubsABatchIsDecidedOnceAndSentOnce(t *testing.T) {
 			if len(r.ApprovedBy) != 1 {
 				t.Fatalf("row approved by %v, want one approver", r.ApprovedBy)
 			}
+			log, err := b.as("vic").Log(ctx, 0, r.ID)
+			if err != nil || len(log) != 4 || log[1].Action != store.ActApproved || log[1].By != r.ApprovedBy[0] {
+				t.Fatalf("record of row %s: %+v %v (want requested, approved, sending, outcome)", r.ID, log, err)
+			}
+		}
+		if log, err := b.as("vic").Log(ctx, 0, res.BatchID); err != nil || len(log) != 1 || log[0].Action != store.ActApproved {
+			t.Fatalf("the batch's own record line: %+v %v", log, err)
 		}
 	})
 }

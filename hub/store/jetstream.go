@@ -42,7 +42,8 @@ type JetStreamConfig struct {
 //     so a change and its record line are one write.
 //   - <prefix>.tx.<hash of the transaction id>: the request holding it.
 //   - <prefix>.note: record lines that belong to no request.
-//   - <prefix>.batch.<id>: a batch's rows and its decision (batchMessage).
+//   - <prefix>.batch.<id>: a batch's rows and its decision (batchMessage),
+//     each decision with its record line under the batch's id.
 //   - <prefix>.lock: the submission lock (LockSubmissions).
 //   - <prefix>.init: the stream's first message (see OpenJetStream).
 //
@@ -500,7 +501,18 @@ func (b *jsBackend) changeBatch(batch string, at time.Time, check func(first *Re
 		d := rows[0]
 		nb := *bm
 		nb.Status, nb.ApprovedBy, nb.Approvals, nb.RejectedBy, nb.Reason, nb.At = d.Status, d.ApprovedBy, d.Approvals, d.RejectedBy, d.Reason, at
-		if _, err := b.put(b.batchSubject(batch), rev, jsMessage{Batch: &nb}); errors.Is(err, errConflict) {
+		// The decision's own record line, under the batch's id: who and
+		// when are kept even if this hub dies before the rows' lines.
+		var line *Entry
+		for _, e := range entries {
+			if e != nil {
+				l := *e
+				l.RequestID = batch
+				line = &l
+				break
+			}
+		}
+		if _, err := b.put(b.batchSubject(batch), rev, jsMessage{Batch: &nb, Entry: line}); errors.Is(err, errConflict) {
 			continue
 		} else if err != nil {
 			return nil, err
@@ -745,7 +757,7 @@ func (b *jsBackend) log(after uint64, limit int, requestID string) ([]Entry, err
 			case <-time.After(100 * time.Millisecond):
 			}
 		}
-		if err != nil || !strings.HasPrefix(raw.Subject, b.prefix+".req.") && raw.Subject != b.prefix+".note" {
+		if err != nil || !strings.HasPrefix(raw.Subject, b.prefix+".req.") && !strings.HasPrefix(raw.Subject, b.prefix+".batch.") && raw.Subject != b.prefix+".note" {
 			continue
 		}
 		var m jsMessage
