@@ -18,6 +18,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/paydash/paydash/natsstream"
 )
 
 // NATSConfig is clustered mode: every relay instance given the same
@@ -487,29 +489,11 @@ func (b *natsBackend) lookup(ctx context.Context, eventID string) (uint64, []byt
 // natsScanPage bounds the messages one scanRaw reads (one request each).
 const natsScanPage = 256
 
-// retryRead runs read until it succeeds, answers ErrMsgNotFound, or ctx
-// ends, pausing briefly between tries.
-func retryRead(ctx context.Context, read func(context.Context) error) error {
-	for {
-		actx, cancel := context.WithTimeout(ctx, natsSetupAttempt)
-		err := read(actx)
-		cancel()
-		if err == nil || errors.Is(err, jetstream.ErrMsgNotFound) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-}
-
 func (b *natsBackend) scanRaw(after uint64, fn func(uint64, []byte) (bool, error)) (uint64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.ReadWait)
 	defer cancel()
 	var info *jetstream.StreamInfo
-	if err := retryRead(ctx, func(ctx context.Context) (err error) {
+	if err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
 		info, err = b.stream.Info(ctx)
 		return err
 	}); err != nil {
@@ -522,7 +506,7 @@ func (b *natsBackend) scanRaw(after uint64, fn func(uint64, []byte) (bool, error
 	for looked := 0; seq <= last && looked < natsScanPage; seq++ {
 		looked++
 		var m *jetstream.RawStreamMsg
-		err := retryRead(ctx, func(ctx context.Context) (err error) {
+		err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
 			m, err = b.stream.GetMsg(ctx, seq)
 			return err
 		})

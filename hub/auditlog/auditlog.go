@@ -29,6 +29,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/natsstream"
 	"github.com/paydash/paydash/payout"
 )
 
@@ -45,7 +46,7 @@ type Config struct {
 	WriteTimeout time.Duration
 	// Wait runs a set-up step until it succeeds (the relay's
 	// JetStreamConn.WaitFor); nil runs it once.
-	Wait func(ctx context.Context, what string, step func(context.Context) error) error
+	Wait natsstream.Wait
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -82,10 +83,6 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Log, error)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	wait := cfg.Wait
-	if wait == nil {
-		wait = func(ctx context.Context, _ string, step func(context.Context) error) error { return step(ctx) }
-	}
 	l := &Log{cfg: cfg, js: js, subject: "paydash.hub." + cfg.Name + ".audit"}
 	sc := jetstream.StreamConfig{
 		Name:     cfg.Name + "_AUDIT",
@@ -100,29 +97,8 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Log, error)
 		DenyPurge:  true,
 		Duplicates: 2 * time.Minute,
 	}
-	what := fmt.Sprintf("JetStream stream %s (%d replicas) for the hub's audit record", sc.Name, cfg.Replicas)
-	if err := wait(ctx, what, func(ctx context.Context) error {
-		var err error
-		l.stream, err = js.CreateOrUpdateStream(ctx, sc)
-		return err
-	}); err != nil {
-		return nil, fmt.Errorf("audit record: %w", err)
-	}
-	// A first message, so every append expects a sequence of at least 1:
-	// a clustered nats-server before 2.10 checks an expected 0 only when
-	// applying (nats-io/nats-server#5794). Its fixed Nats-Msg-Id makes two
-	// hubs starting at once write it once.
-	if err := wait(ctx, "the first message of "+sc.Name, func(ctx context.Context) error {
-		info, err := l.stream.Info(ctx)
-		if err != nil || info.State.LastSeq > 0 {
-			return err
-		}
-		msg := nats.NewMsg(l.subject + ".init")
-		msg.Data = []byte("{}")
-		msg.Header.Set(jetstream.MsgIDHeader, "paydash-audit-init")
-		_, err = js.PublishMsg(ctx, msg)
-		return err
-	}); err != nil {
+	var err error
+	if l.stream, err = natsstream.Create(ctx, js, sc, cfg.Wait, "the hub's audit record", l.subject+".init"); err != nil {
 		return nil, fmt.Errorf("audit record: %w", err)
 	}
 	return l, nil
@@ -146,7 +122,7 @@ func (l *Log) refresh(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 3*l.cfg.WriteTimeout)
 	defer cancel()
 	var info *jetstream.StreamInfo
-	err := retry(ctx, func(ctx context.Context) (err error) {
+	err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
 		info, err = l.stream.Info(ctx)
 		return err
 	})
@@ -155,7 +131,7 @@ func (l *Log) refresh(ctx context.Context) error {
 	}
 	for seq := l.last + 1; seq <= info.State.LastSeq; seq++ {
 		var raw *jetstream.RawStreamMsg
-		err := retry(ctx, func(ctx context.Context) (err error) {
+		err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
 			raw, err = l.stream.GetMsg(ctx, seq)
 			return err
 		})
@@ -176,29 +152,8 @@ func (l *Log) refresh(ctx context.Context) error {
 	return nil
 }
 
-// retry runs read until it succeeds, answers ErrMsgNotFound, or ctx ends:
-// a stream electing a leader answers nothing for a moment.
-func retry(ctx context.Context, read func(context.Context) error) error {
-	for {
-		actx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		err := read(actx)
-		cancel()
-		if err == nil || errors.Is(err, jetstream.ErrMsgNotFound) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
-
-// errMoved is an append that lost to another hub's.
-var errMoved = errors.New("audit record: appended to by another hub meanwhile")
-
 // appendAfter appends e when the record's last line is still the one
-// read (the lock); otherwise errMoved, and the caller reads and decides
+// read (the lock); otherwise natsstream.ErrMoved, and the caller reads and decides
 // again. Retries through elections carry the same Nats-Msg-Id, and an
 // append found to have landed is not made twice.
 func (l *Log) appendAfter(ctx context.Context, e payout.Entry) error {
@@ -219,32 +174,15 @@ func (l *Log) appendAfter(ctx context.Context, e payout.Entry) error {
 	msg.Header.Set(jetstream.MsgIDHeader, id)
 	ctx, cancel := context.WithTimeout(ctx, l.cfg.WriteTimeout)
 	defer cancel()
-	tried := false
-	delay := 50 * time.Millisecond
-	for {
-		actx, acancel := context.WithTimeout(ctx, 3*time.Second)
-		ack, err := l.js.PublishMsg(actx, msg, jetstream.WithExpectLastSequence(l.last))
-		acancel()
-		if err == nil {
-			l.noteAppended(ack.Sequence, e)
-			return nil
-		}
-		if wrongLastSeq(err) {
-			if tried {
-				if raw, gerr := l.stream.GetLastMsgForSubject(ctx, l.subject); gerr == nil && raw.Header.Get(jetstream.MsgIDHeader) == id {
-					return nil // landed; read back by the next refresh
-				}
-			}
-			return errMoved
-		}
-		tried = true
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("audit record: JetStream did not take the line within %s: %w", l.cfg.WriteTimeout, err)
-		case <-time.After(delay):
-		}
-		delay = min(2*delay, 500*time.Millisecond)
+	seq, err := natsstream.PublishIf(ctx, l.js, l.stream, msg, l.last)
+	switch {
+	case errors.Is(err, natsstream.ErrMoved):
+		return err
+	case err != nil:
+		return fmt.Errorf("audit record: JetStream did not take the line within %s: %w", l.cfg.WriteTimeout, err)
 	}
+	l.noteAppended(seq, e)
+	return nil
 }
 
 // noteAppended adds a line this hub appended at seq, when it follows the
@@ -254,15 +192,6 @@ func (l *Log) noteAppended(seq uint64, e payout.Entry) {
 		l.entries = append(l.entries, e)
 		l.last = seq
 	}
-}
-
-func wrongLastSeq(err error) bool {
-	var je jetstream.JetStreamError
-	if errors.As(err, &je) && je.APIError() != nil {
-		c := je.APIError().ErrorCode
-		return c == jetstream.JSErrCodeStreamWrongLastSequence || c == jetstream.JSErrCodeStreamWrongLastSequenceConstant
-	}
-	return false
 }
 
 // locked runs decide over the record as read up to its last line and
@@ -280,7 +209,7 @@ func (l *Log) locked(ctx context.Context, decide func() (*payout.Entry, error)) 
 			return err
 		}
 		err = l.appendAfter(ctx, *e)
-		if errors.Is(err, errMoved) {
+		if errors.Is(err, natsstream.ErrMoved) {
 			continue
 		}
 		return err

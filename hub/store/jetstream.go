@@ -14,6 +14,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/paydash/paydash/natsstream"
 )
 
 // JetStreamConfig places the hub's store on a JetStream cluster, shared
@@ -30,7 +32,7 @@ type JetStreamConfig struct {
 	// Wait runs a set-up step until it succeeds (the relay's
 	// JetStreamConn.WaitFor: retried with backoff while the cluster
 	// cannot answer); nil runs it once.
-	Wait func(ctx context.Context, what string, step func(context.Context) error) error
+	Wait natsstream.Wait
 }
 
 // jsBackend keeps the store in one JetStream stream laid out as a
@@ -134,10 +136,6 @@ func OpenJetStream(ctx context.Context, js jetstream.JetStream, cfg JetStreamCon
 	if cfg.WriteTimeout <= 0 {
 		cfg.WriteTimeout = 20 * time.Second
 	}
-	wait := cfg.Wait
-	if wait == nil {
-		wait = func(ctx context.Context, _ string, step func(context.Context) error) error { return step(ctx) }
-	}
 	b := &jsBackend{name: cfg.Name, js: js, prefix: "paydash.hub." + cfg.Name + ".approvals", timeout: cfg.WriteTimeout}
 	name := cfg.Name + "_APPROVALS"
 	sc := jetstream.StreamConfig{
@@ -157,50 +155,15 @@ func OpenJetStream(ctx context.Context, js jetstream.JetStream, cfg JetStreamCon
 		// its answer was lost is answered as a duplicate within this.
 		Duplicates: 2 * time.Minute,
 	}
-	what := fmt.Sprintf("JetStream stream %s (%d replicas) for the hub's approvals", name, cfg.Replicas)
-	if err := wait(ctx, what, func(ctx context.Context) error {
-		var err error
-		b.stream, err = js.CreateOrUpdateStream(ctx, sc)
-		return err
-	}); err != nil {
-		return nil, fmt.Errorf("approvals store: %w", err)
-	}
-	// The first message, so every compare-and-swap expects a sequence of
-	// at least 1: a clustered nats-server before 2.10 checks an expected
-	// 0 only when applying, not in order (nats-io/nats-server#5794). Its
-	// fixed Nats-Msg-Id makes two hubs starting at once write it once.
-	if err := wait(ctx, "the first message of "+name, func(ctx context.Context) error {
-		info, err := b.stream.Info(ctx)
-		if err != nil || info.State.LastSeq > 0 {
-			return err
-		}
-		msg := nats.NewMsg(b.prefix + ".init")
-		msg.Data = []byte("{}")
-		msg.Header.Set(jetstream.MsgIDHeader, "paydash-hub-init")
-		_, err = js.PublishMsg(ctx, msg)
-		return err
-	}); err != nil {
+	var err error
+	if b.stream, err = natsstream.Create(ctx, js, sc, cfg.Wait, "the hub's approvals", b.prefix+".init"); err != nil {
 		return nil, fmt.Errorf("approvals store: %w", err)
 	}
 	return &Store{js: b}, nil
 }
 
-// jsAttempt bounds one request to the cluster: a stream whose leader
-// died answers nothing until another is elected, so requests are retried
-// within the read or write timeout rather than waited on.
-const jsAttempt = 3 * time.Second
-
 // errConflict is a write that lost its compare-and-swap.
 var errConflict = errors.New("approvals store: changed by another hub meanwhile")
-
-func wrongLastSeq(err error) bool {
-	var je jetstream.JetStreamError
-	if errors.As(err, &je) && je.APIError() != nil {
-		c := je.APIError().ErrorCode
-		return c == jetstream.JSErrCodeStreamWrongLastSequence || c == jetstream.JSErrCodeStreamWrongLastSequenceConstant
-	}
-	return false
-}
 
 // put publishes m on subject when the stream's last sequence is still
 // rev, the one its message was read at (readAt). It retries through elections and lost answers
@@ -218,31 +181,14 @@ func (b *jsBackend) put(subject string, rev uint64, m jsMessage) (uint64, error)
 	msg.Header.Set(jetstream.MsgIDHeader, id)
 	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
 	defer cancel()
-	delay := 50 * time.Millisecond
-	tried := false
-	for {
-		actx, acancel := context.WithTimeout(ctx, jsAttempt)
-		ack, err := b.js.PublishMsg(actx, msg, jetstream.WithExpectLastSequence(rev))
-		acancel()
-		if err == nil {
-			return ack.Sequence, nil
-		}
-		if wrongLastSeq(err) {
-			if tried {
-				if last, lerr := b.stream.GetLastMsgForSubject(ctx, subject); lerr == nil && last.Header.Get(jetstream.MsgIDHeader) == id {
-					return last.Sequence, nil
-				}
-			}
-			return 0, errConflict
-		}
-		tried = true
-		select {
-		case <-ctx.Done():
-			return 0, fmt.Errorf("approvals store: JetStream did not take the write within %s (a majority of the cluster down?): %w", b.timeout, err)
-		case <-time.After(delay):
-		}
-		delay = min(2*delay, 500*time.Millisecond)
+	seq, err := natsstream.PublishIf(ctx, b.js, b.stream, msg, rev)
+	switch {
+	case errors.Is(err, natsstream.ErrMoved):
+		return 0, errConflict
+	case err != nil:
+		return 0, fmt.Errorf("approvals store: JetStream did not take the write within %s (a majority of the cluster down?): %w", b.timeout, err)
 	}
+	return seq, nil
 }
 
 // readAt returns the last message on subject and the stream's last
@@ -252,22 +198,20 @@ func (b *jsBackend) put(subject string, rev uint64, m jsMessage) (uint64, error)
 func (b *jsBackend) readAt(subject string) (m jsMessage, rev uint64, found bool, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
 	defer cancel()
-	for {
-		actx, acancel := context.WithTimeout(ctx, jsAttempt)
-		m, rev, found, err = b.tryReadAt(actx, subject)
-		acancel()
-		if err == nil {
-			return m, rev, found, nil
-		}
+	err = natsstream.Retry(ctx, func(ctx context.Context) (err error) {
+		m, rev, found, err = b.tryReadAt(ctx, subject)
 		if errors.Is(err, errDamaged) {
-			return m, 0, false, err
+			return natsstream.Stop(err)
 		}
-		select {
-		case <-ctx.Done():
-			return m, 0, false, fmt.Errorf("approvals store: reading %s: %w", subject, err)
-		case <-time.After(100 * time.Millisecond):
-		}
+		return err
+	})
+	switch {
+	case errors.Is(err, errDamaged):
+		return m, 0, false, err
+	case err != nil:
+		return m, 0, false, fmt.Errorf("approvals store: reading %s: %w", subject, err)
 	}
+	return m, rev, found, nil
 }
 
 var errDamaged = errors.New("damaged")
@@ -343,26 +287,22 @@ func (b *jsBackend) batch(id string) (*batchMessage, uint64, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
 	defer cancel()
-	for {
-		actx, acancel := context.WithTimeout(ctx, jsAttempt)
-		raw, err := b.stream.GetLastMsgForSubject(actx, b.batchSubject(id))
-		acancel()
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			return nil, 0, fmt.Errorf("%w: no batch %q", ErrNotFound, id)
-		}
-		if err == nil {
-			var m jsMessage
-			if err := json.Unmarshal(raw.Data, &m); err != nil || m.Batch == nil {
-				return nil, 0, fmt.Errorf("approvals store: batch %s is damaged (message %d)", id, raw.Sequence)
-			}
-			return m.Batch, raw.Sequence, nil
-		}
-		select {
-		case <-ctx.Done():
-			return nil, 0, fmt.Errorf("approvals store: reading batch %s: %w", id, err)
-		case <-time.After(100 * time.Millisecond):
-		}
+	var raw *jetstream.RawStreamMsg
+	err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
+		raw, err = b.stream.GetLastMsgForSubject(ctx, b.batchSubject(id))
+		return err
+	})
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return nil, 0, fmt.Errorf("%w: no batch %q", ErrNotFound, id)
+	case err != nil:
+		return nil, 0, fmt.Errorf("approvals store: reading batch %s: %w", id, err)
 	}
+	var m jsMessage
+	if err := json.Unmarshal(raw.Data, &m); err != nil || m.Batch == nil {
+		return nil, 0, fmt.Errorf("approvals store: batch %s is damaged (message %d)", id, raw.Sequence)
+	}
+	return m.Batch, raw.Sequence, nil
 }
 
 // createBatch writes the batch (its id new), then each row as create
@@ -435,22 +375,15 @@ func (b *jsBackend) rowsAt(bm *batchMessage, rev uint64) ([]*Request, bool, erro
 	rows := make([]*Request, 0, len(bm.IDs))
 	for _, id := range bm.IDs {
 		var raw *jetstream.RawStreamMsg
-		for {
-			actx, acancel := context.WithTimeout(ctx, jsAttempt)
-			var err error
-			raw, err = b.stream.GetLastMsgForSubject(actx, b.reqSubject(id))
-			acancel()
-			if errors.Is(err, jetstream.ErrMsgNotFound) {
-				return nil, false, fmt.Errorf("%w %q (a row of a batch its hub did not finish recording)", ErrNotFound, id)
-			}
-			if err == nil {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return nil, false, fmt.Errorf("approvals store: reading %s: %w", id, err)
-			case <-time.After(100 * time.Millisecond):
-			}
+		err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
+			raw, err = b.stream.GetLastMsgForSubject(ctx, b.reqSubject(id))
+			return err
+		})
+		switch {
+		case errors.Is(err, jetstream.ErrMsgNotFound):
+			return nil, false, fmt.Errorf("%w %q (a row of a batch its hub did not finish recording)", ErrNotFound, id)
+		case err != nil:
+			return nil, false, fmt.Errorf("approvals store: reading %s: %w", id, err)
 		}
 		if raw.Sequence > rev {
 			return nil, true, nil
@@ -634,19 +567,11 @@ func (b *jsBackend) putAny(subject string, m jsMessage) (uint64, error) {
 	msg.Header.Set(jetstream.MsgIDHeader, NewID()+NewID())
 	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
 	defer cancel()
-	for {
-		actx, acancel := context.WithTimeout(ctx, jsAttempt)
-		ack, err := b.js.PublishMsg(actx, msg)
-		acancel()
-		if err == nil {
-			return ack.Sequence, nil
-		}
-		select {
-		case <-ctx.Done():
-			return 0, fmt.Errorf("approvals store: JetStream did not take the write within %s: %w", b.timeout, err)
-		case <-time.After(100 * time.Millisecond):
-		}
+	seq, err := natsstream.Publish(ctx, b.js, msg)
+	if err != nil {
+		return 0, fmt.Errorf("approvals store: JetStream did not take the write within %s: %w", b.timeout, err)
 	}
+	return seq, nil
 }
 
 // list reads every request's last message.
@@ -655,19 +580,11 @@ func (b *jsBackend) list() ([]Request, error) {
 	defer cancel()
 	filter := b.prefix + ".req.>"
 	var info *jetstream.StreamInfo
-	for {
-		var err error
-		actx, acancel := context.WithTimeout(ctx, jsAttempt)
-		info, err = b.stream.Info(actx, jetstream.WithSubjectFilter(filter))
-		acancel()
-		if err == nil {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("approvals store: listing requests: %w", err)
-		case <-time.After(100 * time.Millisecond):
-		}
+	if err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
+		info, err = b.stream.Info(ctx, jetstream.WithSubjectFilter(filter))
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("approvals store: listing requests: %w", err)
 	}
 	subjects := make([]string, 0, len(info.State.Subjects))
 	for s := range info.State.Subjects {
@@ -678,26 +595,15 @@ func (b *jsBackend) list() ([]Request, error) {
 	batches := map[string]*batchMessage{}
 	for _, subj := range subjects {
 		var raw *jetstream.RawStreamMsg
-		for {
-			actx, acancel := context.WithTimeout(ctx, jsAttempt)
-			var err error
-			raw, err = b.stream.GetLastMsgForSubject(actx, subj)
-			acancel()
-			if errors.Is(err, jetstream.ErrMsgNotFound) {
-				raw = nil
-				break
-			}
-			if err == nil {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return nil, fmt.Errorf("approvals store: listing requests: %w", err)
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-		if raw == nil {
+		err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
+			raw, err = b.stream.GetLastMsgForSubject(ctx, subj)
+			return err
+		})
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("approvals store: listing requests: %w", err)
 		}
 		var m jsMessage
 		if err := json.Unmarshal(raw.Data, &m); err != nil {
@@ -727,35 +633,21 @@ func (b *jsBackend) log(after uint64, limit int, requestID string) ([]Entry, err
 	ctx, cancel := context.WithTimeout(context.Background(), 3*b.timeout)
 	defer cancel()
 	var info *jetstream.StreamInfo
-	var err error
-	for {
-		actx, acancel := context.WithTimeout(ctx, jsAttempt)
-		info, err = b.stream.Info(actx)
-		acancel()
-		if err == nil {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("approvals store: reading the record: %w", err)
-		case <-time.After(100 * time.Millisecond):
-		}
+	if err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
+		info, err = b.stream.Info(ctx)
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("approvals store: reading the record: %w", err)
 	}
 	var out []Entry
 	for seq := max(after+1, info.State.FirstSeq); seq <= info.State.LastSeq; seq++ {
 		var raw *jetstream.RawStreamMsg
-		for {
-			actx, acancel := context.WithTimeout(ctx, jsAttempt)
-			raw, err = b.stream.GetMsg(actx, seq)
-			acancel()
-			if err == nil || errors.Is(err, jetstream.ErrMsgNotFound) {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return out, fmt.Errorf("approvals store: reading the record at %d: %w", seq, err)
-			case <-time.After(100 * time.Millisecond):
-			}
+		err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
+			raw, err = b.stream.GetMsg(ctx, seq)
+			return err
+		})
+		if err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+			return out, fmt.Errorf("approvals store: reading the record at %d: %w", seq, err)
 		}
 		if err != nil || !strings.HasPrefix(raw.Subject, b.prefix+".req.") && !strings.HasPrefix(raw.Subject, b.prefix+".batch.") && raw.Subject != b.prefix+".note" {
 			continue

@@ -1,0 +1,77 @@
+package natsstream_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/paydash/paydash/natsstream"
+	"github.com/paydash/paydash/natstest"
+)
+
+// TestPublishIfLetsOneOfManyWritersWin: writers that read the same last
+// sequence each publish expecting it; on every version of the server in
+// the test matrix exactly one lands, the others get ErrMoved, and a
+// stream created twice (two hubs starting at once) has one first
+// message.
+func TestPublishIfLetsOneOfManyWritersWin(t *testing.T) {
+	natstest.Each(t, func(t *testing.T, nodes natstest.Nodes) {
+		nc, err := nats.Connect(nodes.URLs()[0], nats.Timeout(5*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		js, err := jetstream.New(nc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		sc := jetstream.StreamConfig{Name: "CAS", Subjects: []string{"cas.>"}, Replicas: 3, Duplicates: time.Minute}
+		var streams [2]jetstream.Stream
+		var errs [2]error
+		var wg sync.WaitGroup
+		for i := range streams {
+			wg.Go(func() {
+				streams[i], errs[i] = natsstream.Create(ctx, js, sc, nil, "a test", "cas.init")
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs[:]...); err != nil {
+			t.Fatal(err)
+		}
+		info, err := streams[0].Info(ctx)
+		if err != nil || info.State.Msgs != 1 {
+			t.Fatalf("after two creates the stream holds %d messages (%v), want the one first message", info.State.Msgs, err)
+		}
+		last := info.State.LastSeq
+		const writers = 8
+		results := make([]error, writers)
+		for i := range writers {
+			wg.Go(func() {
+				msg := nats.NewMsg("cas.value")
+				msg.Data = []byte{byte('a' + i)}
+				msg.Header.Set(jetstream.MsgIDHeader, "writer-"+string(rune('a'+i)))
+				_, results[i] = natsstream.PublishIf(ctx, js, streams[0], msg, last)
+			})
+		}
+		wg.Wait()
+		won := 0
+		for i, err := range results {
+			switch {
+			case err == nil:
+				won++
+			case !errors.Is(err, natsstream.ErrMoved):
+				t.Errorf("writer %d: %v", i, err)
+			}
+		}
+		if info, _ = streams[0].Info(ctx); won != 1 || info.State.Msgs != 2 {
+			t.Fatalf("%d writers won, stream holds %d messages; want 1 and 2", won, info.State.Msgs)
+		}
+	})
+}
