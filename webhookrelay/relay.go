@@ -109,6 +109,7 @@ func (r *Relay) openBolt() error {
 	r.store = st
 	r.writer = newWriter(st, r.hub, r.m, cfg, assigned)
 	if err := r.startForwarders(); err != nil {
+		r.writer.conns.close()
 		st.close()
 		return fmt.Errorf("relay store %s: %w", cfg.StorePath, err)
 	}
