@@ -30,15 +30,17 @@ const maxGatherWait = 2 * time.Millisecond
 // webhooks are waiting to be read or checked as the writer starts to
 // gather: the relay is behind, each of them already waits for the ones
 // ahead, and one commit for many of them is what lets it catch up. On one
-// core (one signature check at a time, ~2-3 ms each) 2 ms gathered about
-// five webhooks per commit, whose two fsyncs (during which the core runs
+// core (one signature check at a time, ~2-3 ms each) 2 ms (counting the
+// unread) gathered about five webhooks per commit, whose two fsyncs (during which the core runs
 // nothing: the runtime rarely hands the waiting thread's P over within a
 // 0.25 ms sync) and ~0.35 ms of CPU then cost ~5 % of each webhook's
 // time; 12 ms gathered 7-10, 24 ms 9-15 (~3 % and ~2 %). Eight waiting
 // on one core are already ~20 ms of checks queued, so the longer wait
 // is of the order of the queue the webhook is in. At a steady half of
 // capacity fewer than backlogMin are ever waiting, so the latency
-// target's path keeps the short wait.
+// target's path is as before: a short wait, and only for webhooks being
+// checked (waiting for one unread costs the webhook before it a whole
+// check on one core).
 const (
 	backlogGatherWait = 24 * time.Millisecond
 	backlogMin        = 8
@@ -185,15 +187,15 @@ func (w *writer) run() {
 }
 
 // gather adds the requests already waiting, up to maxBatch. It then keeps
-// waiting, up to maxGatherWait (backlogGatherWait when the relay is
-// behind), while webhooks that will be queued next are on their way:
-// being checked by handlers, waiting unread on their connections (on one
-// core the runtime reads them only once the running check is done), or,
-// under load, not sent yet while the batch is smaller than the previous
-// one (the senders answered by the previous commit are sending their
-// next webhooks).
+// waiting, up to maxGatherWait, while handlers are still checking
+// webhooks that will be queued next, or while, under load, the batch is
+// smaller than the previous one: the senders answered by the previous
+// commit are sending their next webhooks. When the relay is behind (at
+// least backlogMin webhooks being checked or waiting unread on their
+// connections: on one core the runtime reads them only once the running
+// check is done) it waits up to backlogGatherWait, for those unread too.
 func (w *writer) gather(batch []*writeReq) []*writeReq {
-	waiting := false
+	waiting, behind := false, false
 	defer func() {
 		if waiting {
 			w.gatherTimer.Stop()
@@ -207,10 +209,14 @@ func (w *writer) gather(batch []*writeReq) []*writeReq {
 		default:
 		}
 		pending := w.arriving.Load()
-		if pending <= 0 || !waiting {
-			// One epoll_wait; only while nothing else says to wait, and
-			// once per gather to size the wait.
-			pending += int64(w.conns.unread())
+		// One epoll_wait at the start of the gather, and while behind
+		// once nothing is being checked.
+		if !waiting || behind && pending <= 0 {
+			unread := int64(w.conns.unread())
+			behind = behind || pending+unread >= backlogMin
+			if behind {
+				pending += unread
+			}
 		}
 		if pending <= 0 && (w.lastBatch < lingerMinBatch || len(batch) >= w.lastBatch) {
 			return batch
@@ -218,7 +224,7 @@ func (w *writer) gather(batch []*writeReq) []*writeReq {
 		if !waiting {
 			waiting = true
 			wait := maxGatherWait
-			if pending >= backlogMin {
+			if behind {
 				wait = backlogGatherWait
 			}
 			w.gatherTimer.Reset(wait)
