@@ -29,18 +29,18 @@ const maxGatherWait = 2 * time.Millisecond
 // backlogGatherWait replaces maxGatherWait when at least backlogMin
 // webhooks are waiting to be read or checked as the writer starts to
 // gather: the relay is behind, each of them already waits for the ones
-// ahead, and one commit for many of them is what lets it catch up. On one
-// core (one signature check at a time, ~2-3 ms each) 2 ms (counting the
-// unread) gathered about five webhooks per commit, whose two fsyncs (during which the core runs
-// nothing: the runtime rarely hands the waiting thread's P over within a
-// 0.25 ms sync) and ~0.35 ms of CPU then cost ~5 % of each webhook's
-// time; 12 ms gathered 7-10, 24 ms 9-15 (~3 % and ~2 %). Eight waiting
-// on one core are already ~20 ms of checks queued, so the longer wait
-// is of the order of the queue the webhook is in. At a steady half of
-// capacity fewer than backlogMin are ever waiting, so the latency
-// target's path is as before: a short wait, and only for webhooks being
-// checked (waiting for one unread costs the webhook before it a whole
-// check on one core).
+// ahead, and one commit for many of them is what lets it catch up. On
+// one core (one signature check at a time, ~2-3 ms each) 2 ms, counting
+// the unread, gathered about five webhooks per commit, whose two fsyncs
+// (during which the core runs nothing: the runtime rarely hands the
+// waiting thread's P over within a 0.25 ms sync) and ~0.35 ms of CPU
+// then cost ~5 % of each webhook's time; 12 ms gathered 7-10, 24 ms 9-15
+// (~3 % and ~2 %). Eight waiting on one core are already ~20 ms of
+// checks queued, so the longer wait is of the order of the queue the
+// webhook is in. At a steady half of capacity fewer than backlogMin are
+// ever waiting, so the latency target's path is as before: a short
+// wait, and only for webhooks being checked (waiting for one unread
+// costs the webhook before it a whole check on one core).
 const (
 	backlogGatherWait = 24 * time.Millisecond
 	backlogMin        = 8
