@@ -80,14 +80,16 @@ func (c *connWatch) add(conn net.Conn) {
 
 // unread is how many watched connections have bytes waiting to be read
 // (closing ones, whose only news is the peer's end, do not count), up to
-// the size of one answer (64). Only the writer goroutine calls it.
-func (c *connWatch) unread() int {
+// limit (at most 64): the kernel's answer, and so its cost, grows with
+// the number it reports, and the writer needs only "at least backlogMin"
+// or "any".
+func (c *connWatch) unread(limit int) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.epfd < 0 {
+	if c.epfd < 0 || limit <= 0 {
 		return 0
 	}
-	n, err := unix.EpollWait(c.epfd, c.events, 0)
+	n, err := unix.EpollWait(c.epfd, c.events[:min(limit, len(c.events))], 0)
 	if err != nil {
 		return 0
 	}

@@ -59,7 +59,7 @@ func TestGroupCommitWaitsForWebhooksStillUnreadOnTheirConnections(t *testing.T) 
 	waitUnread := func(want int) {
 		t.Helper()
 		deadline := time.Now().Add(5 * time.Second)
-		for got := w.conns.unread(); got != want; got = w.conns.unread() {
+		for got := w.conns.unread(64); got != want; got = w.conns.unread(64) {
 			if time.Now().After(deadline) {
 				t.Fatalf("%d connections counted unread, want %d", got, want)
 			}

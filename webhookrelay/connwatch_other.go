@@ -11,5 +11,5 @@ type connWatch struct{}
 
 func newConnWatch() *connWatch                             { return &connWatch{} }
 func (c *connWatch) listener(ln net.Listener) net.Listener { return ln }
-func (c *connWatch) unread() int                           { return 0 }
+func (c *connWatch) unread(int) int                        { return 0 }
 func (c *connWatch) close()                                {}

@@ -209,10 +209,15 @@ func (w *writer) gather(batch []*writeReq) []*writeReq {
 		default:
 		}
 		pending := w.arriving.Load()
-		// One epoll_wait at the start of the gather, and while behind
-		// once nothing is being checked.
+		// One epoll_wait at the start of the gather (is the relay
+		// behind?), and while behind once nothing is being checked (is
+		// any webhook still unread?).
 		if !waiting || behind && pending <= 0 {
-			unread := int64(w.conns.unread())
+			limit := 1
+			if !waiting {
+				limit = backlogMin
+			}
+			unread := int64(w.conns.unread(limit))
 			behind = behind || pending+unread >= backlogMin
 			if behind {
 				pending += unread
