@@ -109,6 +109,7 @@ func (r *Relay) openBolt() error {
 	r.store = st
 	r.writer = newWriter(st, r.hub, r.m, cfg, assigned)
 	if err := r.startForwarders(); err != nil {
+		r.writer.conns.close()
 		st.close()
 		return fmt.Errorf("relay store %s: %w", cfg.StorePath, err)
 	}
@@ -149,6 +150,11 @@ func (r *Relay) Warnings() []string {
 func (r *Relay) Serve(ctx context.Context, ln net.Listener) error {
 	if r.cfg.Token == "" && r.cfg.ReaderAllowed == nil && !isLoopbackAddr(ln.Addr()) {
 		return fmt.Errorf("listener %s is reachable beyond this machine: set a relay token or listen on 127.0.0.1", ln.Addr())
+	}
+	if r.writer != nil {
+		// The writer holds a group commit open for webhooks waiting
+		// unread on these connections.
+		ln = r.writer.conns.listener(ln)
 	}
 	closing := make(chan struct{})
 	srv := r.httpServer()
