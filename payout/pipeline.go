@@ -370,20 +370,10 @@ func (p *Pipeline) Record(id, state, reason string) error {
 // payout as it was sent (the latest attempt of each): the dashboard's
 // tracker shows payee and amount from it for payouts the report lacks.
 func (p *Pipeline) Recorded(ids map[string]bool) (map[string]api.PayoutRequest, error) {
-	out := map[string]api.PayoutRequest{}
 	if p.Log == nil {
-		return out, nil
+		return map[string]api.PayoutRequest{}, nil
 	}
-	entries, err := p.Log.Entries()
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range entries {
-		if e.Event == EventAttempt && ids[e.TransactionID] {
-			out[e.TransactionID] = e.Request()
-		}
-	}
-	return out, nil
+	return p.Log.Attempted(ids)
 }
 
 // Run takes one payout through every stage: validate, check, confirm
