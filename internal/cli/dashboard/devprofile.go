@@ -52,7 +52,8 @@ func startDevProfiles(getenv func(string) string) (stop func(), err error) {
 	end := func(n int, f *os.File) {
 		pprof.StopCPUProfile()
 		_ = f.Close()
-		runtime.GC()                                                                                // the heap in use now, not at the last collection
+		// The heap in use now, not as of the last collection.
+		runtime.GC()
 		if h, err := os.Create(filepath.Join(dir, fmt.Sprintf("heap-%03d.pprof", n))); err == nil { //nolint:gosec // the developer's own directory
 			_ = pprof.Lookup("heap").WriteTo(h, 0)
 			_ = h.Close()
