@@ -1,6 +1,7 @@
 package webhooklate
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -69,5 +70,31 @@ func TestPruneForgetsSettledPayoutsOnly(t *testing.T) {
 	}
 	if _, ok := b.Get("c", t0); !ok {
 		t.Fatal("the newest settled payout was forgotten before older ones")
+	}
+}
+
+// A dashboard's book pruned to its bound after every event stays at the
+// bound through any number of settled payouts, and still reports the
+// one payout whose final webhook never came.
+func TestPrunedBookStaysBoundedAndKeepsTheMissing(t *testing.T) {
+	t0 := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	b := New(limits)
+	b.Sent(Payout{ID: "missing", Currency: "GBP", Since: t0})
+	for i := range 10_000 {
+		id := "p" + strconv.Itoa(i)
+		at := t0.Add(time.Duration(i) * time.Millisecond)
+		b.Observe(relayclient.Event{PayoutID: id, Type: api.EventPayoutAuthorised, State: api.StateAuthorised, ReceivedAt: at})
+		b.Observe(relayclient.Event{PayoutID: id, Type: api.EventPayoutSettled, State: api.StateSettled, ReceivedAt: at})
+		b.Prune(100)
+		if b.Len() > 100 {
+			t.Fatalf("after %d payouts the book holds %d, bound 100", i+1, b.Len())
+		}
+	}
+	if _, ok := b.Get("p9999", t0); !ok {
+		t.Fatal("the latest settled payout was forgotten")
+	}
+	late := b.Check(t0.Add(time.Hour))
+	if len(late) != 1 || late[0].ID != "missing" || b.Pending() != 1 {
+		t.Fatalf("late = %+v (pending %d), want only the payout whose final webhook never came", late, b.Pending())
 	}
 }
