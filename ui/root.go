@@ -214,6 +214,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.flash = flash{owner: m.tab}
 		}
 		return m, after(m.clock, time.Second, secondMsg{})
+	case balanceNudgeMsg:
+		return m, m.bal.nudgeDue(c)
 	case balanceTickMsg:
 		return m, tea.Batch(m.bal.fetch(c), after(m.clock, m.opts.BalanceRefresh, balanceTickMsg{}))
 	case reportTickMsg:
@@ -721,8 +723,8 @@ func (m *model) onEvents(msg relayEventsMsg) tea.Cmd {
 		m.noteLate(msg.events)
 		if m.tracker.apply(m.c(), msg.events) {
 			// Any payout movement changes balances: refresh now rather than
-			// waiting for the next poll.
-			cmds = append(cmds, m.bal.fetch(m.c()))
+			// waiting for the next poll (at most one per balanceNudgeGap).
+			cmds = append(cmds, m.bal.nudge(m.c()))
 		}
 		// Payouts from other operators arrive by id only: their amount and
 		// beneficiary come from the report already loaded, if it has them.
