@@ -113,6 +113,8 @@ type model struct {
 	mandate *formView
 	// approvals is the team hub's Approvals view (team mode only).
 	approvals approvalsView
+
+	memo frameMemo // the frame's lines kept between draws (frame_memo.go)
 }
 
 func newModel(ctx context.Context, opts Options) *model {
@@ -843,6 +845,13 @@ func (m *model) View() string {
 }
 
 func (m *model) headerLine() string {
+	rt, _ := m.relayText()
+	at := clockTime(m.bal.refreshedAt(), m.now().Location()) + " " + zoneName(m.now())
+	key := rt + "\x1f" + at + "\x1f" + m.bal.lowAlerts(m.c()) + "\x1f" + itoa(m.approvals.awaiting()) + "\x1f" + itoa(m.width)
+	return m.memo.header.get(key, m.drawHeaderLine)
+}
+
+func (m *model) drawHeaderLine() string {
 	loc := m.now().Location()
 	prof := "profile " + m.st.bold.Render(m.opts.Profile)
 	if m.opts.Production {
@@ -884,6 +893,11 @@ func (m *model) headerLine() string {
 }
 
 func (m *model) tabsLine() string {
+	key := itoa(int(m.tab)) + "\x1f" + itoa(m.width) + "\x1f" + strconv.FormatBool(m.teamMode())
+	return m.memo.tabs.get(key, m.drawTabsLine)
+}
+
+func (m *model) drawTabsLine() string {
 	render := func(names [numTabs]string) string {
 		parts := make([]string, 0, numTabs)
 		for i, n := range names {
