@@ -38,7 +38,7 @@ type balancesView struct {
 	nudgeWait bool
 	nudged    bool
 	nav       listNav
-	filter   filterBar
+	filter    filterBar
 	// hist is the report's movements per currency (nil until a report
 	// loaded); open shows the selected account's own page; days is the
 	// chart's span, 30 or 90.
