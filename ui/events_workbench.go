@@ -237,12 +237,19 @@ func (m *model) noteLate(evs []relayclient.Event) {
 		m.wb.book.Sent(webhooklate.Payout{ID: p.id, Currency: cur, Amount: minor, Since: since, Source: src})
 	})
 	for _, ev := range evs {
+		// Late as of when the relay took this event, not as of now: a
+		// dashboard catching up on a backlog would otherwise take every
+		// final webhook that came in time for a late one.
+		asOf := ev.ReceivedAt
+		if asOf.IsZero() {
+			asOf = now
+		}
 		wasLate := false
-		if st, ok := m.wb.book.Get(ev.PayoutID, now); ok {
+		if st, ok := m.wb.book.Get(ev.PayoutID, asOf); ok {
 			wasLate = st.Late
 		}
 		if st, final := m.wb.book.Observe(ev); final && (st.ArrivedLate || wasLate) {
-			m.events.wb.lateValid = false // the banner loses it now
+			m.events.lateCame(st.ID) // the banner loses it now
 			m.setFlash("payout "+shortID(st.ID)+": "+termtext.Safe(st.Final)+" came "+webhooklate.Round(st.LateBy).String()+" late (late mark cleared)", false)
 		}
 	}
@@ -275,6 +282,12 @@ func (m *model) boundLate() {
 	}
 }
 
+// lateCame takes a payout whose final webhook came off the late banner
+// (without checking the whole book again).
+func (v *eventsView) lateCame(id string) {
+	v.wb.late = slices.DeleteFunc(v.wb.late, func(s webhooklate.Status) bool { return strings.EqualFold(s.ID, id) })
+}
+
 // shortID is the first 8 characters of an id, for one-line messages.
 func shortID(id string) string {
 	id = termtext.Safe(id)
@@ -301,7 +314,7 @@ type eventsWorkbench struct {
 	// late is the book's overdue payouts as of lateAt, for the banner.
 	late      []webhooklate.Status
 	lateAt    time.Time
-	lateValid bool
+	lateValid bool // late has been checked once
 }
 
 // Workbench keys (the Events view's own; R and T are capitals so they

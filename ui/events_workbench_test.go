@@ -251,3 +251,25 @@ func TestLateBookBoundedLikeTheTracker(t *testing.T) {
 	h.clock.Advance(time.Second) // the banner checks the book once a second
 	mustContain(t, h.view(), "⚠ webhook LATE 31s: payout cccccccc…")
 }
+
+// A dashboard catching up on a backlog (the relay took the events a
+// minute ago) does not take a final webhook that came in time for a
+// late one: lateness is as of when the relay took each event.
+func TestCatchingUpIsNotLate(t *testing.T) {
+	opts := Options{Backend: newFake(300), States: liveState()}
+	workbenchOpts(&opts) // webhook_late 30s
+	h := newHarness(t, opts, 120, 40)
+	h.key("4")
+	id := otherID(1)
+	auth := payoutEvent(100, id, api.StateAuthorised)
+	settled := payoutEvent(101, id, api.StateSettled)
+	auth.ReceivedAt, settled.ReceivedAt = fixedNow.Add(-time.Minute), fixedNow.Add(-time.Minute+time.Second)
+	h.send(relayEventsMsg{events: []relayclient.Event{auth}})
+	h.send(relayEventsMsg{events: []relayclient.Event{settled}})
+	if out := h.view(); strings.Contains(out, "came") {
+		t.Fatalf("a final webhook that came a second after its payout is said to be late:\n%s", out)
+	}
+	if st, ok := h.m.wb.book.Get(id, fixedNow); !ok || st.Final == "" || st.ArrivedLate {
+		t.Fatalf("book: %+v (known %v), want settled in time", st, ok)
+	}
+}

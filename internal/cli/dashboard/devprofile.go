@@ -13,7 +13,10 @@ import (
 // LiveAtVolume passes them through): with PAYDASH_PPROF_DIR set, the
 // dashboard process writes a CPU profile per window of
 // PAYDASH_PPROF_EVERY (default 30s), cpu-000.pprof, cpu-001.pprof, …,
-// and the heap in use at the end of each, heap-000.pprof, …, so the
+// and the heap in use at the end of each, heap-000.pprof, …, with a
+// line per window in mem.txt of where the process's memory is (the Go
+// heap in use, what it holds for reuse and gave back, the collector's
+// goal), so the
 // first and the last part of a long run can be set side by side
 // (`go tool pprof -top -diff_base cpu-000.pprof cpu-007.pprof`). Not a
 // user's setting: nothing is written without the variable.
@@ -49,9 +52,20 @@ func startDevProfiles(getenv func(string) string) (stop func(), err error) {
 		}
 		return f, nil
 	}
+	memLog, err := os.Create(filepath.Join(dir, "mem.txt")) //nolint:gosec // the developer's own directory
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", envPprofDir, err)
+	}
+	fmt.Fprintln(memLog, "window heap-inuse-MiB heap-idle-MiB heap-released-MiB heap-sys-MiB next-gc-MiB stacks-MiB sys-MiB gcs")
 	end := func(n int, f *os.File) {
 		pprof.StopCPUProfile()
 		_ = f.Close()
+		// Before the collection below: the heap as the load left it.
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		mib := func(b uint64) float64 { return float64(b) / (1 << 20) }
+		fmt.Fprintf(memLog, "%03d %.1f %.1f %.1f %.1f %.1f %.1f %.1f %d\n", n, mib(ms.HeapInuse), mib(ms.HeapIdle), mib(ms.HeapReleased),
+			mib(ms.HeapSys), mib(ms.NextGC), mib(ms.StackInuse), mib(ms.Sys), ms.NumGC)
 		// The heap in use now, not as of the last collection.
 		runtime.GC()
 		if h, err := os.Create(filepath.Join(dir, fmt.Sprintf("heap-%03d.pprof", n))); err == nil { //nolint:gosec // the developer's own directory
@@ -81,5 +95,5 @@ func startDevProfiles(getenv func(string) string) (stop func(), err error) {
 			}
 		}
 	}()
-	return func() { close(quit); <-done }, nil
+	return func() { close(quit); <-done; _ = memLog.Close() }, nil
 }
