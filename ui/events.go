@@ -234,6 +234,7 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 		return v.openView(c, w, h)
 	}
 	var b strings.Builder
+	b.Grow(2 * w * h) // drawn after every message: one allocation, not a doubling series
 	switch {
 	case v.filter.shown():
 		b.WriteString(v.filter.view())

@@ -836,7 +836,8 @@ func (m *model) View() string {
 	}
 	// Views size themselves to the width; clipping here is the guarantee
 	// that no line ever wraps and scrolls the frame.
-	b.WriteString(clipLines(padLines(body, bodyH), m.width))
+	b.Grow(len(body) + 3*m.width)
+	writeBody(&b, body, bodyH, m.width)
 	b.WriteByte('\n')
 	b.WriteString(m.statusLine())
 	b.WriteByte('\n')
