@@ -2,12 +2,8 @@ package e2e
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
-	"fmt"
 	"io"
-	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -16,8 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/api/sandbox"
+	"github.com/paydash/paydash/hub/hubtest"
 	"github.com/paydash/paydash/hub/users"
 )
 
@@ -25,60 +20,15 @@ import (
 // live it, each in their own dashboard: the sandbox, the real binary's
 // `paydash relay --users` as the team's hub (it holds the only signing
 // key, and takes the sandbox's webhooks), ada asking for a payout above
-// the threshold from the command line, bob approving it in his
-// dashboard's Approvals view, and ada seeing it paid in her dashboard's
-// Payouts tracker. The payout is counted once in the sandbox's report.
+// the threshold from the command line, then from her dashboard's payout
+// form, bob approving each in his dashboard's Approvals view, and ada
+// seeing each paid in her dashboard's Payouts tracker. Each payout is
+// counted once in the sandbox's report.
 func TestApprovalInOneDashboardIsSentInTheOthers(t *testing.T) {
-	hubAddr := freeLoopbackAddr(t)
-	key, err := api.GenerateSigningKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	sb, err := sandbox.Listen(ctx, "127.0.0.1:0", sandbox.Options{MerchantKey: &key.PublicKey, MerchantKeyID: "hub-key",
-		InitialFunds: map[string]int64{"GBP": 100_000_00, "EUR": 100_000_00}, WebhookURI: "http://" + hubAddr + "/webhooks"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sb.Close() })
-	info := sb.Info()
-	svc, err := api.NewClient(api.Config{AuthURL: info.AuthURL, BaseURL: info.BaseURL, PayoutsURL: info.PayoutsURL,
-		ClientID: info.ClientID, ClientSecret: info.ClientSecret})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	dir := t.TempDir()
-	pemKey, err := api.EncodePrivateKeyPEM(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyFile := filepath.Join(dir, "hub-key.pem")
-	if err := os.WriteFile(keyFile, pemKey, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	usersFile := filepath.Join(dir, "team.toml")
-	tokens := map[string]string{}
-	for _, u := range []struct {
-		name  string
-		roles []string
-	}{{"ada", []string{users.RoleRequest}}, {"bob", []string{users.RoleRequest, users.RoleApprove}}} {
-		if tokens[u.name], err = users.Add(usersFile, u.name, u.roles); err != nil {
-			t.Fatal(err)
-		}
-	}
-	service := fmt.Sprintf("auth_url = %q\nbase_url = %q\npayouts_url = %q\nclient_id = %q\nclient_secret = %q\n",
-		info.AuthURL, info.BaseURL, info.PayoutsURL, info.ClientID, info.ClientSecret)
-	var cfg strings.Builder
-	fmt.Fprintf(&cfg, "[profiles.hub]\n%ssigning_key_id = \"hub-key\"\nsigning_key_file = %q\n\n", service, filepath.ToSlash(keyFile))
-	for _, n := range []string{"ada", "bob"} {
-		fmt.Fprintf(&cfg, "[profiles.%s]\n%spayouts_via_relay = true\nrelay_url = \"ws://%s/ws\"\nrelay_token = %q\n\n", n, service, hubAddr, tokens[n])
-	}
-	cfgFile := filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(cfgFile, []byte(cfg.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	ht := hubtest.New(t, hubtest.Options{Webhooks: true, People: []hubtest.Person{
+		{Name: "ada", Roles: []string{users.RoleRequest}}, {Name: "bob", Roles: []string{users.RoleRequest, users.RoleApprove}}}})
+	hubAddr, usersFile, dir, info := ht.HubAddr, ht.UsersFile, ht.Dir, ht.Info
+	cfgFile := ht.WriteConfig(t, "")
 	env := isolatedEnv(t)
 
 	startTeamHub(t, env, "--config", cfgFile, "--profile", "hub", "relay", "--json", "--listen", hubAddr,
@@ -107,32 +57,43 @@ func TestApprovalInOneDashboardIsSentInTheOthers(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Status != "awaiting_approval" || res.ApprovalID == "" || res.TxID == "" {
 		t.Fatalf("payout create --json: %v\n%s", err, out)
 	}
-	if n := countPayouts(t, svc, "E2E-FOUR-EYES"); n != 0 {
+	if n := ht.CountPayouts(t, "E2E-FOUR-EYES"); n != 0 {
 		t.Fatalf("%d payouts sent before approval", n)
 	}
 
 	// bob's dashboard shows it live, counted in his header, and he
 	// approves it there.
-	txt := bob.waitText(15*time.Second, "1 await your approval", "Harbour Supplies Ltd", "£2,500.00", "ada")
-	if _, ok := line(txt, "Harbour Supplies Ltd", "pending 0/1", "none"); !ok {
-		bob.waitFor("the request checked, without warnings", 15*time.Second, func(txt string) bool {
-			_, ok := line(txt, "Harbour Supplies Ltd", "pending 0/1", "none")
-			return ok
-		})
-	}
-	bob.press("a")
-	bob.waitText(10*time.Second, "Approve £2,500.00 to Harbour Supplies Ltd (ref E2E-FOUR-EYES)?")
-	bob.press("y")
-	bob.waitText(30*time.Second, "sent: £2,500.00 to Harbour Supplies Ltd", "nothing awaits your approval")
+	bob.waitText(15*time.Second, "1 await your approval", "Harbour Supplies Ltd", "£2,500.00", "ada")
+	approveInDashboard(bob, "Harbour Supplies Ltd", "£2,500.00", "E2E-FOUR-EYES")
+	bob.waitText(30*time.Second, "nothing awaits your approval")
 
 	// ada sees it paid in her tracker, through the hub's relay.
 	ada.press("3")
-	ada.waitFor("the approved payout paid in the requester's tracker", 60*time.Second, func(txt string) bool {
-		l, ok := line(txt, res.TxID[:13])
-		return ok && (strings.Contains(l, "settled") || strings.Contains(l, "executed"))
-	})
-	if n := countPayouts(t, svc, "E2E-FOUR-EYES"); n != 1 {
+	waitPaid(ada, "the approved payout paid in the requester's tracker", res.TxID[:13])
+	if n := ht.CountPayouts(t, "E2E-FOUR-EYES"); n != 1 {
 		t.Fatalf("%d payouts in the sandbox's report, want 1", n)
+	}
+
+	// ada asks again, from her dashboard's payout form: it goes through
+	// the hub, her form says it awaits bob's approval and her tracker
+	// shows it pending, bob approves it in his dashboard, and her
+	// tracker follows it to its final state. Sent once.
+	ada.press("5")
+	fillPayoutFields(ada, "Quay Stores", "GB94BARC10201530093459", "E2E-FORM-FOUR-EYES", "1,750.00")
+	ada.press("y")
+	ada.waitText(30*time.Second, "Awaiting approval: apr-", "Nothing is sent until 1 of bob approve", "approval id")
+	if n := ht.CountPayouts(t, "E2E-FORM-FOUR-EYES"); n != 0 {
+		t.Fatalf("%d payouts sent from the form before approval", n)
+	}
+	ada.press("3")
+	ada.waitFor("the form's request pending in the requester's tracker", 15*time.Second, func(txt string) bool {
+		_, ok := line(txt, "Quay Stores", "£1,750.00", "awaiting approval")
+		return ok
+	})
+	approveInDashboard(bob, "Quay Stores", "£1,750.00", "E2E-FORM-FOUR-EYES")
+	waitPaid(ada, "the form's payout, approved by bob, paid in the requester's tracker", "Quay Stores", "£1,750.00")
+	if n := ht.CountPayouts(t, "E2E-FORM-FOUR-EYES"); n != 1 {
+		t.Fatalf("%d payouts from the form in the sandbox's report, want 1", n)
 	}
 
 	for _, s := range []*screen{ada, bob} {
@@ -143,15 +104,30 @@ func TestApprovalInOneDashboardIsSentInTheOthers(t *testing.T) {
 	}
 }
 
-// freeLoopbackAddr is a loopback address nothing listens on now.
-func freeLoopbackAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
+// approveInDashboard approves, in the approver's Approvals view, the one
+// request pending for payee: shown live and counted in the header,
+// checked without warnings, confirmed with y, sent.
+func approveInDashboard(s *screen, payee, amount, ref string) {
+	s.t.Helper()
+	s.waitText(15*time.Second, "1 await your approval", payee, amount)
+	s.waitFor("the request checked, without warnings", 15*time.Second, func(txt string) bool {
+		_, ok := line(txt, payee, "pending 0/1", "none")
+		return ok
+	})
+	s.press("a")
+	s.waitText(10*time.Second, "Approve "+amount+" to "+payee+" (ref "+ref+")?")
+	s.press("y")
+	s.waitText(30*time.Second, "sent: "+amount+" to "+payee)
+}
+
+// waitPaid waits for the tracker's line showing all of want to reach a
+// paid final state (settled, executed).
+func waitPaid(s *screen, what string, want ...string) {
+	s.t.Helper()
+	s.waitFor(what, 60*time.Second, func(txt string) bool {
+		l, ok := line(txt, want...)
+		return ok && (strings.Contains(l, "settled") || strings.Contains(l, "executed"))
+	})
 }
 
 // startTeamHub runs the binary's relay as the team's hub until the test
@@ -198,24 +174,6 @@ func startTeamHub(t *testing.T, env []string, args ...string) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("the hub did not start; stderr: %s", stderr.String())
 	}
-}
-
-// countPayouts counts the sandbox's payout records with this reference.
-func countPayouts(t *testing.T, svc *api.Client, ref string) int {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	txs, err := svc.Transactions(ctx, api.TransactionQuery{Type: api.TransactionPayout})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, tx := range txs {
-		if tx.BeneficiaryReference == ref {
-			n++
-		}
-	}
-	return n
 }
 
 // lockedBuffer is a child's stderr, read while the child still writes.

@@ -33,6 +33,12 @@ type ApprovalsHub interface {
 	Reject(ctx context.Context, id, reason string) (store.Request, error)
 	ApproveBatch(ctx context.Context, id string) (hub.BatchResult, error)
 	RejectBatch(ctx context.Context, id, reason string) (hub.BatchResult, error)
+	// Submit is the payout form's send on a team profile: the hub runs
+	// the payout pipeline and its policy (sent at once, or awaiting
+	// approval).
+	Submit(ctx context.Context, s hub.Submission) (hub.Result, error)
+	// Get is one request, for the tracker following the form's payout.
+	Get(ctx context.Context, id string) (store.Request, error)
 }
 
 // approvalsPollEvery is how often the view asks the hub for its list: the

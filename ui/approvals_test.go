@@ -127,6 +127,30 @@ func (f *fakeHub) RejectBatch(_ context.Context, id, reason string) (hub.BatchRe
 	return hub.BatchResult{BatchID: id, Status: store.StatusRejected}, nil
 }
 
+// Submit holds every payout for approval by the others who may
+// approve, as a hub whose threshold is 0 does (the goldens' screen; the
+// rules themselves are the real hub's, in form_hub_test.go).
+func (f *fakeHub) Submit(_ context.Context, s hub.Submission) (hub.Result, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r := pendingReq("apr-ffffffffff", f.me.Name, s.BeneficiaryName, s.BeneficiaryReference, s.BeneficiaryIBAN, s.AmountInMinor, s.Currency, 0)
+	r.TransactionID = s.TransactionID
+	f.reqs = append(f.reqs, r)
+	return hub.Result{Status: hub.StatusAwaitingApproval, ApprovalID: r.ID, Approvers: []string{"bob", "cy"}, ApprovalsNeeded: 1,
+		Reason: r.Policy, Request: r}, nil
+}
+
+func (f *fakeHub) Get(_ context.Context, id string) (store.Request, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, r := range f.reqs {
+		if r.ID == id {
+			return r, nil
+		}
+	}
+	return store.Request{}, errors.New("hub: no such approval request (404)")
+}
+
 func (f *fakeHub) add(r store.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

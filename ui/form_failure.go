@@ -83,7 +83,7 @@ func (fv *formView) failureView(c *viewContext, w int) string {
 			" with the details as they were before your edit: that "+fv.spec.noun()+" may exist. Check it before sending this one: a fresh "+fv.spec.keyName()+" sends a second "+fv.spec.noun()+".", w)) + "\n")
 		b.WriteString(c.st.muted.Render(wrapText(edit+" edits (a fresh "+fv.spec.keyName()+"), "+restart+" starts over.", w)) + "\n")
 	case class == payout.ClassRefused:
-		a := payout.Classify(fv.err)
+		a := answerOf(fv.err)
 		b.WriteString(c.st.muted.Render(wrapText(advice(a), w)) + "\n")
 		if a.Reached {
 			b.WriteString(c.st.muted.Render(wrapText(edit+" edits (a fresh "+fv.spec.keyName()+"), "+retry+" retries as is, "+restart+" starts over.", w)) + "\n")
@@ -91,7 +91,7 @@ func (fv *formView) failureView(c *viewContext, w int) string {
 			b.WriteString(c.st.muted.Render(wrapText(retry+" sends it again, "+edit+" edits, "+restart+" starts over.", w)) + "\n")
 		}
 	case class == payout.ClassUnknown:
-		b.WriteString(c.st.warn.Render(wrapText(advice(payout.Classify(fv.err))+" "+retry+" retries with the same "+fv.spec.keyName()+", so it can never be created twice.", w)) + "\n")
+		b.WriteString(c.st.warn.Render(wrapText(advice(answerOf(fv.err))+" "+retry+" retries with the same "+fv.spec.keyName()+", so it can never be created twice.", w)) + "\n")
 		b.WriteString(c.st.muted.Render(wrapText(edit+" edits (same key: if the first attempt arrived, the service keeps it and refuses the edit), "+restart+" discards and starts over.", w)) + "\n")
 	case class == "":
 		b.WriteString(c.st.warn.Render(wrapText("Nothing was sent: the checks before sending could not be made. "+retry+" tries again, "+edit+" edits, "+restart+" starts over.", w)) + "\n")
@@ -101,6 +101,24 @@ func (fv *formView) failureView(c *viewContext, w int) string {
 		b.WriteString(c.st.muted.Render(wrapText("Nothing was sent. "+edit+" goes to "+fv.name(errorPath(fv.err))+" to correct it, "+restart+" starts over.", w)) + "\n")
 	}
 	return b.String()
+}
+
+// answered is an error that carries the service's answer already
+// classified by the pipeline (one relayed by the team's hub, which sent
+// it): what it means is that answer's, not the relay's.
+type answered interface {
+	error
+	answer() payout.Answer
+}
+
+// answerOf is what a failed send's answer means, in the pipeline's
+// classifier's words.
+func answerOf(err error) payout.Answer {
+	var a answered
+	if errors.As(err, &a) {
+		return a.answer()
+	}
+	return payout.Classify(err)
 }
 
 // errorPath is the request path a failure names: its ErrorField (the payout

@@ -31,6 +31,9 @@ type payoutForm struct {
 	progress *trackedPayout
 	// sourceSel is the source account choice of the form on screen.
 	sourceSel *huh.Select[string]
+	// hubAllowDup asks the team's hub to send despite its duplicate
+	// check (the second confirmation); an edit asks the check again.
+	hubAllowDup bool
 }
 
 func (p *payoutForm) title() string   { return "New payout" }
@@ -90,6 +93,7 @@ func (p *payoutForm) accountsChanged(c *viewContext) {
 
 func (p *payoutForm) build(c *viewContext, fv *formView) []*huh.Group {
 	opts := sourceOptions(c)
+	p.hubAllowDup = false
 	if p.account == "" {
 		p.account = opts[0].Value
 	}
@@ -243,6 +247,9 @@ func (p *payoutForm) summary(c *viewContext, fv *formView, w int) string {
 
 func (p *payoutForm) send(c *viewContext, key string) tea.Cmd {
 	req, _ := p.request(key)
+	if c.teamMode() {
+		return p.sendViaHub(c, req, key)
+	}
 	be, ctx, g := c.opts.Backend, c.ctx, c.opts.Guard
 	acked := maps.Clone(p.acked)
 	return func() tea.Msg {
@@ -254,10 +261,17 @@ func (p *payoutForm) send(c *viewContext, key string) tea.Cmd {
 }
 
 // payoutAcceptedMsg tells the root that the service accepted a payout;
-// it routes it to the tracker.
-type payoutAcceptedMsg struct{ req *api.PayoutRequest }
+// it routes it to the tracker. approvalID names the team hub's request
+// when the hub sent it.
+type payoutAcceptedMsg struct {
+	req        *api.PayoutRequest
+	approvalID string
+}
 
 func (p *payoutForm) onSent(c *viewContext, _ *formView, msg sentMsg) tea.Cmd {
+	if s, ok := msg.resp.(*hubSent); ok {
+		return p.onHubSent(c, s)
+	}
 	req := msg.resp.(*api.PayoutRequest)
 	p.progress = nil
 	c.setFlash("payout "+req.TransactionID+" accepted: follow it in "+tabKeyName(tabPayouts)+" Payouts", false)
@@ -265,15 +279,26 @@ func (p *payoutForm) onSent(c *viewContext, _ *formView, msg sentMsg) tea.Cmd {
 }
 
 func (p *payoutForm) result(c *viewContext, fv *formView, w int) string {
-	req, _ := fv.resp.(*api.PayoutRequest)
+	req := payoutOf(fv.resp)
 	if req == nil {
 		return ""
 	}
 	var b strings.Builder
 	t := p.progress
+	viaHub, _ := fv.resp.(*hubSent)
 	// The headline follows the webhooks: an accepted payout can still be
 	// rejected or fail, and a green tick above "rejected" would mislead.
 	switch {
+	case viaHub != nil && t != nil && hubClosed(t.state):
+		// Decided on the hub without being paid: rejected, lapsed, or
+		// refused by the service when the hub sent it.
+		head := "✗ Not paid: " + t.state
+		if t.reason != "" {
+			head += ": " + t.reason
+		}
+		b.WriteString(c.st.bad.Render(wrapText(clean(head), w)) + "\n")
+	case viaHub != nil && viaHub.awaiting() && (t == nil || hubWaiting(t.state)):
+		b.WriteString(p.awaitingResult(c, viaHub, w))
 	case t != nil && api.StateUnpaid(t.state):
 		head := "✗ Payout accepted (202), then " + t.state
 		if t.reason != "" {
@@ -296,6 +321,9 @@ func (p *payoutForm) result(c *viewContext, fv *formView, w int) string {
 	b.WriteString("\n")
 	row := func(k, v string) { b.WriteString(wrapRow(c, k, v, w)) }
 	row("transaction id", req.TransactionID)
+	if viaHub != nil {
+		row("approval id", viaHub.res.ApprovalID+" (the team's hub)")
+	}
 	row("amount", api.FormatAmount(req.AmountInMinor, req.Currency)+" ("+req.Currency+")")
 	row("to", clean(req.BeneficiaryName))
 	row("IBAN", clean(req.BeneficiaryIBAN))

@@ -277,6 +277,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case payoutAcceptedMsg:
 		// The payout form's send was accepted: the tracker follows it.
 		m.tracker.addSent(c, msg.req)
+		m.tracker.throughHub(msg.req.TransactionID, msg.approvalID)
 		// The operator's own payout is the one to see when they open the
 		// tracker (the form says to): selected while they are elsewhere,
 		// so nothing moves under their eyes.
@@ -297,8 +298,33 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// A payout picked in the report: the tracker follows it.
 		m.tracker.follow(c, msg.tx)
 		return m, m.switchTab(tabPayouts)
+	case payoutRequestedMsg:
+		// The hub holds the form's payout for approval: the tracker
+		// shows it awaiting, and follows it through the hub.
+		m.tracker.addRequested(c, msg.req, msg.res)
+		if m.tab != tabPayouts {
+			m.tracker.selectID(msg.req.TransactionID)
+		}
+		m.followPayout()
+		return m, nil
+	case hubRequestMsg:
+		for _, r := range msg.rs {
+			m.tracker.applyHub(c, r)
+		}
+		m.followPayout()
+		return m, nil
 	case approvalsMsg:
-		return m, m.approvals.route(c, msg)
+		cmd := m.approvals.route(c, msg)
+		if l, ok := msg.(apprListMsg); ok && l.err == nil {
+			// The hub's list also moves the payouts the form asked it
+			// for (approved, sent) in the tracker.
+			moved, get := m.tracker.followHub(c, l.rs)
+			if moved {
+				m.followPayout()
+			}
+			cmd = tea.Batch(cmd, get)
+		}
+		return m, cmd
 	case profileCheckedMsg:
 		return m, m.profileChecked(msg)
 	case leaveFormMsg:

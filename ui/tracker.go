@@ -49,6 +49,9 @@ type trackedPayout struct {
 	// note explains a payout the report does not show.
 	from string
 	note string
+	// approvalID is the team hub's request for this payout, when the form
+	// sent it through the hub ("" otherwise).
+	approvalID string
 
 	// Bookkeeping of the tracker's bounds (tracker_bounds.go).
 	pos             int    // index in payoutOrder.order
@@ -380,6 +383,9 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 		if _, _, _, minor, cur, ok := p.details(); ok {
 			specs[2].w = max(specs[2].w, width(api.FormatAmount(minor, cur)))
 		}
+		// So does the state: the team hub's ("awaiting approval") are
+		// longer than a payout's.
+		specs[3].w = max(specs[3].w, width(p.state))
 	}
 	ws := layoutCols(specs, w-1)
 	b.WriteString(c.st.header.Render(" " + headerCells(specs, ws)))
@@ -441,6 +447,9 @@ func (v *trackerView) detail(c *viewContext, p *trackedPayout, w int) string {
 	if p.mine {
 		head += " · sent from this dashboard"
 	}
+	if p.approvalID != "" {
+		head += " · through the team's hub as " + p.approvalID
+	}
 	if src := p.stateSource(); src != "" {
 		head += " · state " + src
 	}
@@ -460,11 +469,15 @@ func (v *trackerView) detail(c *viewContext, p *trackedPayout, w int) string {
 	if p.note != "" {
 		b.WriteString(c.st.warn.Render(fit(p.note, w)) + "\n")
 	}
+	stateW := 11
+	for _, s := range p.steps {
+		stateW = max(stateW, width(s.state)+1)
+	}
 	for i, s := range p.steps {
 		if i >= 5 {
 			break
 		}
-		line := "  " + fit(clean(s.state), 11) + stamp(s.at, loc)
+		line := "  " + fit(clean(s.state), stateW) + stamp(s.at, loc)
 		if s.reason != "" {
 			line += "  " + clean(s.reason)
 		}

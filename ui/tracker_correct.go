@@ -20,9 +20,11 @@ type correctPayoutMsg struct{ req api.PayoutRequest }
 
 // correctable reports that p can be corrected from the tracker: it was
 // sent from here (the request is known whole) and ended rejected or
-// failed.
+// failed, or the team's hub closed its request unpaid (not approved,
+// lapsed, refused): the hub holds its transaction id, so the correction
+// goes under a new one.
 func (p *trackedPayout) correctable() bool {
-	return p.mine && p.req != nil && (p.state == api.StateRejected || p.state == api.StateFailed)
+	return p.mine && p.req != nil && (p.state == api.StateRejected || p.state == api.StateFailed || hubClosed(p.state))
 }
 
 // correctCmd is the tracker's e on a payout.

@@ -44,6 +44,10 @@ type NATSConfig struct {
 	// acknowledge it, across leader elections (default 10s); past it the
 	// sender gets 503 and retries.
 	PublishTimeout time.Duration
+	// ReadWait bounds how long a backlog or history read waits out a
+	// stream without a leader (an election after a node died) before it
+	// gives up with 503 (default 30s); requests in between are retried.
+	ReadWait time.Duration
 }
 
 // DefaultNATSStream is the stream clustered relays share by default.
@@ -69,6 +73,9 @@ func (n NATSConfig) withDefaults() (NATSConfig, error) {
 	}
 	if n.PublishTimeout <= 0 {
 		n.PublishTimeout = 10 * time.Second
+	}
+	if n.ReadWait <= 0 {
+		n.ReadWait = 30 * time.Second
 	}
 	return n, nil
 }
@@ -443,11 +450,6 @@ func (b *natsBackend) lookup(ctx context.Context, eventID string) (uint64, []byt
 // natsScanPage bounds the messages one scanRaw reads (one request each).
 const natsScanPage = 256
 
-// natsReadWait bounds how long a backlog or history read waits out a
-// stream without a leader (an election after a node died) before it
-// gives up; requests in between are retried.
-const natsReadWait = 30 * time.Second
-
 // retryRead runs read until it succeeds, answers ErrMsgNotFound, or ctx
 // ends, pausing briefly between tries.
 func retryRead(ctx context.Context, read func(context.Context) error) error {
@@ -467,7 +469,7 @@ func retryRead(ctx context.Context, read func(context.Context) error) error {
 }
 
 func (b *natsBackend) scanRaw(after uint64, fn func(uint64, []byte) (bool, error)) (uint64, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), natsReadWait)
+	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.ReadWait)
 	defer cancel()
 	var info *jetstream.StreamInfo
 	if err := retryRead(ctx, func(ctx context.Context) (err error) {

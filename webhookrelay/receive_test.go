@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -139,16 +140,31 @@ func TestDuplicateDeliveryIsAcknowledgedButNotStoredOrStreamedAgain(t *testing.T
 	}
 }
 
+// TestStoreFailureAnswers503SoTheSenderRetries: a webhook the store
+// cannot take is answered 503 "retry"; the sender's retry, once the relay
+// is back on its store, stores it once beside what was stored before.
 func TestStoreFailureAnswers503SoTheSenderRetries(t *testing.T) {
-	tr := startRelay(t, Config{})
+	path := filepath.Join(t.TempDir(), "relay.db")
+	tr := startRelay(t, Config{StorePath: path})
+	if resp := tr.post(t, paymentsWebhook("ev-0", api.EventPayoutExecuted, "po-0", nil), http.Header{}); resp.status != http.StatusOK {
+		t.Fatalf("first webhook: %d %s", resp.status, resp.body)
+	}
 	// Pull the store out from under the writer.
 	if err := tr.store.db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	resp := tr.post(t, paymentsWebhook("ev-1", api.EventPayoutExecuted, "po-1", nil), http.Header{})
-	if resp.status != http.StatusServiceUnavailable || resp.problem(t).Reason != RejectStoreFailed {
-		t.Fatalf("got %d %s, want 503 %s", resp.status, resp.body, RejectStoreFailed)
+	ev := paymentsWebhook("ev-1", api.EventPayoutExecuted, "po-1", nil)
+	resp := tr.post(t, ev, http.Header{})
+	if resp.status != http.StatusServiceUnavailable || resp.problem(t).Reason != RejectStoreFailed || !strings.Contains(string(resp.body), "retry") {
+		t.Fatalf("got %d %s, want 503 %s and retry", resp.status, resp.body, RejectStoreFailed)
 	}
+	// Follow it: the relay back on its store, the sender retries.
+	tr.stop()
+	again := startRelay(t, Config{StorePath: path})
+	if resp := again.post(t, ev, http.Header{}); resp.status != http.StatusOK {
+		t.Fatalf("the retry: %d %s", resp.status, resp.body)
+	}
+	checkExactlyOnce(t, again.history(t, ""), []string{"ev-0", "ev-1"})
 }
 
 func TestParseWebhookExtractsWhatTheUINeeds(t *testing.T) {

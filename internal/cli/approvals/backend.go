@@ -20,9 +20,10 @@ type ServiceReader interface {
 
 // TeamBackend is the dashboard's service on a payouts_via_relay profile:
 // balances and the report from the service (balances less what the hub
-// holds), payments and mandates signed and sent by the hub. Payouts from
-// the dashboard's form do not go through the hub yet: they are refused
-// before anything is sent, naming the command that does.
+// holds), payments and mandates signed and sent by the hub. The
+// dashboard's payout form sends its payouts to the hub itself (its
+// Approvals hub: sent at once or awaiting approval), never through this
+// backend, whose CreatePayout refuses before anything is sent.
 type TeamBackend struct {
 	svc  ServiceReader
 	held BalanceReader
@@ -38,8 +39,10 @@ func NewTeamBackend(p *config.Profile, svc ServiceReader, warn io.Writer) (*Team
 	return &TeamBackend{svc: svc, held: &heldBalances{svc: svc, hub: hc, warn: warn}, hub: hc}, nil
 }
 
-// ErrFormNotThroughHub is the form's payout on a team profile.
-var ErrFormNotThroughHub = errors.New("this profile sends payouts through the team's hub (payouts_via_relay), and the dashboard's payout form does not send through it yet: nothing was sent. Send it with paydash payout create, which applies the hub's approvals")
+// ErrFormNotThroughHub is a payout sent around the hub on a team
+// profile: the profile holds no signing key, and the hub's approvals
+// apply to every payout.
+var ErrFormNotThroughHub = errors.New("this profile sends payouts through the team's hub (payouts_via_relay): nothing was sent around it. Send it from the dashboard's payout form or with paydash payout create, which both go through the hub")
 
 // Balances are the service's, less what the hub holds back.
 func (b *TeamBackend) Balances(ctx context.Context) ([]api.Balance, error) {
@@ -51,8 +54,8 @@ func (b *TeamBackend) StreamTransactions(ctx context.Context, q api.TransactionQ
 	return b.svc.StreamTransactions(ctx, q, fn)
 }
 
-// CreatePayout refuses before sending (api.ErrNotSent): see
-// ErrFormNotThroughHub.
+// CreatePayout refuses before sending (api.ErrNotSent): a payout on a
+// team profile goes through the hub (ErrFormNotThroughHub).
 func (b *TeamBackend) CreatePayout(context.Context, *api.PayoutRequest) error {
 	return fmt.Errorf("%w: %w", api.ErrNotSent, ErrFormNotThroughHub)
 }

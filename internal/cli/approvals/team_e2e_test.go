@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,8 +21,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/api/sandbox"
-	"github.com/paydash/paydash/hub/users"
+	"github.com/paydash/paydash/hub/hubtest"
 	"github.com/paydash/paydash/internal/cli/approvals"
 	"github.com/paydash/paydash/internal/cli/batch"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
@@ -44,7 +42,7 @@ const (
 
 type team struct {
 	t       *testing.T
-	sb      *sandbox.Server
+	ht      *hubtest.Team
 	svc     *api.Client
 	cfg     string
 	users   string
@@ -72,67 +70,14 @@ func (n *notes) has(sub string) bool {
 	return false
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 func startTeam(t *testing.T) *team {
 	t.Helper()
-	key, err := api.GenerateSigningKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	sb, err := sandbox.Listen(ctx, "127.0.0.1:0", sandbox.Options{MerchantKey: &key.PublicKey, MerchantKeyID: "k1",
-		InitialFunds: map[string]int64{"GBP": 100_000_00, "EUR": 100_000_00}, History: 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sb.Close() })
-	info := sb.Info()
-	svc, err := api.NewClient(api.Config{AuthURL: info.AuthURL, BaseURL: info.BaseURL, PayoutsURL: info.PayoutsURL,
-		ClientID: info.ClientID, ClientSecret: info.ClientSecret})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	pem, err := api.EncodePrivateKeyPEM(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyFile := filepath.Join(dir, "hub-key.pem")
-	if err := os.WriteFile(keyFile, pem, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	tm := &team{t: t, sb: sb, svc: svc, users: filepath.Join(dir, "team.toml"), store: filepath.Join(dir, "approvals.db"),
-		state: t.TempDir(), addr: freeAddr(t), tokens: map[string]string{}, notes: &notes{}}
-	for _, u := range []struct {
-		name  string
-		roles []string
-	}{{"ada", []string{"request"}}, {"bob", []string{"request", "approve"}}, {"vic", []string{"view"}}} {
-		if tm.tokens[u.name], err = users.Add(tm.users, u.name, u.roles); err != nil {
-			t.Fatal(err)
-		}
-	}
-	service := fmt.Sprintf("auth_url = %q\nbase_url = %q\npayouts_url = %q\nclient_id = %q\nclient_secret = %q\n",
-		info.AuthURL, info.BaseURL, info.PayoutsURL, info.ClientID, info.ClientSecret)
-	var b strings.Builder
-	fmt.Fprintf(&b, "[profiles.hub]\n%ssigning_key_id = \"k1\"\nsigning_key_file = %q\n\n", service, filepath.ToSlash(keyFile))
-	for _, n := range []string{"ada", "bob", "vic"} {
-		fmt.Fprintf(&b, "[profiles.%s]\n%spayouts_via_relay = true\nrelay_url = \"ws://%s/ws\"\nrelay_token = %q\n\n", n, service, tm.addr, tm.tokens[n])
-	}
-	fmt.Fprintf(&b, "[profiles.shared]\n%spayouts_via_relay = true\nrelay_url = \"ws://%s/ws\"\nrelay_token = %q\n", service, tm.addr, shared)
-	tm.cfg = filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(tm.cfg, []byte(b.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	ht := hubtest.New(t, hubtest.Options{KeyID: "k1", People: []hubtest.Person{
+		{Name: "ada", Roles: []string{"request"}}, {Name: "bob", Roles: []string{"request", "approve"}}, {Name: "vic", Roles: []string{"view"}}}})
+	tm := &team{t: t, ht: ht, svc: ht.Service, users: ht.UsersFile, store: filepath.Join(ht.Dir, "approvals.db"),
+		state: t.TempDir(), addr: ht.HubAddr, tokens: ht.Tokens, notes: &notes{}}
+	tm.cfg = ht.WriteConfig(t, fmt.Sprintf("[profiles.shared]\n%spayouts_via_relay = true\nrelay_url = \"ws://%s/ws\"\nrelay_token = %q\n",
+		ht.ServiceTOML(), tm.addr, shared))
 	notify := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		var m struct {
 			Text string `json:"text"`
@@ -256,17 +201,7 @@ func (tm *team) run(who string, args ...string) (string, int, error) {
 
 func (tm *team) inReport(ref string) int {
 	tm.t.Helper()
-	txs, err := tm.svc.Transactions(context.Background(), api.TransactionQuery{Type: api.TransactionPayout})
-	if err != nil {
-		tm.t.Fatal(err)
-	}
-	n := 0
-	for _, tx := range txs {
-		if tx.BeneficiaryReference == ref {
-			n++
-		}
-	}
-	return n
+	return tm.ht.CountPayouts(tm.t, ref)
 }
 
 func TestTeamEndToEnd(t *testing.T) {
@@ -709,14 +644,15 @@ func TestTheDashboardsBackendOnATeamProfile(t *testing.T) {
 	ctx := context.Background()
 	req := &api.PayoutRequest{TransactionID: uuid.NewString(), BeneficiaryName: "Payee Ltd", BeneficiaryIBAN: payee,
 		BeneficiaryReference: "E2E-FORM", AmountInMinor: 10_00, Currency: "GBP", ContextCode: api.ContextCodeWithdrawal}
-	// The form's payout is refused before anything is sent, read as such
+	// A payout sent around the hub through this backend (the form sends
+	// to the hub itself) is refused before anything is sent, read as such
 	// by the one classifier, and names the command that sends it.
 	err = b.CreatePayout(ctx, req)
 	if a := payout.Classify(err); a.Outcome != payout.OutcomeRefused || a.Reached || !strings.Contains(err.Error(), "paydash payout create") {
-		t.Fatalf("form payout on a team profile: %v (%+v)", err, a)
+		t.Fatalf("payout around the hub on a team profile: %v (%+v)", err, a)
 	}
 	if n := tm.inReport("E2E-FORM"); n != 0 {
-		t.Fatalf("%d payouts from the form", n)
+		t.Fatalf("%d payouts around the hub", n)
 	}
 	// As it says: payout create sends it, once.
 	if _, code := tm.create("ada", "E2E-FORM", payee, "10.00", "GBP", nil); code != 0 {

@@ -3,6 +3,7 @@ package batch
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -78,4 +79,51 @@ func TestBadRowsAdviceIsSafeToFollow(t *testing.T) {
 		t.Fatalf("the fixed file: exit %d\n%s", r.code, r.all())
 	}
 	x.wantPaidOnce(t, "FIX", []string{"FIX-1 10.00 GBP", "FIX-2 1.23 GBP", "FIX-3 1.00 GBP"})
+}
+
+// TestJournalElsewhereAdviceIsSafeToFollow: when the journal cannot be
+// made beside the file (here its names would pass the file system's
+// 255-byte limit: a long file name, which a person can well have), the
+// batch stops before sending anything and says to pass --journal PATH;
+// run again with --journal in another folder, every row is paid once,
+// and a second run with the same --journal sends nothing more.
+func TestJournalElsewhereAdviceIsSafeToFollow(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		base int // the CSV file name's length in bytes
+	}{
+		// FILE.journal.lock is already too long.
+		{"lock", 244},
+		// FILE.journal.lock and its .owner fit; the journal's temporary
+		// file (FILE.journal.tmp-NNNNNNNN) does not.
+		{"journal", 236},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			x := startSvc(t, nil)
+			dir := t.TempDir()
+			short, keys := csvRows(t, dir, "JRN", 4, plainAmount)
+			file := filepath.Join(dir, strings.Repeat("p", c.base-len(".csv"))+".csv")
+			if err := os.Rename(short, file); err != nil {
+				t.Fatal(err)
+			}
+			r := x.batch(t, context.Background(), file, "", yes())
+			if r.code == 0 || !strings.Contains(r.all(), "pass --journal PATH to put it elsewhere") {
+				t.Fatalf("a journal that cannot be made: exit %d, want the --journal advice\n%s", r.code, r.all())
+			}
+			if got := x.paid(t, "JRN"); len(got) != 0 {
+				t.Fatalf("the batch sent %v before it had a journal", got)
+			}
+			// Follow it: the same command with --journal PATH elsewhere.
+			o := yes()
+			o.Journal = filepath.Join(t.TempDir(), "payouts.journal")
+			if r := x.batch(t, context.Background(), file, "", o); r.code != 0 {
+				t.Fatalf("with --journal %s: exit %d\n%s", o.Journal, r.code, r.all())
+			}
+			x.wantPaidOnce(t, "JRN", keys)
+			if r := x.batch(t, context.Background(), file, "", o); r.code != 0 {
+				t.Fatalf("the same command again: exit %d\n%s", r.code, r.all())
+			}
+			x.wantPaidOnce(t, "JRN", keys)
+		})
+	}
 }

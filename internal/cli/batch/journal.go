@@ -86,6 +86,10 @@ type Journal struct {
 	states map[string]StateRecord
 }
 
+// journalElsewhere is the advice when the journal cannot be made where
+// it is asked for (TestJournalElsewhereAdviceIsSafeToFollow follows it).
+const journalElsewhere = "(pass --journal PATH to put it elsewhere)"
+
 // DefaultJournalPath is where a batch file's journal lives: beside it, so
 // it travels with the file and the operator sees it.
 func DefaultJournalPath(batchFile string) string { return batchFile + ".journal" }
@@ -121,7 +125,7 @@ func createJournal(path string, f *File, now time.Time, adopt func(Row) string) 
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("create batch journal in %s: %w (pass --journal PATH to put it elsewhere)", dir, err)
+		return fmt.Errorf("create batch journal in %s: %w %s", dir, err, journalElsewhere)
 	}
 	defer os.Remove(tmp.Name()) // a no-op once renamed
 	if err := tmp.Chmod(0o600); err != nil {

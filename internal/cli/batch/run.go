@@ -257,7 +257,10 @@ func Prepare(ctx context.Context, f *File, opt Options) (*Prepared, error) {
 			if errors.As(err, &le) {
 				return p, fmt.Errorf("%w: %w. Another paydash run is sending this batch; wait for it to finish (or stop it), then run the same command again: rows it sent are not sent again", ErrJournalLocked, le)
 			}
-			return p, err
+			// The lock lives beside the journal: when it cannot be made
+			// there (a read-only folder, a name too long), neither can
+			// the journal, and another folder is the way out.
+			return p, fmt.Errorf("%w %s", err, journalElsewhere)
 		}
 		p.lock = lk
 	}

@@ -24,6 +24,10 @@ type ResendOptions struct {
 	JSON        bool
 	History     bool
 	Timeout     time.Duration
+
+	// transport carries the resend; nil is the default transport. Tests
+	// set it to reach a "remote" host on loopback.
+	transport http.RoundTripper
 }
 
 // ResendCommand is `paydash events resend EVENT_ID [--to URL]`.
@@ -94,7 +98,7 @@ func Resend(ctx context.Context, s *cmdutil.Streams, h relayclient.History, log 
 	for _, w := range relayclient.ResendWarnings(ev, target, time.Now()) {
 		fmt.Fprintf(s.Err, "warning: %s\n", termtext.Safe(w))
 	}
-	a := relayclient.Resend(ctx, &http.Client{Timeout: o.Timeout}, ev, target, nil)
+	a := relayclient.Resend(ctx, &http.Client{Timeout: o.Timeout, Transport: o.transport}, ev, target, nil)
 	if err := log.Append(a); err != nil {
 		fmt.Fprintf(s.Err, "warning: the resend was sent but not kept in the history (%s): %s\n", log.Path, termtext.Safe(err.Error()))
 	}

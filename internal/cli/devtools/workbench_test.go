@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -207,7 +208,9 @@ func TestResendIsByteForByteTheFirstDelivery(t *testing.T) {
 }
 
 // TestResendToAHandlerThatFailsOrHangs: a 500 and a hang are both shown,
-// kept in the history, and end the command with a failure.
+// kept in the history, and end the command with a failure. A target
+// beyond loopback is refused with the advice to pass --allow-remote;
+// followed, the event is delivered there once.
 func TestResendToAHandlerThatFailsOrHangs(t *testing.T) {
 	b := newBench(t, func(int) int { return http.StatusOK })
 	id := b.trigger(t, `{"trigger":"payout_failed","reason":"account_closed"}`)
@@ -243,6 +246,32 @@ func TestResendToAHandlerThatFailsOrHangs(t *testing.T) {
 	if hist, _ := log.List(); len(hist) != 2 {
 		t.Fatalf("a refused resend was recorded: %+v", hist)
 	}
+	// Follow the advice: pass --allow-remote. The "remote" host is
+	// reached on loopback (tests touch nothing else); it gets the event
+	// once, and the history keeps that one attempt.
+	remote := newDevHandler(t, func(int) int { return http.StatusOK })
+	s, _, _ = streams()
+	before := len(remote.deliveries())
+	err = Resend(context.Background(), s, b.history(), log, id, &ResendOptions{To: "http://192.0.2.10/webhooks", AllowRemote: true,
+		Timeout: 5 * time.Second, transport: dialOnly(remote.srv.Listener.Addr().String())})
+	if err != nil {
+		t.Fatalf("resend with --allow-remote: %v", err)
+	}
+	if got := remote.deliveries(); len(got)-before != 1 || !strings.Contains(string(got[len(got)-1].body), id) {
+		t.Fatalf("the remote handler got %d deliveries, want the event once", len(got)-before)
+	}
+	if hist, _ := log.List(); len(hist) != 3 || hist[2].URL != "http://192.0.2.10/webhooks" || hist[2].Status != 200 {
+		t.Fatalf("history after the remote resend %+v", hist)
+	}
+}
+
+// dialOnly is a transport that connects every request to addr, so a
+// test can stand a loopback server in for a host beyond this machine.
+func dialOnly(addr string) http.RoundTripper {
+	return &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr)
+	}}
 }
 
 // TestResendWarnsOfAnOldTimestamp: past the 5-minute tolerance the
