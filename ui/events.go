@@ -234,7 +234,7 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 		return v.openView(c, w, h)
 	}
 	var b strings.Builder
-	b.Grow(2 * w * h) // drawn after every message: one allocation, not a doubling series
+	b.Grow(w*(h+1) + 256) // drawn after every message: one allocation, not a doubling series
 	switch {
 	case v.filter.shown():
 		b.WriteString(v.filter.view())
@@ -284,6 +284,7 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 		cells[4] = ev.PayoutID
 		cells[5] = c.lateMark(ev.PayoutID) + v.summary(v.shown[i], ws[4] == 0)
 		var line strings.Builder
+		line.Grow(w + 8) // one allocation per row, not a doubling series
 		line.WriteString(gutter(i == v.nav.cursor, false))
 		renderCells(&line, eventCols, ws, cells)
 		if i == v.nav.cursor {
