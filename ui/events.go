@@ -207,7 +207,7 @@ func (v *eventsView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, c.keys.OpenEvent) && v.nav.cursor < len(v.shown) && len(v.shown) > 0:
 		v.open = true
 		v.openIdx = v.shown[v.nav.cursor]
-		v.wb.base, v.wb.query = v.detail(c, v.at(v.openIdx)), ""
+		v.wb.base, v.wb.query = v.detail(c, v.full(v.openIdx)), ""
 		v.vp.GotoTop()
 		v.setContent(c)
 	case key.Matches(k, c.keys.CopyBody) && v.nav.cursor < len(v.shown) && len(v.shown) > 0:

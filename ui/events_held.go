@@ -24,6 +24,10 @@ type heldEvents struct {
 	// summary), parallel to ring: a keystroke then costs a substring
 	// search per event, no JSON decoding and no lowercasing.
 	hay []string
+	// heads is each held event's delivery headers as name, value
+	// pairs, parallel to ring (whose events keep none): a third of the
+	// memory of a map per event. full puts them back.
+	heads [][]string
 	// sums is, for an event whose summary reads its JSON body (an
 	// external payment's amount), that summary, made once when it
 	// arrives rather than on every frame; "" for the others, whose
@@ -80,22 +84,46 @@ func (h *heldEvents) intern(s string) string {
 	return s
 }
 
-// compact makes ev share the strings every event repeats. The header
-// values that differ per event (signature, timestamp) are kept as they
-// came; content type and user agent are the same on every delivery.
-func (h *heldEvents) compact(ev *relayclient.Event) {
+// compact makes ev share the strings every event repeats, and takes its
+// headers out as name, value pairs (sorted by name). The header values
+// that differ per event (signature, timestamp) are kept as they came;
+// content type and user agent are the same on every delivery.
+func (h *heldEvents) compact(ev *relayclient.Event) (heads []string) {
 	ev.Type, ev.Family, ev.State, ev.Reason = h.intern(ev.Type), h.intern(ev.Family), h.intern(ev.State), h.intern(ev.Reason)
+	ev.Path = h.intern(ev.Path)
 	if len(ev.Headers) == 0 {
-		return
+		ev.Headers = nil
+		return nil
 	}
-	hs := make(map[string]string, len(ev.Headers))
-	for k, v := range ev.Headers {
+	var names [8]string // a delivery carries four: no allocation for the sort
+	keys := names[:0]
+	for k := range ev.Headers {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	heads = make([]string, 0, 2*len(keys))
+	for _, k := range keys {
+		v := ev.Headers[k]
 		if k == "Content-Type" || k == "User-Agent" {
 			v = h.intern(v)
 		}
-		hs[h.intern(k)] = v
+		heads = append(heads, h.intern(k), v)
 	}
-	ev.Headers = hs
+	ev.Headers = nil
+	return heads
+}
+
+// full is held event n as the relay sent it, its headers put back (for
+// the inspector and copying them, not for every frame).
+func (h *heldEvents) full(n int) *relayclient.Event {
+	ev := *h.at(n)
+	if pairs := h.heads[n%h.limit]; len(pairs) > 0 {
+		ev.Headers = make(map[string]string, len(pairs)/2)
+		for i := 0; i+1 < len(pairs); i += 2 {
+			ev.Headers[pairs[i]] = pairs[i+1]
+		}
+	}
+	return &ev
 }
 
 // held is how many events are in memory; dropped how many older ones
@@ -128,7 +156,7 @@ func (h *heldEvents) summary(n int, withID bool) string {
 // checks it against the active filters. It returns whether it is shown.
 func (h *heldEvents) push(ev relayclient.Event) bool {
 	n := h.total
-	h.compact(&ev)
+	heads := h.compact(&ev)
 	sum := eventSummary(&ev)
 	hay := eventHay(&ev, sum)
 	if ev.Type != api.EventExternalPaymentReceived {
@@ -136,11 +164,12 @@ func (h *heldEvents) push(ev relayclient.Event) bool {
 	}
 	if len(h.ring) < h.limit {
 		h.ring = append(h.ring, ev)
+		h.heads = append(h.heads, heads)
 		h.hay = append(h.hay, hay)
 		h.sums = append(h.sums, sum)
 	} else {
 		i := n % h.limit
-		h.ring[i], h.hay[i], h.sums[i] = ev, hay, sum
+		h.ring[i], h.heads[i], h.hay[i], h.sums[i] = ev, heads, hay, sum
 	}
 	h.total++
 	// The oldest shown may just have been overwritten.

@@ -281,3 +281,29 @@ func BenchmarkEventsAppend(b *testing.B) {
 		})
 	}
 }
+
+// Held events keep their headers as pairs; the inspector and the copy
+// keys get them back exactly as the relay sent them.
+func TestHeldEventsGiveTheirHeadersBack(t *testing.T) {
+	h := newHeldEvents(3)
+	var sent []relayclient.Event
+	for seq := 1; seq <= 5; seq++ {
+		ev := liveEvent(seq)
+		sent = append(sent, ev)
+		h.push(ev)
+	}
+	for n := h.dropped(); n < h.total; n++ {
+		if h.at(n).Headers != nil {
+			t.Fatalf("event %d holds a header map", n)
+		}
+		got, want := h.full(n).Headers, sent[n].Headers
+		if len(got) != len(want) {
+			t.Fatalf("event %d headers %v, sent %v", n, got, want)
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Fatalf("event %d header %s = %q, sent %q", n, k, got[k], v)
+			}
+		}
+	}
+}

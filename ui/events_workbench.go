@@ -359,7 +359,7 @@ func (v *eventsView) applyAttempt(a relayclient.Attempt) {
 // reopen redraws an open inspector (after a resend answered).
 func (v *eventsView) reopen(c *viewContext) {
 	if v.open && v.isHeld(v.openIdx) {
-		v.wb.base = v.detail(c, v.at(v.openIdx))
+		v.wb.base = v.detail(c, v.full(v.openIdx))
 		v.setContent(c)
 	}
 }
@@ -367,9 +367,9 @@ func (v *eventsView) reopen(c *viewContext) {
 func (v *eventsView) selected() *relayclient.Event {
 	switch {
 	case v.open && v.isHeld(v.openIdx):
-		return v.at(v.openIdx)
+		return v.full(v.openIdx)
 	case v.nav.cursor >= 0 && v.nav.cursor < len(v.shown):
-		return v.at(v.shown[v.nav.cursor])
+		return v.full(v.shown[v.nav.cursor])
 	}
 	return nil
 }
