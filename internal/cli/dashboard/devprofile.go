@@ -78,7 +78,7 @@ func startDevProfiles(getenv func(string) string) (stop func(), err error) {
 		return nil, fmt.Errorf("%s: %w", envPprofDir, err)
 	}
 	quit, done := make(chan struct{}), make(chan struct{})
-	go func() {
+	go func(f *os.File) {
 		defer close(done)
 		t := time.NewTicker(every)
 		defer t.Stop()
@@ -90,10 +90,12 @@ func startDevProfiles(getenv func(string) string) (stop func(), err error) {
 			case <-t.C:
 			}
 			end(n, f)
-			if f, err = window(n + 1); err != nil {
-				return
+			next, err := window(n + 1)
+			if err != nil {
+				return // the windows so far are written
 			}
+			f = next
 		}
-	}()
+	}(f)
 	return func() { close(quit); <-done; _ = memLog.Close() }, nil
 }
