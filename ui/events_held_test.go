@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/relayclient"
 )
@@ -304,6 +306,42 @@ func TestHeldEventsGiveTheirHeadersBack(t *testing.T) {
 			if got[k] != v {
 				t.Fatalf("event %d header %s = %q, sent %q", n, k, got[k], v)
 			}
+		}
+	}
+}
+
+// The Events list's rows kept from the frame before are exactly the rows
+// drawn afresh, as events arrive, forwards are answered, payouts go late,
+// the cursor moves and the window changes width.
+func TestEventsRowsKeptAreRowsDrawn(t *testing.T) {
+	opts := Options{Backend: newFake(300), States: liveState()}
+	workbenchOpts(&opts) // webhook_late 30s, a payout going late
+	h := newHarness(t, opts, 120, 40)
+	h.key("4")
+	r := rand.New(rand.NewPCG(3, 4))
+	v := &h.m.events
+	seq := 100
+	for step := range 200 {
+		switch k := r.IntN(10); {
+		case k < 5:
+			seq++
+			ev := randomEvent(r, seq)
+			ev.ReceivedAt = h.clock.Now()
+			h.send(relayEventsMsg{events: []relayclient.Event{ev}})
+		case k == 5 && v.held() > 0:
+			n := v.total - 1 - r.IntN(min(v.held(), 30))
+			v.setForward(n, &relayclient.ForwardResult{URL: "http://127.0.0.1:9/hook", Attempts: 1, StatusCode: []int{200, 500}[r.IntN(2)]})
+		case k == 6:
+			h.advance(7 * time.Second) // late marks appear and grow
+		case k == 7:
+			h.key([]string{"up", "down", "pgup", "end"}[r.IntN(4)])
+		case k == 8:
+			h.send(tea.WindowSizeMsg{Width: []int{80, 120, 160}[r.IntN(3)], Height: 40})
+		}
+		kept := h.m.View()
+		v.rows = rowMemo{}
+		if fresh := h.m.View(); kept != fresh {
+			t.Fatalf("step %d: the frame with rows kept differs from one drawn afresh:\n%s\n---\n%s", step, kept, fresh)
 		}
 	}
 }
