@@ -116,7 +116,13 @@ func (h *Hub) SubmitBatch(ctx context.Context, u users.User, sub BatchSubmission
 		return BatchResult{}, &errSubmit{http.StatusUnprocessableEntity, ClassInvalid, fmt.Errorf("%d bad row(s); nothing was requested: %s", len(bad), strings.Join(bad, "; "))}
 	}
 	h.submitMu.Lock()
+	unlock, err := h.lockSubmissions(ctx)
+	if err != nil {
+		h.submitMu.Unlock()
+		return BatchResult{}, err
+	}
 	batch, rows, fresh, err := h.createBatch(ctx, u, sub)
+	unlock()
 	h.submitMu.Unlock()
 	if err != nil {
 		return BatchResult{}, err

@@ -65,9 +65,12 @@ type Hub struct {
 	cfg      Config
 	log      *slog.Logger
 	submitMu sync.Mutex
-	sharedH  [32]byte
-	followH  [32]byte
-	notify   *notifier
+	// id names this hub to the others as the holder of the submission
+	// lock.
+	id      string
+	sharedH [32]byte
+	followH [32]byte
+	notify  *notifier
 	// sends tracks payouts being sent, so Close waits for them; once
 	// closed, none starts.
 	mu     sync.Mutex
@@ -102,7 +105,7 @@ func New(cfg Config) (*Hub, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
 	}
-	h := &Hub{cfg: cfg, log: cfg.Logger}
+	h := &Hub{cfg: cfg, log: cfg.Logger, id: "hub-" + uuid.NewString()}
 	h.sharedH = hashToken(cfg.SharedToken)
 	h.followH = hashToken(cfg.FollowToken)
 	h.notify = newNotifier(cfg.NotifyURL, cfg.HTTPClient, cfg.Logger)
@@ -144,6 +147,7 @@ func (h *Hub) Run(ctx context.Context) error {
 	for {
 		h.lapse()
 		h.retryApproved(ctx)
+		h.settleStale(ctx)
 		select {
 		case <-ctx.Done():
 			return nil
@@ -220,9 +224,64 @@ func (h *Hub) Recover(ctx context.Context) {
 				h.log.Error("approvals: sending an approved request at start failed", "id", r.ID, "err", err)
 			}
 		case store.StatusSending, store.StatusUnknown:
+			r, ok := h.takeOver(r)
+			if !ok {
+				continue
+			}
 			if err := h.settle(ctx, r); err != nil {
 				h.log.Error("approvals: settling a request left being sent failed; it is tried again at the next start", "id", r.ID, "err", err)
 			}
+		}
+	}
+}
+
+// SendLease is how long a request claimed for sending on a store shared
+// by several hubs is left to the hub that claimed it (its send is given 2
+// minutes) before another takes it over as left by a hub that died.
+const SendLease = 3 * time.Minute
+
+// takeOver decides whether this hub settles r, left sending or unknown.
+// On a shared store a request another hub may be sending right now is
+// left to it until its lease has passed, and of hubs settling one at
+// once only the one whose Reclaim lands does. A hub's own file is its
+// alone: what it finds there at start was left by its previous run.
+func (h *Hub) takeOver(r store.Request) (store.Request, bool) {
+	if !h.cfg.Store.Shared() {
+		return r, true
+	}
+	now := h.cfg.Clock.Now()
+	if r.Status == store.StatusSending && now.Sub(r.UpdatedAt) < SendLease {
+		return r, false
+	}
+	nr, err := h.cfg.Store.Reclaim(r.ID, r.Rev, "hub", now)
+	if err != nil {
+		return r, false
+	}
+	return nr, true
+}
+
+// settleStale settles, on a shared store, the requests a hub that died
+// left sending, once their lease has passed: the other hubs do not wait
+// for it to start again.
+func (h *Hub) settleStale(ctx context.Context) {
+	if !h.cfg.Store.Shared() {
+		return
+	}
+	now := h.cfg.Clock.Now()
+	left, err := h.cfg.Store.List(func(r *store.Request) bool {
+		return r.Status == store.StatusSending && now.Sub(r.UpdatedAt) >= SendLease
+	})
+	if err != nil {
+		h.log.Error("approvals: reading the store failed", "err", err)
+		return
+	}
+	for _, r := range left {
+		r, ok := h.takeOver(r)
+		if !ok {
+			continue
+		}
+		if err := h.settle(ctx, r); err != nil {
+			h.log.Error("approvals: settling a request another hub left being sent failed; tried again later", "id", r.ID, "err", err)
 		}
 	}
 }
@@ -364,7 +423,13 @@ func (h *Hub) Submit(ctx context.Context, u users.User, sub Submission) (Result,
 		return Result{}, &errSubmit{http.StatusUnprocessableEntity, ClassInvalid, fmt.Errorf("the payout is not valid: %w", probs)}
 	}
 	h.submitMu.Lock()
+	unlock, err := h.lockSubmissions(ctx)
+	if err != nil {
+		h.submitMu.Unlock()
+		return Result{}, err
+	}
 	r, fresh, err := h.create(ctx, u, req, sub.AllowDuplicate)
+	unlock()
 	h.submitMu.Unlock()
 	if err != nil {
 		return Result{}, err
@@ -389,9 +454,27 @@ func (h *Hub) Submit(ctx context.Context, u users.User, sub Submission) (Result,
 	return res, nil
 }
 
+// submitLease bounds how long a hub holds a shared store's submission
+// lock: a hub that dies holding it holds up the others no longer.
+const submitLease = 30 * time.Second
+
+// lockSubmissions takes the shared store's submission lock (one hub of a
+// cluster at a time; nothing for a hub's own file, which submitMu
+// guards), waiting at most submitLease for it.
+func (h *Hub) lockSubmissions(ctx context.Context) (func(), error) {
+	lctx, cancel := context.WithTimeout(ctx, submitLease)
+	defer cancel()
+	unlock, err := h.cfg.Store.LockSubmissions(lctx, h.id, submitLease, h.cfg.Clock.Now)
+	if err != nil {
+		return nil, &errSubmit{http.StatusServiceUnavailable, ClassUnknown, fmt.Errorf("%w; nothing was requested or sent", err)}
+	}
+	return unlock, nil
+}
+
 // create runs the checks and stores the request; the caller holds
-// submitMu, so the 24-hour sum and the funds held back are read and
-// added to by one submission at a time.
+// submitMu and the submission lock, so the 24-hour sum and the funds
+// held back are read and added to by one submission at a time, at this
+// hub and every other hub of a cluster.
 func (h *Hub) create(ctx context.Context, u users.User, req api.PayoutRequest, allowDup bool) (store.Request, bool, error) {
 	if old, err := h.cfg.Store.ByTransactionID(req.TransactionID); err == nil {
 		p := old.Payout()

@@ -48,6 +48,15 @@ func NewPayoutPipeline(svc payout.Service, log *payout.Log) *PayoutPipeline {
 	return pp
 }
 
+// NewSharedPayoutPipeline is NewPayoutPipeline keeping the audit record
+// rec, shared by every hub of a cluster (hub/auditlog): the duplicate
+// check of each hub reads what the others reserved and sent.
+func NewSharedPayoutPipeline(svc payout.Service, rec payout.Record) *PayoutPipeline {
+	pp := NewPayoutPipeline(svc, nil)
+	pp.P.Shared = rec
+	return pp
+}
+
 // options are the pipeline's options for a hub payout: its transaction id
 // was fixed by the hub (or given by the requester), so it is looked for
 // in the whole report; funds are checked by Check, with what is held.
@@ -148,9 +157,10 @@ func (pp *PayoutPipeline) Lookup(ctx context.Context, transactionID string) (str
 
 // AuditEntries is the audit record the pipeline keeps, and its profile.
 func (pp *PayoutPipeline) AuditEntries() (string, []payout.Entry, error) {
-	if pp.P.Log == nil {
+	rec := pp.P.AuditRecord()
+	if rec == nil {
 		return "", nil, nil
 	}
-	es, err := pp.P.Log.Entries()
-	return pp.P.Log.Profile(), es, err
+	es, err := rec.Entries()
+	return rec.Profile(), es, err
 }

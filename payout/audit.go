@@ -71,6 +71,28 @@ func (e Entry) Request() api.PayoutRequest {
 		BeneficiaryReference: e.Reference, AmountInMinor: e.AmountInMinor, Currency: e.Currency}
 }
 
+// Record is an audit record as the pipeline uses it: *Log, a profile's
+// file on this machine, or a record shared by several processes (the
+// hubs of a cluster). Whatever keeps it, ReserveIf must check and append
+// as one step against every other writer: that is what stops two of
+// them sending the same payout at the same moment.
+type Record interface {
+	// Entries reads the whole record, oldest first.
+	Entries() ([]Entry, error)
+	// ReserveIf checks e against the record and appends it as an attempt
+	// unless it matches earlier payouts allow refuses (see Log.ReserveIf).
+	ReserveIf(ctx context.Context, e Entry, window time.Duration, allow func([]Payment) bool) ([]Payment, error)
+	// Outcome appends the outcome of a payout sent under transactionID.
+	Outcome(transactionID, outcome, detail string) error
+	// FinalOutcome appends a final state for a payout the record holds
+	// whose outcome is still open (see Log.FinalOutcome).
+	FinalOutcome(transactionID, state, reason string) (bool, error)
+	// Profile is the profile the record belongs to.
+	Profile() string
+}
+
+var _ Record = (*Log)(nil)
+
 // Log is the audit record of one profile: a JSON-lines file, mode 0600.
 type Log struct {
 	path    string

@@ -217,7 +217,7 @@ type Known struct {
 
 // Load reads the record and (when r is not nil) the report's payouts of
 // the last window.
-func Load(ctx context.Context, l *Log, r ReportReader, now time.Time, window time.Duration) (*Known, error) {
+func Load(ctx context.Context, l Record, r ReportReader, now time.Time, window time.Duration) (*Known, error) {
 	k := &Known{}
 	if l != nil {
 		entries, err := l.Entries()

@@ -48,6 +48,11 @@ type Pipeline struct {
 	// Log is the profile's audit record; nil keeps none (and checks only
 	// the report).
 	Log *Log
+	// Shared, when set, is the audit record used instead of Log: one
+	// kept off this machine and appended to by several processes (the
+	// hubs of a cluster share theirs over JetStream), whose ReserveIf is
+	// the lock every one of them checks duplicates under.
+	Shared Record
 	// Source names the caller in the record: SourceForm, SourceCreate,
 	// SourceBatch, SourceHub.
 	Source string
@@ -155,6 +160,22 @@ func (p *Pipeline) window() time.Duration {
 
 func (p *Pipeline) report() ReportReader { return p.Report }
 
+// record is the audit record in use: Shared, else Log, else none (a nil
+// interface, never one holding a nil *Log).
+func (p *Pipeline) record() Record {
+	if p.Shared != nil {
+		return p.Shared
+	}
+	if p.Log != nil {
+		return p.Log
+	}
+	return nil
+}
+
+// AuditRecord is the audit record the pipeline reads and writes (nil:
+// none).
+func (p *Pipeline) AuditRecord() Record { return p.record() }
+
 // WithService returns a copy of p that sends through svc and reads its
 // report and balances where p names none (the dashboard's form sends
 // through its backend).
@@ -191,7 +212,7 @@ func (p *Pipeline) Validate(req *api.PayoutRequest) error {
 // over the window, and, for ids given by the operator, the whole report.
 // The batch plans its rows over it.
 func (p *Pipeline) Known(ctx context.Context, givenIDs []string) (*Known, error) {
-	k, err := Load(ctx, p.Log, p.report(), p.now(), p.window())
+	k, err := Load(ctx, p.record(), p.report(), p.now(), p.window())
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +280,7 @@ func (p *Pipeline) CheckID(k *Known, req *api.PayoutRequest, c *Checked) error {
 // *DuplicateError when the operator has not allowed them.
 func (p *Pipeline) Duplicates(ctx context.Context, k *Known, req *api.PayoutRequest, opt Options) ([]Payment, error) {
 	now := p.now()
-	m := Resolve(ctx, p.Log, k, p.states(), k.Matching(req, now, p.window()), now)
+	m := Resolve(ctx, p.record(), k, p.states(), k.Matching(req, now, p.window()), now)
 	if len(m) > 0 && !opt.allowed(m) {
 		return m, &DuplicateError{Matches: m}
 	}
@@ -303,11 +324,12 @@ func CheckFunds(bals []api.Balance, currency string, amount int64) (*api.Balance
 // did not allow (sent by another paydash since the check): then nothing
 // is written and a *DuplicateError says which.
 func (p *Pipeline) Reserve(ctx context.Context, req *api.PayoutRequest, opt Options, c *Checked) error {
-	if p.Log == nil {
+	rec := p.record()
+	if rec == nil {
 		return nil
 	}
 	allowedDup := c != nil && len(c.Matches) > 0
-	m, err := p.Log.ReserveIf(ctx, Entry{Source: p.Source, TransactionID: req.TransactionID, Name: req.BeneficiaryName,
+	m, err := rec.ReserveIf(ctx, Entry{Source: p.Source, TransactionID: req.TransactionID, Name: req.BeneficiaryName,
 		IBAN: req.BeneficiaryIBAN, Reference: req.BeneficiaryReference, AmountInMinor: req.AmountInMinor,
 		Currency: req.Currency, BatchFile: opt.BatchFile, Line: opt.Line, AllowedDuplicate: allowedDup},
 		p.window(), opt.allowed)
@@ -330,7 +352,8 @@ func (p *Pipeline) Send(ctx context.Context, req *api.PayoutRequest) Answer {
 // accepted re-send of a payout sent before under the same id is recorded
 // as OutcomeExisting (the service created nothing new).
 func (p *Pipeline) RecordAnswer(req *api.PayoutRequest, c *Checked, a Answer) error {
-	if p.Log == nil {
+	rec := p.record()
+	if rec == nil {
 		return nil
 	}
 	outcome, detail := a.Outcome, ""
@@ -340,29 +363,31 @@ func (p *Pipeline) RecordAnswer(req *api.PayoutRequest, c *Checked, a Answer) er
 	if a.Accepted() && c != nil && c.AlreadySent != nil {
 		outcome = OutcomeExisting
 	}
-	return p.Log.Outcome(req.TransactionID, outcome, detail)
+	return rec.Outcome(req.TransactionID, outcome, detail)
 }
 
 // RecordFinal appends a final state learnt by following a payout.
 func (p *Pipeline) RecordFinal(id string, f Final) error {
-	if p.Log == nil || f.State == "" {
+	rec := p.record()
+	if rec == nil || f.State == "" {
 		return nil
 	}
 	detail := f.Reason
 	if f.Returned && detail == "" {
 		detail = ReasonReturned
 	}
-	return p.Log.Outcome(id, f.State, detail)
+	return rec.Outcome(id, f.State, detail)
 }
 
 // Record appends a final state learnt later (the dashboard's tracker)
 // for a payout this profile sent; ids the record does not hold are left
 // alone (see Log.FinalOutcome).
 func (p *Pipeline) Record(id, state, reason string) error {
-	if p.Log == nil {
+	rec := p.record()
+	if rec == nil {
 		return nil
 	}
-	_, err := p.Log.FinalOutcome(id, state, reason)
+	_, err := rec.FinalOutcome(id, state, reason)
 	return err
 }
 
@@ -370,10 +395,28 @@ func (p *Pipeline) Record(id, state, reason string) error {
 // payout as it was sent (the latest attempt of each): the dashboard's
 // tracker shows payee and amount from it for payouts the report lacks.
 func (p *Pipeline) Recorded(ids map[string]bool) (map[string]api.PayoutRequest, error) {
-	if p.Log == nil {
-		return map[string]api.PayoutRequest{}, nil
+	out := map[string]api.PayoutRequest{}
+	rec := p.record()
+	if rec == nil {
+		return out, nil
 	}
-	return p.Log.Attempted(ids)
+	// The local file keeps an index: a look-up per id, not a pass over
+	// the record (the dashboard asks on every batch of new payouts).
+	if ix, ok := rec.(interface {
+		Attempted(map[string]bool) (map[string]api.PayoutRequest, error)
+	}); ok {
+		return ix.Attempted(ids)
+	}
+	entries, err := rec.Entries()
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if e.Event == EventAttempt && ids[e.TransactionID] {
+			out[e.TransactionID] = e.Request()
+		}
+	}
+	return out, nil
 }
 
 // Run takes one payout through every stage: validate, check, confirm

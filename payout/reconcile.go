@@ -27,7 +27,7 @@ const ReportGrace = 2 * time.Minute
 // record shows accepted that the report still lacks after ReportGrace and
 // the relay cannot account for is kept and marked Unconfirmed: the check
 // stays safe, and the refusal says how to find out and how to override.
-func Resolve(ctx context.Context, log *Log, k *Known, states FinalStates, matches []Payment, now time.Time) []Payment {
+func Resolve(ctx context.Context, log Record, k *Known, states FinalStates, matches []Payment, now time.Time) []Payment {
 	out := matches[:0:0]
 	for _, m := range matches {
 		if m.Where != FromLocalRecord || !Pending(m.Outcome) {
@@ -73,7 +73,11 @@ func Resolve(ctx context.Context, log *Log, k *Known, states FinalStates, matche
 // open, not since found rejected or failed in the report or the relay's
 // history (which Resolve then appends to the record).
 func Paid(ctx context.Context, log *Log, k *Known, states FinalStates, p Payment, now time.Time) bool {
-	return p.paid() && len(Resolve(ctx, log, k, states, []Payment{p}, now)) > 0
+	var rec Record
+	if log != nil {
+		rec = log
+	}
+	return p.paid() && len(Resolve(ctx, rec, k, states, []Payment{p}, now)) > 0
 }
 
 func final(state string) bool { return api.IsFinalState(state) }

@@ -93,6 +93,10 @@ func (fv *formView) failureView(c *viewContext, w int) string {
 	case class == payout.ClassUnknown:
 		b.WriteString(c.st.warn.Render(wrapText(advice(answerOf(fv.err))+" "+retry+" retries with the same "+fv.spec.keyName()+", so it can never be created twice.", w)) + "\n")
 		b.WriteString(c.st.muted.Render(wrapText(edit+" edits (same key: if the first attempt arrived, the service keeps it and refuses the edit), "+restart+" discards and starts over.", w)) + "\n")
+	case class == classHubAccess:
+		// Sending again or editing cannot help: the token or its role is
+		// what the hub refused, and only whoever runs it can change that.
+		b.WriteString(c.st.warn.Render(wrapText("Nothing was sent: the team's hub does not take payouts from this token. "+restart+" starts over.", w)) + "\n")
 	case class == "":
 		b.WriteString(c.st.warn.Render(wrapText("Nothing was sent: the checks before sending could not be made. "+retry+" tries again, "+edit+" edits, "+restart+" starts over.", w)) + "\n")
 	default:

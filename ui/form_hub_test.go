@@ -375,7 +375,12 @@ func TestHubFormViewOnlyTokenSendsNothing(t *testing.T) {
 	h := &hubForm{harness: newHarness(t, Options{Backend: serviceOnly{Client: tm.Service, t: t}, Approvals: vic, Profile: "vic"}, 120, 40), team: tm}
 	h.fillGBP("Harbour Supplies Ltd", "HUB-VIEW", "10.00")
 	h.key("y")
-	mustContain(t, flat(h.view()), "the team's hub refused it: user vic does not hold the request role", capitalised(payout.AdviceNotSent))
+	view := flat(h.view())
+	mustContain(t, view, "the team's hub refused it: user vic does not hold the request role", "Nothing was sent: the team's hub does not take payouts from this token")
+	// Not the advice for a service out of reach: sending again cannot help.
+	if strings.Contains(view, capitalised(payout.AdviceNotSent)) {
+		t.Errorf("a role refusal advises sending again:\n%s", view)
+	}
 	if n := tm.CountPayouts(t, "HUB-VIEW"); n != 0 {
 		t.Fatalf("%d payouts sent with a view-only token", n)
 	}

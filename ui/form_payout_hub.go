@@ -177,8 +177,25 @@ func hubSubmitError(err error, transactionID string) error {
 	if he.Status >= http.StatusInternalServerError {
 		return err
 	}
+	if he.Status == http.StatusUnauthorized || he.Status == http.StatusForbidden {
+		return &hubAccess{detail: detail}
+	}
 	return errors.Join(api.ErrNotSent, errors.New("the team's hub refused it: "+detail))
 }
+
+// classHubAccess is the failure class of a submission the hub refused
+// for its token or role: nothing was sent, and neither sending it again
+// nor editing it changes that.
+const classHubAccess = "access"
+
+// hubAccess is the hub refusing the operator's token or role (a view-only
+// user, a token removed or rotated, the shared token).
+type hubAccess struct{ detail string }
+
+func (e *hubAccess) Error() string { return "the team's hub refused it: " + e.detail }
+
+// ErrorClass is classHubAccess.
+func (e *hubAccess) ErrorClass() string { return classHubAccess }
 
 // hubIDUsed is how the hub says a transaction id belongs to another
 // request (its reason is "duplicate" too; hub.Hub.Submit).

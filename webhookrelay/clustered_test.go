@@ -56,7 +56,7 @@ func TestClusteredRelaysLoseNothingWhenARelayAndTheStreamLeaderDie(t *testing.T)
 	const stream = "RELAYTEST"
 	cfg := func() Config {
 		return Config{VerifyKey: key, Tolerance: time.Hour,
-			NATS: &NATSConfig{URLs: cluster.urls(), Stream: stream, Replicas: 3}}
+			NATS: &NATSConfig{URLs: cluster.ClientURLs(), Stream: stream, Replicas: 3}}
 	}
 	a, killA := startKillableRelay(t, cfg())
 	b := startRelay(t, cfg())
@@ -98,7 +98,7 @@ func TestClusteredRelaysLoseNothingWhenARelayAndTheStreamLeaderDie(t *testing.T)
 		killOnce.Do(func() {
 			killA()
 			aDead.Store(true)
-			if leader := cluster.streamLeader(stream); leader != nil {
+			if leader := cluster.StreamLeader(stream); leader != nil {
 				t.Logf("killing relay A and stream leader %s after %d acknowledged", leader.Name(), acked.Load())
 				leader.Shutdown()
 			} else {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/paydash/paydash/natstest"
 )
 
 // natsChildEnv makes this test binary a three-node NATS cluster process
@@ -23,14 +25,14 @@ const natsChildEnv = "WEBHOOKRELAY_TEST_NATS_CLUSTER_DIR"
 // a,b,c", and stops when its standard input closes (the parent is gone).
 func runNATSChild(dir string) int {
 	dirs := []string{filepath.Join(dir, "n1"), filepath.Join(dir, "n2"), filepath.Join(dir, "n3")}
-	c, err := launchNATSClusterRetrying(dirs)
+	c, err := natstest.Launch(dirs)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	fmt.Printf("URLS %s\n", strings.Join(c.urls(), ","))
+	fmt.Printf("URLS %s\n", strings.Join(c.ClientURLs(), ","))
 	_, _ = io.Copy(io.Discard, os.Stdin)
-	c.shutdown()
+	c.Shutdown()
 	return 0
 }
 

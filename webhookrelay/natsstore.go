@@ -88,6 +88,7 @@ func (n NATSConfig) withDefaults() (NATSConfig, error) {
 type natsBackend struct {
 	cfg    NATSConfig
 	log    *slog.Logger
+	conn   *JetStreamConn
 	nc     *nats.Conn
 	js     jetstream.JetStream
 	stream jetstream.Stream
@@ -119,9 +120,24 @@ const (
 	natsProbeTimeout = 2 * time.Second
 )
 
-func openNATS(ctx context.Context, cfg Config, h *hub, m *metrics) (*natsBackend, error) {
-	nc := cfg.NATS
-	log := cfg.Logger
+// JetStreamConn is a connection to the NATS servers of clustered mode,
+// made the one way the relay makes its own: unreachable servers named at
+// once, reconnecting for ever, set-up steps retried with backoff while
+// the cluster cannot answer. The team hub keeps its approvals on the same
+// servers through one.
+type JetStreamConn struct {
+	NC   *nats.Conn
+	JS   jetstream.JetStream
+	urls []string
+	log  *slog.Logger
+}
+
+// DialJetStream connects to nc's servers and waits for a JetStream meta
+// leader, retrying until ctx ends. name names the client to the servers.
+func DialJetStream(ctx context.Context, nc NATSConfig, name string, log *slog.Logger) (*JetStreamConn, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	// Say at once which servers cannot be reached: the client connects to
 	// any one that answers and would not name the others.
 	for _, p := range probeNATSServers(nc.URLs) {
@@ -130,7 +146,7 @@ func openNATS(ctx context.Context, cfg Config, h *hub, m *metrics) (*natsBackend
 		}
 	}
 	opts := []nats.Option{
-		nats.Name("paydash relay"),
+		nats.Name(name),
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(250 * time.Millisecond),
 		nats.Timeout(5 * time.Second),
@@ -144,28 +160,53 @@ func openNATS(ctx context.Context, cfg Config, h *hub, m *metrics) (*natsBackend
 	if nc.CredsFile != "" {
 		opts = append(opts, nats.UserCredentials(nc.CredsFile))
 	}
-	b := &natsBackend{cfg: *nc, log: log, hub: h, m: m, prefix: "paydash.relay." + nc.Stream}
-	ok := false
-	defer func() {
-		if !ok && b.nc != nil {
-			b.nc.Close()
-		}
-	}()
+	c := &JetStreamConn{urls: nc.URLs, log: log}
 	servers := strings.Join(nc.URLs, ",")
-	err := b.waitFor(ctx, "a NATS server to connect to ("+servers+")", func(context.Context) error {
+	err := c.WaitFor(ctx, "a NATS server to connect to ("+servers+")", func(context.Context) error {
 		conn, err := nats.Connect(servers, opts...)
 		if err != nil {
 			return err
 		}
-		b.nc = conn
+		c.NC = conn
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("connect to NATS at %s: %w", servers, err)
 	}
-	if b.js, err = jetstream.New(b.nc); err != nil {
+	if c.JS, err = jetstream.New(c.NC); err != nil {
+		c.NC.Close()
 		return nil, fmt.Errorf("NATS JetStream: %w", err)
 	}
+	// Without a meta leader, stream and consumer requests go unanswered:
+	// wait for one first, so each wait is reported by what it is for.
+	if err := c.WaitFor(ctx, "a JetStream meta leader (a majority of the cluster's nodes up)", func(ctx context.Context) error {
+		_, err := c.JS.AccountInfo(ctx)
+		return err
+	}); err != nil {
+		c.NC.Close()
+		return nil, fmt.Errorf("NATS JetStream: %w", err)
+	}
+	return c, nil
+}
+
+// Close closes the connection.
+func (c *JetStreamConn) Close() { c.NC.Close() }
+
+func openNATS(ctx context.Context, cfg Config, h *hub, m *metrics) (*natsBackend, error) {
+	nc := cfg.NATS
+	log := cfg.Logger
+	b := &natsBackend{cfg: *nc, log: log, hub: h, m: m, prefix: "paydash.relay." + nc.Stream}
+	conn, err := DialJetStream(ctx, *nc, "paydash relay", log)
+	if err != nil {
+		return nil, err
+	}
+	b.conn, b.nc, b.js = conn, conn.NC, conn.JS
+	ok := false
+	defer func() {
+		if !ok {
+			b.nc.Close()
+		}
+	}()
 	sc := jetstream.StreamConfig{
 		Name:     nc.Stream,
 		Subjects: []string{b.prefix + ".>"},
@@ -185,14 +226,6 @@ func openNATS(ctx context.Context, cfg Config, h *hub, m *metrics) (*natsBackend
 	if cfg.RetainAge > 0 {
 		// JetStream needs the duplicate window to fit in the age limit.
 		sc.MaxAge = max(cfg.RetainAge, cfg.DedupeWindow)
-	}
-	// Without a meta leader, stream and consumer requests go unanswered:
-	// wait for one first, so each wait is reported by what it is for.
-	if err := b.waitFor(ctx, "a JetStream meta leader (a majority of the cluster's nodes up)", func(ctx context.Context) error {
-		_, err := b.js.AccountInfo(ctx)
-		return err
-	}); err != nil {
-		return nil, fmt.Errorf("NATS JetStream: %w", err)
 	}
 	what := fmt.Sprintf("JetStream stream %s (%d replicas) to be created or updated", nc.Stream, nc.Replicas)
 	if err := b.waitFor(ctx, what, func(ctx context.Context) error {
@@ -234,11 +267,11 @@ func openNATS(ctx context.Context, cfg Config, h *hub, m *metrics) (*natsBackend
 	return b, nil
 }
 
-// waitFor runs attempt until it succeeds or ctx ends, each try bounded by
+// WaitFor runs attempt until it succeeds or ctx ends, each try bounded by
 // natsSetupAttempt, with doubling backoff between; every failure is logged
-// with what the relay waits for, the cluster's answer and the servers it
-// cannot reach.
-func (b *natsBackend) waitFor(ctx context.Context, what string, attempt func(context.Context) error) error {
+// with what is waited for, the cluster's answer and the servers that
+// cannot be reached. A setting to fix (permanentNATSError) ends it at once.
+func (c *JetStreamConn) WaitFor(ctx context.Context, what string, attempt func(context.Context) error) error {
 	delay := natsSetupMinBackoff
 	for {
 		actx, cancel := context.WithTimeout(ctx, natsSetupAttempt)
@@ -254,7 +287,7 @@ func (b *natsBackend) waitFor(ctx context.Context, what string, attempt func(con
 			return err
 		}
 		var down []string
-		for _, p := range probeNATSServers(b.cfg.URLs) {
+		for _, p := range probeNATSServers(c.urls) {
 			if p.err != nil {
 				down = append(down, p.url)
 			}
@@ -263,7 +296,7 @@ func (b *natsBackend) waitFor(ctx context.Context, what string, attempt func(con
 		if len(down) > 0 {
 			args = append(args, "unreachable", strings.Join(down, ","))
 		}
-		b.log.Warn("waiting for JetStream", args...)
+		c.log.Warn("waiting for JetStream", args...)
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("gave up waiting for %s: %w (%w)", what, err, ctx.Err())
@@ -271,6 +304,10 @@ func (b *natsBackend) waitFor(ctx context.Context, what string, attempt func(con
 		}
 		delay = min(2*delay, natsSetupMaxBackoff)
 	}
+}
+
+func (b *natsBackend) waitFor(ctx context.Context, what string, attempt func(context.Context) error) error {
+	return b.conn.WaitFor(ctx, what, attempt)
 }
 
 // permanentNATSError tells a setting to fix from a cluster to wait for:

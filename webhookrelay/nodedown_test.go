@@ -89,7 +89,7 @@ func TestClusteredRelayStartsWithANATSNodeDown(t *testing.T) {
 		logs := &logBuffer{}
 		cfg := func(stream string) Config {
 			return Config{VerifyKey: key, Tolerance: time.Hour, Logger: logs.logger(),
-				NATS: &NATSConfig{URLs: nodes.allURLs(), Stream: stream, Replicas: 3}}
+				NATS: &NATSConfig{URLs: nodes.URLs(), Stream: stream, Replicas: 3}}
 		}
 		client := &http.Client{Timeout: 15 * time.Second}
 		ds := signDeliveries(t, "nodedown", DefaultPath, 0, 4)
@@ -99,9 +99,9 @@ func TestClusteredRelayStartsWithANATSNodeDown(t *testing.T) {
 		first.stop()
 
 		down := streamLeaderNode(t, nodes, "NODEDOWN")
-		downURL := nodes.allURLs()[down]
-		nodes.kill(t, down)
-		t.Logf("killed %s (%s), the stream's leader", nodes.nodeName(down), downURL)
+		downURL := nodes.URLs()[down]
+		nodes.Kill(t, down)
+		t.Logf("killed %s (%s), the stream's leader", nodes.NodeName(down), downURL)
 
 		tr := serveRelay(t, openWithin(t, cfg("NODEDOWN"), 25*time.Second, logs), listenLoopback(t))
 		t.Logf("it logged:\n%s", logs)
@@ -122,9 +122,9 @@ func TestClusteredRelayStartsWithANATSNodeDown(t *testing.T) {
 		// what for and which nodes it cannot reach, and starts once a
 		// node is back, however long that takes.
 		second := (down + 1) % 3
-		secondURL := nodes.allURLs()[second]
-		nodes.kill(t, second)
-		t.Logf("killed %s (%s) too", nodes.nodeName(second), secondURL)
+		secondURL := nodes.URLs()[second]
+		nodes.Kill(t, second)
+		t.Logf("killed %s (%s) too", nodes.NodeName(second), secondURL)
 		waitLog := &logBuffer{}
 		waitCfg := cfg("NODEDOWN")
 		waitCfg.Logger = waitLog.logger()
@@ -158,17 +158,17 @@ func TestClusteredRelayStartsWithANATSNodeDown(t *testing.T) {
 		if got := waitLog.String(); !strings.Contains(got, downURL) || !strings.Contains(got, secondURL) {
 			t.Errorf("the waiting relay's log should name both nodes it cannot reach (%s, %s):\n%s", downURL, secondURL, got)
 		}
-		nodes.restart(t, down)
-		t.Logf("restarted %s after the relay waited %v", nodes.nodeName(down), time.Since(waitedFrom).Round(time.Millisecond))
+		nodes.Restart(t, down)
+		t.Logf("restarted %s after the relay waited %v", nodes.NodeName(down), time.Since(waitedFrom).Round(time.Millisecond))
 		var back *Relay
 		select {
 		case o := <-done:
 			if o.err != nil {
-				t.Fatalf("relay did not start once %s was back: %v\nits log:\n%s", nodes.nodeName(down), o.err, waitLog)
+				t.Fatalf("relay did not start once %s was back: %v\nits log:\n%s", nodes.NodeName(down), o.err, waitLog)
 			}
 			back = o.r
 		case <-time.After(40 * time.Second):
-			t.Fatalf("relay did not start within 40s of %s coming back:\n%s", nodes.nodeName(down), waitLog)
+			t.Fatalf("relay did not start within 40s of %s coming back:\n%s", nodes.NodeName(down), waitLog)
 		}
 		t.Logf("relay started after waiting %v; it logged:\n%s", time.Since(waitedFrom).Round(time.Millisecond), waitLog)
 		trBack := serveRelay(t, back, listenLoopback(t))
@@ -309,7 +309,7 @@ func TestClusteredSubscribersStreamOnWhenTheStreamLeaderDies(t *testing.T) {
 		const stream = "LEADERDIES"
 		logs := &logBuffer{}
 		cfg := Config{VerifyKey: &testSigningKey(t).PublicKey, Tolerance: time.Hour, Logger: logs.logger(),
-			NATS: &NATSConfig{URLs: nodes.allURLs(), Stream: stream, Replicas: 3}}
+			NATS: &NATSConfig{URLs: nodes.URLs(), Stream: stream, Replicas: 3}}
 		// Relay B keeps at most 8 events queued per subscriber, and its
 		// paused subscriber's socket buffers are small: it falls behind
 		// after a few events.
@@ -322,7 +322,7 @@ func TestClusteredSubscribersStreamOnWhenTheStreamLeaderDies(t *testing.T) {
 		// and reconnects to one): the case where its live feed stalled.
 		leader := streamLeaderNode(t, nodes, stream)
 		cfgA := cfg
-		cfgA.NATS = &NATSConfig{URLs: []string{nodes.allURLs()[leader]}, Stream: stream, Replicas: 3}
+		cfgA.NATS = &NATSConfig{URLs: []string{nodes.URLs()[leader]}, Stream: stream, Replicas: 3}
 		a := serveRelay(t, openWithin(t, cfgA, 30*time.Second, logs), listenLoopback(t))
 		t.Cleanup(func() {
 			if t.Failed() {
@@ -406,8 +406,8 @@ func TestClusteredSubscribersStreamOnWhenTheStreamLeaderDies(t *testing.T) {
 					sendUntilAcked(t, client, a.base+DefaultPath, ds[i], 30*time.Second)
 					if acked.Add(1) == int64(n/3) {
 						killOnce.Do(func() {
-							t.Logf("killing %s, the stream's leader, after %d acknowledged", nodes.nodeName(leader), acked.Load())
-							nodes.kill(t, leader)
+							t.Logf("killing %s, the stream's leader, after %d acknowledged", nodes.NodeName(leader), acked.Load())
+							nodes.Kill(t, leader)
 							close(killed)
 						})
 					}

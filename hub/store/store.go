@@ -1,11 +1,14 @@
-// Package store keeps the team hub's approval requests in a bbolt file:
-// each request, and a record of every step of it (request, approval,
-// rejection, lapse, send, outcome) with who and when. Every change of a
-// request's status is one bbolt transaction that reads the status it
-// starts from and writes the next one with its record line: a
-// compare-and-swap, so two approvals at the same moment, or an approve
-// repeated after a lost answer, move a request once. Each commit is
-// fsynced before it is answered, so the record survives kill -9.
+// Package store keeps the team hub's approval requests: each request, and
+// a record of every step of it (request, approval, rejection, lapse,
+// send, outcome) with who and when. One hub keeps them in a bbolt file
+// (Open); the hubs of a cluster share them in a JetStream stream
+// (OpenJetStream, jetstream.go). Every change of a request's status reads
+// the status it starts from and writes the next one with its record line
+// as one compare-and-swap (a bbolt transaction; a publish expecting the
+// request's revision), so two approvals at the same moment, at one hub or
+// two, or an approve repeated after a lost answer, move a request once.
+// Each change is fsynced (bbolt) or held by a majority of the replicas
+// (JetStream) before it is answered, so the record survives kill -9.
 //
 // Approval records never go through the webhook relay's store: its
 // retention, forwarding and event stream never see them.
@@ -124,6 +127,10 @@ type Request struct {
 	UpdatedAt time.Time `json:"updated_at"`
 	// Rev counts the request's changes.
 	Rev uint64 `json:"rev"`
+
+	// overlaid says a JetStream store read this batch row's decision from
+	// its batch, the row not yet written with it.
+	overlaid bool
 }
 
 // Payout is the payout the request sends, under its fixed transaction id.
@@ -161,9 +168,11 @@ var (
 	bucketBatches  = []byte("batches") // batch id -> JSON list of request ids
 )
 
-// Store is the hub's bbolt file.
+// Store is the hub's store: a bbolt file, or (js set) a JetStream
+// stream shared by the hubs of a cluster.
 type Store struct {
 	db *bolt.DB
+	js *jsBackend
 }
 
 // Open opens (or creates, 0600 in a 0700 directory) the store at path. A
@@ -194,8 +203,14 @@ func Open(path string) (*Store, error) {
 	return &Store{db: db}, nil
 }
 
-// Close closes the file.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the file (a JetStream store's connection is its
+// opener's).
+func (s *Store) Close() error {
+	if s.js != nil {
+		return nil
+	}
+	return s.db.Close()
+}
 
 // NewID makes a request id: short enough to type, random enough never to
 // be guessed or collide ("apr-" and 10 base32 characters).
@@ -252,6 +267,9 @@ func appendLog(tx *bolt.Tx, e Entry) error {
 // Note records a line that belongs to no approval request: a payment or
 // mandate the hub sent for someone.
 func (s *Store) Note(e Entry) error {
+	if s.js != nil {
+		return s.js.note(e)
+	}
 	return s.db.Update(func(tx *bolt.Tx) error { return appendLog(tx, e) })
 }
 
@@ -259,6 +277,13 @@ func (s *Store) Note(e Entry) error {
 // its requester (and, for a payout that needs no approval, the status
 // approved). Its transaction id must be new to the hub.
 func (s *Store) Create(r *Request) error {
+	if s.js != nil {
+		e, err := prepare(r)
+		if err != nil {
+			return err
+		}
+		return s.js.create(r, e)
+	}
 	return s.db.Update(func(tx *bolt.Tx) error { return create(tx, r) })
 }
 
@@ -266,6 +291,9 @@ func (s *Store) Create(r *Request) error {
 func (s *Store) CreateBatch(batch string, rs []*Request) error {
 	if batch == "" || len(rs) == 0 {
 		return errors.New("approvals store: a batch needs an id and rows")
+	}
+	if s.js != nil {
+		return s.js.createBatch(batch, rs)
 	}
 	return s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketBatches)
@@ -290,6 +318,14 @@ func (s *Store) CreateBatch(batch string, rs []*Request) error {
 
 // Batch returns the rows of a batch, in file order.
 func (s *Store) Batch(batch string) ([]Request, error) {
+	if s.js != nil {
+		_, _, rs, err := s.js.batchAt(batch)
+		out := make([]Request, len(rs))
+		for i, r := range rs {
+			out[i] = *r
+		}
+		return out, err
+	}
 	var out []Request
 	err := s.db.View(func(tx *bolt.Tx) error {
 		rs, err := members(tx, batch)
@@ -325,6 +361,9 @@ func members(tx *bolt.Tx, batch string) ([]*Request, error) {
 // batch is decided whole. step sees the first row for the checks (the
 // rows share requester, status and expiry) and changes each row.
 func (s *Store) changeBatch(batch string, at time.Time, check func(first *Request) (keep bool, err error), step func(r *Request) *Entry) ([]Request, error) {
+	if s.js != nil {
+		return s.js.changeBatch(batch, at, check, step)
+	}
 	var out []Request
 	var checkErr error
 	err := s.db.Update(func(tx *bolt.Tx) error {
@@ -370,6 +409,7 @@ func (s *Store) ApproveBatch(batch, by string, at time.Time, need int) (rs []Req
 	lapsed := false
 	repeat := false
 	rs, err = s.changeBatch(batch, at, func(r *Request) (bool, error) {
+		lapsed, repeat, done = false, false, false // checked again when another hub changed it first
 		switch {
 		case r.RequestedBy == by:
 			return false, ErrOwnRequest
@@ -436,17 +476,30 @@ func create(tx *bolt.Tx, r *Request) error {
 	if err := txids.Put([]byte(r.TransactionID), []byte(r.ID)); err != nil {
 		return err
 	}
+	e, err := prepare(r)
+	if err != nil {
+		return err
+	}
+	if err := put(tx, r); err != nil {
+		return err
+	}
+	return appendLog(tx, e)
+}
+
+// prepare sets a new request's first revision and returns its first
+// record line: "requested" by its requester.
+func prepare(r *Request) (Entry, error) {
+	if r.ID == "" || r.TransactionID == "" || r.RequestedBy == "" {
+		return Entry{}, errors.New("approvals store: a request needs an id, a transaction id and a requester")
+	}
 	r.Rev = 1
 	r.UpdatedAt = r.RequestedAt
 	if r.ApprovedBy == nil {
 		r.ApprovedBy = []string{}
 	}
-	if err := put(tx, r); err != nil {
-		return err
-	}
 	detail := fmt.Sprintf("%s to %s, ref %q, transaction id %s; %s", api.FormatAmount(r.AmountInMinor, r.Currency),
 		r.BeneficiaryName, r.BeneficiaryReference, r.TransactionID, r.Policy)
-	return appendLog(tx, Entry{At: r.RequestedAt, RequestID: r.ID, Action: ActRequested, By: r.RequestedBy, Status: r.Status, Detail: detail})
+	return Entry{At: r.RequestedAt, RequestID: r.ID, Action: ActRequested, By: r.RequestedBy, Status: r.Status, Detail: detail}, nil
 }
 
 // change runs step on the stored request in one transaction and, when it
@@ -455,6 +508,9 @@ func create(tx *bolt.Tx, r *Request) error {
 // error (a lapse found by an approval is recorded, and the approval
 // refused).
 func (s *Store) change(id string, at time.Time, step func(r *Request) (e *Entry, keep bool, err error)) (Request, error) {
+	if s.js != nil {
+		return s.js.change(id, at, step)
+	}
 	var out Request
 	var stepErr error
 	err := s.db.Update(func(tx *bolt.Tx) error {
@@ -494,6 +550,7 @@ func (s *Store) change(id string, at time.Time, step func(r *Request) (e *Entry,
 // a second approval.
 func (s *Store) Approve(id, by string, at time.Time, need int) (r Request, done bool, err error) {
 	r, err = s.change(id, at, func(r *Request) (*Entry, bool, error) {
+		done = false // stepped again when another hub changed it first
 		if r.Batch != "" {
 			return nil, false, fmt.Errorf("%w %s", ErrInBatch, r.Batch)
 		}
@@ -554,6 +611,24 @@ func (s *Store) Claim(id, by string, at time.Time) (Request, error) {
 		return &Entry{Action: ActSending, By: by, Detail: "transaction id " + r.TransactionID}, false, nil
 	})
 }
+
+// Reclaim takes over a request left sending or unknown, as it was at
+// revision rev, to settle it (look it up by its transaction id, then send
+// it only if the service does not hold it). On a store shared by several
+// hubs, of those settling it at once only the one whose reclaim lands
+// goes on; the others get ErrNotApproved. It renews UpdatedAt, the
+// claim's lease.
+func (s *Store) Reclaim(id string, rev uint64, by string, at time.Time) (Request, error) {
+	return s.change(id, at, func(r *Request) (*Entry, bool, error) {
+		if r.Rev != rev || r.Status != StatusSending && r.Status != StatusUnknown {
+			return nil, false, fmt.Errorf("%w: it is %s, changed since", ErrNotApproved, r.Status)
+		}
+		return &Entry{Action: ActSending, By: by, Detail: "settling what was left " + r.Status + ": transaction id " + r.TransactionID + " is looked up before anything is sent"}, false, nil
+	})
+}
+
+// Shared says whether other hubs change the store too (JetStream).
+func (s *Store) Shared() bool { return s.js != nil }
 
 // Finish records the outcome of a request being sent (status sending or
 // unknown): sent, refused or unknown, the payout's state and the detail.
@@ -624,6 +699,9 @@ func later(held, next string) string {
 // Lapse moves every pending request whose time is up at now to lapsed
 // and returns them.
 func (s *Store) Lapse(at time.Time) ([]Request, error) {
+	if s.js != nil {
+		return s.jsLapse(at)
+	}
 	var out []Request
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketRequests).Cursor()
@@ -657,6 +735,13 @@ func (s *Store) Lapse(at time.Time) ([]Request, error) {
 
 // Get returns one request.
 func (s *Store) Get(id string) (Request, error) {
+	if s.js != nil {
+		r, _, err := s.js.get(id)
+		if err != nil {
+			return Request{}, err
+		}
+		return *r, nil
+	}
 	var r *Request
 	err := s.db.View(func(tx *bolt.Tx) error {
 		var err error
@@ -672,7 +757,16 @@ func (s *Store) Get(id string) (Request, error) {
 // List returns the requests keep selects (nil: all), oldest first.
 func (s *Store) List(keep func(*Request) bool) ([]Request, error) {
 	var out []Request
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
+		if s.js != nil {
+			all, err := s.js.list()
+			for i := range all {
+				if keep == nil || keep(&all[i]) {
+					out = append(out, all[i])
+				}
+			}
+			return err
+		}
 		return tx.Bucket(bucketRequests).ForEach(func(k, v []byte) error {
 			var r Request
 			if err := json.Unmarshal(v, &r); err != nil {
@@ -711,6 +805,9 @@ func (s *Store) Outflows(except string) (map[string]int64, error) {
 // Log returns the record lines after seq (0: all), oldest first, at most
 // limit of them (0: all); requestID, when set, keeps only that request's.
 func (s *Store) Log(after uint64, limit int, requestID string) ([]Entry, error) {
+	if s.js != nil {
+		return s.js.log(after, limit, requestID)
+	}
 	var out []Entry
 	err := s.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketLog).Cursor()
@@ -736,6 +833,16 @@ func (s *Store) Log(after uint64, limit int, requestID string) ([]Entry, error) 
 
 // ByTransactionID returns the request that holds a transaction id.
 func (s *Store) ByTransactionID(txid string) (Request, error) {
+	if s.js != nil {
+		id, ok, err := s.js.byTransactionID(txid)
+		if err != nil {
+			return Request{}, err
+		}
+		if !ok {
+			return Request{}, fmt.Errorf("%w with transaction id %q", ErrNotFound, txid)
+		}
+		return s.Get(id)
+	}
 	var id []byte
 	_ = s.db.View(func(tx *bolt.Tx) error {
 		id = bytes.Clone(tx.Bucket(bucketTxIDs).Get([]byte(txid)))
@@ -745,4 +852,76 @@ func (s *Store) ByTransactionID(txid string) (Request, error) {
 		return Request{}, fmt.Errorf("%w with transaction id %q", ErrNotFound, txid)
 	}
 	return s.Get(string(id))
+}
+
+// view runs fn in a read transaction of the bbolt file, or with no
+// transaction (nil) on JetStream.
+func (s *Store) view(fn func(tx *bolt.Tx) error) error {
+	if s.js != nil {
+		return fn(nil)
+	}
+	return s.db.View(fn)
+}
+
+// jsLapse lapses the requests due at at, each by its own
+// compare-and-swap: one approved or lapsed meanwhile by another hub is
+// left as that hub wrote it.
+func (s *Store) jsLapse(at time.Time) ([]Request, error) {
+	due, err := s.List(func(r *Request) bool {
+		return r.Status == StatusPending && !r.ExpiresAt.IsZero() && !at.Before(r.ExpiresAt)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []Request
+	batches := map[string]bool{}
+	for _, d := range due {
+		if d.Batch != "" {
+			if !batches[d.Batch] {
+				batches[d.Batch] = true
+				rs, err := s.lapseBatch(d.Batch, at)
+				if err != nil {
+					return out, err
+				}
+				out = append(out, rs...)
+			}
+			continue
+		}
+		lapsed := false
+		r, err := s.change(d.ID, at, func(r *Request) (*Entry, bool, error) {
+			lapsed = false
+			if r.Status != StatusPending || r.ExpiresAt.IsZero() || at.Before(r.ExpiresAt) {
+				return nil, false, nil
+			}
+			r.Status, lapsed = StatusLapsed, true
+			return &Entry{Action: ActLapsed, Detail: "not approved within the approval TTL"}, false, nil
+		})
+		if err != nil {
+			return out, err
+		}
+		if lapsed {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// errNotDue leaves a batch that is not (or no longer) due to lapse.
+var errNotDue = errors.New("not due")
+
+// lapseBatch lapses a pending batch whose time is up, whole.
+func (s *Store) lapseBatch(batch string, at time.Time) ([]Request, error) {
+	rs, err := s.changeBatch(batch, at, func(r *Request) (bool, error) {
+		if r.Status != StatusPending || r.ExpiresAt.IsZero() || at.Before(r.ExpiresAt) {
+			return false, errNotDue
+		}
+		return false, nil
+	}, func(r *Request) *Entry {
+		r.Status = StatusLapsed
+		return &Entry{Action: ActLapsed, Detail: "batch " + batch + " not approved within the approval TTL"}
+	})
+	if errors.Is(err, errNotDue) {
+		return nil, nil
+	}
+	return rs, err
 }

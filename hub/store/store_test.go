@@ -19,6 +19,9 @@ var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
 func openStore(t *testing.T) *Store {
 	t.Helper()
+	if storeOnJetStream != nil {
+		return storeOnJetStream(t)
+	}
 	s, err := Open(filepath.Join(t.TempDir(), "approvals.db"))
 	if err != nil {
 		t.Fatal(err)

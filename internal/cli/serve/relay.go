@@ -180,7 +180,7 @@ func Relay(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *RelayO
 	}
 	var th *teamHub
 	if team {
-		if th, err = openHub(s, g, &o.Team, token, logger); err != nil {
+		if th, err = openHub(ctx, s, g, &o.Team, natsCfg, token, logger); err != nil {
 			return err
 		}
 		defer th.close()
@@ -227,9 +227,6 @@ func Relay(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *RelayO
 	if th != nil {
 		th.follow(info.StreamURL)
 		info.HubURL = "http://" + addr + hub.Prefix
-		if natsCfg != nil {
-			info.Warnings = append(info.Warnings, "team mode keeps approvals in this relay's own bbolt file (--approvals-store); they are not replicated over --nats: run one hub")
-		}
 	}
 	for _, w := range info.Warnings {
 		if o.LogFormat == LogFormatJSON {

@@ -11,12 +11,15 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/hub"
+	"github.com/paydash/paydash/hub/auditlog"
 	"github.com/paydash/paydash/hub/policy"
 	"github.com/paydash/paydash/hub/store"
 	"github.com/paydash/paydash/hub/users"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/webhookrelay"
 )
 
 // TeamOptions are the flags that make `paydash relay` the team's hub.
@@ -38,7 +41,7 @@ func (o *TeamOptions) Bind(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.ApprovalTTL, "approval-ttl", policy.DefaultTTL, "team mode: a request not approved within this lapses")
 	fs.StringVar(&o.SendProfile, "send-profile", "", "team mode: config profile whose credentials and signing key the hub sends with (default: --profile's)")
 	fs.StringVar(&o.NotifyURL, "notify-url", "", `team mode: POST {"text": ...} here on each new request and each lapse (a chat incoming webhook)`)
-	fs.StringVar(&o.ApprovalsStore, "approvals-store", "", "team mode: approvals store file (default $XDG_STATE_HOME/paydash/relay/approvals.db)")
+	fs.StringVar(&o.ApprovalsStore, "approvals-store", "", "team mode: approvals store file (default $XDG_STATE_HOME/paydash/relay/approvals.db); with --nats the approvals and the hub's audit record are JetStream streams shared by every hub of the cluster instead")
 }
 
 // enabled reports whether team mode was asked for; without --users every
@@ -63,16 +66,23 @@ type teamHub struct {
 	info        string
 	pipe        *hub.PayoutPipeline
 	followToken string
+	// nats is the hub's own connection in clustered mode.
+	nats *webhookrelay.JetStreamConn
 }
 
 func (t *teamHub) close() {
 	t.hub.Close()
-	t.store.Close()
+	t.closeStores()
 }
 
 // openHub builds the hub from the flags: users file, policy, store, and
-// the send profile's client and audit record.
-func openHub(s *cmdutil.Streams, g *cmdutil.Global, o *TeamOptions, sharedToken string, logger *slog.Logger) (*teamHub, error) {
+// the send profile's client and audit record. With nc (--nats) the store
+// and the audit record are JetStream streams on those servers, shared by
+// every hub given the same servers and --nats-stream.
+func openHub(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *TeamOptions, nc *webhookrelay.NATSConfig, sharedToken string, logger *slog.Logger) (*teamHub, error) {
+	if nc != nil && o.ApprovalsStore != "" {
+		return nil, cmdutil.Exit(cmdutil.ExitUsage, errors.New("--approvals-store is one hub's bbolt file; with --nats the hubs of the cluster keep approvals in JetStream (--nats-stream names them): leave --approvals-store out"))
+	}
 	over, err := policy.ParseThresholds(o.ApproveOver)
 	if err != nil {
 		return nil, cmdutil.Exit(cmdutil.ExitUsage, err)
@@ -106,34 +116,77 @@ func openHub(s *cmdutil.Streams, g *cmdutil.Global, o *TeamOptions, sharedToken 
 	if err != nil {
 		return nil, err
 	}
-	audit, err := cmdutil.AuditLog(s, p)
+	t := &teamHub{live: live}
+	var where string
+	if nc != nil {
+		where, err = t.openClustered(ctx, client, p.Name, nc, logger)
+	} else {
+		where, err = t.openFile(s, client, p, o.ApprovalsStore)
+	}
 	if err != nil {
 		return nil, err
 	}
-	path := o.ApprovalsStore
-	if path == "" {
-		path = filepath.Join(config.StateDir(s.Getenv), "relay", "approvals.db")
-	}
-	st, err := store.Open(path)
-	if err != nil {
-		return nil, cmdutil.Exit(cmdutil.ExitUsage, err)
-	}
-	followToken, err := users.NewToken()
-	if err != nil {
-		st.Close()
+	if t.followToken, err = users.NewToken(); err != nil {
+		t.closeStores()
 		return nil, err
 	}
-	pipe := hub.NewPayoutPipeline(client, audit)
-	h, err := hub.New(hub.Config{Users: live, Store: st, Policy: pol, SharedToken: sharedToken, NotifyURL: o.NotifyURL, Logger: logger,
-		Pipeline: pipe, FollowToken: followToken, Direct: client})
+	t.hub, err = hub.New(hub.Config{Users: live, Store: t.store, Policy: pol, SharedToken: sharedToken, NotifyURL: o.NotifyURL, Logger: logger,
+		Pipeline: t.pipe, FollowToken: t.followToken, Direct: client})
 	if err != nil {
-		st.Close()
+		t.closeStores()
 		return nil, cmdutil.Exit(cmdutil.ExitUsage, err)
 	}
 	d := live.Current()
-	info := fmt.Sprintf("%d users (%s approve); %s; %d approver(s), lapse after %s; sends with profile %s; store %s",
-		d.Len(), strings.Join(d.Holding(users.RoleApprove), ", "), pol.Describe(), pol.Approvers, pol.TTL, p.Name, path)
-	return &teamHub{hub: h, live: live, store: st, info: info, pipe: pipe, followToken: followToken}, nil
+	t.info = fmt.Sprintf("%d users (%s approve); %s; %d approver(s), lapse after %s; sends with profile %s; store %s",
+		d.Len(), strings.Join(d.Holding(users.RoleApprove), ", "), pol.Describe(), pol.Approvers, pol.TTL, p.Name, where)
+	return t, nil
+}
+
+// openFile keeps the approvals in a bbolt file and the audit record in
+// the send profile's file: one hub.
+func (t *teamHub) openFile(s *cmdutil.Streams, client *api.Client, p *config.Profile, path string) (string, error) {
+	audit, err := cmdutil.AuditLog(s, p)
+	if err != nil {
+		return "", err
+	}
+	if path == "" {
+		path = filepath.Join(config.StateDir(s.Getenv), "relay", "approvals.db")
+	}
+	if t.store, err = store.Open(path); err != nil {
+		return "", cmdutil.Exit(cmdutil.ExitUsage, err)
+	}
+	t.pipe = hub.NewPayoutPipeline(client, audit)
+	return path, nil
+}
+
+// openClustered keeps the approvals and the audit record in JetStream
+// streams named after nc.Stream, connected to as the relay connects.
+func (t *teamHub) openClustered(ctx context.Context, client *api.Client, profile string, nc *webhookrelay.NATSConfig, logger *slog.Logger) (string, error) {
+	conn, err := webhookrelay.DialJetStream(ctx, *nc, "paydash hub", logger)
+	if err != nil {
+		return "", err
+	}
+	t.nats = conn
+	if t.store, err = store.OpenJetStream(ctx, conn.JS, store.JetStreamConfig{Name: nc.Stream, Replicas: nc.Replicas, Wait: conn.WaitFor}); err != nil {
+		conn.Close()
+		return "", err
+	}
+	rec, err := auditlog.Open(ctx, conn.JS, auditlog.Config{Name: nc.Stream, Profile: profile, Replicas: nc.Replicas, Wait: conn.WaitFor})
+	if err != nil {
+		conn.Close()
+		return "", err
+	}
+	t.pipe = hub.NewSharedPayoutPipeline(client, rec)
+	return fmt.Sprintf("JetStream streams %s_APPROVALS and %s_AUDIT (%d replicas), shared by every hub on %s", nc.Stream, nc.Stream, nc.Replicas, strings.Join(nc.URLs, ",")), nil
+}
+
+func (t *teamHub) closeStores() {
+	if t.store != nil {
+		t.store.Close()
+	}
+	if t.nats != nil {
+		t.nats.Close()
+	}
 }
 
 // followFor is how long the hub follows each payout it sent to its final
