@@ -78,6 +78,7 @@ const (
 //
 //	go test ./e2e -run '^$' -bench LiveAtVolume -benchtime 1x -timeout 20m
 //	PAYDASH_LIVE_DURATION=40s go test ./e2e -run '^$' -bench LiveAtVolume -benchtime 1x   # a quick run
+//	PAYDASH_PPROF_DIR=/tmp/prof PAYDASH_PPROF_EVERY=20s go test ./e2e …   # the dashboard's CPU and heap profiles per 20s
 func BenchmarkLiveAtVolume(b *testing.B) {
 	if raceEnabled {
 		b.Skip("figures are for the normal build")
@@ -203,7 +204,15 @@ func runLiveAtVolume(b *testing.B, dur time.Duration, rate int, idle time.Durati
 	cfg := filepath.Join(envValue(env, "XDG_STATE_HOME"), "paydash", "demo", "config.toml")
 	relay := relayCounter{url: "http://" + addrs.Relay + "/metrics"}
 
-	s := startScreenCmd(b, env, onCore(pinned, "0", bin, "--config", cfg))
+	// PAYDASH_PPROF_DIR (and PAYDASH_PPROF_EVERY) reach the dashboard
+	// only: its CPU and heap profiles per window, for developers.
+	dashEnv := slices.Clone(env)
+	for _, k := range []string{"PAYDASH_PPROF_DIR", "PAYDASH_PPROF_EVERY"} {
+		if v := os.Getenv(k); v != "" {
+			dashEnv = append(dashEnv, k+"="+v)
+		}
+	}
+	s := startScreenCmd(b, dashEnv, onCore(pinned, "0", bin, "--config", cfg))
 	s.waitText(60*time.Second, "Faster Payments", "relay: live")
 	pid := s.cmd.Process.Pid
 	s.press("4")

@@ -107,6 +107,9 @@ type Log struct {
 	cache []Entry
 	index *index
 	tail  []byte
+	// lastAttempt is, per transaction id, the index in cache of its
+	// latest attempt line (Attempted).
+	lastAttempt map[string]int
 }
 
 // DefaultPath is where a profile's audit record lives under paydash's
@@ -133,7 +136,7 @@ func Open(path, profile string, now func() time.Time) (*Log, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("audit record: %w", err)
 	}
-	return &Log{path: path, profile: profile, now: now, index: newIndex()}, nil
+	return &Log{path: path, profile: profile, now: now, index: newIndex(), lastAttempt: map[string]int{}}, nil
 }
 
 // Path is the record's file.
@@ -209,6 +212,9 @@ func (l *Log) refresh() error {
 			l.reset()
 			return fmt.Errorf("audit record %s line %d is damaged (%w); paydash will not send payouts it cannot check for duplicates: move the file aside to start a new record (the service's report is still checked)", l.path, n, err)
 		}
+		if e.Event == EventAttempt {
+			l.lastAttempt[e.TransactionID] = len(l.cache)
+		}
 		l.cache = append(l.cache, e)
 		l.index.apply(e)
 	}
@@ -236,6 +242,7 @@ func (l *Log) sameTail(f *os.File) bool {
 
 func (l *Log) reset() {
 	l.off, l.lines, l.cache, l.index, l.tail = 0, 0, nil, newIndex(), nil
+	l.lastAttempt = map[string]int{}
 }
 
 // append writes entries as one write and fsyncs. The caller holds the
@@ -297,19 +304,50 @@ func (l *Log) FinalOutcome(transactionID, state, reason string) (bool, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	open := func() (bool, error) {
+		if err := l.refresh(); err != nil {
+			return false, err
+		}
+		i, ok := l.index.byID[transactionID]
+		return ok && Pending(l.index.list[i].Outcome), nil
+	}
+	// Read first without the OS lock (as Entries does): the dashboard
+	// asks for every payout that finishes, mostly other operators' that
+	// the record does not hold, and taking the lock writes its holder
+	// file each time.
+	if pending, err := open(); err != nil || !pending {
+		return false, err
+	}
 	lk, err := l.lock(context.Background())
 	if err != nil {
 		return false, fmt.Errorf("audit record: %w", err)
 	}
 	defer func() { _ = lk.Unlock() }()
-	if err := l.refresh(); err != nil {
+	// Again under the lock: another process may have recorded it since.
+	if pending, err := open(); err != nil || !pending {
 		return false, err
 	}
-	i, ok := l.index.byID[transactionID]
-	if !ok || !Pending(l.index.list[i].Outcome) {
-		return false, nil
-	}
 	return true, l.append(Entry{Event: EventOutcome, TransactionID: transactionID, Outcome: state, Detail: reason})
+}
+
+// Attempted returns, for the ids the record holds an attempt for, the
+// payout as its latest attempt describes it. It costs a look-up per id
+// (and reading what was appended since the last read), not a pass over
+// the whole record: the dashboard asks on every batch of events that
+// brings payouts it does not know.
+func (l *Log) Attempted(ids map[string]bool) (map[string]api.PayoutRequest, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.refresh(); err != nil {
+		return nil, err
+	}
+	out := map[string]api.PayoutRequest{}
+	for id := range ids {
+		if i, ok := l.lastAttempt[id]; ok {
+			out[id] = l.cache[i].Request()
+		}
+	}
+	return out, nil
 }
 
 // repairTail cuts a last line torn by a crash (no newline after it), so

@@ -400,6 +400,13 @@ func (p *Pipeline) Recorded(ids map[string]bool) (map[string]api.PayoutRequest, 
 	if rec == nil {
 		return out, nil
 	}
+	// The local file keeps an index: a look-up per id, not a pass over
+	// the record (the dashboard asks on every batch of new payouts).
+	if ix, ok := rec.(interface {
+		Attempted(map[string]bool) (map[string]api.PayoutRequest, error)
+	}); ok {
+		return ix.Attempted(ids)
+	}
 	entries, err := rec.Entries()
 	if err != nil {
 		return nil, err

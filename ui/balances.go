@@ -31,8 +31,14 @@ type balancesView struct {
 	err      error
 	inFlight bool
 	pending  bool
-	nav      listNav
-	filter   filterBar
+	// Refreshes asked for by relay events (nudge): nudgedAt is when the
+	// last one started, nudgeWait is set while one waits for the gap to
+	// pass, nudged while one waits for the fetch in flight.
+	nudgedAt  time.Time
+	nudgeWait bool
+	nudged    bool
+	nav       listNav
+	filter    filterBar
 	// hist is the report's movements per currency (nil until a report
 	// loaded); open shows the selected account's own page; days is the
 	// chart's span, 30 or 90.
@@ -72,6 +78,40 @@ func (v *balancesView) fetch(c *viewContext) tea.Cmd {
 	}
 }
 
+// balanceNudgeGap is the least time between two balance fetches asked
+// for by relay events: at a busy hour's 100 events a second, each
+// fetched at once kept one request always out.
+const balanceNudgeGap = 2 * time.Second
+
+// balanceNudgeMsg is the end of a nudge's wait.
+type balanceNudgeMsg struct{}
+
+// nudge asks for balances after a relay event moved money. The first
+// fetches at once; those that follow within balanceNudgeGap, or while
+// a fetch is out, are gathered into one fetch when the gap has passed,
+// so the last event of a burst is always followed by one.
+func (v *balancesView) nudge(c *viewContext) tea.Cmd {
+	if c.opts.Backend == nil || v.nudgeWait {
+		return nil // the fetch waiting for the gap covers this one
+	}
+	if v.inFlight {
+		v.nudged = true
+		return nil
+	}
+	if wait := v.nudgedAt.Add(balanceNudgeGap).Sub(c.now()); !v.nudgedAt.IsZero() && wait > 0 {
+		v.nudgeWait = true
+		return after(c.clock, wait, balanceNudgeMsg{})
+	}
+	v.nudgedAt = c.now()
+	return v.fetch(c)
+}
+
+// nudgeDue fetches for the nudges gathered during the gap.
+func (v *balancesView) nudgeDue(c *viewContext) tea.Cmd {
+	v.nudgeWait = false
+	return v.nudge(c)
+}
+
 func (v *balancesView) apply(c *viewContext, msg balancesMsg) tea.Cmd {
 	v.inFlight = false
 	if msg.err != nil {
@@ -106,6 +146,10 @@ func (v *balancesView) apply(c *viewContext, msg balancesMsg) tea.Cmd {
 	if v.pending {
 		v.pending = false
 		return v.fetch(c)
+	}
+	if v.nudged {
+		v.nudged = false
+		return v.nudge(c)
 	}
 	return nil
 }

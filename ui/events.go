@@ -28,6 +28,7 @@ type eventsView struct {
 	vp      viewport.Model
 	pageH   int
 	wb      eventsWorkbench // events_workbench.go
+	rows    rowMemo         // the list's rows as last drawn
 }
 
 func newEventsView() eventsView {
@@ -207,7 +208,7 @@ func (v *eventsView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, c.keys.OpenEvent) && v.nav.cursor < len(v.shown) && len(v.shown) > 0:
 		v.open = true
 		v.openIdx = v.shown[v.nav.cursor]
-		v.wb.base, v.wb.query = v.detail(c, v.at(v.openIdx)), ""
+		v.wb.base, v.wb.query = v.detail(c, v.full(v.openIdx)), ""
 		v.vp.GotoTop()
 		v.setContent(c)
 	case key.Matches(k, c.keys.CopyBody) && v.nav.cursor < len(v.shown) && len(v.shown) > 0:
@@ -234,6 +235,7 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 		return v.openView(c, w, h)
 	}
 	var b strings.Builder
+	b.Grow(w*(h+1) + 256) // drawn after every message: one allocation, not a doubling series
 	switch {
 	case v.filter.shown():
 		b.WriteString(v.filter.view())
@@ -274,25 +276,80 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 	}
 	loc := c.now().Location()
 	cells := make([]string, len(eventCols))
+	v.rows.begin(w)
 	for i := v.nav.top; i < min(v.nav.top+listH, len(v.shown)); i++ {
-		ev := v.at(v.shown[i])
+		n := v.shown[i]
+		ev := v.at(n)
+		last := c.lateMark(ev.PayoutID) + v.summary(n, ws[4] == 0)
+		if i != v.nav.cursor {
+			if line, ok := v.rows.find(n, last); ok {
+				v.rows.keep(n, last, line)
+				b.WriteString(line)
+				b.WriteByte('\n')
+				continue
+			}
+		}
 		cells[0] = strconv.FormatUint(ev.Seq, 10)
 		cells[1] = clockTime(ev.ReceivedAt, loc)
 		cells[2] = ev.Type
 		cells[3] = ev.EventID
 		cells[4] = ev.PayoutID
-		cells[5] = c.lateMark(ev.PayoutID) + v.summary(v.shown[i], ws[4] == 0)
+		cells[5] = last
 		var line strings.Builder
+		line.Grow(w + 8) // one allocation per row, not a doubling series
 		line.WriteString(gutter(i == v.nav.cursor, false))
 		renderCells(&line, eventCols, ws, cells)
 		if i == v.nav.cursor {
 			b.WriteString(c.st.selected.Render(fit(line.String(), w)))
 		} else {
+			v.rows.keep(n, last, line.String())
 			b.WriteString(line.String())
 		}
 		b.WriteByte('\n')
 	}
+	v.rows.end()
 	return b.String()
+}
+
+// rowMemo keeps the last frame's list rows (all but the cursor's), each
+// with its last cell (late mark and summary, the one part of a row that
+// changes while it is held): following, each event moves every row up
+// one, and every cell of every row was cut, cleaned and padded again.
+type rowMemo struct {
+	w          int
+	rows, next []memoRow // ascending event numbers
+}
+
+type memoRow struct {
+	n          int
+	last, line string
+}
+
+// begin starts a frame w cells wide (a new width draws every row again).
+func (r *rowMemo) begin(w int) {
+	if w != r.w {
+		r.rows, r.w = r.rows[:0], w
+	}
+	r.next = r.next[:0]
+}
+
+// find returns event n's row as last drawn, when its last cell is still
+// last.
+func (r *rowMemo) find(n int, last string) (string, bool) {
+	i, ok := slices.BinarySearchFunc(r.rows, n, func(m memoRow, n int) int { return m.n - n })
+	if !ok || r.rows[i].last != last {
+		return "", false
+	}
+	return r.rows[i].line, true
+}
+
+// keep notes a row drawn in this frame.
+func (r *rowMemo) keep(n int, last, line string) { r.next = append(r.next, memoRow{n, last, line}) }
+
+// end makes this frame's rows the ones to find in the next.
+func (r *rowMemo) end() {
+	clear(r.rows)
+	r.rows, r.next = r.next, r.rows
 }
 
 func (v *eventsView) openView(c *viewContext, w, h int) string {

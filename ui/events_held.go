@@ -24,6 +24,10 @@ type heldEvents struct {
 	// summary), parallel to ring: a keystroke then costs a substring
 	// search per event, no JSON decoding and no lowercasing.
 	hay []string
+	// heads is each held event's delivery headers as name, value
+	// pairs, parallel to ring (whose events keep none): a third of the
+	// memory of a map per event. full puts them back.
+	heads [][]string
 	// sums is, for an event whose summary reads its JSON body (an
 	// external payment's amount), that summary, made once when it
 	// arrives rather than on every frame; "" for the others, whose
@@ -36,11 +40,25 @@ type heldEvents struct {
 
 	shown []int // absolute numbers of the held events that pass, ascending
 	// shownBy is the filter shown was computed with: a query that
-	// contains its text (the text grew) only narrows shown. stale says
-	// an event changed after it was checked (a forward's answer came).
+	// contains its text (the text grew) only narrows shown.
 	shownBy eventFilter
-	stale   bool
+	// narrowed are the filters shown narrowed from as the text grew,
+	// oldest first, each with its list as it was then: rubbing a
+	// character out goes back to one and checks only the events that
+	// came since, not every held event.
+	narrowed []narrowStep
 }
+
+// narrowStep is a filter's shown list as of total events.
+type narrowStep struct {
+	by    eventFilter
+	shown []int
+	total int
+}
+
+// maxNarrowed bounds the filters kept to go back to (a pasted id is one
+// step, each character typed another).
+const maxNarrowed = 64
 
 // eventFilter is what the Events view shows: one type ("" any), only
 // events whose forward failed, and text (lowercase) in the summary.
@@ -66,22 +84,46 @@ func (h *heldEvents) intern(s string) string {
 	return s
 }
 
-// compact makes ev share the strings every event repeats. The header
-// values that differ per event (signature, timestamp) are kept as they
-// came; content type and user agent are the same on every delivery.
-func (h *heldEvents) compact(ev *relayclient.Event) {
+// compact makes ev share the strings every event repeats, and takes its
+// headers out as name, value pairs (sorted by name). The header values
+// that differ per event (signature, timestamp) are kept as they came;
+// content type and user agent are the same on every delivery.
+func (h *heldEvents) compact(ev *relayclient.Event) (heads []string) {
 	ev.Type, ev.Family, ev.State, ev.Reason = h.intern(ev.Type), h.intern(ev.Family), h.intern(ev.State), h.intern(ev.Reason)
+	ev.Path = h.intern(ev.Path)
 	if len(ev.Headers) == 0 {
-		return
+		ev.Headers = nil
+		return nil
 	}
-	hs := make(map[string]string, len(ev.Headers))
-	for k, v := range ev.Headers {
+	var names [8]string // a delivery carries four: no allocation for the sort
+	keys := names[:0]
+	for k := range ev.Headers {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	heads = make([]string, 0, 2*len(keys))
+	for _, k := range keys {
+		v := ev.Headers[k]
 		if k == "Content-Type" || k == "User-Agent" {
 			v = h.intern(v)
 		}
-		hs[h.intern(k)] = v
+		heads = append(heads, h.intern(k), v)
 	}
-	ev.Headers = hs
+	ev.Headers = nil
+	return heads
+}
+
+// full is held event n as the relay sent it, its headers put back (for
+// the inspector and copying them, not for every frame).
+func (h *heldEvents) full(n int) *relayclient.Event {
+	ev := *h.at(n)
+	if pairs := h.heads[n%h.limit]; len(pairs) > 0 {
+		ev.Headers = make(map[string]string, len(pairs)/2)
+		for i := 0; i+1 < len(pairs); i += 2 {
+			ev.Headers[pairs[i]] = pairs[i+1]
+		}
+	}
+	return &ev
 }
 
 // held is how many events are in memory; dropped how many older ones
@@ -114,7 +156,7 @@ func (h *heldEvents) summary(n int, withID bool) string {
 // checks it against the active filters. It returns whether it is shown.
 func (h *heldEvents) push(ev relayclient.Event) bool {
 	n := h.total
-	h.compact(&ev)
+	heads := h.compact(&ev)
 	sum := eventSummary(&ev)
 	hay := eventHay(&ev, sum)
 	if ev.Type != api.EventExternalPaymentReceived {
@@ -122,11 +164,12 @@ func (h *heldEvents) push(ev relayclient.Event) bool {
 	}
 	if len(h.ring) < h.limit {
 		h.ring = append(h.ring, ev)
+		h.heads = append(h.heads, heads)
 		h.hay = append(h.hay, hay)
 		h.sums = append(h.sums, sum)
 	} else {
 		i := n % h.limit
-		h.ring[i], h.hay[i], h.sums[i] = ev, hay, sum
+		h.ring[i], h.heads[i], h.hay[i], h.sums[i] = ev, heads, hay, sum
 	}
 	h.total++
 	// The oldest shown may just have been overwritten.
@@ -157,27 +200,56 @@ func (h *heldEvents) passes(n int, f eventFilter) bool {
 	return f.q == "" || strings.Contains(h.hay[i], f.q)
 }
 
-// setFilter makes shown the held events that pass f. When only the text
-// grew (f's text contains the previous one, the rest alike), it narrows
-// the previous matches instead of searching every held event again.
+// setFilter makes shown the held events that pass f, searching as few
+// as it can: when only the text grew (f's text contains the previous
+// one, the rest alike) it narrows the previous matches; when f is a
+// filter it narrowed from (a character rubbed out) it takes that one's
+// list back and checks the events that came since; otherwise it
+// searches every held event.
 func (h *heldEvents) setFilter(f eventFilter) {
 	was := h.shownBy
-	switch {
-	case h.stale:
-	case f == was:
-		return
-	case f.typ == was.typ && f.failedOnly == was.failedOnly && strings.Contains(f.q, was.q):
-		h.shown = slices.DeleteFunc(h.shown, func(n int) bool { return !h.passes(n, f) })
-		h.shownBy = f
+	if f == was {
 		return
 	}
+	for i := len(h.narrowed) - 1; i >= 0; i-- {
+		if st := h.narrowed[i]; st.by == f {
+			clear(h.narrowed[i:])
+			h.narrowed = h.narrowed[:i]
+			first := h.dropped()
+			k, _ := slices.BinarySearch(st.shown, first)
+			h.shown = st.shown[k:]
+			for n := max(st.total, first); n < h.total; n++ {
+				if h.passes(n, f) {
+					h.shown = append(h.shown, n)
+				}
+			}
+			h.shownBy = f
+			return
+		}
+	}
+	if f.typ == was.typ && f.failedOnly == was.failedOnly && strings.Contains(f.q, was.q) {
+		if len(h.narrowed) == maxNarrowed {
+			h.narrowed = slices.Delete(h.narrowed, 0, 1)
+		}
+		h.narrowed = append(h.narrowed, narrowStep{by: was, shown: h.shown, total: h.total})
+		next := make([]int, 0, len(h.shown)/4)
+		for _, n := range h.shown {
+			if h.passes(n, f) {
+				next = append(next, n)
+			}
+		}
+		h.shown, h.shownBy = next, f
+		return
+	}
+	clear(h.narrowed)
+	h.narrowed = h.narrowed[:0]
 	h.shown = h.shown[:0]
 	for n := h.dropped(); n < h.total; n++ {
 		if h.passes(n, f) {
 			h.shown = append(h.shown, n)
 		}
 	}
-	h.shownBy, h.stale = f, false
+	h.shownBy = f
 }
 
 // findSeq is the absolute number of the held event with relay sequence
@@ -200,8 +272,9 @@ func (h *heldEvents) findSeq(seq uint64) int {
 }
 
 // setForward records how forwarding event n went: its summary and
-// filter text change with it, and the shown list is checked again at
-// the next refilter.
+// filter text change with it, so it is checked again against the
+// filter shown (the lists kept to go back to checked it as it was, and
+// are let go).
 func (h *heldEvents) setForward(n int, fr *relayclient.ForwardResult) {
 	i := n % h.limit
 	ev := &h.ring[i]
@@ -211,7 +284,15 @@ func (h *heldEvents) setForward(n int, fr *relayclient.ForwardResult) {
 	if ev.Type == api.EventExternalPaymentReceived {
 		h.sums[i] = sum
 	}
-	h.stale = true
+	clear(h.narrowed)
+	h.narrowed = h.narrowed[:0]
+	at, in := slices.BinarySearch(h.shown, n)
+	switch pass := h.passes(n, h.shownBy); {
+	case pass && !in:
+		h.shown = slices.Insert(h.shown, at, n)
+	case !pass && in:
+		h.shown = slices.Delete(h.shown, at, at+1)
+	}
 }
 
 // types lists the event types held, sorted.

@@ -1,12 +1,15 @@
 package ui
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/relayclient"
@@ -209,5 +212,136 @@ func TestEventsShownIndexOfSeq(t *testing.T) {
 	h.typeText(otherID(4)[:8])
 	if got, gone := v.shownIndexOfSeq(5), v.shownIndexOfSeq(6); got != 0 || gone != -1 {
 		t.Errorf("filtered: seq 5 at line %d (want 0), seq 6 at %d (want -1)", got, gone)
+	}
+}
+
+// liveEvent is an event as the relay streams it at a busy hour: a
+// payout's state, or now and then an external payment, with the
+// delivery's headers and body.
+func liveEvent(seq int) relayclient.Event {
+	ev := payoutEvent(seq, fmt.Sprintf("%08x-1ive-4000-8000-%012d", seq*2654435761%(1<<32), seq/3),
+		[]string{api.StateAuthorised, api.StateSubmitted, api.StateSettled}[seq%3])
+	if seq%25 == 24 {
+		ev = relayclient.Event{Seq: uint64(seq), EventID: "ev-" + strconv.Itoa(seq), Family: relayclient.FamilyPayments,
+			Type: api.EventExternalPaymentReceived, ReceivedAt: ev.ReceivedAt}
+	}
+	ev.Body = []byte(`{"event_id":"` + ev.EventID + `","type":"` + ev.Type + `","payout_id":"` + ev.PayoutID + `","amount_in_minor":` + strconv.Itoa(1000+seq) + `,"currency":"GBP"}`)
+	ev.Headers = map[string]string{"Content-Type": "application/json", "User-Agent": "sandbox-webhooks/1",
+		"X-Svc-Webhook-Timestamp": strconv.Itoa(1_700_000_000 + seq),
+		"X-Svc-Webhook-Signature": strings.Repeat(strconv.Itoa(seq%10), 176)}
+	return ev
+}
+
+// BenchmarkEventsAppend is one relay event taken by the Events view (its
+// summary and filter text made once, checked against the filter, the
+// oldest let go): with a ring of 100 and no filter (the anchor), and
+// with the cap's 20,000 held and a filter set, side by side in one run.
+// Bounded and checked one by one, an event costs the same in each.
+//
+//	go test ./ui -run '^$' -bench EventsAppend -benchmem
+func BenchmarkEventsAppend(b *testing.B) {
+	const pool = 4096
+	evs := make([]relayclient.Event, pool)
+	for i := range evs {
+		evs[i] = liveEvent(i + 1)
+	}
+	for _, c := range []struct {
+		name   string
+		held   int
+		filter string
+	}{
+		{"100-held", 100, ""},
+		{"100-held-filtered", 100, "settled"},
+		{"20000-held", maxEvents, ""},
+		{"20000-held-filtered", maxEvents, "settled"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			v := newEventsView()
+			v.heldEvents = newHeldEvents(c.held)
+			for i := 0; i < c.held; i += 500 {
+				batch := make([]relayclient.Event, 0, 500)
+				for k := i; k < min(i+500, c.held); k++ {
+					batch = append(batch, evs[k%pool])
+				}
+				v.add(batch)
+			}
+			v.filter.set(c.filter)
+			v.refilter()
+			if v.held() != c.held {
+				b.Fatalf("held %d, want %d", v.held(), c.held)
+			}
+			b.ReportAllocs()
+			one := make([]relayclient.Event, 1)
+			i := 0
+			for b.Loop() {
+				one[0] = evs[i%pool]
+				v.add(one)
+				i++
+			}
+			b.ReportMetric(float64(v.held()), "held")
+			b.ReportMetric(float64(len(v.shown)), "shown")
+		})
+	}
+}
+
+// Held events keep their headers as pairs; the inspector and the copy
+// keys get them back exactly as the relay sent them.
+func TestHeldEventsGiveTheirHeadersBack(t *testing.T) {
+	h := newHeldEvents(3)
+	var sent []relayclient.Event
+	for seq := 1; seq <= 5; seq++ {
+		ev := liveEvent(seq)
+		sent = append(sent, ev)
+		h.push(ev)
+	}
+	for n := h.dropped(); n < h.total; n++ {
+		if h.at(n).Headers != nil {
+			t.Fatalf("event %d holds a header map", n)
+		}
+		got, want := h.full(n).Headers, sent[n].Headers
+		if len(got) != len(want) {
+			t.Fatalf("event %d headers %v, sent %v", n, got, want)
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Fatalf("event %d header %s = %q, sent %q", n, k, got[k], v)
+			}
+		}
+	}
+}
+
+// The Events list's rows kept from the frame before are exactly the rows
+// drawn afresh, as events arrive, forwards are answered, payouts go late,
+// the cursor moves and the window changes width.
+func TestEventsRowsKeptAreRowsDrawn(t *testing.T) {
+	opts := Options{Backend: newFake(300), States: liveState()}
+	workbenchOpts(&opts) // webhook_late 30s, a payout going late
+	h := newHarness(t, opts, 120, 40)
+	h.key("4")
+	r := rand.New(rand.NewPCG(3, 4))
+	v := &h.m.events
+	seq := 100
+	for step := range 200 {
+		switch k := r.IntN(10); {
+		case k < 5:
+			seq++
+			ev := randomEvent(r, seq)
+			ev.ReceivedAt = h.clock.Now()
+			h.send(relayEventsMsg{events: []relayclient.Event{ev}})
+		case k == 5 && v.held() > 0:
+			n := v.total - 1 - r.IntN(min(v.held(), 30))
+			v.setForward(n, &relayclient.ForwardResult{URL: "http://127.0.0.1:9/hook", Attempts: 1, StatusCode: []int{200, 500}[r.IntN(2)]})
+		case k == 6:
+			h.advance(7 * time.Second) // late marks appear and grow
+		case k == 7:
+			h.key([]string{"up", "down", "pgup", "end"}[r.IntN(4)])
+		case k == 8:
+			h.send(tea.WindowSizeMsg{Width: []int{80, 120, 160}[r.IntN(3)], Height: 40})
+		}
+		kept := h.m.View()
+		v.rows = rowMemo{}
+		if fresh := h.m.View(); kept != fresh {
+			t.Fatalf("step %d: the frame with rows kept differs from one drawn afresh:\n%s\n---\n%s", step, kept, fresh)
+		}
 	}
 }

@@ -43,8 +43,8 @@ const attemptPoll = time.Second
 // maxResendsShown bounds the resends kept per event for the inspector.
 const maxResendsShown = 10
 
-// maxLateBook bounds the payouts the late-webhook book follows.
-const maxLateBook = 50000
+// maxResendEvents bounds the events whose resends are kept.
+const maxResendEvents = 50000
 
 // workbenchState is the dashboard-wide part of the workbench, shared
 // through the viewContext: the late-webhook book the tracker and the
@@ -236,25 +236,56 @@ func (m *model) noteLate(evs []relayclient.Event) {
 		}
 		m.wb.book.Sent(webhooklate.Payout{ID: p.id, Currency: cur, Amount: minor, Since: since, Source: src})
 	})
-	// Bounded: settled payouts are forgotten past maxLateBook.
-	m.wb.book.Prune(maxLateBook)
-	if len(m.wb.fed) > maxLateBook {
-		clear(m.wb.fed) // re-feeding a payout keeps its first time
-		clear(m.wb.report)
-	}
-	if len(m.wb.resends) > maxLateBook {
-		clear(m.wb.resends)
-	}
 	for _, ev := range evs {
+		// Late as of when the relay took this event, not as of now: a
+		// dashboard catching up on a backlog would otherwise take every
+		// final webhook that came in time for a late one.
+		asOf := ev.ReceivedAt
+		if asOf.IsZero() {
+			asOf = now
+		}
 		wasLate := false
-		if st, ok := m.wb.book.Get(ev.PayoutID, now); ok {
+		if st, ok := m.wb.book.Get(ev.PayoutID, asOf); ok {
 			wasLate = st.Late
 		}
 		if st, final := m.wb.book.Observe(ev); final && (st.ArrivedLate || wasLate) {
-			m.events.wb.lateValid = false // the banner loses it now
+			m.events.lateCame(st.ID) // the banner loses it now
 			m.setFlash("payout "+shortID(st.ID)+": "+termtext.Safe(st.Final)+" came "+webhooklate.Round(st.LateBy).String()+" late (late mark cleared)", false)
 		}
 	}
+	m.boundLate()
+}
+
+// boundLate keeps the late-webhook book to what the tracker keeps: every
+// payout still expecting its final webhook, and as many finished ones
+// as the tracker keeps (tracker_keep_final). What it remembers of the
+// tracker's payouts (fed, report) goes with them. Each costs the same
+// per event after 100,000 payouts as after 100.
+func (m *model) boundLate() {
+	m.wb.book.Prune(m.tracker.keepFinal + m.wb.book.Pending())
+	// Swept when twice what the tracker holds (and a margin): at least
+	// as many payouts came as a sweep looks at.
+	if len(m.wb.fed)+len(m.wb.report) > 2*(m.tracker.payouts.len()+m.tracker.keepFinal) {
+		for id := range m.wb.fed {
+			if m.tracker.byID[id] == nil {
+				delete(m.wb.fed, id) // fed again if it comes back: the book keeps its first time
+			}
+		}
+		for id := range m.wb.report {
+			if m.tracker.byID[id] == nil {
+				delete(m.wb.report, id)
+			}
+		}
+	}
+	if len(m.wb.resends) > maxResendEvents {
+		clear(m.wb.resends)
+	}
+}
+
+// lateCame takes a payout whose final webhook came off the late banner
+// (without checking the whole book again).
+func (v *eventsView) lateCame(id string) {
+	v.wb.late = slices.DeleteFunc(v.wb.late, func(s webhooklate.Status) bool { return strings.EqualFold(s.ID, id) })
 }
 
 // shortID is the first 8 characters of an id, for one-line messages.
@@ -283,7 +314,7 @@ type eventsWorkbench struct {
 	// late is the book's overdue payouts as of lateAt, for the banner.
 	late      []webhooklate.Status
 	lateAt    time.Time
-	lateValid bool
+	lateValid bool // late has been checked once
 }
 
 // Workbench keys (the Events view's own; R and T are capitals so they
@@ -328,7 +359,7 @@ func (v *eventsView) applyAttempt(a relayclient.Attempt) {
 // reopen redraws an open inspector (after a resend answered).
 func (v *eventsView) reopen(c *viewContext) {
 	if v.open && v.isHeld(v.openIdx) {
-		v.wb.base = v.detail(c, v.at(v.openIdx))
+		v.wb.base = v.detail(c, v.full(v.openIdx))
 		v.setContent(c)
 	}
 }
@@ -336,9 +367,9 @@ func (v *eventsView) reopen(c *viewContext) {
 func (v *eventsView) selected() *relayclient.Event {
 	switch {
 	case v.open && v.isHeld(v.openIdx):
-		return v.at(v.openIdx)
+		return v.full(v.openIdx)
 	case v.nav.cursor >= 0 && v.nav.cursor < len(v.shown):
-		return v.at(v.shown[v.nav.cursor])
+		return v.full(v.shown[v.nav.cursor])
 	}
 	return nil
 }
@@ -534,9 +565,9 @@ func (v *eventsView) lateBanner(c *viewContext, w int) string {
 	if c.wb == nil {
 		return ""
 	}
-	// The book is checked at most once a second (it holds up to
-	// maxLateBook payouts; a frame comes with nearly every event), and
-	// at once when a late payout's final webhook came.
+	// The book is checked at most once a second (a frame comes with
+	// nearly every event; Check looks at the payouts in flight), and at
+	// once when a late payout's final webhook came.
 	now := c.now()
 	if !v.wb.lateValid || now.Sub(v.wb.lateAt) >= time.Second || now.Before(v.wb.lateAt) {
 		v.wb.late, v.wb.lateAt, v.wb.lateValid = c.wb.book.Check(now), now, true

@@ -223,3 +223,53 @@ func TestTriggerFromTheEventsView(t *testing.T) {
 		t.Fatalf("sandbox got %s", got.body)
 	}
 }
+
+// The late-webhook book keeps what the tracker keeps: through any number
+// of other operators' payouts that finish, it holds the payouts still
+// expecting their final webhook and the latest tracker_keep_final
+// finished ones, and the late payout stays on the banner.
+func TestLateBookBoundedLikeTheTracker(t *testing.T) {
+	opts := Options{Backend: newFake(300), States: liveState(), TrackerKeepFinal: 3}
+	workbenchOpts(&opts)
+	h := newHarness(t, opts, 120, 40)
+	h.key("4")
+	for i := range 500 {
+		id := otherID(i)
+		h.send(relayEventsMsg{events: []relayclient.Event{payoutEvent(100+2*i, id, api.StateAuthorised)}})
+		h.send(relayEventsMsg{events: []relayclient.Event{payoutEvent(101+2*i, id, api.StateSettled)}})
+		book := h.m.wb.book
+		if book.Len() > 3+book.Pending() {
+			t.Fatalf("after %d payouts the book holds %d (%d expecting their final webhook), the tracker keeps 3 finished", i+1, book.Len(), book.Pending())
+		}
+		if n, bound := len(h.m.wb.fed)+len(h.m.wb.report), 2*(h.m.tracker.payouts.len()+3); n > bound {
+			t.Fatalf("after %d payouts the workbench remembers %d of the tracker's payouts, bound %d", i+1, n, bound)
+		}
+	}
+	if got := h.m.wb.book.Pending(); got != 1 {
+		t.Fatalf("%d payouts expecting their final webhook, want the late one", got)
+	}
+	h.clock.Advance(time.Second) // the banner checks the book once a second
+	mustContain(t, h.view(), "⚠ webhook LATE 31s: payout cccccccc…")
+}
+
+// A dashboard catching up on a backlog (the relay took the events a
+// minute ago) does not take a final webhook that came in time for a
+// late one: lateness is as of when the relay took each event.
+func TestCatchingUpIsNotLate(t *testing.T) {
+	opts := Options{Backend: newFake(300), States: liveState()}
+	workbenchOpts(&opts) // webhook_late 30s
+	h := newHarness(t, opts, 120, 40)
+	h.key("4")
+	id := otherID(1)
+	auth := payoutEvent(100, id, api.StateAuthorised)
+	settled := payoutEvent(101, id, api.StateSettled)
+	auth.ReceivedAt, settled.ReceivedAt = fixedNow.Add(-time.Minute), fixedNow.Add(-time.Minute+time.Second)
+	h.send(relayEventsMsg{events: []relayclient.Event{auth}})
+	h.send(relayEventsMsg{events: []relayclient.Event{settled}})
+	if out := h.view(); strings.Contains(out, "came") {
+		t.Fatalf("a final webhook that came a second after its payout is said to be late:\n%s", out)
+	}
+	if st, ok := h.m.wb.book.Get(id, fixedNow); !ok || st.Final == "" || st.ArrivedLate {
+		t.Fatalf("book: %+v (known %v), want settled in time", st, ok)
+	}
+}

@@ -167,6 +167,27 @@ func clean(s string) string { return termtext.Safe(s) }
 func cleanLines(s string) string { return termtext.Lines(s) }
 
 // clipLines cuts every line of s to at most w cells.
+// writeBody writes body's first h lines to b, each cut to w cells, then
+// empty lines up to h: clipLines(padLines(body, h), w) in one pass with
+// no copy of the body between (the frame is drawn after every message).
+func writeBody(b *strings.Builder, body string, h, w int) {
+	rest, more := body, true
+	for i := range h {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if !more {
+			continue
+		}
+		var l string
+		l, rest, more = strings.Cut(rest, "\n")
+		if width(l) > w {
+			l = ansi.Truncate(l, w, "…")
+		}
+		b.WriteString(l)
+	}
+}
+
 func clipLines(s string, w int) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {

@@ -113,6 +113,8 @@ type model struct {
 	mandate *formView
 	// approvals is the team hub's Approvals view (team mode only).
 	approvals approvalsView
+
+	memo frameMemo // the frame's lines kept between draws (frame_memo.go)
 }
 
 func newModel(ctx context.Context, opts Options) *model {
@@ -214,6 +216,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.flash = flash{owner: m.tab}
 		}
 		return m, after(m.clock, time.Second, secondMsg{})
+	case balanceNudgeMsg:
+		return m, m.bal.nudgeDue(c)
 	case balanceTickMsg:
 		return m, tea.Batch(m.bal.fetch(c), after(m.clock, m.opts.BalanceRefresh, balanceTickMsg{}))
 	case reportTickMsg:
@@ -747,8 +751,8 @@ func (m *model) onEvents(msg relayEventsMsg) tea.Cmd {
 		m.noteLate(msg.events)
 		if m.tracker.apply(m.c(), msg.events) {
 			// Any payout movement changes balances: refresh now rather than
-			// waiting for the next poll.
-			cmds = append(cmds, m.bal.fetch(m.c()))
+			// waiting for the next poll (at most one per balanceNudgeGap).
+			cmds = append(cmds, m.bal.nudge(m.c()))
 		}
 		// Payouts from other operators arrive by id only: their amount and
 		// beneficiary come from the report already loaded, if it has them.
@@ -858,7 +862,8 @@ func (m *model) View() string {
 	}
 	// Views size themselves to the width; clipping here is the guarantee
 	// that no line ever wraps and scrolls the frame.
-	b.WriteString(clipLines(padLines(body, bodyH), m.width))
+	b.Grow(len(body) + 3*m.width)
+	writeBody(&b, body, bodyH, m.width)
 	b.WriteByte('\n')
 	b.WriteString(m.statusLine())
 	b.WriteByte('\n')
@@ -867,6 +872,13 @@ func (m *model) View() string {
 }
 
 func (m *model) headerLine() string {
+	rt, _ := m.relayText()
+	at := clockTime(m.bal.refreshedAt(), m.now().Location()) + " " + zoneName(m.now())
+	key := rt + "\x1f" + at + "\x1f" + m.bal.lowAlerts(m.c()) + "\x1f" + itoa(m.approvals.awaiting()) + "\x1f" + itoa(m.width)
+	return m.memo.header.get(key, m.drawHeaderLine)
+}
+
+func (m *model) drawHeaderLine() string {
 	loc := m.now().Location()
 	prof := "profile " + m.st.bold.Render(m.opts.Profile)
 	if m.opts.Production {
@@ -908,6 +920,11 @@ func (m *model) headerLine() string {
 }
 
 func (m *model) tabsLine() string {
+	key := itoa(int(m.tab)) + "\x1f" + itoa(m.width) + "\x1f" + strconv.FormatBool(m.teamMode())
+	return m.memo.tabs.get(key, m.drawTabsLine)
+}
+
+func (m *model) drawTabsLine() string {
 	render := func(names [numTabs]string) string {
 		parts := make([]string, 0, numTabs)
 		for i, n := range names {

@@ -54,6 +54,10 @@ func (m *model) overlayKeys() (own, frame [][]key.Binding) {
 
 func (m *model) helpLine() string {
 	short, tail := m.barKeys()
+	return m.memo.keys.get(bindingsKey(m.width, short, tail), func() string { return m.drawHelpLine(short, tail) })
+}
+
+func (m *model) drawHelpLine(short, tail []key.Binding) string {
 	// The frame's keys (help above all) always show: the view's own go
 	// from the end until the line fits.
 	hm := m.help

@@ -49,3 +49,17 @@ func TestFilterAndCommandLineNeverTakeUnsafeCharacters(t *testing.T) {
 		t.Errorf("the command line drew the character:\n%s", v)
 	}
 }
+
+// writeBody is clipLines(padLines(...)) in one pass: the same frame body
+// for bodies shorter, longer and as long as the room, with lines too wide.
+func TestWriteBodyIsPadThenClip(t *testing.T) {
+	for _, body := range []string{"", "one", "one\ntwo", "a\nb\nc\nd\ne\nf", "wide " + strings.Repeat("x", 40) + "\nshort\n", "\n\n"} {
+		for _, h := range []int{1, 3, 6, 8} {
+			var b strings.Builder
+			writeBody(&b, body, h, 10)
+			if want := clipLines(padLines(body, h), 10); b.String() != want {
+				t.Errorf("body %q h %d: %q, want %q", body, h, b.String(), want)
+			}
+		}
+	}
+}

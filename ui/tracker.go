@@ -415,6 +415,7 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 		cells[3] = p.state
 		cells[4] = c.lateMark(p.id) + timeline(p, now)
 		var line strings.Builder
+		line.Grow(w + 8) // one allocation per row, not a doubling series
 		line.WriteString(gutter(i == v.nav.cursor, now.Sub(p.changedAt) < highlightFor))
 		switch {
 		case i == v.nav.cursor:

@@ -66,17 +66,33 @@ type Limit func(currency string) time.Duration
 type Book struct {
 	limit Limit
 	byID  map[string]*Status
+	// pending are the payouts whose final webhook has not come: all
+	// Check has to look at, however many payouts came and went.
+	pending map[string]*Status
+	// finals are the keys of the payouts whose final webhook came, in
+	// the order it came (from head on): Prune forgets from the front.
+	finals []string
+	head   int
 }
 
 // New returns an empty book using limit.
-func New(limit Limit) *Book { return &Book{limit: limit, byID: map[string]*Status{}} }
+func New(limit Limit) *Book {
+	return &Book{limit: limit, byID: map[string]*Status{}, pending: map[string]*Status{}}
+}
+
+// The final events of each family's payouts, shared by every Status
+// (read only).
+var (
+	expectsPayments = []string{api.EventPayoutExecuted, api.EventPayoutFailed}
+	expectsPayout   = []string{api.EventPayoutSettled, api.EventPayoutFailed, api.EventPayoutRejected}
+)
 
 // expects names the final events of a family's payouts.
 func expects(family string) []string {
 	if family == relayclient.FamilyPayments {
-		return []string{api.EventPayoutExecuted, api.EventPayoutFailed}
+		return expectsPayments
 	}
-	return []string{api.EventPayoutSettled, api.EventPayoutFailed, api.EventPayoutRejected}
+	return expectsPayout
 }
 
 // Sent records a payout this profile sent. Sending it again (a retry)
@@ -102,7 +118,9 @@ func (b *Book) Sent(p Payout) {
 		}
 		return
 	}
-	b.byID[key(p.ID)] = &Status{Payout: p, Expects: expects(p.Family), Deadline: p.Since.Add(b.limit(p.Currency))}
+	st := &Status{Payout: p, Expects: expects(p.Family), Deadline: p.Since.Add(b.limit(p.Currency))}
+	b.byID[key(p.ID)] = st
+	b.pending[key(p.ID)] = st
 }
 
 func key(id string) string { return strings.ToLower(strings.TrimSpace(id)) }
@@ -139,6 +157,8 @@ func (b *Book) Observe(ev relayclient.Event) (st Status, final bool) {
 		return Status{}, false // a redelivery of the final, or a second one
 	}
 	s.Final, s.FinalAt, s.Late = ev.Type, at, false
+	delete(b.pending, key(ev.PayoutID))
+	b.finals = append(b.finals, key(ev.PayoutID))
 	if at.After(s.Deadline) {
 		s.ArrivedLate, s.LateBy = true, at.Sub(s.Deadline)
 	} else {
@@ -151,8 +171,8 @@ func (b *Book) Observe(ev relayclient.Event) (st Status, final bool) {
 // oldest deadline first, each with LateBy at now.
 func (b *Book) Check(now time.Time) []Status {
 	var out []Status
-	for _, s := range b.byID {
-		if s.Final == "" && now.After(s.Deadline) {
+	for _, s := range b.pending {
+		if now.After(s.Deadline) {
 			s.Late, s.LateBy = true, now.Sub(s.Deadline)
 			out = append(out, *s)
 		}
@@ -180,24 +200,26 @@ func (b *Book) Get(id string, now time.Time) (Status, bool) {
 }
 
 // Prune bounds a long-running book: past max payouts it forgets those
-// whose final webhook came (the oldest first); payouts still expected
-// are kept, since forgetting one would hide a missing webhook.
+// whose final webhook came, the earliest to come first; payouts still
+// expected are kept, since forgetting one would hide a missing webhook.
+// Each payout forgotten costs the same however many the book saw.
 func (b *Book) Prune(max int) {
-	// A tenth of slack, so a book at its bound is not sorted per event.
-	if len(b.byID) <= max+max/10 {
-		return
-	}
-	var done []*Status
-	for _, s := range b.byID {
-		if s.Final != "" {
-			done = append(done, s)
+	for len(b.byID) > max && b.head < len(b.finals) {
+		k := b.finals[b.head]
+		b.finals[b.head] = ""
+		b.head++
+		if s, ok := b.byID[k]; ok && s.Final != "" {
+			delete(b.byID, k)
 		}
 	}
-	slices.SortFunc(done, func(a, c *Status) int { return a.FinalAt.Compare(c.FinalAt) })
-	for _, s := range done[:min(len(done), len(b.byID)-max)] {
-		delete(b.byID, key(s.ID))
+	if b.head > 64 && b.head > len(b.finals)/2 {
+		b.finals = slices.Delete(b.finals, 0, b.head)
+		b.head = 0
 	}
 }
+
+// Pending is how many payouts still expect their final webhook.
+func (b *Book) Pending() int { return len(b.pending) }
 
 // Len is how many payouts the book follows.
 func (b *Book) Len() int { return len(b.byID) }

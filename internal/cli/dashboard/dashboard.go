@@ -6,6 +6,7 @@ package dashboard
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -48,7 +49,12 @@ func Show(ctx context.Context, s *cmdutil.Streams, p Params) error {
 			_ = sub.Run(ctx)
 		}()
 	}
-	err := ui.Run(ctx, p.UI)
+	stopProfiles, err := startDevProfiles(os.Getenv)
+	if err != nil {
+		return err
+	}
+	err = ui.Run(ctx, p.UI)
+	stopProfiles()
 	cancel()
 	wg.Wait()
 	return err
