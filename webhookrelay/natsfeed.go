@@ -166,5 +166,5 @@ func (b *natsBackend) deliver(gen uint64, msg jetstream.Msg) {
 		b.log.Error("JetStream record cannot be streamed; clients skip it", "seq", seq, "err", err)
 		return
 	}
-	b.hub.publish([]hubMsg{{seq: seq, typ: head.Type, frame: frame}})
+	b.hub.Publish(hubMsg{seq: seq, typ: head.Type, frame: frame})
 }

@@ -202,7 +202,7 @@ func (r *Relay) httpServer() *http.Server {
 // 503) and the forwarder, and closes the store. It is safe to call twice.
 func (r *Relay) Close() error {
 	r.closeOnce.Do(func() {
-		r.hub.shutdown()
+		r.hub.Shutdown()
 		for _, f := range r.forwarders {
 			f.stop()
 		}

@@ -329,7 +329,7 @@ func (w *writer) commit(batch []*writeReq) {
 		}
 		msgs = append(msgs, hubMsg{seq: req.ev.Seq, typ: req.ev.Type, frame: frame})
 	}
-	w.hub.publish(msgs)
+	w.hub.Publish(msgs...)
 	if len(msgs) > 0 {
 		select {
 		case w.stored <- struct{}{}:

@@ -14,16 +14,13 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/wsfan"
 )
 
-// Websocket timing: a client must answer pings within pongWait; every
-// write must complete within writeWait or the client is dropped (it
-// resumes later from the store).
+// Websocket timing (wsfan's): every write must complete within writeWait
+// or the client is dropped (it resumes later from the store).
 const (
-	writeWait  = 10 * time.Second
-	pongWait   = 60 * time.Second
-	pingPeriod = pongWait * 9 / 10
-	closeGrace = 2 * time.Second
+	writeWait = wsfan.WriteWait
 	// backlogPage bounds one store read while sending a backlog.
 	backlogPage      = 256
 	backlogPageBytes = 4 << 20
@@ -33,7 +30,7 @@ const (
 const (
 	// CloseSlowConsumer: the client's queue filled; the reason says which
 	// since= to resume with.
-	CloseSlowConsumer = 4000
+	CloseSlowConsumer = wsfan.CloseSlowConsumer
 )
 
 func (r *Relay) newUpgrader() websocket.Upgrader {
@@ -107,7 +104,7 @@ func (r *Relay) handleWS(w http.ResponseWriter, req *http.Request) {
 	}
 	defer conn.Close()
 	closing, _ := req.Context().Value(closingKey{}).(<-chan struct{})
-	c := &wsClient{relay: r, conn: conn, keep: relayclient.TypeFilter(q["type"]), closing: closing, lastPing: time.Now()}
+	c := &wsClient{relay: r, conn: conn, keep: relayclient.TypeFilter(q["type"]), closing: closing}
 	c.serve(since)
 }
 
@@ -118,12 +115,13 @@ type closingKey struct{}
 
 // wsClient is one websocket connection being served.
 type wsClient struct {
-	relay      *Relay
-	conn       *websocket.Conn
-	keep       func(*Event) bool
-	closing    <-chan struct{}
-	readerDone chan struct{}
-	lastPing   time.Time
+	relay   *Relay
+	conn    *websocket.Conn
+	keep    func(*Event) bool
+	closing <-chan struct{}
+	// ws serves the keepalive and the close; readerDone is its Gone.
+	ws         *wsfan.Conn
+	readerDone <-chan struct{}
 	// frames is sendQueued's reused list of frames to write.
 	frames net.Buffers
 	// last is the highest seq this connection has dealt with (sent or
@@ -133,27 +131,8 @@ type wsClient struct {
 
 func (c *wsClient) serve(since uint64) {
 	c.last = since
-	c.readerDone = make(chan struct{})
-	c.conn.SetReadLimit(512) // clients send only control frames
-	_ = c.conn.SetReadDeadline(time.Now().Add(pongWait))
-	c.conn.SetPongHandler(func(string) error {
-		return c.conn.SetReadDeadline(time.Now().Add(pongWait))
-	})
-	c.conn.SetPingHandler(func(data string) error {
-		err := c.conn.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(writeWait))
-		if errors.Is(err, websocket.ErrCloseSent) {
-			return nil
-		}
-		return err
-	})
-	go func() {
-		defer close(c.readerDone)
-		for {
-			if _, _, err := c.conn.NextReader(); err != nil {
-				return
-			}
-		}
-	}()
+	c.ws = wsfan.Serve(c.conn)
+	c.readerDone = c.ws.Gone()
 
 	hub := c.relay.hub
 	var sub *hubClient
@@ -162,16 +141,16 @@ func (c *wsClient) serve(since uint64) {
 		// the backlog's last read is then in the queue, so there is no gap;
 		// queued events the backlog already sent are skipped by seq.
 		var err error
-		if sub, err = hub.subscribe(c.relay.cfg.ClientQueue); err != nil {
+		if sub, err = hub.Subscribe(c.relay.cfg.ClientQueue); err != nil {
 			c.close(websocket.CloseGoingAway, "relay shutting down")
 			return
 		}
 		if err := c.sendBacklog(); err != nil {
-			hub.unsubscribe(sub)
+			hub.Unsubscribe(sub)
 			return
 		}
 		select {
-		case <-sub.overflow:
+		case <-sub.Overflow:
 			// The queue filled while the backlog was sent: the store has
 			// everything it dropped, so go round again from there.
 			continue
@@ -179,21 +158,21 @@ func (c *wsClient) serve(since uint64) {
 		}
 		break
 	}
-	defer hub.unsubscribe(sub)
+	defer hub.Unsubscribe(sub)
 
-	ping := time.NewTicker(pingPeriod)
+	ping := time.NewTicker(wsfan.PingPeriod)
 	defer ping.Stop()
 	for {
 		select {
-		case m := <-sub.queue:
-			if err := c.sendQueued(m, sub.queue); err != nil {
+		case m := <-sub.Queue:
+			if err := c.sendQueued(m, sub.Queue); err != nil {
 				return
 			}
-		case <-sub.overflow:
+		case <-sub.Overflow:
 			// Everything queued before the overflow is complete and in
 			// order: send it, then say where to resume.
-			for len(sub.queue) > 0 {
-				if err := c.sendQueued(<-sub.queue, sub.queue); err != nil {
+			for len(sub.Queue) > 0 {
+				if err := c.sendQueued(<-sub.Queue, sub.Queue); err != nil {
 					return
 				}
 			}
@@ -208,7 +187,7 @@ func (c *wsClient) serve(since uint64) {
 		case <-c.closing:
 			c.close(websocket.CloseGoingAway, "relay shutting down")
 			return
-		case <-hub.done:
+		case <-hub.Done():
 			c.close(websocket.CloseGoingAway, "relay shutting down")
 			return
 		}
@@ -326,7 +305,7 @@ func (c *wsClient) sendBacklog() error {
 		}
 		c.last = lastSeen
 		// A long backlog must not starve the keepalive.
-		if time.Since(c.lastPing) > pingPeriod {
+		if c.ws.PingDue() {
 			if err := c.ping(); err != nil {
 				return err
 			}
@@ -341,22 +320,7 @@ func (c *wsClient) sendBacklog() error {
 
 var errClientGone = errors.New("websocket client went away")
 
-func (c *wsClient) ping() error {
-	c.lastPing = time.Now()
-	return c.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait))
-}
+func (c *wsClient) ping() error { return c.ws.Ping() }
 
-// close sends a close frame and waits briefly for the client's answer, so
-// the events written before it are not cut off by a TCP reset.
-func (c *wsClient) close(code int, reason string) {
-	msg := websocket.FormatCloseMessage(code, reason)
-	if err := c.conn.WriteControl(websocket.CloseMessage, msg, time.Now().Add(writeWait)); err != nil {
-		return
-	}
-	t := time.NewTimer(closeGrace)
-	defer t.Stop()
-	select {
-	case <-c.readerDone:
-	case <-t.C:
-	}
-}
+// close sends a close frame and waits briefly for the client's answer.
+func (c *wsClient) close(code int, reason string) { c.ws.Close(code, reason) }
