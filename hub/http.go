@@ -55,6 +55,7 @@ func (h *Hub) Handler() http.Handler {
 	mux.HandleFunc("GET "+PathMe, h.withRole(users.RoleView, h.handleMe))
 	mux.HandleFunc("POST "+PathPayouts, h.withRole(users.RoleRequest, h.handleSubmit))
 	mux.HandleFunc("GET "+PathApprovals, h.withRole(users.RoleView, h.handleList))
+	mux.HandleFunc("GET "+PathApprovalsWS, h.withRole(users.RoleView, h.handleWatch))
 	mux.HandleFunc("GET "+PathApprovals+"/{id}", h.withRole(users.RoleView, h.handleShow))
 	mux.HandleFunc("GET "+PathApprovals+"/{id}/check", h.withRole(users.RoleView, h.handleCheck))
 	mux.HandleFunc("POST "+PathApprovals+"/{id}/approve", h.withRole(users.RoleApprove, h.handleApprove))

@@ -29,6 +29,7 @@ import (
 	"github.com/paydash/paydash/hub/store"
 	"github.com/paydash/paydash/hub/users"
 	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/wsfan"
 )
 
 // Config configures a Hub.
@@ -76,6 +77,10 @@ type Hub struct {
 	mu     sync.Mutex
 	closed bool
 	sends  sync.WaitGroup
+	// changes fans the store's changes out to the approvals feed's
+	// subscribers (watch.go).
+	changes   *wsfan.Fanout[store.Change]
+	stopWatch func()
 }
 
 // New checks cfg: the policy is valid and the users file holds enough
@@ -109,6 +114,7 @@ func New(cfg Config) (*Hub, error) {
 	h.sharedH = hashToken(cfg.SharedToken)
 	h.followH = hashToken(cfg.FollowToken)
 	h.notify = newNotifier(cfg.NotifyURL, cfg.HTTPClient, cfg.Logger)
+	h.startWatch()
 	if f, ok := cfg.Pipeline.(interface {
 		SetFinalHook(func(transactionID, state, reason string))
 	}); ok {
@@ -167,6 +173,7 @@ func (h *Hub) Close() {
 		w.Wait()
 	}
 	h.notify.wait()
+	h.stopWatching()
 }
 
 // retryApproved sends the requests left approved: their send stopped

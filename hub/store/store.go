@@ -173,6 +173,8 @@ var (
 type Store struct {
 	db *bolt.DB
 	js *jsBackend
+	// watch is told of each bbolt commit (Watch).
+	watch watchers
 }
 
 // Open opens (or creates, 0600 in a 0700 directory) the store at path. A
@@ -284,7 +286,11 @@ func (s *Store) Create(r *Request) error {
 		}
 		return s.js.create(r, e)
 	}
-	return s.db.Update(func(tx *bolt.Tx) error { return create(tx, r) })
+	if err := s.db.Update(func(tx *bolt.Tx) error { return create(tx, r) }); err != nil {
+		return err
+	}
+	s.committed(r)
+	return nil
 }
 
 // CreateBatch stores the rows of a batch, all or none, under batch id.
@@ -295,7 +301,7 @@ func (s *Store) CreateBatch(batch string, rs []*Request) error {
 	if s.js != nil {
 		return s.js.createBatch(batch, rs)
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	err := s.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketBatches)
 		if b.Get([]byte(batch)) != nil {
 			return fmt.Errorf("approvals store: batch id %s exists", batch)
@@ -314,6 +320,10 @@ func (s *Store) CreateBatch(batch string, rs []*Request) error {
 		}
 		return b.Put([]byte(batch), data)
 	})
+	if err == nil {
+		s.committed(rs...)
+	}
+	return err
 }
 
 // Batch returns the rows of a batch, in file order.
@@ -366,7 +376,9 @@ func (s *Store) changeBatch(batch string, at time.Time, check func(first *Reques
 	}
 	var out []Request
 	var checkErr error
+	var changed []*Request
 	err := s.db.Update(func(tx *bolt.Tx) error {
+		changed = changed[:0]
 		rs, err := members(tx, batch)
 		if err != nil {
 			return err
@@ -391,6 +403,7 @@ func (s *Store) changeBatch(batch string, at time.Time, check func(first *Reques
 				if err := appendLog(tx, *e); err != nil {
 					return err
 				}
+				changed = append(changed, r)
 			}
 			out = append(out, *r)
 		}
@@ -399,6 +412,7 @@ func (s *Store) changeBatch(batch string, at time.Time, check func(first *Reques
 	if err != nil {
 		return out, err
 	}
+	s.committed(changed...)
 	return out, checkErr
 }
 
@@ -513,7 +527,9 @@ func (s *Store) change(id string, at time.Time, step func(r *Request) (e *Entry,
 	}
 	var out Request
 	var stepErr error
+	wrote := false
 	err := s.db.Update(func(tx *bolt.Tx) error {
+		wrote = false
 		r, err := get(tx, id)
 		if err != nil {
 			return err
@@ -534,10 +550,14 @@ func (s *Store) change(id string, at time.Time, step func(r *Request) (e *Entry,
 			return err
 		}
 		out = *r
+		wrote = true
 		return appendLog(tx, *e)
 	})
 	if err != nil {
 		return out, err
+	}
+	if wrote {
+		s.committed(&out)
 	}
 	return out, stepErr
 }
@@ -729,6 +749,9 @@ func (s *Store) Lapse(at time.Time) ([]Request, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	for i := range out {
+		s.committed(&out[i])
 	}
 	return out, nil
 }

@@ -1,0 +1,121 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Change is one change of a request's status as the hub's approvals feed
+// sends it: which request (and batch), its status and payout state, and
+// when. Nothing else: no payee, amount or who; a subscriber that wants
+// them lists the requests.
+type Change struct {
+	ID          string    `json:"id,omitempty"`
+	Batch       string    `json:"batch,omitempty"`
+	Status      string    `json:"status"`
+	PayoutState string    `json:"payout_state,omitempty"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+func changeOf(r *Request) Change {
+	return Change{ID: r.ID, Batch: r.Batch, Status: r.Status, PayoutState: r.PayoutState, UpdatedAt: r.UpdatedAt}
+}
+
+// watchers are the functions a bbolt store calls after each committed
+// change.
+type watchers struct {
+	mu   sync.Mutex
+	next int
+	fns  map[int]func(Change)
+}
+
+// committed tells the watchers of rs, once their transaction has
+// committed: never from inside it, so a slow watcher holds up no write
+// and a rolled-back change is never told.
+func (s *Store) committed(rs ...*Request) {
+	s.watch.mu.Lock()
+	defer s.watch.mu.Unlock()
+	for _, fn := range s.watch.fns {
+		for _, r := range rs {
+			fn(changeOf(r))
+		}
+	}
+}
+
+// Watch calls fn with every change of a request's status from now on,
+// until stop is called. A bbolt store is changed only by this process and
+// calls fn after each commit. A JetStream store is changed by every hub
+// of the cluster, so it reads the changes from the stream (an ordered
+// consumer, new messages only): each hub hears every change once, its own
+// included, and from no other source. fn must not block for long.
+func (s *Store) Watch(fn func(Change)) (stop func()) {
+	if s.js != nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			s.js.watch(ctx, fn)
+		}()
+		return func() { cancel(); <-done }
+	}
+	s.watch.mu.Lock()
+	defer s.watch.mu.Unlock()
+	if s.watch.fns == nil {
+		s.watch.fns = map[int]func(Change){}
+	}
+	id := s.watch.next
+	s.watch.next++
+	s.watch.fns[id] = fn
+	return func() {
+		s.watch.mu.Lock()
+		delete(s.watch.fns, id)
+		s.watch.mu.Unlock()
+	}
+}
+
+// watch follows the stream's request and batch messages until ctx is
+// done, starting the consumer again (after a pause) while the cluster
+// cannot make one.
+func (b *jsBackend) watch(ctx context.Context, fn func(Change)) {
+	reqs, batches := b.prefix+".req.", b.prefix+".batch."
+	handle := func(msg jetstream.Msg) {
+		subj := msg.Subject()
+		if !strings.HasPrefix(subj, reqs) && !strings.HasPrefix(subj, batches) {
+			return
+		}
+		var m jsMessage
+		if json.Unmarshal(msg.Data(), &m) != nil {
+			return
+		}
+		switch {
+		case m.Request != nil:
+			fn(changeOf(m.Request))
+		case m.Batch != nil:
+			fn(Change{Batch: strings.TrimPrefix(subj, batches), Status: m.Batch.Status, UpdatedAt: m.Batch.At})
+		}
+	}
+	pause := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		// No subject filter (FilterSubjects needs a server of 2.10 or
+		// later): the few other messages (locks, notes) are skipped above.
+		cons, err := b.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverNewPolicy})
+		if err == nil {
+			var cc jetstream.ConsumeContext
+			if cc, err = cons.Consume(handle); err == nil {
+				<-ctx.Done()
+				cc.Stop()
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 5*time.Second)
+	}
+}
