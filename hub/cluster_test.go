@@ -475,3 +475,25 @@ func TestTwoHubsANodeKilledAndRestartedSendsEachOnce(t *testing.T) {
 		}
 	})
 }
+
+// A change made at hub A reaches a subscriber of hub B's approvals feed,
+// once: each hub broadcasts what it reads from the stream, its own
+// changes included, and nothing else.
+func TestTwoHubsAChangeAtOneReachesTheOthersFeedOnce(t *testing.T) {
+	natstest.Each(t, func(t *testing.T, nodes natstest.Nodes) {
+		_, a, b := twoHubs(t, nodes)
+		ctx := context.Background()
+		atB := watch(t, b.as("vic"))
+		atA := watch(t, a.as("vic"))
+		res, err := a.as("ada").Submit(ctx, sub("FEED-NATS", payeeIBAN, 5000_00))
+		if err != nil || res.Status != hub.StatusAwaitingApproval {
+			t.Fatalf("submit at A: %+v %v", res, err)
+		}
+		if _, err := a.as("cy").Reject(ctx, res.ApprovalID, "not this month"); err != nil {
+			t.Fatal(err)
+		}
+		// Once: no second copy of either change, at either hub.
+		atB.exactly(t, res.ApprovalID, store.StatusPending, store.StatusRejected)
+		atA.exactly(t, res.ApprovalID, store.StatusPending, store.StatusRejected)
+	})
+}

@@ -62,6 +62,28 @@ func (f *feed) next(t *testing.T, id, status string) store.Change {
 	}
 }
 
+// exactly wants id's changes to be statuses, in order, each once, and
+// nothing more within a second.
+func (f *feed) exactly(t *testing.T, id string, statuses ...string) {
+	t.Helper()
+	var got []string
+	deadline := time.After(feedWait)
+	for len(got) < len(statuses) {
+		select {
+		case ch := <-f.changes:
+			if ch.ID == id {
+				got = append(got, ch.Status)
+			}
+		case <-deadline:
+			t.Fatalf("changes of %s pushed: %v, want %v", id, got, statuses)
+		}
+	}
+	if strings.Join(got, ",") != strings.Join(statuses, ",") {
+		t.Fatalf("changes of %s pushed: %v, want %v", id, got, statuses)
+	}
+	f.quiet(t, time.Second)
+}
+
 // quiet fails on any change arriving within d.
 func (f *feed) quiet(t *testing.T, d time.Duration) {
 	t.Helper()
@@ -72,7 +94,9 @@ func (f *feed) quiet(t *testing.T, d time.Duration) {
 	}
 }
 
-func feedURL(base string) string { return "ws" + strings.TrimPrefix(base, "http") + hub.PathApprovalsWS }
+func feedURL(base string) string {
+	return "ws" + strings.TrimPrefix(base, "http") + hub.PathApprovalsWS
+}
 
 // A viewer (view role only: neither request nor approve is needed) hears
 // each change of a request's status as it is committed, with nothing from
@@ -103,6 +127,8 @@ func TestApprovalsFeedPushesEachChangeToAViewer(t *testing.T) {
 	if ch := f.next(t, id, store.StatusSent); ch.PayoutState != "accepted" {
 		t.Fatalf("sent without its payout state: %+v", ch)
 	}
+	// Once each, at a single hub too.
+	f.quiet(t, 300*time.Millisecond)
 	if _, err := e.as("cy").Reject(ctx, old.ApprovalID, "wrong payee"); err != nil {
 		t.Fatal(err)
 	}
