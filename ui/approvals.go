@@ -14,6 +14,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/hub"
+	"github.com/paydash/paydash/hub/hubclient"
 	"github.com/paydash/paydash/hub/store"
 	"github.com/paydash/paydash/hub/users"
 	"github.com/paydash/paydash/termtext"
@@ -41,10 +42,23 @@ type ApprovalsHub interface {
 	Get(ctx context.Context, id string) (store.Request, error)
 }
 
-// approvalsPollEvery is how often the view asks the hub for its list: the
-// hub offers no stream of approval changes (its websocket carries the
-// service's webhooks), so the view polls its list endpoint.
+// ApprovalsFeed is a hub that pushes each change of a request's status
+// (*hubclient.Client is one, over the hub's approvals websocket). Watch
+// runs until ctx is done, reconnecting; it reports each change and each
+// time the feed comes up or goes down.
+type ApprovalsFeed interface {
+	Watch(ctx context.Context, onChange func(store.Change), onState func(hubclient.FeedState)) error
+}
+
+// approvalsPollEvery is how often the view asks the hub for its list
+// while no live feed tells it of changes (the hub's feed unreachable, or
+// a hub without one).
 const approvalsPollEvery = 2 * time.Second
+
+// approvalsSafetyPoll is how often the list is read while the live feed
+// is up: each change is pushed, so this only bounds how stale the list
+// can get if a push were lost.
+const approvalsSafetyPoll = 30 * time.Second
 
 // readTimeout bounds one read of the hub (who, list, check), so a hub
 // that stopped answering delays the next poll by this much at most.
@@ -72,7 +86,15 @@ type apprListMsg struct {
 	err error
 }
 
-type apprTickMsg struct{}
+// apprTickMsg is a poll of the list; gen is the poll schedule it belongs
+// to (a feed coming up or going down starts a new one).
+type apprTickMsg struct{ gen int }
+
+// apprPushMsg is a change the hub pushed over its feed.
+type apprPushMsg struct{ change store.Change }
+
+// apprFeedMsg is the feed coming up or going down.
+type apprFeedMsg struct{ state hubclient.FeedState }
 
 type apprCheckMsg struct {
 	id  string
@@ -91,6 +113,26 @@ func (apprListMsg) forApprovals()  {}
 func (apprTickMsg) forApprovals()  {}
 func (apprCheckMsg) forApprovals() {}
 func (apprDoneMsg) forApprovals()  {}
+func (apprPushMsg) forApprovals()  {}
+func (apprFeedMsg) forApprovals()  {}
+
+// feedState is where the view's live feed stands.
+type feedState int
+
+const (
+	feedNone       feedState = iota // the hub offers no feed: the view polls
+	feedConnecting                  // polling until the feed is up
+	feedUp                          // changes pushed; a slow safety poll
+	feedDown                        // polling: the feed is unreachable
+)
+
+// followApprovals runs the hub's feed for the dashboard's life, handing
+// its changes and states to the program (send is tea.Program.Send).
+func followApprovals(ctx context.Context, f ApprovalsFeed, send func(tea.Msg)) {
+	_ = f.Watch(ctx,
+		func(ch store.Change) { send(apprPushMsg{change: ch}) },
+		func(st hubclient.FeedState) { send(apprFeedMsg{state: st}) })
+}
 
 // apprCheck is the last check of one request.
 type apprCheck struct {
@@ -117,8 +159,16 @@ type approvalsView struct {
 	rows    []store.Request // pending first, then oldest first
 	loaded  bool
 	loading bool
+	// again asks for one more list after the one loading: changes were
+	// pushed while it was on its way.
+	again   bool
 	listErr error
 	loadAt  time.Time
+
+	feed    feedState
+	feedErr error
+	// tickGen is the poll schedule running; ticks of an older one stop.
+	tickGen int
 
 	checks   map[string]apprCheck
 	checking map[string]bool
@@ -150,7 +200,26 @@ func (v *approvalsView) start(c *viewContext) tea.Cmd {
 	if !c.teamMode() {
 		return nil
 	}
-	return tea.Batch(v.fetchMe(c), v.load(c), after(c.clock, approvalsPollEvery, apprTickMsg{}))
+	if _, ok := c.opts.Approvals.(ApprovalsFeed); ok {
+		v.feed = feedConnecting
+	}
+	return tea.Batch(v.fetchMe(c), v.load(c), v.nextTick(c))
+}
+
+// nextTick schedules the next poll of the schedule running: every 2 s
+// without a live feed, every 30 s with one.
+func (v *approvalsView) nextTick(c *viewContext) tea.Cmd {
+	every := approvalsPollEvery
+	if v.feed == feedUp {
+		every = approvalsSafetyPoll
+	}
+	return after(c.clock, every, apprTickMsg{gen: v.tickGen})
+}
+
+// reschedule replaces the poll schedule (the feed came up or went down).
+func (v *approvalsView) reschedule(c *viewContext) tea.Cmd {
+	v.tickGen++
+	return v.nextTick(c)
 }
 
 func (v *approvalsView) fetchMe(c *viewContext) tea.Cmd {
@@ -177,6 +246,16 @@ func (v *approvalsView) load(c *viewContext) tea.Cmd {
 	}
 }
 
+// reload lists now, or once more after the list on its way (which may
+// have been read before the change that asks for this one).
+func (v *approvalsView) reload(c *viewContext) tea.Cmd {
+	if v.loading {
+		v.again = true
+		return nil
+	}
+	return v.load(c)
+}
+
 func (v *approvalsView) check(c *viewContext, id string) tea.Cmd {
 	if v.checking[id] {
 		return nil
@@ -195,7 +274,10 @@ func (v *approvalsView) check(c *viewContext, id string) tea.Cmd {
 func (v *approvalsView) route(c *viewContext, msg approvalsMsg) tea.Cmd {
 	switch msg := msg.(type) {
 	case apprTickMsg:
-		cmds := []tea.Cmd{v.load(c), after(c.clock, approvalsPollEvery, apprTickMsg{})}
+		if msg.gen != v.tickGen {
+			return nil // a schedule replaced since
+		}
+		cmds := []tea.Cmd{v.load(c), v.nextTick(c)}
 		if !v.meKnown {
 			cmds = append(cmds, v.fetchMe(c))
 		}
@@ -206,15 +288,38 @@ func (v *approvalsView) route(c *viewContext, msg approvalsMsg) tea.Cmd {
 		}
 		v.meErr = msg.err
 		return nil
+	case apprPushMsg:
+		// Bursts coalesce: one list on its way, one more after it.
+		return v.reload(c)
+	case apprFeedMsg:
+		if msg.state.Up {
+			// Subscribed first, listed now: nothing changed between the
+			// two is missed.
+			v.feed, v.feedErr = feedUp, nil
+			return tea.Batch(v.reload(c), v.reschedule(c))
+		}
+		was := v.feed
+		v.feed, v.feedErr = feedDown, msg.state.Err
+		if was == feedUp {
+			// Back to polling at once: what changed since the feed went
+			// quiet is read now, the rest every 2 s.
+			return tea.Batch(v.reload(c), v.reschedule(c))
+		}
+		return nil
 	case apprListMsg:
 		v.loading = false
+		var again tea.Cmd
+		if v.again {
+			v.again = false
+			again = v.load(c)
+		}
 		v.listErr = msg.err
 		if msg.err != nil {
-			return nil
+			return again
 		}
 		v.loaded, v.loadAt = true, c.now()
 		v.setRows(msg.rs)
-		return v.checkDue(c, false)
+		return tea.Batch(v.checkDue(c, false), again)
 	case apprCheckMsg:
 		delete(v.checking, msg.id)
 		v.checks[msg.id] = apprCheck{ws: msg.ws, err: msg.err, at: c.now()}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"strings"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/hub"
+	"github.com/paydash/paydash/hub/hubclient"
 	"github.com/paydash/paydash/hub/store"
 	"github.com/paydash/paydash/termtext"
 )
@@ -154,10 +156,30 @@ func (v *approvalsView) infoLine(c *viewContext, w int) string {
 	if v.loaded {
 		info += " · as of " + clockTime(v.loadAt, c.loc)
 	}
+	if f := v.feedText(); f != "" {
+		info += " · " + f
+	}
 	if v.listErr != nil {
 		return c.st.bad.Render(fit(info+" · hub: "+termtext.Safe(v.listErr.Error()), w))
 	}
 	return c.st.muted.Render(fit(info, w))
+}
+
+// feedText says how the list is kept fresh: pushed live, or polled while
+// the hub's live feed is unreachable (nothing for a hub without one).
+func (v *approvalsView) feedText() string {
+	switch v.feed {
+	case feedUp:
+		return "live"
+	case feedConnecting:
+		return "polling every 2 s: connecting to the hub's live feed"
+	case feedDown:
+		if errors.Is(v.feedErr, hubclient.ErrNoFeed) {
+			return "polling every 2 s: this hub has no live feed (an older paydash relay)"
+		}
+		return "polling every 2 s: hub's live feed unreachable"
+	}
+	return ""
 }
 
 // requestStyle colours a request's status: sent green, refused or

@@ -116,7 +116,11 @@ func Run(ctx context.Context, opts Options, teaOpts ...tea.ProgramOption) error 
 	// effect waits for the next frame, 4 ms on average rather than 8.
 	// A frame with nothing changed costs a string compare.
 	all := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(maxFPS)}, teaOpts...)
-	final, err := tea.NewProgram(m, all...).Run()
+	p := tea.NewProgram(m, all...)
+	if f, ok := opts.Approvals.(ApprovalsFeed); ok {
+		go followApprovals(ctx, f, p.Send)
+	}
+	final, err := p.Run()
 	if err == nil {
 		return switchedTo(final)
 	}
