@@ -32,7 +32,17 @@ func watch(t *testing.T, c *hubclient.Client) *feed {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = c.Watch(ctx, func(ch store.Change) { f.changes <- ch }, func(s hubclient.FeedState) { f.states <- s })
+		_ = c.Watch(ctx, func(ch store.Change) {
+			select {
+			case f.changes <- ch:
+			case <-ctx.Done():
+			}
+		}, func(s hubclient.FeedState) {
+			select {
+			case f.states <- s:
+			case <-ctx.Done():
+			}
+		})
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	select {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/sandbox"
@@ -74,12 +75,37 @@ func TestTwoTeamRelaysOnOneClusterAreOneHub(t *testing.T) {
 		as := func(i int, who string) *hubclient.Client {
 			return &hubclient.Client{BaseURL: "http://" + runs[i].info.Listen, Token: tokens[who]}
 		}
+		// vic follows relay 2's approvals feed, through the relay's own
+		// listener: relay 1's changes reach it from the stream.
+		changes := make(chan store.Change, 64)
+		up := make(chan struct{}, 8)
+		wctx, wcancel := context.WithCancel(ctx)
+		watched := make(chan struct{})
+		go func() {
+			defer close(watched)
+			_ = as(1, "vic").Watch(wctx, func(c store.Change) {
+				select {
+				case changes <- c:
+				case <-wctx.Done():
+				}
+			}, func(s hubclient.FeedState) {
+				if s.Up {
+					up <- struct{}{}
+				}
+			})
+		}()
+		select {
+		case <-up:
+		case <-time.After(10 * time.Second):
+			t.Fatal("relay 2's approvals feed did not come up")
+		}
 		res, err := as(0, "ada").Submit(ctx, hub.Submission{PayoutRequest: api.PayoutRequest{BeneficiaryName: "Payee Ltd",
 			BeneficiaryIBAN: "GB33BUKB20201555555555", BeneficiaryReference: "TEAM-NATS-1", Currency: "GBP", AmountInMinor: 5000_00,
 			ContextCode: api.ContextCodeWithdrawal}})
 		if err != nil || res.Status != hub.StatusAwaitingApproval {
 			t.Fatalf("submit at relay 1: %+v %v", res, err)
 		}
+		waitChange(t, changes, res.ApprovalID, store.StatusPending)
 		pending, err := as(1, "vic").List(ctx, false)
 		if err != nil || len(pending) != 1 || pending[0].ID != res.ApprovalID {
 			t.Fatalf("relay 2 lists %+v %v, want relay 1's request", pending, err)
@@ -91,6 +117,9 @@ func TestTwoTeamRelaysOnOneClusterAreOneHub(t *testing.T) {
 		if r, err := as(0, "bob").Approve(ctx, res.ApprovalID); err != nil || r.Status != store.StatusSent {
 			t.Fatalf("approve repeated at relay 1: %+v %v", r, err)
 		}
+		waitChange(t, changes, res.ApprovalID, store.StatusSent)
+		wcancel()
+		<-watched
 		svc, err := api.NewClient(api.Config{AuthURL: info.AuthURL, BaseURL: info.BaseURL, PayoutsURL: info.PayoutsURL,
 			ClientID: info.ClientID, ClientSecret: info.ClientSecret})
 		if err != nil {
@@ -125,4 +154,20 @@ func TestTwoTeamRelaysOnOneClusterAreOneHub(t *testing.T) {
 			}
 		}
 	})
+}
+
+// waitChange waits for the change of request id to status on a feed.
+func waitChange(t *testing.T, changes <-chan store.Change, id, status string) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case c := <-changes:
+			if c.ID == id && c.Status == status {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no change of %s to %s on the approvals feed", id, status)
+		}
+	}
 }
