@@ -96,6 +96,13 @@ func (c *Client) watchOnce(ctx context.Context, onChange func(store.Change), onS
 		h.Set("Authorization", "Bearer "+c.Token)
 	}
 	d := websocket.Dialer{HandshakeTimeout: 10 * time.Second, Proxy: http.ProxyFromEnvironment}
+	// The feed goes the way the client's other requests go: its proxy
+	// and TLS settings, when it has its own transport.
+	if c.HTTP != nil {
+		if tr, ok := c.HTTP.Transport.(*http.Transport); ok {
+			d.Proxy, d.TLSClientConfig = tr.Proxy, tr.TLSClientConfig
+		}
+	}
 	conn, resp, err := d.DialContext(ctx, u, h)
 	if err != nil {
 		return refusal(resp, err, c.BaseURL)

@@ -56,10 +56,20 @@ func (s *Store) committed(rs ...*Request) {
 func (s *Store) Watch(fn func(Change)) (stop func()) {
 	if s.js != nil {
 		ctx, cancel := context.WithCancel(context.Background())
+		// The consumer is made before Watch returns when the cluster
+		// answers within watchStartWait: a hub's subscribers then hear
+		// every change from its start. Past it, it goes on trying.
+		cc := s.js.follow(ctx, fn, watchStartWait)
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			s.js.watch(ctx, fn)
+			if cc == nil {
+				cc = s.js.followRetrying(ctx, fn)
+			}
+			<-ctx.Done()
+			if cc != nil {
+				cc.Stop()
+			}
 		}()
 		return func() { cancel(); <-done }
 	}
@@ -78,10 +88,15 @@ func (s *Store) Watch(fn func(Change)) (stop func()) {
 	}
 }
 
-// watch follows the stream's request and batch messages until ctx is
-// done, starting the consumer again (after a pause) while the cluster
-// cannot make one.
-func (b *jsBackend) watch(ctx context.Context, fn func(Change)) {
+// watchStartWait bounds how long Watch waits for the cluster to make its
+// consumer before leaving that to the background.
+const watchStartWait = 5 * time.Second
+
+// follow starts an ordered consumer of the stream's new messages handing
+// request and batch changes to fn; nil when the cluster did not make one
+// within wait. The ordered consumer makes itself again from where it was
+// after a leader election or a lost connection, so no change is skipped.
+func (b *jsBackend) follow(ctx context.Context, fn func(Change), wait time.Duration) jetstream.ConsumeContext {
 	reqs, batches := b.prefix+".req.", b.prefix+".batch."
 	handle := func(msg jetstream.Msg) {
 		subj := msg.Subject()
@@ -99,18 +114,28 @@ func (b *jsBackend) watch(ctx context.Context, fn func(Change)) {
 			fn(Change{Batch: strings.TrimPrefix(subj, batches), Status: m.Batch.Status, UpdatedAt: m.Batch.At})
 		}
 	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	// No subject filter (FilterSubjects needs a server of 2.10 or later):
+	// the few other messages (locks, notes) are skipped above.
+	cons, err := b.stream.OrderedConsumer(wctx, jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverNewPolicy})
+	if err != nil {
+		return nil
+	}
+	cc, err := cons.Consume(handle)
+	if err != nil {
+		return nil
+	}
+	return cc
+}
+
+// followRetrying tries follow, pausing longer each time, until it starts
+// or ctx is done (nil then).
+func (b *jsBackend) followRetrying(ctx context.Context, fn func(Change)) jetstream.ConsumeContext {
 	pause := 100 * time.Millisecond
 	for ctx.Err() == nil {
-		// No subject filter (FilterSubjects needs a server of 2.10 or
-		// later): the few other messages (locks, notes) are skipped above.
-		cons, err := b.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverNewPolicy})
-		if err == nil {
-			var cc jetstream.ConsumeContext
-			if cc, err = cons.Consume(handle); err == nil {
-				<-ctx.Done()
-				cc.Stop()
-				return
-			}
+		if cc := b.follow(ctx, fn, b.timeout); cc != nil {
+			return cc
 		}
 		select {
 		case <-ctx.Done():
@@ -118,4 +143,5 @@ func (b *jsBackend) watch(ctx context.Context, fn func(Change)) {
 		}
 		pause = min(2*pause, 5*time.Second)
 	}
+	return nil
 }
