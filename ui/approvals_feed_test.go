@@ -172,6 +172,9 @@ func TestApprovalsViewFallsBackToPollingWithoutTheFeed(t *testing.T) {
 	}
 	f.advance(approvalsPollEvery)
 	mustContain(t, f.view(), "Polled Payee Ltd", "polling every 2 s")
+	// A narrow terminal still says it.
+	f.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	mustContain(t, f.view(), "polling every 2 s: this hub has no live feed")
 }
 
 // cutProxy forwards TCP to a hub and can cut every connection through

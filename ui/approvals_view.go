@@ -156,8 +156,12 @@ func (v *approvalsView) infoLine(c *viewContext, w int) string {
 	if v.loaded {
 		info += " · as of " + clockTime(v.loadAt, c.loc)
 	}
-	if f := v.feedText(); f != "" {
+	switch f := v.feedText(); {
+	case v.feed == feedUp:
 		info += " · " + f
+	case f != "":
+		// Polling is said first, where a narrow terminal still shows it.
+		info = f + " · " + info
 	}
 	if v.listErr != nil {
 		return c.st.bad.Render(fit(info+" · hub: "+termtext.Safe(v.listErr.Error()), w))
