@@ -129,6 +129,10 @@ func TestApprovalsFeedPushesEachChangeToAViewer(t *testing.T) {
 	if ch := f.next(t, id, store.StatusPending); ch.UpdatedAt.IsZero() {
 		t.Fatalf("change without updated_at: %+v", ch)
 	}
+	// A refused change commits nothing, and nothing is pushed.
+	_, err = e.as("bob").Approve(ctx, id)
+	wantReason(t, err, "own_request")
+	f.quiet(t, 300*time.Millisecond)
 	if _, err := e.as("cy").Approve(ctx, id); err != nil {
 		t.Fatal(err)
 	}
