@@ -230,3 +230,27 @@ func TestApprovalsFeedRefusesNoTokenAndATokenInTheURL(t *testing.T) {
 		t.Fatal("no state reported")
 	}
 }
+
+// A hub shutting down closes its subscribers' feeds, saying so (going
+// away), rather than leaving them open or holding up its stop.
+func TestApprovalsFeedClosesWhenTheHubStops(t *testing.T) {
+	e := startEnv(t, opts{})
+	h := http.Header{"Authorization": {"Bearer " + e.tokens["vic"]}}
+	conn, _, err := websocket.DefaultDialer.Dial(feedURL(e.srv.URL), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	stopped := make(chan struct{})
+	go func() { defer close(stopped); e.close() }()
+	_ = conn.SetReadDeadline(time.Now().Add(feedWait))
+	_, _, err = conn.ReadMessage()
+	if !websocket.IsCloseError(err, websocket.CloseGoingAway) {
+		t.Fatalf("feed at the hub's stop: %v, want a going-away close", err)
+	}
+	select {
+	case <-stopped:
+	case <-time.After(feedWait):
+		t.Fatal("the hub's stop waited on an open feed")
+	}
+}
