@@ -65,35 +65,47 @@ func startFeedHarness(t *testing.T, bobURL func(hubURL string) string) *feedHarn
 	bob := &countingHub{Client: &hubclient.Client{BaseURL: u, Token: tm.Tokens["bob"]}}
 	h := newHarness(t, Options{Backend: serviceOnly{Client: tm.Service, t: t}, Approvals: bob, Profile: "bob"}, 120, 40)
 	f := &feedHarness{harness: h, team: tm, bob: bob, ada: &hubclient.Client{BaseURL: hubURL, Token: tm.Tokens["ada"]},
-		msgs: make(chan tea.Msg, 256)}
+		msgs: feedTo(t, bob)}
+	h.key("8")
+	return f
+}
+
+// feedTo runs followApprovals on hub for the test's life, its messages
+// (what ui.Run hands to the program) put on the channel returned.
+func feedTo(t *testing.T, hub ApprovalsFeed) chan tea.Msg {
+	msgs := make(chan tea.Msg, 256)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		followApprovals(ctx, bob, func(m tea.Msg) {
+		followApprovals(ctx, hub, func(m tea.Msg) {
 			select {
-			case f.msgs <- m:
+			case msgs <- m:
 			case <-ctx.Done():
 			}
 		})
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-	h.key("8")
-	return f
+	return msgs
 }
 
-// deliverUntil hands the feed's messages to the view until ok holds.
-func (f *feedHarness) deliverUntil(what string, ok func() bool) {
-	f.t.Helper()
+// deliverUntil hands the feed's messages to the dashboard until ok holds.
+func deliverUntil(h *harness, msgs <-chan tea.Msg, what string, ok func() bool) {
+	h.t.Helper()
 	deadline := time.After(feedWait)
 	for !ok() {
 		select {
-		case m := <-f.msgs:
-			f.send(m)
+		case m := <-msgs:
+			h.send(m)
 		case <-deadline:
-			f.t.Fatalf("%s: not within %s; the view shows:\n%s", what, feedWait, f.view())
+			h.t.Fatalf("%s: not within %s; the view shows:\n%s", what, feedWait, h.view())
 		}
 	}
+}
+
+func (f *feedHarness) deliverUntil(what string, ok func() bool) {
+	f.t.Helper()
+	deliverUntil(f.harness, f.msgs, what, ok)
 }
 
 func (f *feedHarness) submitAbove(t *testing.T, name, ref string) string {
@@ -238,4 +250,33 @@ func TestApprovalsViewSaysWhenTheFeedIsLost(t *testing.T) {
 	mustContain(t, f.view(), "polling every 2 s: hub's live feed unreachable")
 	f.deliverUntil("the feed up again", func() bool { return f.m.approvals.feed == feedUp })
 	mustContain(t, f.view(), "as of 09:30:00 · live")
+}
+
+// The requester's Payouts tracker is fed by the same list reads: ada's
+// payout awaiting approval moves on in her tracker when bob approves it,
+// on the hub's push, the clock standing still.
+func TestHubFormTrackerMovesOnAPush(t *testing.T) {
+	h := startHubForm(t, nil)
+	msgs := feedTo(t, h.m.opts.Approvals.(ApprovalsFeed))
+	deliverUntil(h.harness, msgs, "the feed up", func() bool { return h.m.approvals.feed == feedUp })
+	h.fillGBP("Harbour Supplies Ltd", "HUB-PUSH", "2,500.00")
+	h.key("y")
+	p := h.tracked(t)
+	if p.state != stateAwaiting {
+		t.Fatalf("tracker: state %q", p.state)
+	}
+	start := h.clock.Now()
+	if _, err := h.bob.Approve(context.Background(), p.approvalID); err != nil {
+		t.Fatal(err)
+	}
+	deliverUntil(h.harness, msgs, "ada's tracker moved on", func() bool {
+		s := h.tracked(t).state
+		return s == stateSent || api.IsFinalState(s)
+	})
+	if !h.clock.Now().Equal(start) {
+		t.Fatal("the clock moved: a poll, not the push, may have moved it")
+	}
+	if n := h.team.CountPayouts(t, "HUB-PUSH"); n != 1 {
+		t.Fatalf("%d payouts in the sandbox's report, want 1", n)
+	}
 }
