@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +71,26 @@ func (f *feed) next(t *testing.T, id, status string) store.Change {
 			t.Fatalf("no change of %s to %s pushed within %s", id, status, feedWait)
 		}
 	}
+}
+
+// each waits for the change of every one of ids to status, in any order.
+func (f *feed) each(t *testing.T, ids []string, status string) []store.Change {
+	t.Helper()
+	var got []store.Change
+	seen := map[string]bool{}
+	deadline := time.After(feedWait)
+	for len(seen) < len(ids) {
+		select {
+		case ch := <-f.changes:
+			if ch.Status == status && slices.Contains(ids, ch.ID) && !seen[ch.ID] {
+				seen[ch.ID] = true
+				got = append(got, ch)
+			}
+		case <-deadline:
+			t.Fatalf("changes to %s pushed for %v of %v", status, seen, ids)
+		}
+	}
+	return got
 }
 
 // exactly wants id's changes to be statuses, in order, each once, and
@@ -253,4 +274,37 @@ func TestApprovalsFeedClosesWhenTheHubStops(t *testing.T) {
 	case <-time.After(feedWait):
 		t.Fatal("the hub's stop waited on an open feed")
 	}
+}
+
+// A lapse and a batch's decision are changes like any other: a lapse
+// noticed at an approval is pushed, and each row of a batch approved whole
+// is pushed with its batch id, through to sent.
+func TestApprovalsFeedPushesALapseAndABatchDecision(t *testing.T) {
+	e := startEnv(t, opts{})
+	ctx := context.Background()
+	f := watch(t, e.as("vic"))
+	lapsing, err := e.as("ada").Submit(ctx, sub("FEED-LAPSE", payeeIBAN, 5000_00))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.next(t, lapsing.ApprovalID, store.StatusPending)
+	e.clk.Advance(time.Hour)
+	_, err = e.as("cy").Approve(ctx, lapsing.ApprovalID)
+	wantReason(t, err, "lapsed")
+	f.next(t, lapsing.ApprovalID, store.StatusLapsed)
+
+	b, err := e.as("ada").SubmitBatch(ctx, batchSub("feed.csv", row(2, "FB-1", payeeIBAN, 600_00), row(3, "FB-2", otherIBAN, 600_00)))
+	if err != nil || b.Status != hub.StatusAwaitingApproval || len(b.Rows) != 2 {
+		t.Fatalf("batch: %+v %v", b, err)
+	}
+	ids := []string{b.Rows[0].ID, b.Rows[1].ID}
+	for _, ch := range f.each(t, ids, store.StatusPending) {
+		if ch.Batch != b.BatchID {
+			t.Fatalf("row %s pushed with batch %q, want %s", ch.ID, ch.Batch, b.BatchID)
+		}
+	}
+	if _, err := e.as("cy").ApproveBatch(ctx, b.BatchID); err != nil {
+		t.Fatal(err)
+	}
+	f.each(t, ids, store.StatusSent)
 }
