@@ -56,9 +56,12 @@ type Config struct {
 	// BatchAnswerWithin is how long a request that sends a batch waits for
 	// its rows before answering with the batch as it stands (default 20 s).
 	BatchAnswerWithin time.Duration
-	HTTPClient        *http.Client
-	Clock             clock.Clock
-	Logger            *slog.Logger
+	// FeedQueue is how many changes may wait for one subscriber of the
+	// approvals feed before it is dropped as too slow (default 256).
+	FeedQueue  int
+	HTTPClient *http.Client
+	Clock      clock.Clock
+	Logger     *slog.Logger
 }
 
 // Hub serves team mode's API and sends approved payouts.
@@ -106,6 +109,9 @@ func New(cfg Config) (*Hub, error) {
 	}
 	if cfg.BatchAnswerWithin <= 0 {
 		cfg.BatchAnswerWithin = 20 * time.Second
+	}
+	if cfg.FeedQueue <= 0 {
+		cfg.FeedQueue = 256
 	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}

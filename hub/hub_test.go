@@ -80,6 +80,8 @@ type env struct {
 	pol      policy.Policy
 	// batchWithin is the hub's BatchAnswerWithin (0: its default).
 	batchWithin time.Duration
+	// feedQueue is the hub's FeedQueue (0: its default).
+	feedQueue int
 }
 
 type opts struct {
@@ -87,6 +89,7 @@ type opts struct {
 	approvers   int
 	over        string
 	batchWithin time.Duration
+	feedQueue   int
 }
 
 func startEnv(t *testing.T, o opts) *env {
@@ -159,6 +162,7 @@ func startEnv(t *testing.T, o opts) *env {
 	t.Cleanup(notify.Close)
 	e.clk = clock.NewFake(time.Now())
 	e.batchWithin = o.batchWithin
+	e.feedQueue = o.feedQueue
 	e.open(notify.URL)
 	return e
 }
@@ -172,7 +176,7 @@ func (e *env) open(notifyURL string) {
 	}
 	e.st = st
 	h, err := hub.New(hub.Config{Users: e.live, Store: st, Policy: e.pol, Pipeline: e.pipe, SharedToken: sharedTok,
-		NotifyURL: notifyURL, Clock: e.clk, BatchAnswerWithin: e.batchWithin})
+		NotifyURL: notifyURL, Clock: e.clk, BatchAnswerWithin: e.batchWithin, FeedQueue: e.feedQueue})
 	if err != nil {
 		t.Fatal(err)
 	}

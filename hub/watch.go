@@ -16,10 +16,6 @@ import (
 // sends a store.Change (JSON) for each change of a request's status.
 const PathApprovalsWS = PathApprovals + "/ws"
 
-// watchQueue bounds the changes waiting for one slow subscriber; past it
-// the subscriber is dropped and told to list again.
-const watchQueue = 256
-
 // CloseReasonSlow is the close reason of a subscriber dropped for a full
 // queue: the changes it missed are in the list.
 const CloseReasonSlow = "slow consumer: changes were dropped; list the approvals again"
@@ -52,7 +48,9 @@ func (h *Hub) stopWatching() {
 // it is subscribed before the upgrade is answered, nothing committed
 // between its list and its subscription is missed.
 func (h *Hub) handleWatch(w http.ResponseWriter, req *http.Request, _ users.User) {
-	sub, err := h.changes.Subscribe(watchQueue)
+	// Config.FeedQueue bounds the changes waiting for a slow subscriber;
+	// past it the subscriber is dropped and told to list again.
+	sub, err := h.changes.Subscribe(h.cfg.FeedQueue)
 	if err != nil {
 		writeProblem(w, http.StatusServiceUnavailable, "shutting_down", "the hub is shutting down; retry later")
 		return

@@ -3,6 +3,8 @@ package hub_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -307,4 +309,42 @@ func TestApprovalsFeedPushesALapseAndABatchDecision(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.each(t, ids, store.StatusSent)
+}
+
+// A subscriber that cannot keep up is dropped, never waited for: a batch
+// of 100 rows commits 100 changes at once into a queue of 2, and the
+// subscriber gets a close saying to list again (code 4000); the hub went
+// on with the batch meanwhile.
+func TestApprovalsFeedDropsASlowSubscriberSayingSo(t *testing.T) {
+	e := startEnv(t, opts{feedQueue: 2})
+	h := http.Header{"Authorization": {"Bearer " + e.tokens["vic"]}}
+	conn, _, err := websocket.DefaultDialer.Dial(feedURL(e.srv.URL), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	rows := make([]hub.BatchRow, 100)
+	for i := range rows {
+		rows[i] = row(i+2, fmt.Sprintf("SLOW-%d", i), payeeIBAN, 1500_00)
+	}
+	b, err := e.as("ada").SubmitBatch(context.Background(), batchSub("slow.csv", rows...))
+	if err != nil || b.Status != hub.StatusAwaitingApproval || len(b.Rows) != len(rows) {
+		t.Fatalf("batch: %s %v", b.Status, err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(feedWait))
+	n := 0
+	for {
+		_, _, err = conn.ReadMessage()
+		if err != nil {
+			break
+		}
+		n++
+	}
+	var ce *websocket.CloseError
+	if !errors.As(err, &ce) || ce.Code != 4000 || ce.Text != hub.CloseReasonSlow {
+		t.Fatalf("after %d changes: %v, want a close 4000 %q", n, err, hub.CloseReasonSlow)
+	}
+	if n >= len(rows) {
+		t.Fatalf("%d changes read before the close: the subscriber was not behind", n)
+	}
 }
