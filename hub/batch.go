@@ -182,7 +182,7 @@ func (h *Hub) createBatch(ctx context.Context, u users.User, sub BatchSubmission
 		req := row.PayoutRequest
 		if old, err := h.cfg.Store.ByTransactionID(req.TransactionID); err == nil {
 			return "", nil, false, &errSubmit{http.StatusConflict, ClassDuplicate,
-				fmt.Errorf("line %d: transaction id %s is already used by approval request %s; nothing was requested", row.Line, req.TransactionID, old.ID)}
+				&idUsedError{by: old.ID, err: fmt.Errorf("line %d: transaction id %s is already used by approval request %s; nothing was requested", row.Line, req.TransactionID, old.ID)}}
 		}
 		if !sub.AllowDuplicate {
 			if err := h.openDuplicate(&req); err != nil {
@@ -312,7 +312,7 @@ func (h *Hub) handleSubmitBatch(w http.ResponseWriter, req *http.Request, u user
 	if err != nil {
 		var se *errSubmit
 		if errors.As(err, &se) {
-			writeProblem(w, se.status, se.class, se.Error())
+			writeJSON(w, se.status, se.problem())
 			return
 		}
 		writeProblem(w, http.StatusInternalServerError, "store_failed", "the hub could not record the batch: "+err.Error())

@@ -38,6 +38,11 @@ type Problem struct {
 	Status int    `json:"status"`
 	Reason string `json:"reason"`
 	Detail string `json:"detail"`
+	// TransactionIDUsedBy names the approval request that already holds
+	// the submitted transaction id for another payout (reason
+	// "duplicate"): a client tells it from a duplicate payee by this,
+	// not by the detail's words.
+	TransactionIDUsedBy string `json:"transaction_id_used_by,omitempty"`
 }
 
 // Me is the body of GET /hub/v1/me.
@@ -175,7 +180,7 @@ func (h *Hub) handleSubmit(w http.ResponseWriter, req *http.Request, u users.Use
 	if err != nil {
 		var se *errSubmit
 		if errors.As(err, &se) {
-			writeProblem(w, se.status, se.class, se.Error())
+			writeJSON(w, se.status, se.problem())
 			return
 		}
 		h.log.Error("approvals: submit failed", "err", err)

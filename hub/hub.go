@@ -421,6 +421,26 @@ type errSubmit struct {
 func (e *errSubmit) Error() string { return e.err.Error() }
 func (e *errSubmit) Unwrap() error { return e.err }
 
+// problem is the refusal as the hub answers it.
+func (e *errSubmit) problem() Problem {
+	p := Problem{Status: e.status, Reason: e.class, Detail: e.Error()}
+	var used *idUsedError
+	if errors.As(e.err, &used) {
+		p.TransactionIDUsedBy = used.by
+	}
+	return p
+}
+
+// idUsedError is a transaction id already held by another approval
+// request, by.
+type idUsedError struct {
+	by  string
+	err error
+}
+
+func (e *idUsedError) Error() string { return e.err.Error() }
+func (e *idUsedError) Unwrap() error { return e.err }
+
 // Submit takes a payout from u: checked by the pipeline, decided by the
 // policy, stored with its transaction id fixed, then either sent at once
 // or left pending for approval. A submission repeating a stored request's
@@ -495,7 +515,7 @@ func (h *Hub) create(ctx context.Context, u users.User, req api.PayoutRequest, a
 			return old, false, nil
 		}
 		return store.Request{}, false, &errSubmit{http.StatusConflict, ClassDuplicate,
-			fmt.Errorf("transaction id %s is already used by approval request %s for another payout; leave --transaction-id out for a new one", req.TransactionID, old.ID)}
+			&idUsedError{by: old.ID, err: fmt.Errorf("transaction id %s is already used by approval request %s for another payout; leave --transaction-id out for a new one", req.TransactionID, old.ID)}}
 	}
 	if !allowDup {
 		if err := h.openDuplicate(&req); err != nil {

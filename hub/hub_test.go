@@ -629,6 +629,11 @@ func TestResubmitAfterALostAnswerIsTheSameRequest(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "leave --transaction-id out for a new one") {
 		t.Fatalf("advice: %v", err)
 	}
+	// Told apart from a duplicate payee by a field, not by its words.
+	var he *hubclient.Error
+	if !errors.As(err, &he) || he.TransactionIDUsedBy != a.ApprovalID {
+		t.Fatalf("the refusal does not name the request holding the id: %#v", err)
+	}
 	all, _ := e.as("vic").List(ctx, true)
 	if len(all) != 1 {
 		t.Fatalf("%d requests, want 1", len(all))

@@ -155,7 +155,7 @@ func hubSubmitError(err error, transactionID string) error {
 	detail := termtext.Safe(he.Detail)
 	switch he.Reason {
 	case payout.ClassDuplicate:
-		if strings.Contains(he.Detail, hubIDUsed) {
+		if he.TransactionIDUsedBy != "" {
 			// The form's own transaction id, first sent with other
 			// details (an attempt whose answer was lost, then edited).
 			return &payout.IDUsedError{TransactionID: transactionID, Was: "for another payout on the team's hub (" + detail + ")"}
@@ -196,10 +196,6 @@ func (e *hubAccess) Error() string { return "the team's hub refused it: " + e.de
 
 // ErrorClass is classHubAccess.
 func (e *hubAccess) ErrorClass() string { return classHubAccess }
-
-// hubIDUsed is how the hub says a transaction id belongs to another
-// request (its reason is "duplicate" too; hub.Hub.Submit).
-const hubIDUsed = "is already used by approval request"
 
 // hubDuplicateView is the second confirmation of a duplicate the hub's
 // check found: its words, and the one key that asks again.
