@@ -38,14 +38,14 @@ func TestPublishIfLetsOneOfManyWritersWin(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range streams {
 			wg.Go(func() {
-				streams[i], errs[i] = natsstream.Create(ctx, js, sc, nil, "a test", "cas.init")
+				streams[i], errs[i] = natsstream.Create(ctx, js, sc, untilDone, "a test", "cas.init")
 			})
 		}
 		wg.Wait()
 		if err := errors.Join(errs[:]...); err != nil {
 			t.Fatal(err)
 		}
-		info, err := streams[0].Info(ctx)
+		info, err := streamInfo(ctx, streams[0])
 		if err != nil || info.State.Msgs != 1 {
 			t.Fatalf("after two creates the stream holds %d messages (%v), want the one first message", info.State.Msgs, err)
 		}
@@ -70,8 +70,39 @@ func TestPublishIfLetsOneOfManyWritersWin(t *testing.T) {
 				t.Errorf("writer %d: %v", i, err)
 			}
 		}
-		if info, _ = streams[0].Info(ctx); won != 1 || info.State.Msgs != 2 {
+		if info, err = streamInfo(ctx, streams[0]); err != nil {
+			t.Fatal(err)
+		}
+		if won != 1 || info.State.Msgs != 2 {
 			t.Fatalf("%d writers won, stream holds %d messages; want 1 and 2", won, info.State.Msgs)
 		}
 	})
+}
+
+// untilDone retries a set-up step until it succeeds or ctx ends, as the
+// relay's backoff does: a cluster just started has no meta leader yet.
+func untilDone(ctx context.Context, _ string, step func(context.Context) error) error {
+	for {
+		actx, cancel := context.WithTimeout(ctx, natsstream.Attempt)
+		err := step(actx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// streamInfo reads the stream's state through a leader election.
+func streamInfo(ctx context.Context, st jetstream.Stream) (*jetstream.StreamInfo, error) {
+	var info *jetstream.StreamInfo
+	err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
+		info, err = st.Info(ctx)
+		return err
+	})
+	return info, err
 }
