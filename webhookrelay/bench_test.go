@@ -127,9 +127,17 @@ func drive(b testing.TB, client *http.Client, url string, ds []signedDelivery) t
 // returns a function waiting until each has seen seq target.
 func startBenchSubscribers(b testing.TB, tr *testRelay, n int, onEvent func(Event)) func(target uint64) {
 	b.Helper()
+	return connectSubscribers(b, tr.wsURL(), n, onEvent, func() int64 { return tr.Metrics().Clients })
+}
+
+// connectSubscribers connects n subscribers to the relay at wsURL; onEvent
+// (if set) sees each event. It waits until the relay counts n clients
+// (clients), and returns a function waiting until each has seq target.
+func connectSubscribers(b testing.TB, wsURL string, n int, onEvent func(Event), clients func() int64) func(target uint64) {
+	b.Helper()
 	subs := make([]*relayclient.Subscriber, n)
 	for i := range subs {
-		subs[i] = relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: tr.wsURL(), MinBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, Buffer: 4096})
+		subs[i] = relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: wsURL, MinBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, Buffer: 4096})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func(s *relayclient.Subscriber) { defer close(done); _ = s.Run(ctx) }(subs[i])
@@ -143,7 +151,7 @@ func startBenchSubscribers(b testing.TB, tr *testRelay, n int, onEvent func(Even
 		b.Cleanup(func() { cancel(); <-done })
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for tr.Metrics().Clients < int64(n) {
+	for clients() < int64(n) {
 		if time.Now().After(deadline) {
 			b.Fatal("subscribers did not connect")
 		}

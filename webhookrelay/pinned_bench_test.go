@@ -21,7 +21,6 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/testkey"
-	"github.com/paydash/paydash/relayclient"
 )
 
 // BenchmarkPinnedRelay measures the relay alone on one core: the relay is
@@ -190,38 +189,10 @@ func (p *pinnedRelay) wsURL() string { return "ws" + strings.TrimPrefix(p.base, 
 // sees each event; the function returned waits until each has seq target.
 func pinnedSubscribers(b *testing.B, p *pinnedRelay, n int, onEvent func(Event)) func(target uint64) {
 	b.Helper()
-	subs := make([]*relayclient.Subscriber, n)
-	for i := range subs {
-		subs[i] = relayclient.NewSubscriber(relayclient.SubscriberConfig{URL: p.wsURL(), MinBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, Buffer: 4096})
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func(s *relayclient.Subscriber) { defer close(done); _ = s.Run(ctx) }(subs[i])
-		go func(s *relayclient.Subscriber) {
-			for e := range s.Events() {
-				if onEvent != nil {
-					onEvent(e)
-				}
-			}
-		}(subs[i])
-		b.Cleanup(func() { cancel(); <-done })
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, _, c := p.stats(b); c >= int64(n) {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Fatal("subscribers did not connect")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	return func(target uint64) {
-		for _, s := range subs {
-			for s.LastSeq() < target {
-				time.Sleep(200 * time.Microsecond)
-			}
-		}
-	}
+	return connectSubscribers(b, p.wsURL(), n, onEvent, func() int64 {
+		_, _, c := p.stats(b)
+		return c
+	})
 }
 
 func pinnedIngest(b *testing.B, cpu int) {
