@@ -25,7 +25,9 @@ import (
 // at one is approved at the other and sent once (counted in the sandbox's
 // report); an approve repeated at the first after a lost answer sends
 // nothing more; the audit record `payouts log` reads is the same at both;
-// and neither relay warns that approvals stay on one of them.
+// and neither relay warns that approvals stay on one of them. A bbolt
+// --approvals-store beside --nats is refused with the advice to leave it
+// out, which the two relays follow.
 func TestTwoTeamRelaysOnOneClusterAreOneHub(t *testing.T) {
 	natstest.Each(t, func(t *testing.T, nodes natstest.Nodes) {
 		key, err := api.GenerateSigningKey()
@@ -59,11 +61,20 @@ func TestTwoTeamRelaysOnOneClusterAreOneHub(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		args := []string{"--listen", "127.0.0.1:0",
+			"--token", "the-shared-relay-token-0123", "--users", usersFile, "--approve-over", "GBP=1000.00", "--send-profile", "hub",
+			"--nats", strings.Join(nodes.URLs(), ","), "--nats-stream", "TEAM", "--nats-replicas", "3"}
+		// A bbolt file beside --nats is refused, saying to leave it out;
+		// the relays below follow that.
+		if run, err := startRelay(t, &cmdutil.Global{ConfigPath: cfg, Profile: "hub"}, nil, append(args, "--approvals-store", filepath.Join(dir, "approvals.db"))...); err == nil {
+			run.stop()
+			t.Fatal("a clustered hub started with --approvals-store")
+		} else if cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "leave --approvals-store out") {
+			t.Fatalf("--approvals-store with --nats: %v", err)
+		}
 		var runs []*relayRun
 		for range 2 {
-			run, err := startRelay(t, &cmdutil.Global{ConfigPath: cfg, Profile: "hub"}, nil, "--listen", "127.0.0.1:0",
-				"--token", "the-shared-relay-token-0123", "--users", usersFile, "--approve-over", "GBP=1000.00", "--send-profile", "hub",
-				"--nats", strings.Join(nodes.URLs(), ","), "--nats-stream", "TEAM", "--nats-replicas", "3")
+			run, err := startRelay(t, &cmdutil.Global{ConfigPath: cfg, Profile: "hub"}, nil, args...)
 			if err != nil {
 				t.Fatal(err)
 			}
