@@ -17,7 +17,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/paydash/paydash/api/clock"
+	"github.com/paydash/paydash/internal/platform/clock"
 )
 
 // Config configures a Client. The three URLs are the {auth_url},

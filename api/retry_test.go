@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paydash/paydash/api/clock"
+	"github.com/paydash/paydash/internal/platform/clock"
 )
 
 // sequence answers with the given statuses in turn (the last repeats),

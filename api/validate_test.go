@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/paydash/paydash/api/clock"
+	"github.com/paydash/paydash/internal/platform/clock"
 )
 
 // validationNow is the fixed "now" of the date-of-birth rule.

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paydash/paydash/hub/hubtest"
-	"github.com/paydash/paydash/hub/users"
+	"github.com/paydash/paydash/webhookrelay/hub/hubtest"
+	"github.com/paydash/paydash/webhookrelay/hub/users"
 )
 
 // TestApprovalInOneDashboardIsSentInTheOthers is team mode as two people

@@ -18,7 +18,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
-	"github.com/paydash/paydash/report/rawreport"
+	"github.com/paydash/paydash/internal/report/rawreport"
 )
 
 // procStatus reads a field of /proc/<pid>/status in KiB (VmRSS: resident

@@ -13,11 +13,11 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/hub"
-	"github.com/paydash/paydash/hub/hubclient"
-	"github.com/paydash/paydash/hub/store"
-	"github.com/paydash/paydash/hub/users"
-	"github.com/paydash/paydash/termtext"
+	"github.com/paydash/paydash/internal/platform/termtext"
+	"github.com/paydash/paydash/webhookrelay/hub"
+	"github.com/paydash/paydash/webhookrelay/hub/hubclient"
+	"github.com/paydash/paydash/webhookrelay/hub/store"
+	"github.com/paydash/paydash/webhookrelay/hub/users"
 )
 
 // ApprovalsHub is the team's hub as the Approvals view uses it, with the

@@ -1,8 +1,8 @@
 package ui
 
 import (
-	"github.com/paydash/paydash/hub"
-	"github.com/paydash/paydash/hub/users"
+	"github.com/paydash/paydash/webhookrelay/hub"
+	"github.com/paydash/paydash/webhookrelay/hub/users"
 )
 
 // approvalsScenarios are the Approvals view's goldens (TestGolden): bob,

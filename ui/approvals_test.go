@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paydash/paydash/hub"
-	"github.com/paydash/paydash/hub/store"
-	"github.com/paydash/paydash/hub/users"
+	"github.com/paydash/paydash/webhookrelay/hub"
+	"github.com/paydash/paydash/webhookrelay/hub/store"
+	"github.com/paydash/paydash/webhookrelay/hub/users"
 )
 
 // fakeHub is the team hub as the view sees it, keeping the rules the

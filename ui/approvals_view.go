@@ -9,10 +9,10 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/hub"
-	"github.com/paydash/paydash/hub/hubclient"
-	"github.com/paydash/paydash/hub/store"
-	"github.com/paydash/paydash/termtext"
+	"github.com/paydash/paydash/internal/platform/termtext"
+	"github.com/paydash/paydash/webhookrelay/hub"
+	"github.com/paydash/paydash/webhookrelay/hub/hubclient"
+	"github.com/paydash/paydash/webhookrelay/hub/store"
 )
 
 var approvalCols = []colSpec{

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // A burst of relay events refreshes the balances at once for the first,

@@ -7,7 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/report"
+	"github.com/paydash/paydash/internal/report"
 )
 
 // historyDays is how far back the balance history goes (the chart shows

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // maxEvents bounds the events kept in memory; the relay keeps them all

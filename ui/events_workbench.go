@@ -13,9 +13,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/paydash/paydash/api/sandbox"
-	"github.com/paydash/paydash/relayclient"
-	"github.com/paydash/paydash/termtext"
-	"github.com/paydash/paydash/webhooklate"
+	"github.com/paydash/paydash/internal/platform/termtext"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/webhookrelay/webhooklate"
 )
 
 // Workbench gives the Events view the webhook workbench: each forward's

@@ -14,8 +14,8 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/relayclient"
 	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 	"github.com/paydash/paydash/webhookrelay/relaytest"
 )
 

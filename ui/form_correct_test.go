@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // Issue 22 friction: a payout rejected after acceptance is corrected from

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/internal/payout"
 )
 
 // definiteRejection reports an error after which nothing was created by

@@ -15,11 +15,11 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/hub"
-	"github.com/paydash/paydash/hub/hubclient"
-	"github.com/paydash/paydash/hub/hubtest"
-	"github.com/paydash/paydash/hub/users"
-	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/webhookrelay/hub"
+	"github.com/paydash/paydash/webhookrelay/hub/hubclient"
+	"github.com/paydash/paydash/webhookrelay/hub/hubtest"
+	"github.com/paydash/paydash/webhookrelay/hub/users"
 )
 
 // These tests run the payout form of ada's dashboard on a team profile

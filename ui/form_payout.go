@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/huh"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/internal/payout"
 )
 
 // payoutForm is the New payout form: one payout from a payout account.

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/internal/payout"
 )
 
 // PayoutGuard is the payout pipeline the form sends through

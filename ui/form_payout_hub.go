@@ -9,11 +9,11 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/hub"
-	"github.com/paydash/paydash/hub/hubclient"
-	"github.com/paydash/paydash/hub/store"
-	"github.com/paydash/paydash/payout"
-	"github.com/paydash/paydash/termtext"
+	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/platform/termtext"
+	"github.com/paydash/paydash/webhookrelay/hub"
+	"github.com/paydash/paydash/webhookrelay/hub/hubclient"
+	"github.com/paydash/paydash/webhookrelay/hub/store"
 )
 
 // On a team profile (payouts_via_relay) the payout form sends through the

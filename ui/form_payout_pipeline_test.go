@@ -8,8 +8,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/payout"
-	"github.com/paydash/paydash/payout/payouttest"
+	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/payout/payouttest"
 )
 
 // These tests send from the form through the payout pipeline to a real

@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // TestGolden renders every view at 200x50, 120x40 and 80x24 on a fixed clock with

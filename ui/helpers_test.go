@@ -19,8 +19,8 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/api/clock"
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/internal/platform/clock"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 func TestMain(m *testing.M) {

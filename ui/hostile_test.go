@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/relayclient"
-	"github.com/paydash/paydash/termtext"
+	"github.com/paydash/paydash/internal/platform/termtext"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // Text from outside paydash, as a hostile payee, a forged webhook or a

@@ -6,7 +6,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // keyScreen is one screen of the dashboard, reached by driving a fresh

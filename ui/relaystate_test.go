@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paydash/paydash/relayclient"
 	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 	"github.com/paydash/paydash/webhookrelay/relaytest"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/report"
+	"github.com/paydash/paydash/internal/report"
 )
 
 // TestResultPoolReusesOnlyWhatNothingReads: an array handed back is given

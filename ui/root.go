@@ -17,9 +17,9 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/google/uuid"
 
-	"github.com/paydash/paydash/api/clock"
-	"github.com/paydash/paydash/relayclient"
-	"github.com/paydash/paydash/termtext"
+	"github.com/paydash/paydash/internal/platform/clock"
+	"github.com/paydash/paydash/internal/platform/termtext"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // Minimum usable window; below it the dashboard says so instead of

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paydash/paydash/termtext"
+	"github.com/paydash/paydash/internal/platform/termtext"
 )
 
 // TestPayoutFormRefusesNamesThatDriveATerminal: a bidi override, an

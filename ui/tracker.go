@@ -9,8 +9,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/relayclient"
-	"github.com/paydash/paydash/report"
+	"github.com/paydash/paydash/internal/report"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // highlightFor is how long a payout row stays highlighted after it moved.

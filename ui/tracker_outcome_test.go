@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/payout"
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // TestTrackerPutsLaterOutcomesInTheAuditRecord: a payout sent from the

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/report"
+	"github.com/paydash/paydash/internal/report"
 )
 
 const reportRows = 2000

@@ -3,7 +3,7 @@ package ui
 import (
 	"strings"
 
-	"github.com/paydash/paydash/report"
+	"github.com/paydash/paydash/internal/report"
 )
 
 // setToken replaces the key:value token of key in the filter text (value

@@ -7,7 +7,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/report"
+	"github.com/paydash/paydash/internal/report"
 )
 
 var txCols = [numColumns]colSpec{

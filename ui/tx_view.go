@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/report"
+	"github.com/paydash/paydash/internal/report"
 )
 
 func (v *txView) view(c *viewContext, w, h int) string {

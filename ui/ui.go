@@ -18,8 +18,8 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/api/clock"
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/internal/platform/clock"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // Backend is what the dashboard needs from the service; *api.Client

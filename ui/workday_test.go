@@ -10,9 +10,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/api/clock"
-	"github.com/paydash/paydash/relayclient"
-	"github.com/paydash/paydash/report"
+	"github.com/paydash/paydash/internal/platform/clock"
+	"github.com/paydash/paydash/internal/report"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // Item 1: a UUID and letters typed while a form's select has focus stay in

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // startKillableRelay serves a relay whose kill closes its listener and

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paydash/paydash/api/clock"
+	"github.com/paydash/paydash/internal/platform/clock"
 )
 
 // Defaults applied by Open to zero Config fields.

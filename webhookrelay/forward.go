@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/paydash/paydash/api/clock"
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/internal/platform/clock"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // Forwarding retry policy. An endpoint that is down (no connection, 5xx,

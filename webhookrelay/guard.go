@@ -4,7 +4,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/paydash/paydash/httpguard"
+	"github.com/paydash/paydash/internal/platform/httpguard"
 )
 
 // guard refuses, on every endpoint, what only a web browser would send to

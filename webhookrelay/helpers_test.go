@@ -2,7 +2,7 @@ package webhookrelay
 
 import (
 	"github.com/paydash/paydash/api/testkey"
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 
 	"bytes"
 	"context"

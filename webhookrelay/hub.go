@@ -1,6 +1,6 @@
 package webhookrelay
 
-import "github.com/paydash/paydash/wsfan"
+import "github.com/paydash/paydash/internal/platform/wsfan"
 
 // hubMsg is one committed event ready to fan out: its websocket frame is
 // encoded once and shared, read-only, by every client.

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/api/clock"
+	"github.com/paydash/paydash/internal/platform/clock"
 )
 
 // These tests forge webhooks the way an attacker who can post to the

@@ -16,7 +16,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/testkey"
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // loadgenEnv makes this test binary the load of BenchmarkIngestRelayOnly:

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paydash/paydash/natstest"
+	"github.com/paydash/paydash/internal/platform/natstest"
 )
 
 // natsChildEnv makes this test binary a three-node NATS cluster process

@@ -3,7 +3,7 @@ package webhookrelay
 import (
 	"testing"
 
-	"github.com/paydash/paydash/natstest"
+	"github.com/paydash/paydash/internal/platform/natstest"
 )
 
 // The JetStream clusters of these tests are natstest's, shared with the

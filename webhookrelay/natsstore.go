@@ -19,7 +19,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/paydash/paydash/natsstream"
+	"github.com/paydash/paydash/internal/platform/natsstream"
 )
 
 // NATSConfig is clustered mode: every relay instance given the same

@@ -18,7 +18,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/nats-io/nats-server/v2/server"
 
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // logBuffer collects a relay's log lines for a test to read.

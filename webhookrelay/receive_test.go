@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/api/clock"
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/internal/platform/clock"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 func TestReceiveAnswersEachInputAndStoresOnlyGoodOnes(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 func TestParseRoute(t *testing.T) {

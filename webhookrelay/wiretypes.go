@@ -1,6 +1,6 @@
 package webhookrelay
 
-import "github.com/paydash/paydash/relayclient"
+import "github.com/paydash/paydash/webhookrelay/relayclient"
 
 // The relay's wire types are owned by relayclient, the package the
 // dashboard and commands import without pulling in the server, bbolt or

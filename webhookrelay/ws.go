@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-	"github.com/paydash/paydash/relayclient"
-	"github.com/paydash/paydash/wsfan"
+	"github.com/paydash/paydash/internal/platform/wsfan"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // Websocket timing (wsfan's): every write must complete within writeWait

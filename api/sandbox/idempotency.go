@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/api/clock"
+	"github.com/paydash/paydash/internal/platform/clock"
 )
 
 // IdempotencyKeyTTL is how long a stored Idempotency-Key is remembered.

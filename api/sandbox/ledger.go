@@ -11,7 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/api/clock"
+	"github.com/paydash/paydash/internal/platform/clock"
 )
 
 // The sandbox's payout accounts, one per currency and rail. Their ids are

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/httpguard"
+	"github.com/paydash/paydash/internal/platform/httpguard"
 )
 
 // maxBody caps request bodies; bigger ones get 413.

@@ -18,8 +18,8 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/api/clock"
-	"github.com/paydash/paydash/httpguard"
+	"github.com/paydash/paydash/internal/platform/clock"
+	"github.com/paydash/paydash/internal/platform/httpguard"
 )
 
 // Options configures a Sandbox. The zero value of every field but

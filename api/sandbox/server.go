@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/paydash/paydash/httpguard"
+	"github.com/paydash/paydash/internal/platform/httpguard"
 )
 
 // shutdownGrace is how long Close lets requests in flight (a long report)

@@ -13,12 +13,12 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
-	"github.com/paydash/paydash/hub"
-	"github.com/paydash/paydash/hub/hubclient"
-	"github.com/paydash/paydash/hub/store"
-	"github.com/paydash/paydash/hub/users"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/termtext"
+	"github.com/paydash/paydash/internal/platform/termtext"
+	"github.com/paydash/paydash/webhookrelay/hub"
+	"github.com/paydash/paydash/webhookrelay/hub/hubclient"
+	"github.com/paydash/paydash/webhookrelay/hub/store"
+	"github.com/paydash/paydash/webhookrelay/hub/users"
 )
 
 // Conn says which hub to talk to and as whom.

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/paydash/paydash/config"
-	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/internal/payout"
 )
 
 // HubRecord is the hub's audit record, read once, as `payouts log` reads

@@ -8,7 +8,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
-	"github.com/paydash/paydash/hub/hubclient"
+	"github.com/paydash/paydash/webhookrelay/hub/hubclient"
 )
 
 // ServiceReader is what a team profile still reads from the service

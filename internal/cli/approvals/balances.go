@@ -8,7 +8,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
-	"github.com/paydash/paydash/hub/hubclient"
+	"github.com/paydash/paydash/webhookrelay/hub/hubclient"
 )
 
 // BalanceReader is the service's balances; *api.Client is one.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/paydash/paydash/hub/users"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/webhookrelay/hub/users"
 )
 
 // UserCommand is `paydash relay user`: add, remove and rotate the hub's

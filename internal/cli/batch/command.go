@@ -12,13 +12,13 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/hub"
 	"github.com/paydash/paydash/internal/cli/approvals"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/cli/headless"
-	"github.com/paydash/paydash/payout"
-	"github.com/paydash/paydash/relayclient"
-	"github.com/paydash/paydash/termtext"
+	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/platform/termtext"
+	"github.com/paydash/paydash/webhookrelay/hub"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // CommandOptions are the flags of `paydash payout batch`.

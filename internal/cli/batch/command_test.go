@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/internal/payout"
 )
 
 func TestCommandDryRunAndRefusalNeedNoProfile(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/internal/payout"
 )
 
 // These tests put `payout batch --dry-run` where an operator in trouble

@@ -2,7 +2,7 @@ package batch
 
 import (
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/internal/payout"
 )
 
 // ErrorClass: a file with bad rows was refused before anything was sent.

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/internal/payout"
 )
 
 // TestServiceTextsInTheSummaryAreShownEscaped: the CSV's names are

@@ -2,7 +2,7 @@ package batch
 
 import (
 	"errors"
-	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/internal/payout"
 	"os"
 	"strings"
 	"testing"

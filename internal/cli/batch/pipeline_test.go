@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paydash/paydash/payout"
-	"github.com/paydash/paydash/payout/payouttest"
+	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/payout/payouttest"
 )
 
 // These tests meet the batch with the scripted answers the form

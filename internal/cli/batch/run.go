@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/api/clock"
-	"github.com/paydash/paydash/payout"
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/platform/clock"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // Sender creates payouts; *api.Client is one.

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/api/clock"
-	"github.com/paydash/paydash/payout"
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/platform/clock"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // watcher records the payout states webhooks report for the batch's rows.

@@ -2,7 +2,7 @@ package cmdutil
 
 import (
 	"github.com/paydash/paydash/config"
-	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/internal/payout"
 )
 
 // AuditLog opens the profile's audit record of payouts, under paydash's

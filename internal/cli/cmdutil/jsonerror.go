@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/payout"
-	"github.com/paydash/paydash/termtext"
+	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/platform/termtext"
 )
 
 // A command run with --json answers in JSON, failures included: a script

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/internal/payout"
 
 	"github.com/spf13/pflag"
 

@@ -14,9 +14,9 @@ import (
 
 	"github.com/paydash/paydash/internal/cli/approvals"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/payout"
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/internal/payout"
 	"github.com/paydash/paydash/ui"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // ErrNoTerminal is returned when the dashboard is asked for without a

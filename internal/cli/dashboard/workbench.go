@@ -6,10 +6,10 @@ import (
 
 	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/payout"
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/internal/payout"
 	"github.com/paydash/paydash/ui"
-	"github.com/paydash/paydash/webhooklate"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/webhookrelay/webhooklate"
 )
 
 // sentWindow is how far back the dashboard looks in the audit record for

@@ -18,8 +18,8 @@ import (
 	"github.com/paydash/paydash/api/sandbox"
 	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/payout"
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // TestStartWiresEverythingAndCloseLeavesNothing: a payout through the

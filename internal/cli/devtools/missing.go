@@ -12,10 +12,10 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/payout"
-	"github.com/paydash/paydash/relayclient"
-	"github.com/paydash/paydash/termtext"
-	"github.com/paydash/paydash/webhooklate"
+	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/platform/termtext"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
+	"github.com/paydash/paydash/webhookrelay/webhooklate"
 )
 
 // MissingOptions are the flags of `paydash events missing`.

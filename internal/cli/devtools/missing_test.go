@@ -14,7 +14,7 @@ import (
 	"github.com/paydash/paydash/api/testkey"
 	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/internal/payout"
 )
 
 // sendPayout sends a payout to the bench's sandbox the way paydash does:

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/relayclient"
 	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // TestResendOfAnUnforwardedEventAdviceIsFollowable: an event no route

@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/relayclient"
-	"github.com/paydash/paydash/termtext"
+	"github.com/paydash/paydash/internal/platform/termtext"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // ShowOptions are the flags of `paydash events show`.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // TestShowSaysWhetherTheRelayStillRetries: events show reads the

@@ -13,7 +13,7 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/sandbox"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/termtext"
+	"github.com/paydash/paydash/internal/platform/termtext"
 )
 
 // TriggerOptions are the flags of `paydash sandbox trigger`.

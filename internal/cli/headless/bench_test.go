@@ -11,8 +11,8 @@ import (
 	"github.com/paydash/paydash/api/sandbox"
 	"github.com/paydash/paydash/api/testkey"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/report"
-	"github.com/paydash/paydash/report/rawreport"
+	"github.com/paydash/paydash/internal/report"
+	"github.com/paydash/paydash/internal/report/rawreport"
 )
 
 // BenchmarkTransactionsCSV1M is `paydash transactions --csv` over a

@@ -10,8 +10,8 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/sandbox"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/payout"
-	"github.com/paydash/paydash/payout/payouttest"
+	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/payout/payouttest"
 )
 
 // sendsTo reads balances and the report from the service but sends

@@ -16,7 +16,7 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/sandbox"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/internal/payout"
 )
 
 // These tests send with `payout create` as an operator does, against the

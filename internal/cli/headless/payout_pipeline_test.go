@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/payout"
-	"github.com/paydash/paydash/payout/payouttest"
+	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/payout/payouttest"
 )
 
 // These tests meet `payout create` with the scripted answers the form

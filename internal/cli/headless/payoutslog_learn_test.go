@@ -11,9 +11,9 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/sandbox"
-	"github.com/paydash/paydash/payout"
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/internal/payout"
 	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 	"github.com/paydash/paydash/webhookrelay/relaytest"
 )
 

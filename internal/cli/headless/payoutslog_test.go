@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/internal/payout"
 )
 
 // `payouts log --since 7d` reads periods as `transactions --since` does.

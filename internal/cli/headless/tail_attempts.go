@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/paydash/paydash/relayclient"
+	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // attemptPoll is how often `events tail` asks the relay for new forward

@@ -17,8 +17,8 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/report"
-	"github.com/paydash/paydash/termtext"
+	"github.com/paydash/paydash/internal/platform/termtext"
+	"github.com/paydash/paydash/internal/report"
 )
 
 // TransactionsOptions are the flags of `paydash transactions`.

@@ -11,13 +11,13 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/sandbox"
-	"github.com/paydash/paydash/hub"
-	"github.com/paydash/paydash/hub/hubclient"
-	"github.com/paydash/paydash/hub/store"
-	"github.com/paydash/paydash/hub/users"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/natstest"
-	"github.com/paydash/paydash/payout"
+	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/platform/natstest"
+	"github.com/paydash/paydash/webhookrelay/hub"
+	"github.com/paydash/paydash/webhookrelay/hub/hubclient"
+	"github.com/paydash/paydash/webhookrelay/hub/store"
+	"github.com/paydash/paydash/webhookrelay/hub/users"
 )
 
 // TestTwoTeamRelaysOnOneClusterAreOneHub: two `paydash relay --users

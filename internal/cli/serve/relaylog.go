@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/paydash/paydash/termtext"
+	"github.com/paydash/paydash/internal/platform/termtext"
 )
 
 // Log formats of `paydash relay`.

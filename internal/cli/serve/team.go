@@ -13,13 +13,13 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
-	"github.com/paydash/paydash/hub"
-	"github.com/paydash/paydash/hub/auditlog"
-	"github.com/paydash/paydash/hub/policy"
-	"github.com/paydash/paydash/hub/store"
-	"github.com/paydash/paydash/hub/users"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/webhookrelay"
+	"github.com/paydash/paydash/webhookrelay/hub"
+	"github.com/paydash/paydash/webhookrelay/hub/auditlog"
+	"github.com/paydash/paydash/webhookrelay/hub/policy"
+	"github.com/paydash/paydash/webhookrelay/hub/store"
+	"github.com/paydash/paydash/webhookrelay/hub/users"
 )
 
 // TeamOptions are the flags that make `paydash relay` the team's hub.

@@ -1,0 +1,358 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/webhookrelay/hub/policy"
+	"github.com/paydash/paydash/webhookrelay/hub/store"
+	"github.com/paydash/paydash/webhookrelay/hub/users"
+)
+
+// MaxBatchRows bounds one batch submitted to the hub.
+const MaxBatchRows = 10000
+
+// BatchRow is one row of a batch file.
+type BatchRow struct {
+	Line int `json:"line"`
+	api.PayoutRequest
+}
+
+// BatchSubmission is a batch file sent to the hub: one request, approved
+// or rejected whole.
+type BatchSubmission struct {
+	File           string     `json:"file"`
+	SHA256         string     `json:"sha256"`
+	Rows           []BatchRow `json:"rows"`
+	AllowDuplicate bool       `json:"allow_duplicate,omitempty"`
+}
+
+// BatchResult is the hub's answer about a batch.
+type BatchResult struct {
+	// Status is awaiting_approval, or the batch's status (BatchStatus).
+	Status          string           `json:"status"`
+	BatchID         string           `json:"batch_id"`
+	Approvers       []string         `json:"approvers,omitempty"`
+	ApprovalsNeeded int              `json:"approvals_needed,omitempty"`
+	Reason          string           `json:"reason"`
+	Totals          map[string]int64 `json:"totals"`
+	Rows            []store.Request  `json:"rows"`
+}
+
+// Statuses of a batch beyond a request's.
+const (
+	// StatusPartlySent: some rows were sent, others refused.
+	StatusPartlySent = "partly_sent"
+)
+
+// BatchStatus sums up the rows' statuses: pending while any waits, then
+// rejected or lapsed (decided whole), sending while any is on its way,
+// unknown when any has no answer, sent when all were, refused when none
+// was, partly_sent otherwise.
+func BatchStatus(rows []store.Request) string {
+	count := map[string]int{}
+	for _, r := range rows {
+		count[r.Status]++
+	}
+	for _, st := range []string{store.StatusPending, store.StatusRejected, store.StatusLapsed, store.StatusApproved, store.StatusSending, store.StatusUnknown} {
+		if count[st] > 0 {
+			if st == store.StatusApproved {
+				return store.StatusSending
+			}
+			return st
+		}
+	}
+	switch {
+	case count[store.StatusSent] == len(rows):
+		return store.StatusSent
+	case count[store.StatusSent] == 0:
+		return store.StatusRefused
+	}
+	return StatusPartlySent
+}
+
+func batchResult(batch string, rows []store.Request) BatchResult {
+	res := BatchResult{BatchID: batch, Rows: rows, Totals: map[string]int64{}, Status: BatchStatus(rows)}
+	for _, r := range rows {
+		res.Totals[r.Currency] += r.AmountInMinor
+	}
+	if len(rows) > 0 {
+		res.Reason, res.ApprovalsNeeded = rows[0].Policy, rows[0].ApprovalsNeeded
+	}
+	if res.Status == store.StatusPending {
+		res.Status = StatusAwaitingApproval
+	}
+	return res
+}
+
+// SubmitBatch takes a batch from u: every row checked by the pipeline
+// (funds counting the rows before it), the policy applied to every row
+// and to each currency's total, stored whole with each row's transaction
+// id fixed, then sent at once or left pending as one request. The same
+// file submitted again by u while its batch is open is that batch.
+func (h *Hub) SubmitBatch(ctx context.Context, u users.User, sub BatchSubmission) (BatchResult, error) {
+	if len(sub.Rows) == 0 || len(sub.Rows) > MaxBatchRows {
+		return BatchResult{}, &errSubmit{http.StatusUnprocessableEntity, ClassInvalid, fmt.Errorf("a batch has 1 to %d rows, not %d", MaxBatchRows, len(sub.Rows))}
+	}
+	var bad []string
+	for i := range sub.Rows {
+		r := &sub.Rows[i].PayoutRequest
+		r.BeneficiaryIBAN = api.NormalizeIBAN(r.BeneficiaryIBAN)
+		if r.TransactionID == "" {
+			r.TransactionID = uuid.NewString()
+		}
+		if probs := api.ValidatePayout(r); len(probs) > 0 {
+			bad = append(bad, fmt.Sprintf("line %d: %v", sub.Rows[i].Line, probs))
+		}
+	}
+	if len(bad) > 0 {
+		return BatchResult{}, &errSubmit{http.StatusUnprocessableEntity, ClassInvalid, fmt.Errorf("%d bad row(s); nothing was requested: %s", len(bad), strings.Join(bad, "; "))}
+	}
+	h.submitMu.Lock()
+	unlock, err := h.lockSubmissions(ctx)
+	if err != nil {
+		h.submitMu.Unlock()
+		return BatchResult{}, err
+	}
+	batch, rows, fresh, err := h.createBatch(ctx, u, sub)
+	unlock()
+	h.submitMu.Unlock()
+	if err != nil {
+		return BatchResult{}, err
+	}
+	if len(rows) > 0 && rows[0].NeedsApproval {
+		res := batchResult(batch, rows)
+		res.Approvers = h.approversFor(rows[0])
+		if fresh {
+			h.notify.post(fmt.Sprintf("paydash: %s asks for approval of batch %s (%d payouts, %s): paydash approvals show %s",
+				u.Name, sub.File, len(rows), totalsText(res.Totals), batch))
+		}
+		return res, nil
+	}
+	return h.sendBatch(ctx, batch)
+}
+
+func totalsText(t map[string]int64) string {
+	parts := make([]string, 0, len(t))
+	for cur, v := range t {
+		parts = append(parts, api.FormatAmount(v, cur))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// createBatch decides and stores a batch; the caller holds submitMu.
+func (h *Hub) createBatch(ctx context.Context, u users.User, sub BatchSubmission) (string, []store.Request, bool, error) {
+	if sub.SHA256 != "" {
+		open, err := h.cfg.Store.List(func(r *store.Request) bool {
+			return r.Batch != "" && r.RequestedBy == u.Name && r.BatchSHA256 == sub.SHA256 && (r.Open() || r.Status == store.StatusUnknown)
+		})
+		if err != nil {
+			return "", nil, false, err
+		}
+		if len(open) > 0 {
+			rows, err := h.cfg.Store.Batch(open[0].Batch)
+			return open[0].Batch, rows, false, err
+		}
+	}
+	now := h.cfg.Clock.Now()
+	sent, err := h.cfg.Store.List(func(r *store.Request) bool {
+		return !r.NeedsApproval && r.RequestedBy == u.Name && now.Sub(r.RequestedAt) < policy.SumWindow && r.Status != store.StatusRefused
+	})
+	if err != nil {
+		return "", nil, false, err
+	}
+	prior := make([]policy.Sent, 0, len(sent)+len(sub.Rows))
+	for _, r := range sent {
+		prior = append(prior, policy.Sent{Requester: r.RequestedBy, IBAN: r.BeneficiaryIBAN, Currency: r.Currency, AmountInMinor: r.AmountInMinor, At: r.RequestedAt})
+	}
+	reserved, err := h.cfg.Store.Outflows("")
+	if err != nil {
+		return "", nil, false, err
+	}
+	needed, reason := false, ""
+	totals := map[string]int64{}
+	for _, row := range sub.Rows {
+		req := row.PayoutRequest
+		if old, err := h.cfg.Store.ByTransactionID(req.TransactionID); err == nil {
+			return "", nil, false, &errSubmit{http.StatusConflict, ClassDuplicate,
+				&idUsedError{by: old.ID, err: fmt.Errorf("line %d: transaction id %s is already used by approval request %s; nothing was requested", row.Line, req.TransactionID, old.ID)}}
+		}
+		if !sub.AllowDuplicate {
+			if err := h.openDuplicate(&req); err != nil {
+				return "", nil, false, &errSubmit{http.StatusConflict, ClassDuplicate, fmt.Errorf("line %d: %w", row.Line, err)}
+			}
+		}
+		d := h.cfg.Policy.Decide(req.AmountInMinor, req.Currency, policy.RecentSum(prior, u.Name, req.BeneficiaryIBAN, req.Currency, now))
+		if d.Needed && !needed {
+			needed, reason = true, fmt.Sprintf("line %d: %s", row.Line, d.Reason)
+		}
+		// Rows of the batch add up with each other, as payouts do.
+		prior = append(prior, policy.Sent{Requester: u.Name, IBAN: req.BeneficiaryIBAN, Currency: req.Currency, AmountInMinor: req.AmountInMinor, At: now})
+		if err := h.cfg.Pipeline.Check(ctx, &req, reserved, sub.AllowDuplicate); err != nil {
+			status := http.StatusConflict
+			switch ErrorClass(err) {
+			case ClassInvalid:
+				status = http.StatusUnprocessableEntity
+			case ClassUnknown, "":
+				status = http.StatusBadGateway
+			}
+			return "", nil, false, &errSubmit{status, ErrorClass(err), fmt.Errorf("line %d: %w; nothing was requested or sent", row.Line, err)}
+		}
+		reserved[req.Currency] += req.AmountInMinor
+		totals[req.Currency] += req.AmountInMinor
+	}
+	for cur, total := range totals {
+		if d := h.cfg.Policy.Decide(total, cur, 0); d.Needed && !needed {
+			needed, reason = true, "the batch's "+cur+" total: "+d.Reason
+		}
+	}
+	if !needed {
+		reason = "every row and each currency's total within the thresholds"
+	}
+	batch := "bat-" + strings.TrimPrefix(store.NewID(), "apr-")
+	rs := make([]*store.Request, len(sub.Rows))
+	for i, row := range sub.Rows {
+		req := row.PayoutRequest
+		r := &store.Request{ID: store.NewID(), Status: store.StatusApproved, RequestedBy: u.Name, RequestedAt: now,
+			NeedsApproval: needed, Policy: reason, AmountInMinor: req.AmountInMinor, Currency: req.Currency,
+			BeneficiaryName: req.BeneficiaryName, BeneficiaryIBAN: req.BeneficiaryIBAN, BeneficiaryReference: req.BeneficiaryReference,
+			ContextCode: req.ContextCode, TransactionID: req.TransactionID, AllowDuplicate: sub.AllowDuplicate,
+			BatchFile: sub.File, Line: row.Line, BatchSHA256: sub.SHA256}
+		if needed {
+			r.Status, r.ExpiresAt, r.ApprovalsNeeded = store.StatusPending, now.Add(h.cfg.Policy.TTL), h.cfg.Policy.Approvers
+		}
+		rs[i] = r
+	}
+	if err := h.cfg.Store.CreateBatch(batch, rs); err != nil {
+		return "", nil, false, err
+	}
+	rows, err := h.cfg.Store.Batch(batch)
+	return batch, rows, true, err
+}
+
+// sendBatch sends every approved row of a batch, one after another, each
+// claimed alone (so a restart resumes the rows not sent). It answers when
+// the rows are sent or after BatchAnswerWithin, whichever comes first,
+// with the batch as it stands: the relay's server cuts an answer at a
+// minute, and a long batch goes on being sent behind it.
+func (h *Hub) sendBatch(ctx context.Context, batch string) (BatchResult, error) {
+	rows, err := h.cfg.Store.Batch(batch)
+	if err != nil {
+		return BatchResult{}, err
+	}
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return batchResult(batch, rows), nil // sent at the next start
+	}
+	h.sends.Add(1)
+	h.mu.Unlock()
+	done := make(chan struct{})
+	toSend := rows
+	go func() {
+		defer h.sends.Done()
+		defer close(done)
+		for _, r := range toSend {
+			if r.Status != store.StatusApproved {
+				continue
+			}
+			if _, err := h.sendDetached(ctx, r.ID); err != nil {
+				h.log.Error("approvals: sending a batch row failed", "batch", batch, "line", r.Line, "err", err)
+			}
+		}
+	}()
+	t := time.NewTimer(h.cfg.BatchAnswerWithin)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+	now, err := h.cfg.Store.Batch(batch)
+	return batchResult(batch, now), err
+}
+
+// ApproveBatch records u's approval of a whole batch; the approval that
+// completes it sends its rows.
+func (h *Hub) ApproveBatch(ctx context.Context, u users.User, batch string) (BatchResult, error) {
+	rows, done, err := h.cfg.Store.ApproveBatch(batch, u.Name, h.cfg.Clock.Now(), h.cfg.Policy.Approvers)
+	if errors.Is(err, store.ErrLapsed) && len(rows) > 0 && rows[0].Status == store.StatusLapsed {
+		h.notify.post(fmt.Sprintf("paydash: batch %s of %s lapsed unapproved", batch, rows[0].RequestedBy))
+	}
+	if err != nil {
+		return batchResult(batch, rows), err
+	}
+	if !done {
+		return batchResult(batch, rows), nil
+	}
+	return h.sendBatch(ctx, batch)
+}
+
+// RejectBatch turns a whole batch down.
+func (h *Hub) RejectBatch(u users.User, batch, reason string) (BatchResult, error) {
+	rows, err := h.cfg.Store.RejectBatch(batch, u.Name, reason, h.cfg.Clock.Now())
+	return batchResult(batch, rows), err
+}
+
+// Paths of batches.
+const PathBatches = "/hub/v1/batches"
+
+func (h *Hub) handleSubmitBatch(w http.ResponseWriter, req *http.Request, u users.User) {
+	var sub BatchSubmission
+	if !readJSONLimit(w, req, &sub, 16<<20) {
+		return
+	}
+	res, err := h.SubmitBatch(req.Context(), u, sub)
+	if err != nil {
+		var se *errSubmit
+		if errors.As(err, &se) {
+			writeJSON(w, se.status, se.problem())
+			return
+		}
+		writeProblem(w, http.StatusInternalServerError, "store_failed", "the hub could not record the batch: "+err.Error())
+		return
+	}
+	status := http.StatusOK
+	if res.Status == StatusAwaitingApproval {
+		status = http.StatusAccepted
+	}
+	writeJSON(w, status, res)
+}
+
+func (h *Hub) handleShowBatch(w http.ResponseWriter, req *http.Request, _ users.User) {
+	id := req.PathValue("id")
+	rows, err := h.cfg.Store.Batch(id)
+	if err != nil {
+		writeStoreError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, batchResult(id, rows))
+}
+
+func (h *Hub) handleApproveBatch(w http.ResponseWriter, req *http.Request, u users.User) {
+	res, err := h.ApproveBatch(req.Context(), u, req.PathValue("id"))
+	if err != nil {
+		writeStoreError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (h *Hub) handleRejectBatch(w http.ResponseWriter, req *http.Request, u users.User) {
+	reason, ok := readRejectReason(w, req)
+	if !ok {
+		return
+	}
+	res, err := h.RejectBatch(u, req.PathValue("id"), reason)
+	if err != nil {
+		writeStoreError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}

@@ -1,0 +1,349 @@
+package hub
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/webhookrelay/hub/store"
+	"github.com/paydash/paydash/webhookrelay/hub/users"
+)
+
+// Prefix is where the hub's API is mounted on the relay's listener.
+const Prefix = "/hub/"
+
+// Paths of the API (under Prefix).
+const (
+	PathMe        = "/hub/v1/me"
+	PathPayouts   = "/hub/v1/payouts"
+	PathApprovals = "/hub/v1/approvals"
+	PathLog       = "/hub/v1/log"
+	PathOutflows  = "/hub/v1/outflows"
+	PathAudit     = "/hub/v1/audit"
+)
+
+// maxBody bounds a request body: a payout or a reason is small.
+const maxBody = 64 << 10
+
+// Problem is the body of every refusal.
+type Problem struct {
+	Status int    `json:"status"`
+	Reason string `json:"reason"`
+	Detail string `json:"detail"`
+	// TransactionIDUsedBy names the approval request that already holds
+	// the submitted transaction id for another payout (reason
+	// "duplicate"): a client tells it from a duplicate payee by this,
+	// not by the detail's words.
+	TransactionIDUsedBy string `json:"transaction_id_used_by,omitempty"`
+}
+
+// Me is the body of GET /hub/v1/me.
+type Me struct {
+	Name  string   `json:"name"`
+	Roles []string `json:"roles"`
+	// Policy says the hub's thresholds in words.
+	Policy string `json:"policy"`
+}
+
+// Handler serves the API. Every endpoint authenticates the caller and
+// checks their role on the hub.
+func (h *Hub) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+PathMe, h.withRole(users.RoleView, h.handleMe))
+	mux.HandleFunc("POST "+PathPayouts, h.withRole(users.RoleRequest, h.handleSubmit))
+	mux.HandleFunc("GET "+PathApprovals, h.withRole(users.RoleView, h.handleList))
+	mux.HandleFunc("GET "+PathApprovalsWS, h.withRole(users.RoleView, h.handleWatch))
+	mux.HandleFunc("GET "+PathApprovals+"/{id}", h.withRole(users.RoleView, h.handleShow))
+	mux.HandleFunc("GET "+PathApprovals+"/{id}/check", h.withRole(users.RoleView, h.handleCheck))
+	mux.HandleFunc("POST "+PathApprovals+"/{id}/approve", h.withRole(users.RoleApprove, h.handleApprove))
+	mux.HandleFunc("POST "+PathApprovals+"/{id}/reject", h.withRole(users.RoleApprove, h.handleReject))
+	mux.HandleFunc("GET "+PathLog, h.withRole(users.RoleView, h.handleLog))
+	mux.HandleFunc("GET "+PathOutflows, h.withRole(users.RoleView, h.handleOutflows))
+	mux.HandleFunc("GET "+PathAudit, h.withRole(users.RoleView, h.handleAudit))
+	mux.HandleFunc("POST "+PathPayments, h.withRole(users.RoleRequest, h.handlePayment))
+	mux.HandleFunc("POST "+PathBatches, h.withRole(users.RoleRequest, h.handleSubmitBatch))
+	mux.HandleFunc("GET "+PathBatches+"/{id}", h.withRole(users.RoleView, h.handleShowBatch))
+	mux.HandleFunc("POST "+PathBatches+"/{id}/approve", h.withRole(users.RoleApprove, h.handleApproveBatch))
+	mux.HandleFunc("POST "+PathBatches+"/{id}/reject", h.withRole(users.RoleApprove, h.handleRejectBatch))
+	mux.HandleFunc("POST "+PathMandates, h.withRole(users.RoleRequest, h.handleMandate))
+	mux.HandleFunc(Prefix, func(w http.ResponseWriter, _ *http.Request) {
+		writeProblem(w, http.StatusNotFound, "not_found", "no such hub endpoint")
+	})
+	return mux
+}
+
+func hashToken(t string) [32]byte { return sha256.Sum256([]byte(t)) }
+
+// sharedUser is who the relay's shared token reads as.
+const sharedUser = "(relay token)"
+
+// authenticate finds who is calling. Only the Authorization header is
+// read: a token in the URL ends up in proxies' and shells' histories.
+// The relay's shared token reads (view) and does nothing else: a payout
+// requested or approved with it would have no person behind it.
+func (h *Hub) authenticate(w http.ResponseWriter, req *http.Request, role string) (users.User, bool) {
+	if req.URL.Query().Has("token") {
+		writeProblem(w, http.StatusBadRequest, "token_in_url", "the hub does not take tokens in the URL; send Authorization: Bearer <your token>")
+		return users.User{}, false
+	}
+	tok := ""
+	if a := req.Header.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
+		tok = strings.TrimSpace(a[7:])
+	}
+	if tok == "" {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="paydash hub"`)
+		writeProblem(w, http.StatusUnauthorized, "unauthorized", "the hub needs your own token: send Authorization: Bearer <token> (an administrator makes one with paydash relay user add)")
+		return users.User{}, false
+	}
+	if u, ok := h.cfg.Users.Current().Authenticate(tok); ok {
+		if !u.Has(role) {
+			writeProblem(w, http.StatusForbidden, "role_missing", fmt.Sprintf("user %s does not hold the %s role", u.Name, role))
+			return users.User{}, false
+		}
+		return u, true
+	}
+	sum := hashToken(tok)
+	if h.cfg.SharedToken != "" && subtle.ConstantTimeCompare(sum[:], h.sharedH[:]) == 1 {
+		if role != users.RoleView {
+			writeProblem(w, http.StatusForbidden, "shared_token", "the relay's shared token cannot "+role+" payouts: each person uses their own token from the users file")
+			return users.User{}, false
+		}
+		return users.User{Name: sharedUser, Roles: []string{users.RoleView}}, true
+	}
+	w.Header().Set("WWW-Authenticate", `Bearer realm="paydash hub"`)
+	writeProblem(w, http.StatusUnauthorized, "unauthorized", "token refused: it is not in the hub's users file (removed or rotated?)")
+	return users.User{}, false
+}
+
+func (h *Hub) withRole(role string, next func(http.ResponseWriter, *http.Request, users.User)) http.HandlerFunc {
+	return func(w http.ResponseWriter, req *http.Request) {
+		u, ok := h.authenticate(w, req, role)
+		if !ok {
+			return
+		}
+		next(w, req, u)
+	}
+}
+
+// ReaderAllowed reports whether token may read the relay's events (/ws,
+// /events): any user of the hub, every role includes reading.
+func (h *Hub) ReaderAllowed(token string) bool {
+	if h.cfg.FollowToken != "" {
+		sum := hashToken(token)
+		if subtle.ConstantTimeCompare(sum[:], h.followH[:]) == 1 {
+			return true
+		}
+	}
+	u, ok := h.cfg.Users.Current().Authenticate(token)
+	return ok && u.Has(users.RoleView)
+}
+
+func (h *Hub) handleMe(w http.ResponseWriter, _ *http.Request, u users.User) {
+	writeJSON(w, http.StatusOK, Me{Name: u.Name, Roles: u.Roles, Policy: h.cfg.Policy.Describe()})
+}
+
+// readJSON decodes a JSON body, refusing other content types (a browser
+// posts forms cross-origin without asking; JSON never arrives that way).
+func readJSON(w http.ResponseWriter, req *http.Request, v any) bool {
+	return readJSONLimit(w, req, v, maxBody)
+}
+
+func readJSONLimit(w http.ResponseWriter, req *http.Request, v any, limit int64) bool {
+	mt, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
+	if mt != "application/json" {
+		writeProblem(w, http.StatusUnsupportedMediaType, "not_json", "send the body as application/json")
+		return false
+	}
+	dec := json.NewDecoder(io.LimitReader(req.Body, limit))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		writeProblem(w, http.StatusBadRequest, "bad_json", "the body is not the JSON expected: "+err.Error())
+		return false
+	}
+	return true
+}
+
+func (h *Hub) handleSubmit(w http.ResponseWriter, req *http.Request, u users.User) {
+	var sub Submission
+	if !readJSON(w, req, &sub) {
+		return
+	}
+	res, err := h.Submit(req.Context(), u, sub)
+	if err != nil {
+		var se *errSubmit
+		if errors.As(err, &se) {
+			writeJSON(w, se.status, se.problem())
+			return
+		}
+		h.log.Error("approvals: submit failed", "err", err)
+		writeProblem(w, http.StatusInternalServerError, "store_failed", "the hub could not record the request: "+err.Error())
+		return
+	}
+	status := http.StatusOK
+	if res.Status == StatusAwaitingApproval {
+		status = http.StatusAccepted
+	}
+	writeJSON(w, status, res)
+}
+
+// ListResponse is the body of GET /hub/v1/approvals.
+type ListResponse struct {
+	Results []store.Request `json:"results"`
+}
+
+func (h *Hub) handleList(w http.ResponseWriter, req *http.Request, _ users.User) {
+	all := req.URL.Query().Get("all") == "1"
+	rs, err := h.cfg.Store.List(func(r *store.Request) bool {
+		// Without all: what still awaits or may still need attention.
+		return all || r.Status == store.StatusPending || r.Status == store.StatusApproved ||
+			r.Status == store.StatusSending || r.Status == store.StatusUnknown
+	})
+	if err != nil {
+		writeProblem(w, http.StatusInternalServerError, "store_failed", err.Error())
+		return
+	}
+	if rs == nil {
+		rs = []store.Request{}
+	}
+	writeJSON(w, http.StatusOK, ListResponse{Results: rs})
+}
+
+func (h *Hub) handleShow(w http.ResponseWriter, req *http.Request, _ users.User) {
+	r, err := h.cfg.Store.Get(req.PathValue("id"))
+	if err != nil {
+		writeStoreError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, r)
+}
+
+func (h *Hub) handleApprove(w http.ResponseWriter, req *http.Request, u users.User) {
+	r, err := h.Approve(req.Context(), u, req.PathValue("id"))
+	if err != nil {
+		writeStoreError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, r)
+}
+
+// RejectBody is the body of POST .../reject.
+type RejectBody struct {
+	Reason string `json:"reason"`
+}
+
+// readRejectReason reads a reject body, answering 422 when it gives no
+// reason: the requester is told what to correct, for a request or a batch.
+func readRejectReason(w http.ResponseWriter, req *http.Request) (string, bool) {
+	var b RejectBody
+	if !readJSON(w, req, &b) {
+		return "", false
+	}
+	reason := strings.TrimSpace(b.Reason)
+	if reason == "" {
+		writeProblem(w, http.StatusUnprocessableEntity, "reason_required", "a rejection needs a reason (--reason TEXT), so the requester knows what to correct")
+		return "", false
+	}
+	return reason, true
+}
+
+func (h *Hub) handleReject(w http.ResponseWriter, req *http.Request, u users.User) {
+	reason, ok := readRejectReason(w, req)
+	if !ok {
+		return
+	}
+	r, err := h.Reject(u, req.PathValue("id"), reason)
+	if err != nil {
+		writeStoreError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, r)
+}
+
+// LogResponse is the body of GET /hub/v1/log.
+type LogResponse struct {
+	Results []store.Entry `json:"results"`
+}
+
+func (h *Hub) handleLog(w http.ResponseWriter, req *http.Request, _ users.User) {
+	q := req.URL.Query()
+	after, _ := strconv.ParseUint(q.Get("after"), 10, 64)
+	limit, _ := strconv.Atoi(q.Get("limit"))
+	es, err := h.cfg.Store.Log(after, limit, q.Get("id"))
+	if err != nil {
+		writeProblem(w, http.StatusInternalServerError, "store_failed", err.Error())
+		return
+	}
+	if es == nil {
+		es = []store.Entry{}
+	}
+	writeJSON(w, http.StatusOK, LogResponse{Results: es})
+}
+
+func (h *Hub) handleOutflows(w http.ResponseWriter, _ *http.Request, _ users.User) {
+	out, err := h.cfg.Store.Outflows("")
+	if err != nil {
+		writeProblem(w, http.StatusInternalServerError, "store_failed", err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// AuditResponse is the body of GET /hub/v1/audit: the audit record the
+// hub's pipeline keeps (and its duplicate check reads).
+type AuditResponse struct {
+	Profile string         `json:"profile"`
+	Results []payout.Entry `json:"results"`
+}
+
+func (h *Hub) handleAudit(w http.ResponseWriter, _ *http.Request, _ users.User) {
+	a, ok := h.cfg.Pipeline.(interface {
+		AuditEntries() (string, []payout.Entry, error)
+	})
+	if !ok {
+		writeProblem(w, http.StatusNotFound, "no_audit_record", "this hub keeps no audit record")
+		return
+	}
+	profile, es, err := a.AuditEntries()
+	if err != nil {
+		writeProblem(w, http.StatusInternalServerError, "audit_record", err.Error())
+		return
+	}
+	if es == nil {
+		es = []payout.Entry{}
+	}
+	writeJSON(w, http.StatusOK, AuditResponse{Profile: profile, Results: es})
+}
+
+func writeStoreError(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		writeProblem(w, http.StatusNotFound, "not_found", err.Error())
+	case errors.Is(err, store.ErrOwnRequest):
+		writeProblem(w, http.StatusForbidden, "own_request", err.Error())
+	case errors.Is(err, store.ErrLapsed):
+		writeProblem(w, http.StatusConflict, "lapsed", err.Error())
+	case errors.Is(err, store.ErrNotPending), errors.Is(err, store.ErrNotApproved), errors.Is(err, store.ErrInBatch):
+		writeProblem(w, http.StatusConflict, "not_pending", err.Error())
+	default:
+		writeProblem(w, http.StatusConflict, "refused", err.Error())
+	}
+}
+
+func writeProblem(w http.ResponseWriter, status int, reason, detail string) {
+	writeJSON(w, status, Problem{Status: status, Reason: reason, Detail: detail})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
