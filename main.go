@@ -23,10 +23,13 @@ import (
 	"github.com/paydash/paydash/internal/cli/devtools"
 	"github.com/paydash/paydash/internal/cli/headless"
 	"github.com/paydash/paydash/internal/cli/serve"
+	"github.com/paydash/paydash/internal/cli/version"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// linkedVersion is set by a release build with -ldflags
+// "-X main.linkedVersion=v1.2.3"; any other build is named by the module
+// version and VCS revision the toolchain embeds (internal/cli/version).
+var linkedVersion = "dev"
 
 func main() {
 	os.Exit(run(context.Background(), os.Args[1:], cmdutil.System()))
@@ -48,6 +51,7 @@ func run(ctx context.Context, args []string, s *cmdutil.Streams) int {
 
 func newRoot(s *cmdutil.Streams) *cobra.Command {
 	g := &cmdutil.Global{}
+	build := version.Read(linkedVersion)
 	root := &cobra.Command{
 		Use:   "paydash",
 		Short: "Payout-account dashboard: balances, transactions, payouts, payments, mandates and live webhooks",
@@ -59,7 +63,7 @@ it against a built-in sandbox with nothing to configure:
     paydash demo
 
 Every view is also a headless command for scripts (--json on each).`,
-		Version:       version,
+		Version:       build.String(),
 		Args:          cmdutil.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -70,6 +74,8 @@ Every view is also a headless command for scripts (--json on each).`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return cmdutil.Exit(cmdutil.ExitUsage, err)
 	})
+	// --version prints the same line as `paydash version`.
+	root.SetVersionTemplate("{{.Version}}\n")
 	g.Bind(root.PersistentFlags())
 	root.AddGroup(
 		&cobra.Group{ID: "start", Title: "Getting started:"},
@@ -84,7 +90,7 @@ Every view is also a headless command for scripts (--json on each).`,
 	}
 	payout := headless.PayoutCommand(s, g)
 	payout.AddCommand(batch.PayoutBatchCommand(s, g))
-	add("start", demo.Command(s), headless.ConfigCommand(s, g))
+	add("start", demo.Command(s), headless.ConfigCommand(s, g), version.Command(s, build))
 	add("ops", headless.BalancesCommand(s, g), headless.TransactionsCommand(s, g), payout,
 		headless.PayoutsCommand(s, g), headless.PaymentCommand(s, g), headless.MandateCommand(s, g))
 	// The webhook workbench (devtools) adds to the sandbox and events commands.
