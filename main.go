@@ -42,11 +42,16 @@ func run(ctx context.Context, args []string, s *cmdutil.Streams) int {
 	s.Done = ctx.Done()
 	out := cmdutil.WatchOutput(s)
 	root := newRoot(s)
+	filtered := cmdutil.AddJSONFilters(root, s)
 	root.SetArgs(args)
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
-	return cmdutil.Report(s, out, args, cmdutil.Execute(ctx, root, args))
+	err := cmdutil.Execute(ctx, root, args)
+	if ferr := filtered(); ferr != nil {
+		err = ferr // the cause of any write error the command met
+	}
+	return cmdutil.Report(s, out, args, err)
 }
 
 func newRoot(s *cmdutil.Streams) *cobra.Command {

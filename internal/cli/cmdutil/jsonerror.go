@@ -135,7 +135,7 @@ func WantsJSON(args []string) bool {
 		}
 		if v, ok := strings.CutPrefix(a, "--json="); ok {
 			b, err := strconv.ParseBool(v)
-			return err == nil && b
+			return err != nil || b // not a bool: a field list (jsonfilter.go)
 		}
 	}
 	return false
