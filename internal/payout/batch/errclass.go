@@ -1,12 +1,9 @@
 package batch
 
-import (
-	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/internal/payout"
-)
+import "github.com/paydash/paydash/internal/payout"
 
 // ErrorClass: a file with bad rows was refused before anything was sent.
-func (e *InvalidFileError) ErrorClass() string { return cmdutil.ClassInvalid }
+func (e *InvalidFileError) ErrorClass() string { return payout.ClassInvalid }
 
 // ErrorField is the column of the first problem, when it names one.
 func (e *InvalidFileError) ErrorField() string {
@@ -15,6 +12,3 @@ func (e *InvalidFileError) ErrorField() string {
 	}
 	return e.Problems[0].Column
 }
-
-// ErrorClass: rows repeated inside the file are held back as duplicates.
-func (e *duplicateRowsError) ErrorClass() string { return payout.ClassDuplicate }
