@@ -25,9 +25,10 @@
 //  7. Follow: to a final state, from the relay when one answers, else the
 //     service's report (Pipeline.Follow); the final state is recorded.
 //
-// Run does all of them, calling back (Hooks) to ask the operator and to
-// show progress; a caller that asks on its own schedule calls the stages
-// one by one. Every error that stops a payout implements Classed
+// Run does all of them, calling back (Hooks) to ask the operator, to
+// show progress and, for a batch (package batch below this one), to take
+// each row's plan and journal its answer; a caller that asks on its own
+// schedule calls the stages one by one. Every error that stops a payout implements Classed
 // (ErrorClass: refused, unknown, funds, duplicate, no_account, invalid)
 // and, when it is about one field, ErrorField. A caller such as the
 // approvals hub sends an approved payout with:

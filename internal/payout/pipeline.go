@@ -120,6 +120,17 @@ type Hooks struct {
 	// Notice hears what the operator should know on the way (the relay
 	// is unreachable, the record could not be written after sending).
 	Notice func(string)
+	// Check, when set, stands in for the check stage: the caller checked
+	// the payout already, with others, over one read of the record and
+	// the report (a batch plans every row before the operator confirms
+	// the list), and gives what it found for this one. Reserve still
+	// checks the record once more, under its lock, before the send.
+	Check func(ctx context.Context, req *api.PayoutRequest, opt Options) (*Checked, error)
+	// Answered hears the answer, classified, before it is recorded: a
+	// batch writes it to its journal there. An error stops Run with the
+	// answer unrecorded (the attempt stays in the record) and is
+	// returned as is.
+	Answered func(ctx context.Context, a Answer) error
 }
 
 // Checked is what the check stage found.
@@ -142,6 +153,11 @@ type Result struct {
 	Answer  Answer             `json:"answer"`
 	// Final is set when Run followed the payout.
 	Final *Final `json:"final,omitempty"`
+	// RecordErr is why the answer could not be appended to the record
+	// (Notice heard it too). The payout had left, so Run went on; a
+	// batch stops there rather than send more under a record it cannot
+	// write.
+	RecordErr error `json:"-"`
 }
 
 func (p *Pipeline) now() time.Time {
@@ -419,8 +435,9 @@ func (p *Pipeline) Recorded(ids map[string]bool) (map[string]api.PayoutRequest, 
 	return out, nil
 }
 
-// Run takes one payout through every stage: validate, check, confirm
-// (Hooks.Confirm), reserve, send, classify, record and, with
+// Run takes one payout through every stage: validate, check (or
+// Hooks.Check), confirm (Hooks.Confirm), reserve, send, classify
+// (Hooks.Answered hears the answer), record and, with
 // Options.Follow, follow to a final state (recorded too). It returns the
 // result so far and, when the payout was stopped or not accepted, an
 // error implementing Classed (a *SendError after a send), or the
@@ -442,7 +459,11 @@ func (p *Pipeline) Run(ctx context.Context, req *api.PayoutRequest, opt Options,
 		return res, err
 	}
 	stage(StageCheck)
-	c, err := p.Check(ctx, req, opt)
+	check := p.Check
+	if h.Check != nil {
+		check = h.Check
+	}
+	c, err := check(ctx, req, opt)
 	res.Checked = c
 	if err != nil {
 		return res, stageErr(StageCheck, err)
@@ -473,8 +494,14 @@ func (p *Pipeline) Run(ctx context.Context, req *api.PayoutRequest, opt Options,
 	}
 	stage(StageSend)
 	res.Answer = p.Send(ctx, req)
+	if h.Answered != nil {
+		if err := h.Answered(ctx, res.Answer); err != nil {
+			return res, err
+		}
+	}
 	stage(StageRecord)
 	if err := p.RecordAnswer(req, c, res.Answer); err != nil {
+		res.RecordErr = err
 		notice(fmt.Sprintf("warning: %v", err))
 	}
 	if !res.Answer.Accepted() {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/paydash/paydash/internal/payout/batch"
 )
 
 // TestChangedFileRestoreAdviceIsSafeToFollow: a batch stopped part way
@@ -67,7 +69,7 @@ func TestBadRowsAdviceIsSafeToFollow(t *testing.T) {
 	if got := x.paid(t, "FIX"); len(got) != 0 {
 		t.Fatalf("a refused file sent %v", got)
 	}
-	if _, err := os.Stat(DefaultJournalPath(file)); err == nil {
+	if _, err := os.Stat(batch.DefaultJournalPath(file)); err == nil {
 		t.Fatal("a refused file left a journal")
 	}
 	// Follow it: fix lines 3 and 4 in place, the same command again.

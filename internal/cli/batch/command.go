@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/cli/headless"
 	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/payout/batch"
 	"github.com/paydash/paydash/internal/platform/termtext"
 	"github.com/paydash/paydash/webhookrelay/hub"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
@@ -49,11 +49,11 @@ func (o *CommandOptions) Bind(fs *pflag.FlagSet) {
 
 // Command runs `paydash payout batch FILE`.
 func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path string, o *CommandOptions) error {
-	f, err := Load(path)
-	var bad *InvalidFileError
+	f, err := batch.Load(path)
+	var bad *batch.InvalidFileError
 	if err == nil && !o.AllowDuplicate {
 		if dups := f.DuplicateRows(); len(dups) > 0 {
-			de := &duplicateRowsError{InvalidFileError{Path: f.Path, Problems: dups}}
+			de := &duplicateRowsError{batch.InvalidFileError{Path: f.Path, Problems: dups}}
 			err, bad = de, &de.InvalidFileError
 		}
 	}
@@ -67,7 +67,7 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 				File     string               `json:"file"`
 				Sent     int                  `json:"sent"`
 				Lines    []int                `json:"bad_lines"`
-				Problems []LineProblem        `json:"problems"`
+				Problems []batch.LineProblem  `json:"problems"`
 				Error    *cmdutil.ErrorDetail `json:"error"`
 				ExitCode int                  `json:"exit_code"`
 			}{bad.Path, 0, bad.Lines(), bad.Problems, &j.Error, j.ExitCode})
@@ -105,12 +105,12 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 	if err != nil {
 		return err
 	}
-	opts := Options{JournalPath: o.Journal, DryRun: o.DryRun, Rate: o.Rate, Wait: o.Wait,
-		Guard: &Guard{Log: audit, Report: client, Window: o.DuplicateWindow, AllowDuplicate: o.AllowDuplicate}}
+	opts := batch.Options{JournalPath: o.Journal, DryRun: o.DryRun, Rate: o.Rate, Wait: o.Wait,
+		Guard: &batch.Guard{Log: audit, Report: client, Window: o.DuplicateWindow, AllowDuplicate: o.AllowDuplicate}}
 	if relayURL := firstNonEmpty(o.RelayURL, p.RelayURL); relayURL != "" {
 		opts.Guard.States = relayclient.History{URL: relayURL, Token: p.RelayToken.Reveal()}
 	}
-	prep, err := Prepare(ctx, f, opts)
+	prep, err := batch.Prepare(ctx, f, opts)
 	if errors.As(err, &bad) {
 		return cmdutil.Exit(cmdutil.ExitUsage, err)
 	}
@@ -124,7 +124,7 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 		if err != nil {
 			return fmt.Errorf("dry run: reading balances to check the batch can be paid: %w", err)
 		}
-		sum.Funds = CheckFunds(sum.ToSend, bals)
+		sum.Funds = batch.CheckFunds(sum.ToSend, bals)
 		if err := report(s, sum, o.JSON); err != nil {
 			return err
 		}
@@ -149,13 +149,13 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 	if relayURL != "" && o.Wait > 0 {
 		subCtx, stop := context.WithCancel(ctx)
 		defer stop()
-		if events, ok := follow(subCtx, s, relayURL, p.RelayToken.Reveal(), awaitingEarlier(f, o.Journal)); ok {
-			prep.opt.Events = events
+		if events, ok := follow(subCtx, s, relayURL, p.RelayToken.Reveal(), batch.AwaitingEarlier(f, o.Journal)); ok {
+			prep.Watch(events)
 		}
 	}
 
 	prog := cmdutil.NewProgress(s, "sending payouts", int64(len(f.Rows)))
-	prep.opt.Progress = func(done, total int) { prog.Set(int64(done)) }
+	prep.OnProgress(func(done, total int) { prog.Set(int64(done)) })
 	sum, runErr := prep.Send(ctx, client)
 	prog.Done()
 	if err := report(s, sum, o.JSON); err != nil {
@@ -175,7 +175,7 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 // asked, as payout create does: sent anyway, the service pays the rows in
 // file order until the money runs out and rejects the rest, leaving a
 // batch half paid.
-func checkFundsBeforeSending(ctx context.Context, prep *Prepared, client *api.Client) error {
+func checkFundsBeforeSending(ctx context.Context, prep *batch.Prepared, client *api.Client) error {
 	toSend := prep.Summary().ToSend
 	if len(toSend) == 0 {
 		return nil
@@ -184,7 +184,7 @@ func checkFundsBeforeSending(ctx context.Context, prep *Prepared, client *api.Cl
 	if err != nil {
 		return fmt.Errorf("reading balances to check the batch can be paid (nothing was sent): %w", err)
 	}
-	funds := CheckFunds(toSend, bals)
+	funds := batch.CheckFunds(toSend, bals)
 	for _, f := range funds {
 		if !f.OK {
 			var b strings.Builder
@@ -209,8 +209,8 @@ func firstNonEmpty(ss ...string) string {
 	return ""
 }
 
-func dryRunUnchecked(ctx context.Context, s *cmdutil.Streams, f *File, o *CommandOptions, why error) error {
-	prep, err := Prepare(ctx, f, Options{JournalPath: o.Journal, DryRun: true})
+func dryRunUnchecked(ctx context.Context, s *cmdutil.Streams, f *batch.File, o *CommandOptions, why error) error {
+	prep, err := batch.Prepare(ctx, f, batch.Options{JournalPath: o.Journal, DryRun: true})
 	if err != nil {
 		return err
 	}
@@ -225,67 +225,14 @@ func dryRunUnchecked(ctx context.Context, s *cmdutil.Streams, f *File, o *Comman
 
 // duplicateRowsError refuses a file with repeated rows; --allow-duplicate
 // sends it anyway.
-type duplicateRowsError struct{ InvalidFileError }
+type duplicateRowsError struct{ batch.InvalidFileError }
 
 func (e *duplicateRowsError) Error() string {
 	return e.InvalidFileError.Error() + "\nIf every row is meant to be paid, pass --allow-duplicate."
 }
 
-// FundsCheck compares what a batch sends in one currency with the
-// account's available balance.
-type FundsCheck struct {
-	Currency string `json:"currency"`
-	// ToSendInMinor is the sum of the rows to send.
-	ToSendInMinor int64 `json:"to_send_in_minor"`
-	// AvailableInMinor is the account's available balance.
-	AvailableInMinor int64 `json:"available_in_minor"`
-	// Account is false when the profile has no payout account in the
-	// currency (or it is disabled).
-	Account bool   `json:"account"`
-	Status  string `json:"status,omitempty"`
-	OK      bool   `json:"ok"`
-}
-
-// CheckFunds checks each currency's total against the available balance.
-func CheckFunds(toSend map[string]int64, bals []api.Balance) []FundsCheck {
-	curs := make([]string, 0, len(toSend))
-	for c := range toSend {
-		curs = append(curs, c)
-	}
-	sort.Strings(curs)
-	var out []FundsCheck
-	for _, c := range curs {
-		fc := FundsCheck{Currency: c, ToSendInMinor: toSend[c]}
-		// The payout pipeline's funds rule, over the currency's total.
-		acct, err := payout.CheckFunds(bals, c, toSend[c])
-		if acct != nil {
-			fc.Account, fc.AvailableInMinor, fc.Status = true, acct.AvailableBalanceInMinor, acct.Status
-		}
-		fc.OK = err == nil
-		out = append(out, fc)
-	}
-	return out
-}
-
-// Payable reports whether a dry run found the batch payable in full:
-// every currency funded, no duplicate or changed rows held back.
-func (s *Summary) Payable() bool {
-	return s.Funded() && s.Counts.Duplicate == 0 && s.Counts.Changed == 0
-}
-
-// Funded reports whether a dry run found every currency's rows to send
-// covered by an enabled account's available balance.
-func (s *Summary) Funded() bool {
-	if s.Unchecked != "" {
-		return false
-	}
-	for _, f := range s.Funds {
-		if !f.OK {
-			return false
-		}
-	}
-	return true
-}
+// ErrorClass: rows repeated inside the file are held back as duplicates.
+func (e *duplicateRowsError) ErrorClass() string { return payout.ClassDuplicate }
 
 // follow subscribes to the relay. A fresh batch's events all come later,
 // so it starts at the relay's current end; when an earlier run left
@@ -309,30 +256,12 @@ func follow(ctx context.Context, s *cmdutil.Streams, relayURL, token string, rep
 	return sub.Events(), true
 }
 
-// awaitingEarlier reports whether an earlier run's journal has accepted
-// payouts whose final state it never saw.
-func awaitingEarlier(f *File, journalPath string) bool {
-	if journalPath == "" {
-		journalPath = DefaultJournalPath(f.Path)
-	}
-	j, err := ReadJournal(journalPath, f)
-	if err != nil {
-		return false
-	}
-	for line := range accepted(f, j) {
-		if st, _ := j.State(j.TransactionID(line)); !api.IsFinalState(st.State) {
-			return true
-		}
-	}
-	return false
-}
-
 // confirm lists the rows about to be sent (and those skipped, and why)
 // and asks: production needs the row count typed; elsewhere a person
 // answers y. --yes skips the question, never the list. Off a terminal
 // Command already required --yes.
-func confirm(s *cmdutil.Streams, prep *Prepared, profile string, production, yes bool) error {
-	f := prep.f
+func confirm(s *cmdutil.Streams, prep *batch.Prepared, profile string, production, yes bool) error {
+	f := prep.File()
 	send := prep.ToSend()
 	if production {
 		fmt.Fprintf(s.Err, "*** PRODUCTION profile %q: this moves real money ***\n", profile)
@@ -376,12 +305,12 @@ func confirm(s *cmdutil.Streams, prep *Prepared, profile string, production, yes
 
 // writePlan lists every row to send in full (nothing cut short: this is
 // what the operator checks), then the rows not sent and why.
-func writePlan(w io.Writer, plan []Planned, repeats map[int]int) error {
+func writePlan(w io.Writer, plan []batch.Planned, repeats map[int]int) error {
 	var b strings.Builder
-	var skipped, dups, changed []Planned
+	var skipped, dups, changed []batch.Planned
 	for _, pl := range plan {
 		switch pl.Action {
-		case ActionSend:
+		case batch.ActionSend:
 			r := pl.Row.Request
 			fmt.Fprintf(&b, "  send  line %d  %s  %s  %s  ref %q\n", pl.Row.Line, api.FormatAmount(r.AmountInMinor, r.Currency), termtext.Safe(r.BeneficiaryName), termtext.Safe(r.BeneficiaryIBAN), r.BeneficiaryReference)
 			if pl.Match != nil {
@@ -393,11 +322,11 @@ func writePlan(w io.Writer, plan []Planned, repeats map[int]int) error {
 			if line := repeats[pl.Row.Line]; line > 0 {
 				fmt.Fprintf(&b, "        REPEAT of line %d of this file: a second payout (--allow-duplicate)\n", line)
 			}
-		case ActionPrevious:
+		case batch.ActionPrevious:
 			skipped = append(skipped, pl)
-		case ActionDuplicate:
+		case batch.ActionDuplicate:
 			dups = append(dups, pl)
-		case ActionChanged:
+		case batch.ActionChanged:
 			changed = append(changed, pl)
 		}
 	}
@@ -439,14 +368,14 @@ const unpaidAdvice = "rejected and failed rows were not paid: to pay them, fix t
 
 // report prints the summary: JSON on stdout, or a few lines a person reads
 // at a glance, with every row that needs attention.
-func report(s *cmdutil.Streams, sum *Summary, asJSON bool) error {
+func report(s *cmdutil.Streams, sum *batch.Summary, asJSON bool) error {
 	if asJSON {
 		return cmdutil.WriteJSON(s.Out, sum)
 	}
 	return writeSummary(s.Out, sum)
 }
 
-func writeSummary(w io.Writer, sum *Summary) error {
+func writeSummary(w io.Writer, sum *batch.Summary) error {
 	c := sum.Counts
 	var b strings.Builder
 	if sum.DryRun {
@@ -468,7 +397,7 @@ func writeSummary(w io.Writer, sum *Summary) error {
 	for _, r := range sum.Rows {
 		var what string
 		switch r.Result {
-		case ResultRejected, ResultFailed:
+		case batch.ResultRejected, batch.ResultFailed:
 			what = r.Result
 			if r.Reason != "" {
 				what += ": " + r.Reason
@@ -478,7 +407,7 @@ func writeSummary(w io.Writer, sum *Summary) error {
 			if r.Advice != "" {
 				what += " (" + r.Advice + ")"
 			}
-		case ResultNotSent:
+		case batch.ResultNotSent:
 			what = "not sent"
 			if r.Detail != "" {
 				what += ": " + r.Detail
@@ -486,9 +415,9 @@ func writeSummary(w io.Writer, sum *Summary) error {
 			if r.Advice != "" {
 				what += " (" + r.Advice + ")"
 			}
-		case ResultDuplicate:
+		case batch.ResultDuplicate:
 			what = "DUPLICATE, not sent: matches payout " + r.DuplicateOf.String()
-		case ResultChanged:
+		case batch.ResultChanged:
 			what = "CHANGED, not sent: already paid as " + r.ChangedFrom.String()
 		default:
 			continue
@@ -526,7 +455,7 @@ func writeSummary(w io.Writer, sum *Summary) error {
 // writeDryRun tells the truth about a batch before it is sent: the rows it
 // would send, each currency's total against the available balance, a
 // currency with no account, and duplicates.
-func writeDryRun(b *strings.Builder, sum *Summary) {
+func writeDryRun(b *strings.Builder, sum *batch.Summary) {
 	c := sum.Counts
 	verdict := "can be paid in full"
 	switch {
@@ -555,7 +484,7 @@ func writeDryRun(b *strings.Builder, sum *Summary) {
 			continue
 		}
 		switch r.Result {
-		case ResultWouldPay:
+		case batch.ResultWouldPay:
 			fmt.Fprintf(b, "  would send  line %d  %s  %s  %s  ref %q\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), termtext.Safe(r.Name), termtext.Safe(r.IBAN), r.Reference)
 			switch r.Sent {
 			case payout.OutcomeUnknown:
@@ -572,9 +501,9 @@ func writeDryRun(b *strings.Builder, sum *Summary) {
 			if r.RepeatOf > 0 {
 				fmt.Fprintf(b, "              REPEAT of line %d of this file; would be a second payout (--allow-duplicate)\n", r.RepeatOf)
 			}
-		case ResultDuplicate:
+		case batch.ResultDuplicate:
 			fmt.Fprintf(b, "  DUPLICATE   line %d  %s  %s  %s  ref %q: matches payout %s\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), termtext.Safe(r.Name), termtext.Safe(r.IBAN), r.Reference, r.DuplicateOf)
-		case ResultChanged:
+		case batch.ResultChanged:
 			fmt.Fprintf(b, "  CHANGED     line %d  %s  %s  %s  ref %q: already paid as %s\n", r.Line, api.FormatAmount(r.AmountInMinor, r.Currency), termtext.Safe(r.Name), termtext.Safe(r.IBAN), r.Reference, r.ChangedFrom)
 		}
 	}
@@ -597,7 +526,7 @@ func writeDryRun(b *strings.Builder, sum *Summary) {
 }
 
 // refusalShort is the HTTP status of an earlier refusal, for the dry run.
-func refusalShort(r RowResult) string {
+func refusalShort(r batch.RowResult) string {
 	if r.HTTPStatus != 0 {
 		return fmt.Sprintf("HTTP %d", r.HTTPStatus)
 	}
@@ -606,7 +535,7 @@ func refusalShort(r RowResult) string {
 
 // writeFunds writes one line per currency: what the rows to send add up
 // to against the account's available balance, or why it cannot pay.
-func writeFunds(b *strings.Builder, funds []FundsCheck) {
+func writeFunds(b *strings.Builder, funds []batch.FundsCheck) {
 	for _, f := range funds {
 		switch {
 		case !f.Account:

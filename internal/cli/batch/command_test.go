@@ -10,6 +10,7 @@ import (
 
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/payout/batch"
 )
 
 func TestCommandDryRunAndRefusalNeedNoProfile(t *testing.T) {
@@ -43,14 +44,14 @@ func TestCommandDryRunAndRefusalNeedNoProfile(t *testing.T) {
 }
 
 func TestSummaryNamesEveryRowNeedingAttention(t *testing.T) {
-	sum := &Summary{File: "/x/p.csv", Journal: "/x/p.csv.journal", Totals: map[string]int64{"GBP": 3000, "EUR": 100}, Watched: true,
-		Rows: []RowResult{
-			{Line: 2, Name: "Ada", Currency: "GBP", AmountInMinor: 1000, Result: ResultSettled, Sent: payout.OutcomeAccepted},
-			{Line: 3, Name: "Bob", Currency: "GBP", AmountInMinor: 1000, Result: ResultRejected, Sent: payout.OutcomeAccepted, Reason: "insufficient_funds"},
-			{Line: 4, Name: "Cy", Currency: "GBP", AmountInMinor: 1000, Result: ResultNotSent, Detail: "connection refused"},
-			{Line: 5, Name: "Di", Currency: "EUR", AmountInMinor: 100, Result: ResultAccepted, Sent: payout.OutcomeAccepted, PreviousRun: true},
+	sum := &batch.Summary{File: "/x/p.csv", Journal: "/x/p.csv.journal", Totals: map[string]int64{"GBP": 3000, "EUR": 100}, Watched: true,
+		Rows: []batch.RowResult{
+			{Line: 2, Name: "Ada", Currency: "GBP", AmountInMinor: 1000, Result: batch.ResultSettled, Sent: payout.OutcomeAccepted},
+			{Line: 3, Name: "Bob", Currency: "GBP", AmountInMinor: 1000, Result: batch.ResultRejected, Sent: payout.OutcomeAccepted, Reason: "insufficient_funds"},
+			{Line: 4, Name: "Cy", Currency: "GBP", AmountInMinor: 1000, Result: batch.ResultNotSent, Detail: "connection refused"},
+			{Line: 5, Name: "Di", Currency: "EUR", AmountInMinor: 100, Result: batch.ResultAccepted, Sent: payout.OutcomeAccepted, PreviousRun: true},
 		}}
-	sum.tally()
+	sum.Tally()
 	var b bytes.Buffer
 	if err := writeSummary(&b, sum); err != nil {
 		t.Fatal(err)

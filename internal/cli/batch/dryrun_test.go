@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/payout/batch"
 )
 
 // These tests put `payout batch --dry-run` where an operator in trouble
@@ -217,7 +218,7 @@ func TestDryRunAfterALostAnswer(t *testing.T) {
 			if r.code == 0 {
 				t.Fatalf("a batch with a lost answer succeeded:\n%s", r.all())
 			}
-			journal := DefaultJournalPath(file)
+			journal := batch.DefaultJournalPath(file)
 			before := fileState(t, journal)
 			send, skip, out := dryRunLists(t, x, file, 6)
 			wantSend := []string{"LOST-02", "LOST-03", "LOST-04", "LOST-05"}
@@ -259,7 +260,7 @@ func TestDryRunAfterCtrlCWhileAnAnswerWasAwaited(t *testing.T) {
 	if ctx.Err() == nil {
 		t.Fatalf("the batch finished before ctrl+c:\n%s", r.all())
 	}
-	journal := DefaultJournalPath(file)
+	journal := batch.DefaultJournalPath(file)
 	before := fileState(t, journal)
 	send, skip, out := dryRunLists(t, x, file, 6)
 	if !slices.Contains(skip, "CTRLC-03") || !slices.Contains(send, "CTRLC-05") {
@@ -288,7 +289,7 @@ func TestDryRunWhileAnotherRunHoldsTheJournal(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the first run never reached row HELD-03")
 	}
-	journal := DefaultJournalPath(file)
+	journal := batch.DefaultJournalPath(file)
 	before := fileState(t, journal)
 	send, skip, out := dryRunLists(t, x, file, 6)
 	if !slices.Contains(send, "HELD-05") || !slices.Contains(skip, "HELD-00") {
@@ -314,7 +315,7 @@ func TestDryRunReadsAHalfWrittenLastLine(t *testing.T) {
 	if r := x.batch(t, context.Background(), file, "", yes()); r.code != 0 {
 		t.Fatalf("first run: exit %d\n%s", r.code, r.all())
 	}
-	journal := DefaultJournalPath(file)
+	journal := batch.DefaultJournalPath(file)
 	whole, err := os.ReadFile(journal)
 	if err != nil {
 		t.Fatal(err)

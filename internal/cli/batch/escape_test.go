@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/payout/batch"
 )
 
 // TestServiceTextsInTheSummaryAreShownEscaped: the CSV's names are
@@ -20,14 +21,14 @@ func TestServiceTextsInTheSummaryAreShownEscaped(t *testing.T) {
 	const hostile = "x\x1b[2J\u202eevil\n  line 9  Forged  £1.00  settled"
 	fromReport := &payout.Payment{TransactionID: "0b0b0b0b-1111-4222-8333-444444444444", At: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC),
 		Name: "Ada" + hostile, IBAN: ibanGB, Reference: "R-3", Currency: "GBP", AmountInMinor: 300, Where: payout.FromReport}
-	rows := []RowResult{
-		{Line: 2, Name: "Ada", Currency: "GBP", AmountInMinor: 100, Result: ResultRejected, Sent: payout.OutcomeRefused, Detail: "refused: " + hostile},
-		{Line: 3, Name: "Bea", Currency: "GBP", AmountInMinor: 200, Result: ResultFailed, Reason: "scheme" + hostile},
-		{Line: 4, Name: "Cy", Currency: "GBP", AmountInMinor: 300, Result: ResultDuplicate, DuplicateOf: fromReport},
+	rows := []batch.RowResult{
+		{Line: 2, Name: "Ada", Currency: "GBP", AmountInMinor: 100, Result: batch.ResultRejected, Sent: payout.OutcomeRefused, Detail: "refused: " + hostile},
+		{Line: 3, Name: "Bea", Currency: "GBP", AmountInMinor: 200, Result: batch.ResultFailed, Reason: "scheme" + hostile},
+		{Line: 4, Name: "Cy", Currency: "GBP", AmountInMinor: 300, Result: batch.ResultDuplicate, DuplicateOf: fromReport},
 	}
 	for _, dry := range []bool{false, true} {
-		sum := &Summary{File: "f.csv", Journal: "f.csv.journal", DryRun: dry, Rows: rows, Totals: map[string]int64{"GBP": 600},
-			Counts: Counts{Rows: 3, Rejected: 1, Failed: 1, Duplicate: 1}}
+		sum := &batch.Summary{File: "f.csv", Journal: "f.csv.journal", DryRun: dry, Rows: rows, Totals: map[string]int64{"GBP": 600},
+			Counts: batch.Counts{Rows: 3, Rejected: 1, Failed: 1, Duplicate: 1}}
 		var b strings.Builder
 		if err := writeSummary(&b, sum); err != nil {
 			t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/payout/batch"
 	"github.com/paydash/paydash/internal/payout/payouttest"
 )
 
@@ -17,14 +18,14 @@ import (
 
 const pipelineRow = "name,iban,reference,amount,currency\nAda Lovelace,GB33BUKB20201555555555,%s,12.34,GBP\n"
 
-func runPipelineBatch(t *testing.T, srv *payouttest.Server, log *payout.Log, ref string) (*Summary, string, error) {
+func runPipelineBatch(t *testing.T, srv *payouttest.Server, log *payout.Log, ref string) (*batch.Summary, string, error) {
 	t.Helper()
-	f, err := Load(writeFileIn(t, strings.Replace(pipelineRow, "%s", ref, 1)))
+	f, err := batch.Load(writeFileIn(t, strings.Replace(pipelineRow, "%s", ref, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := srv.Client(t)
-	sum, err := Run(context.Background(), f, c, Options{Guard: &Guard{Log: log, Report: c, Window: payout.DefaultWindow}})
+	sum, err := batch.Run(context.Background(), f, c, batch.Options{Guard: &batch.Guard{Log: log, Report: c, Window: payout.DefaultWindow}})
 	var b strings.Builder
 	if sum != nil {
 		if werr := writeSummary(&b, sum); werr != nil {
@@ -47,7 +48,7 @@ func TestBatchRefusalThenCorrectedResendIsNotADuplicate(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := sum.Rows[0]
-	if r.Sent != payout.OutcomeRefused || r.HTTPStatus != 409 || r.Result != ResultRejected || r.Advice != payout.AdviceRefused ||
+	if r.Sent != payout.OutcomeRefused || r.HTTPStatus != 409 || r.Result != batch.ResultRejected || r.Advice != payout.AdviceRefused ||
 		!strings.Contains(text, payout.AdviceRefused) || strings.Contains(text, "may or may not") {
 		t.Fatalf("row %+v\n%s", r, text)
 	}
@@ -56,7 +57,7 @@ func TestBatchRefusalThenCorrectedResendIsNotADuplicate(t *testing.T) {
 		t.Fatalf("audit record after the refusal: %+v", at)
 	}
 	sum, text, err = runPipelineBatch(t, srv, log, "INV-9")
-	if err != nil || sum.Rows[0].Result != ResultAccepted || sum.Rows[0].DuplicateOf != nil || strings.Contains(text, "DUPLICATE") {
+	if err != nil || sum.Rows[0].Result != batch.ResultAccepted || sum.Rows[0].DuplicateOf != nil || strings.Contains(text, "DUPLICATE") {
 		t.Fatalf("the corrected re-send: %v\n%s", err, text)
 	}
 	if c := srv.Created(); len(c) != 1 || c[0].TransactionID == at[0].TransactionID {
@@ -75,7 +76,7 @@ func TestBatchUnknownAnswerIsHeldAsAPossiblePayout(t *testing.T) {
 	srv := payouttest.Start(t, payouttest.Unavailable)
 	log, attempts := payouttest.Audit(t)
 	sum, text, err := runPipelineBatch(t, srv, log, "INV-10")
-	if !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "same transaction_id is re-sent") {
+	if !errors.Is(err, batch.ErrInterrupted) || !strings.Contains(err.Error(), "same transaction_id is re-sent") {
 		t.Fatalf("run after a 503: %v", err)
 	}
 	if r := sum.Rows[0]; r.Sent != payout.OutcomeUnknown || r.Advice != payout.AdviceUnknown || !strings.Contains(text, payout.AdviceUnknown) {
@@ -85,7 +86,7 @@ func TestBatchUnknownAnswerIsHeldAsAPossiblePayout(t *testing.T) {
 		t.Fatalf("audit record after the 503: %+v", at)
 	}
 	sum, _, err = runPipelineBatch(t, srv, log, "INV-10")
-	if err != nil || sum.Rows[0].Result != ResultDuplicate {
+	if err != nil || sum.Rows[0].Result != batch.ResultDuplicate {
 		t.Fatalf("a payout like the unknown one: %v, %+v", err, sum.Rows)
 	}
 	if n := len(srv.Received()); n != 1 {

@@ -16,6 +16,7 @@ import (
 	"github.com/paydash/paydash/api/sandbox"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/payout/batch"
 )
 
 // These tests do what an operator does, against the sandbox over HTTP,
@@ -306,7 +307,7 @@ func TestUnreadableJournalAdviceIsSafeToFollow(t *testing.T) {
 			if r := x.batch(t, ctx, file, "", yes()); r.code != 0 {
 				t.Fatalf("first run: exit %d\n%s", r.code, r.all())
 			}
-			hurt(t, DefaultJournalPath(file))
+			hurt(t, batch.DefaultJournalPath(file))
 			r := x.batch(t, ctx, file, "", yes())
 			if r.code == 0 {
 				t.Fatalf("a damaged journal was used:\n%s", r.all())
@@ -337,7 +338,7 @@ func TestDeletedJournalMidBatchResumesWithTheSameIDs(t *testing.T) {
 	if got := len(x.paid(t, "DEL")); got == 0 || got >= 12 {
 		t.Fatalf("%d rows paid after the interruption; want part of the batch", got)
 	}
-	if err := os.Remove(DefaultJournalPath(file)); err != nil {
+	if err := os.Remove(batch.DefaultJournalPath(file)); err != nil {
 		t.Fatal(err)
 	}
 	r = x.batch(t, context.Background(), file, "", yes())
@@ -408,8 +409,8 @@ func TestSecondRunAtOnceIsStoppedAndNamesTheHolder(t *testing.T) {
 		t.Fatalf("the same command again: exit %d\n%s", r.code, r.all())
 	}
 	x.wantPaidOnce(t, "TWO", keys)
-	b, _ := os.ReadFile(DefaultJournalPath(file))
-	if _, err := ReadJournal(DefaultJournalPath(file), mustLoad(t, file)); err != nil {
+	b, _ := os.ReadFile(batch.DefaultJournalPath(file))
+	if _, err := batch.ReadJournal(batch.DefaultJournalPath(file), mustLoad(t, file)); err != nil {
 		t.Errorf("journal unreadable after two runs: %v\n%s", err, b)
 	}
 }
@@ -437,9 +438,9 @@ func TestTwoJournalsOfOneFileAtOnceStillPayOnce(t *testing.T) {
 	}
 }
 
-func mustLoad(t *testing.T, path string) *File {
+func mustLoad(t *testing.T, path string) *batch.File {
 	t.Helper()
-	f, err := Load(path)
+	f, err := batch.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -544,7 +545,7 @@ func TestJournalAndAuditRecordBothLostStillPayOnce(t *testing.T) {
 	if r := x.batch(t, context.Background(), file, "", yes()); r.code != 0 {
 		t.Fatalf("first run: exit %d\n%s", r.code, r.all())
 	}
-	os.Remove(DefaultJournalPath(file))
+	os.Remove(batch.DefaultJournalPath(file))
 	os.RemoveAll(filepath.Join(x.env["XDG_STATE_HOME"], "paydash", "audit"))
 	r := x.batch(t, context.Background(), file, "", yes())
 	if !strings.Contains(r.all(), "duplicate (not sent) 4") {
@@ -599,7 +600,7 @@ func TestDamagedAuditRecordAdviceIsSafeToFollow(t *testing.T) {
 		t.Fatalf("first run: exit %d\n%s", r.code, r.all())
 	}
 	// The journal is lost and the audit record damaged in the middle.
-	os.Remove(DefaultJournalPath(file))
+	os.Remove(batch.DefaultJournalPath(file))
 	rec := payout.DefaultPath(filepath.Join(x.env["XDG_STATE_HOME"], "paydash"), "default")
 	b, err := os.ReadFile(rec)
 	if err != nil {
@@ -721,7 +722,7 @@ func TestDryRunShowsDuplicatesReleasedByAllowDuplicate(t *testing.T) {
 		t.Fatalf("dry run with --allow-duplicate does not show the duplicate:\n%s", r.all())
 	}
 	r = x.batch(t, context.Background(), again, "", CommandOptions{DryRun: true, AllowDuplicate: true, JSON: true})
-	var sum Summary
+	var sum batch.Summary
 	if err := json.Unmarshal([]byte(r.out), &sum); err != nil {
 		t.Fatalf("JSON dry run: %v\n%s", err, r.out)
 	}

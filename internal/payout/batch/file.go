@@ -1,15 +1,3 @@
-// Package batch sends a CSV file of payouts so that no row is ever paid
-// twice, even when the run is killed half-way and started again.
-//
-// The file is checked whole before anything is sent: every bad row is
-// reported with its line number and the file is refused if any row is bad.
-// A journal (JSON lines, appended and fsynced) then fixes every row's
-// transaction_id before the first payout is sent and records each row's
-// outcome as it goes. A re-run reads the journal, skips the rows the
-// service accepted, and re-sends the others with the same transaction_id;
-// the service treats a repeated transaction_id as the same payout (202,
-// nothing new created), so even a row whose answer was lost in the crash
-// is paid once.
 package batch
 
 import (

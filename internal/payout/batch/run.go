@@ -515,14 +515,25 @@ func (p *Prepared) ToSend() []Planned {
 	return out
 }
 
+// File is the batch file the run was prepared for.
+func (p *Prepared) File() *File { return p.f }
+
+// Watch has Send record the payout states events carry (a relay
+// subscriber's) and, with Options.Wait, wait for the rows' final states.
+// Set once the operator confirmed, before Send.
+func (p *Prepared) Watch(events <-chan relayclient.Event) { p.opt.Events = events }
+
+// OnProgress has Send call fn after each row with rows done and the
+// total (the command's progress bar).
+func (p *Prepared) OnProgress(fn func(done, total int)) { p.opt.Progress = fn }
+
 // Summary is the summary so far (the plan's, before Send).
 func (p *Prepared) Summary() *Summary {
 	p.sum.Rows = p.results()
-	p.sum.tally()
+	p.sum.Tally()
 	return p.sum
 }
 
-// Close releases the journal and its lock.
 // Discard closes a run stopped before anything was sent, and removes the
 // journal it created: it holds only the ids it planned, and kept, it
 // would tie the file to this version, so a corrected file (rows taken
@@ -537,6 +548,7 @@ func (p *Prepared) Discard() {
 	}
 }
 
+// Close releases the journal and its lock.
 func (p *Prepared) Close() {
 	if p.j != nil {
 		p.j.Close()
@@ -630,37 +642,30 @@ func (p *Prepared) send(ctx context.Context, s Sender) error {
 		last = clk.Now()
 		req := row.Request
 		req.TransactionID = j.TransactionID(row.Line)
-		// The last check, under the audit record's lock: another process
-		// of this profile may have sent the same payout since the plan was
-		// made. The attempt is on disk before the payout leaves, so a
-		// crash right after sending leaves a trace.
-		ro := p.rowOptions(row)
-		var chk payout.Checked
-		if pl.Match != nil {
-			chk.Matches = []payout.Payment{*pl.Match}
-		}
-		if err := p.pl.Reserve(ctx, &req, ro, &chk); err != nil {
-			var dup *payout.DuplicateError
-			if errors.As(err, &dup) {
-				p.dups[row.Line] = &dup.Matches[0]
-				progress(opt, i+1, total)
-				continue
-			}
+		res, err := p.pl.Run(ctx, &req, p.rowOptions(row), p.rowHooks(row, pl))
+		var dup *payout.DuplicateError
+		var sendErr *payout.SendError
+		switch {
+		case errors.Is(err, ErrInterrupted):
+			return err // the journal could not be written
+		case errors.As(err, &dup):
+			// The last check, under the audit record's lock: another
+			// process of this profile sent the same payout since the plan
+			// was made. Nothing was sent.
+			p.dups[row.Line] = &dup.Matches[0]
+			progress(opt, i+1, total)
+			continue
+		case err != nil && !errors.As(err, &sendErr):
 			return fmt.Errorf("%w at line %d: %w; nothing was sent for this row. Run the same command again to resume", ErrInterrupted, row.Line, err)
 		}
-		a := p.pl.Send(ctx, &req)
+		a := res.Answer
 		if !a.Reached {
 			// It never left: nothing happened to this row, and the journal
 			// keeps it unsent. The service cannot be reached: stop.
-			_ = p.pl.RecordAnswer(&req, &chk, a)
 			return fmt.Errorf("%w at line %d: %w; nothing was sent for this row (%s); run the same command again to resume", ErrInterrupted, row.Line, a.Err, a.Advice())
 		}
-		rec := sentOf(a, clk.Now())
-		if err := j.RecordSent(row.Line, rec); err != nil {
-			return fmt.Errorf("%w: %w (line %d was %s; run again to resume, nothing is paid twice)", ErrInterrupted, err, row.Line, rec.Outcome)
-		}
-		if err := p.pl.RecordAnswer(&req, &chk, a); err != nil {
-			return fmt.Errorf("%w: %w (line %d was %s; run again to resume, nothing is paid twice)", ErrInterrupted, err, row.Line, rec.Outcome)
+		if res.RecordErr != nil {
+			return fmt.Errorf("%w: %w (line %d was %s; run again to resume, nothing is paid twice)", ErrInterrupted, res.RecordErr, row.Line, a.Outcome)
 		}
 		progress(opt, i+1, total)
 		if a.Unknown() {
@@ -670,6 +675,35 @@ func (p *Prepared) send(ctx context.Context, s Sender) error {
 		}
 	}
 	return nil
+}
+
+// rowHooks are how the pipeline's Run takes one planned row: with the
+// plan's check (the rows were checked together, over one read of the
+// record and the report, and the operator confirmed that list) and its
+// answer written to the journal before the audit record. Run reserves
+// the row in the audit record (fsynced, under its lock, checking once
+// more for a payout sent meanwhile) before the POST; the row's id was
+// fsynced in the journal when the journal was made.
+func (p *Prepared) rowHooks(row Row, pl Planned) payout.Hooks {
+	// A row the plan found matching an earlier payout is sent only when
+	// the operator allowed it: the record marks it a second payout.
+	chk := &payout.Checked{}
+	if pl.Match != nil {
+		chk.Matches = []payout.Payment{*pl.Match}
+	}
+	return payout.Hooks{
+		Check: func(context.Context, *api.PayoutRequest, payout.Options) (*payout.Checked, error) { return chk, nil },
+		Answered: func(_ context.Context, a payout.Answer) error {
+			if !a.Reached {
+				return nil // it never left: the journal keeps the row unsent
+			}
+			rec := sentOf(a, p.clk.Now())
+			if err := p.j.RecordSent(row.Line, rec); err != nil {
+				return fmt.Errorf("%w: %w (line %d was %s; run again to resume, nothing is paid twice)", ErrInterrupted, err, row.Line, rec.Outcome)
+			}
+			return nil
+		},
+	}
 }
 
 func progress(opt Options, done, total int) {
@@ -700,6 +734,26 @@ func accepted(f *File, j *Journal) map[int]bool {
 		}
 	}
 	return out
+}
+
+// AwaitingEarlier reports whether an earlier run's journal (at
+// journalPath, or beside the file when empty) has accepted payouts whose
+// final state it never saw: following the relay then replays its store
+// so their states are found too.
+func AwaitingEarlier(f *File, journalPath string) bool {
+	if journalPath == "" {
+		journalPath = DefaultJournalPath(f.Path)
+	}
+	j, err := ReadJournal(journalPath, f)
+	if err != nil {
+		return false
+	}
+	for line := range accepted(f, j) {
+		if st, _ := j.State(j.TransactionID(line)); !api.IsFinalState(st.State) {
+			return true
+		}
+	}
+	return false
 }
 
 // results builds the per-row view from the journal (nil for a dry run
@@ -773,7 +827,8 @@ func (p *Prepared) results() []RowResult {
 	return out
 }
 
-func (s *Summary) tally() {
+// Tally counts the rows by result, into Counts.
+func (s *Summary) Tally() {
 	c := Counts{Rows: len(s.Rows)}
 	for _, r := range s.Rows {
 		if r.Sent == payout.OutcomeAccepted {

@@ -2,8 +2,6 @@ package batch
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -137,13 +135,4 @@ func TestParseAcceptsGoodFiles(t *testing.T) {
 	if other.SHA256 == f.SHA256 {
 		t.Error("different contents must hash differently")
 	}
-}
-
-func writeFileIn(t *testing.T, content string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "f.csv")
-	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
