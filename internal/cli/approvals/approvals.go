@@ -14,6 +14,7 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/cli/factory"
 	"github.com/paydash/paydash/internal/platform/termtext"
 	"github.com/paydash/paydash/webhookrelay/hub"
 	"github.com/paydash/paydash/webhookrelay/hub/hubclient"
@@ -27,30 +28,11 @@ type Conn struct {
 	HubURL string
 }
 
-// Client is the hub client of profile p: the hub at relay_url
-// (ws://host:port/ws -> http://host:port) with relay_token, the person's
-// own token.
+// Client is the hub client of profile p: the hub at --hub, or at
+// relay_url, with relay_token, the person's own token (factory.HubClient).
 func (c *Conn) Client(p *config.Profile) (*hubclient.Client, error) {
-	base := c.HubURL
-	if base == "" {
-		if p.RelayURL == "" {
-			return nil, cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("profile %q has no relay_url: team mode reaches the hub there (or pass --hub http://host:port)", p.Name))
-		}
-		var err error
-		if base, err = hubclient.BaseFromRelayURL(p.RelayURL); err != nil {
-			return nil, cmdutil.Exit(cmdutil.ExitUsage, err)
-		}
-	}
-	tok := p.RelayToken.Reveal()
-	if tok == "" {
-		return nil, cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("profile %q has no relay_token: team mode needs your own token (an administrator makes it with paydash relay user add)", p.Name))
-	}
-	return &hubclient.Client{BaseURL: base, Token: tok}, nil
+	return factory.HubClient(p, c.HubURL)
 }
-
-// HubFor is the hub client of a payouts_via_relay profile: what its
-// payments and mandates are sent through.
-func HubFor(p *config.Profile) (*hubclient.Client, error) { return (&Conn{}).Client(p) }
 
 func (c *Conn) setup(s *cmdutil.Streams, g *cmdutil.Global) (*config.Profile, *hubclient.Client, error) {
 	p, err := cmdutil.LoadProfile(s, g)
@@ -61,22 +43,9 @@ func (c *Conn) setup(s *cmdutil.Streams, g *cmdutil.Global) (*config.Profile, *h
 	return p, hc, err
 }
 
-// hubError turns a hub refusal into the exit code scripts read: refused
-// for a rule (own request, lapsed, not pending, funds, duplicate) 3, a
-// token or role problem 2, the hub unreachable 1.
-func hubError(err error) error {
-	var he *hubclient.Error
-	if !errors.As(err, &he) {
-		return err
-	}
-	switch he.Status {
-	case 400, 401, 403, 404, 415, 422:
-		return cmdutil.Exit(cmdutil.ExitUsage, err)
-	case 409:
-		return cmdutil.Exit(cmdutil.ExitNotAccepted, err)
-	}
-	return err
-}
+// hubError turns a hub refusal into the exit code scripts read
+// (factory.HubError).
+func hubError(err error) error { return factory.HubError(err) }
 
 // Command is `paydash approvals`: the approvers' side of team mode.
 func Command(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {

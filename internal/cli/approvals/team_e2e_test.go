@@ -24,6 +24,7 @@ import (
 	"github.com/paydash/paydash/internal/cli/approvals"
 	"github.com/paydash/paydash/internal/cli/batch"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/cli/factory"
 	"github.com/paydash/paydash/internal/cli/headless"
 	"github.com/paydash/paydash/internal/cli/serve"
 	"github.com/paydash/paydash/internal/payout"
@@ -233,7 +234,7 @@ func TestTeamEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	held, err := approvals.HeldBalances(p, tm.svc, io.Discard)
+	held, err := factory.HeldBalances(p, tm.svc, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -637,7 +638,7 @@ func TestTheDashboardsBackendOnATeamProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := approvals.NewTeamBackend(p, tm.svc, io.Discard)
+	b, err := factory.NewTeamBackend(p, tm.svc, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

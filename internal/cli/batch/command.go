@@ -13,6 +13,7 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/approvals"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/cli/factory"
 	"github.com/paydash/paydash/internal/cli/headless"
 	"github.com/paydash/paydash/internal/payout"
 	"github.com/paydash/paydash/internal/payout/batch"
@@ -92,7 +93,7 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 	if err != nil {
 		return err
 	}
-	if p.PayoutsViaRelay && !o.DryRun {
+	if !factory.SendsDirectly(p) && !o.DryRun {
 		// Team mode: the file goes to the hub as one request, approved
 		// or rejected whole; the hub fixes each row's transaction id.
 		in := approvals.BatchInput{File: f.Path, SHA256: f.SHA256}

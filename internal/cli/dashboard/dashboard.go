@@ -12,9 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/paydash/paydash/internal/cli/approvals"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
-	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/cli/factory"
 	"github.com/paydash/paydash/ui"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
@@ -64,33 +63,15 @@ func Show(ctx context.Context, s *cmdutil.Streams, p Params) error {
 // configured it prints the friendly pointer to `paydash demo` and
 // `paydash config init`.
 func runProfile(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) error {
-	prof, client, err := cmdutil.Setup(s, g)
+	d, err := factory.New(s, g).Dashboard()
 	if err != nil {
 		return err
 	}
-	audit, err := cmdutil.AuditLog(s, prof)
-	if err != nil {
-		return err
-	}
-	var backend ui.Backend = client
-	var svc payout.Service = client
+	prof := d.Profile
 	var team ui.ApprovalsHub
-	if prof.PayoutsViaRelay { // team mode: the hub holds the key
-		tb, err := approvals.NewTeamBackend(prof, client, s.Err)
-		if err != nil {
-			return err
-		}
-		backend, svc = tb, tb
-		// The Approvals view reaches the same hub with the same token.
-		if team, err = approvals.HubFor(prof); err != nil {
-			return err
-		}
+	if d.Approvals != nil { // a nil *hubclient.Client would read as team mode
+		team = d.Approvals
 	}
-	// The form sends through the payout pipeline; with the relay it
-	// learns what became of payouts the record shows only accepted: a
-	// rejected one must not block its re-send.
-	guard := payout.New(svc, audit, payout.SourceForm)
-	guard.RelayURL, guard.RelayToken = prof.RelayURL, prof.RelayToken.Reveal()
 	// Attached to a running demo: its sandbox takes triggers (T).
 	sandboxURL := ""
 	if cfg, _, ok := cmdutil.RunningDemo(s.Env); ok && prof.File == cfg {
@@ -99,10 +80,10 @@ func runProfile(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) erro
 	return Show(ctx, s, Params{
 		UI: ui.Options{
 			Profile: prof.Name, Production: prof.Production, Regulated: prof.Regulated,
-			Backend: backend, Guard: guard, BalanceRefresh: prof.BalanceRefresh, ReportRefresh: prof.ReportRefresh, TrackerKeepFinal: prof.TrackerKeepFinal, LowBalance: prof.LowBalance, ExportDir: ".",
+			Backend: d.Backend, Guard: d.Guard, BalanceRefresh: prof.BalanceRefresh, ReportRefresh: prof.ReportRefresh, TrackerKeepFinal: prof.TrackerKeepFinal, LowBalance: prof.LowBalance, ExportDir: ".",
 			Location: prof.Location, MerchantAccounts: MerchantAccounts(prof.MerchantAccounts), Approvals: team,
 			CheckProfile: profileChecker(s, g),
-			Workbench:    Workbench(s, prof, audit, sandboxURL),
+			Workbench:    Workbench(s, prof, d.Audit, sandboxURL),
 		},
 		RelayURL: prof.RelayURL, RelayToken: prof.RelayToken.Reveal(),
 	})

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"io"
 
-	"github.com/paydash/paydash/internal/cli/approvals"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/cli/factory"
 	"github.com/paydash/paydash/ui"
 )
 
@@ -43,14 +43,13 @@ func profileChecker(s *cmdutil.Streams, g *cmdutil.Global) func(string) (ui.Prof
 		if p == nil {
 			return ui.ProfileInfo{Name: name}, errors.New("no config file holds it")
 		}
-		if _, err := cmdutil.Client(p); err != nil {
+		f := factory.ForProfile(&quiet, p)
+		if _, err := f.Client(); err != nil {
 			return ui.ProfileInfo{Name: name}, err
 		}
 		// A team profile opens on its hub too (the Approvals view).
-		if p.PayoutsViaRelay {
-			if _, err := approvals.HubFor(p); err != nil {
-				return ui.ProfileInfo{Name: name}, err
-			}
+		if _, err := f.Hub(); err != nil {
+			return ui.ProfileInfo{Name: name}, err
 		}
 		return ui.ProfileInfo{Name: p.Name, Production: p.Production}, nil
 	}

@@ -1,13 +1,15 @@
 package headless
 
 import (
+	"context"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/internal/cli/approvals"
+	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/cli/factory"
 	"github.com/paydash/paydash/internal/payout"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
@@ -58,15 +60,9 @@ func BalancesCommand(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 		Example: "  paydash balances\n  paydash balances --json | jq '.[] | {currency, available_balance_in_minor}'",
 		Args:    cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, client, err := cmdutil.Setup(s, g)
+			r, err := factory.New(s, g).Balances()
 			if err != nil {
 				return err
-			}
-			var r BalanceReader = client
-			if p.PayoutsViaRelay { // team mode: what awaits approval is not available
-				if r, err = approvals.HeldBalances(p, client, s.Err); err != nil {
-					return err
-				}
 			}
 			return Balances(cmd.Context(), s, r, asJSON)
 		},
@@ -133,26 +129,11 @@ including --wait running out before a final state was seen.`,
       --reference INV-1001 --amount 125.50 --currency GBP
   paydash payout create ... --yes --json --wait 1m`,
 		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := cmdutil.CheckDuplicateWindow(o.DuplicateWindow); err != nil {
-				return err
-			}
-			p, client, err := cmdutil.Setup(s, g)
-			if err != nil {
-				return err
-			}
-			if p.PayoutsViaRelay { // team mode: the hub sends, after approval if its policy asks
-				req, usage := o.Request()
-				return approvals.CreateForProfile(cmd.Context(), s, p, req, usage,
-					approvals.ViaHubOptions{Yes: o.Yes, JSON: o.JSON, AllowDuplicate: o.AllowDuplicate, Wait: o.Wait})
-			}
-			audit, err := cmdutil.AuditLog(s, p)
-			if err != nil {
-				return err
-			}
-			return CreatePayout(cmd.Context(), s, client, Target{Profile: p.Name, Production: p.Production,
-				Audit: audit, RelayURL: p.RelayURL, RelayToken: p.RelayToken.Reveal()}, o)
-		},
+		RunE: createRunE(s, g, func() error { return cmdutil.CheckDuplicateWindow(o.DuplicateWindow) },
+			(*factory.Factory).PayoutSender,
+			func(ctx context.Context, _ *config.Profile, ps factory.PayoutSender) error {
+				return ps.Send(payoutRoutes{ctx: ctx, s: s, o: o})
+			}),
 	}
 	o.Bind(create.Flags())
 	cmdutil.CompleteCurrency(create)
@@ -179,24 +160,17 @@ under the state directory; the duplicate check reads it first.`,
 		Example: "  paydash payouts log\n  paydash payouts log --since 7d --json",
 		Args:    cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := cmdutil.LoadProfile(s, g)
+			f := factory.New(s, g)
+			rec, err := f.AuditRecord(cmd.Context())
 			if err != nil {
 				return err
 			}
-			if p.PayoutsViaRelay { // team mode: the hub sends, and keeps the record
-				hub, err := approvals.HubAudit(cmd.Context(), p)
-				if err != nil {
-					return err
-				}
-				return PayoutsLog(s, hub, o)
-			}
-			log, err := cmdutil.AuditLog(s, p)
-			if err != nil {
-				return err
-			}
-			if !o.Offline {
+			// The profile's own record learns here what became of its
+			// open payouts; a hub keeps its record itself.
+			if log, ok := rec.(*payout.Log); ok && !o.Offline {
+				p, _ := f.Profile() // loaded by AuditRecord
 				var report payout.ReportReader
-				if c, err := cmdutil.Client(p); err == nil {
+				if c, err := f.Client(); err == nil {
 					report = c
 				}
 				var states payout.FinalStates
@@ -205,7 +179,7 @@ under the state directory; the duplicate check reads it first.`,
 				}
 				LearnOutcomes(cmd.Context(), s, log, report, states)
 			}
-			return PayoutsLog(s, log, o)
+			return PayoutsLog(s, rec, o)
 		},
 	}
 	o.Bind(logCmd.Flags())
@@ -227,19 +201,10 @@ func PaymentCommand(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
       --account-holder-name "Müller GmbH" --reference R-7 --provider-id ob-bank --scheme instant_only \
       --user-name "Jo Bloggs" --user-phone +447700900123 --metadata order=42 --json`,
 		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, client, err := cmdutil.Setup(s, g)
-			if err != nil {
-				return err
-			}
-			var c PaymentCreator = client
-			if p.PayoutsViaRelay { // team mode: the hub signs and sends it
-				if c, err = approvals.HubFor(p); err != nil {
-					return err
-				}
-			}
-			return CreatePayment(cmd.Context(), s, c, cmdutil.Validation(p), o)
-		},
+		RunE: createRunE(s, g, nil, (*factory.Factory).PaymentCreator,
+			func(ctx context.Context, p *config.Profile, c factory.PaymentCreator) error {
+				return CreatePayment(ctx, s, c, cmdutil.Validation(p), o)
+			}),
 	}
 	o.Bind(create.Flags())
 	cmdutil.CompleteCurrency(create)
@@ -260,19 +225,10 @@ func MandateCommand(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
       --valid-from 2026-12-01 --valid-to 2029-12-01 --max-individual 250.00 \
       --limit month=5000.00:calendar --limit year=20000.00`,
 		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, client, err := cmdutil.Setup(s, g)
-			if err != nil {
-				return err
-			}
-			var c MandateCreator = client
-			if p.PayoutsViaRelay { // team mode: the hub signs and sends it
-				if c, err = approvals.HubFor(p); err != nil {
-					return err
-				}
-			}
-			return CreateMandate(cmd.Context(), s, c, cmdutil.Validation(p), o)
-		},
+		RunE: createRunE(s, g, nil, (*factory.Factory).MandateCreator,
+			func(ctx context.Context, p *config.Profile, c factory.MandateCreator) error {
+				return CreateMandate(ctx, s, c, cmdutil.Validation(p), o)
+			}),
 	}
 	o.Bind(create.Flags())
 	cmdutil.CompleteCurrency(create)

@@ -14,6 +14,7 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/cli/factory"
 	"github.com/paydash/paydash/webhookrelay"
 	"github.com/paydash/paydash/webhookrelay/hub"
 	"github.com/paydash/paydash/webhookrelay/hub/auditlog"
@@ -106,7 +107,7 @@ func openHub(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *Team
 	if err != nil {
 		return nil, err
 	}
-	if p.PayoutsViaRelay {
+	if !factory.SendsDirectly(p) {
 		return nil, cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("send profile %q has payouts_via_relay = true: it sends through a hub, so the hub cannot send with it; give --send-profile the profile that holds the signing key", p.Name))
 	}
 	if p.SigningKeyFile == "" {
