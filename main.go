@@ -75,6 +75,8 @@ Every view is also a headless command for scripts (--json on each).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return dashboard.Run(cmd.Context(), s, g)
 		},
+		// --debug and PAYDASH_DEBUG=api, once the flags are read.
+		PersistentPreRun: func(*cobra.Command, []string) { g.StartTrace(s) },
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return cmdutil.Exit(cmdutil.ExitUsage, err)

@@ -35,6 +35,10 @@ type Streams struct {
 	OutTerminal bool
 	ErrTerminal bool
 
+	// Trace, when set (--debug), receives every HTTP exchange with the
+	// service, secrets redacted (internal/platform/httptrace).
+	Trace io.Writer
+
 	// Getenv reads the environment; nil means os.Getenv. Tests and the
 	// end-to-end harness pass their own so nothing leaks in from the
 	// developer's shell.

@@ -1,18 +1,19 @@
 package cmdutil
 
 import (
-	"path/filepath"
-
 	"errors"
 	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
 	"strings"
-
-	"github.com/paydash/paydash/internal/payout"
 
 	"github.com/spf13/pflag"
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
+	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/platform/httptrace"
 )
 
 // UserAgent identifies paydash to the service.
@@ -23,6 +24,9 @@ const UserAgent = "paydash/1"
 type Global struct {
 	ConfigPath string
 	Profile    string
+	// Debug (--debug, or PAYDASH_DEBUG=api) prints every HTTP exchange
+	// to stderr, secrets redacted (Streams.Trace).
+	Debug bool
 	// Set holds --set key=value overrides (config keys as in the file,
 	// e.g. base_url=https://..., low_balance.GBP=500.00).
 	Set []string
@@ -33,6 +37,15 @@ func (g *Global) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&g.ConfigPath, "config", "", "config file (default $PAYDASH_CONFIG or $XDG_CONFIG_HOME/paydash/config.toml)")
 	fs.StringVar(&g.Profile, "profile", "", "profile to use (default $PAYDASH_PROFILE or the file's default_profile)")
 	fs.StringArrayVar(&g.Set, "set", nil, "override a config key for this run, e.g. --set base_url=https://api.example.com (repeatable)")
+	fs.BoolVar(&g.Debug, "debug", false, "print every HTTP request and answer to stderr, secrets redacted (or PAYDASH_DEBUG=api)")
+}
+
+// StartTrace sets s.Trace to stderr when --debug or PAYDASH_DEBUG=api
+// asks for the HTTP trace.
+func (g *Global) StartTrace(s *Streams) {
+	if g.Debug || slices.Contains(strings.Split(s.Env("PAYDASH_DEBUG"), ","), "api") {
+		s.Trace = s.Err
+	}
 }
 
 // Overrides turns --set flags into config.LoadOptions.Overrides.
@@ -134,13 +147,17 @@ func LoadProfileIfAny(s *Streams, g *Global) (*config.Profile, error) {
 	return p, nil
 }
 
-// Client builds the api client of a profile.
-func Client(p *config.Profile) (*api.Client, error) {
+// Client builds the api client of a profile. With trace set (--debug),
+// every exchange with the service is printed there, secrets redacted.
+func Client(p *config.Profile, trace io.Writer) (*api.Client, error) {
 	cfg, err := p.APIConfig()
 	if err != nil {
 		return nil, Exit(ExitUsage, err)
 	}
 	cfg.UserAgent = UserAgent
+	if trace != nil {
+		cfg.HTTPClient = httptrace.Wrap(api.DefaultHTTPClient(), trace)
+	}
 	c, err := api.NewClient(cfg)
 	if err != nil {
 		return nil, Exit(ExitUsage, fmt.Errorf("profile %q: %w", p.Name, err))
@@ -154,7 +171,7 @@ func Setup(s *Streams, g *Global) (*config.Profile, *api.Client, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := Client(p)
+	c, err := Client(p, s.Trace)
 	if err != nil {
 		return nil, nil, err
 	}

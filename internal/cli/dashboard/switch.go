@@ -13,6 +13,13 @@ import (
 // Run opens the dashboard on the configured profile, and again on each
 // profile the operator switches to with :profile NAME, until they quit.
 func Run(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) error {
+	if s.Trace != nil && s.ErrTerminal {
+		// The dashboard owns the terminal: a trace there would tear the
+		// screen. It traces with stderr redirected (--debug 2>trace.log).
+		q := *s
+		q.Trace = nil
+		s = &q
+	}
 	for {
 		err := runProfile(ctx, s, g)
 		var sw *ui.SwitchProfile

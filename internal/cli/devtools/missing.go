@@ -145,7 +145,7 @@ func reportStates(ctx context.Context, s *cmdutil.Streams, p *config.Profile, cu
 		}
 		return
 	}
-	client, err := cmdutil.Client(p)
+	client, err := cmdutil.Client(p, s.Trace)
 	if err != nil {
 		fmt.Fprintf(s.Err, "note: the report was not read: %s\n", termtext.Safe(err.Error()))
 		return

@@ -60,7 +60,7 @@ func TestMissingListsLatePayoutsAndClearsThoseThatCame(t *testing.T) {
 	p := &config.Profile{Name: "dev", AuthURL: info.AuthURL, BaseURL: info.BaseURL, PayoutsURL: info.PayoutsURL,
 		ClientID: info.ClientID, ClientSecret: config.Secret(info.ClientSecret), SigningKeyID: "k1", SigningKeyFile: testkey.Path(),
 		WebhookLate: config.WebhookLate{All: time.Second}}
-	client, err := cmdutil.Client(p)
+	client, err := cmdutil.Client(p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

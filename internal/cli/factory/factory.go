@@ -66,7 +66,7 @@ func (f *Factory) Client() (*api.Client, error) {
 			return nil, err
 		}
 		f.built = true
-		f.client, f.clientErr = cmdutil.Client(p)
+		f.client, f.clientErr = cmdutil.Client(p, f.streams.Trace)
 	}
 	return f.client, f.clientErr
 }

@@ -113,7 +113,7 @@ func openHub(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *Team
 	if p.SigningKeyFile == "" {
 		return nil, cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("send profile %q has no signing key (signing_key_file): the hub signs every payout with it; give --send-profile the profile that holds it", p.Name))
 	}
-	client, err := cmdutil.Client(p)
+	client, err := cmdutil.Client(p, s.Trace)
 	if err != nil {
 		return nil, err
 	}
