@@ -2,7 +2,6 @@ package hub_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"github.com/paydash/paydash/webhookrelay/hub/auditlog"
 	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/hub/hubclient"
+	"github.com/paydash/paydash/webhookrelay/hub/hubtest"
 	"github.com/paydash/paydash/webhookrelay/hub/store"
 )
 
@@ -159,7 +159,7 @@ func TestTwoHubsApprovalsAtOnceSendOnce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			attempts := payout.Attempts(auditLines(t, au.Results))
+			attempts := payout.Attempts(hubtest.AuditLines(t, au.Results))
 			if len(attempts) != 3 || au.Profile != "hub" {
 				t.Fatalf("audit record read at a hub: %d attempts (profile %q), want 3", len(attempts), au.Profile)
 			}
@@ -498,19 +498,4 @@ func TestTwoHubsAChangeAtOneReachesTheOthersFeedOnce(t *testing.T) {
 		atB.exactly(t, res.ApprovalID, store.StatusPending, store.StatusRejected)
 		atA.exactly(t, res.ApprovalID, store.StatusPending, store.StatusRejected)
 	})
-}
-
-// auditLines reads the hub's answer as the audit record's own lines: the
-// wire's fields are the record's, so a JSON round trip reads them.
-func auditLines(t *testing.T, wire []hubapi.AuditEntry) []payout.Entry {
-	t.Helper()
-	data, err := json.Marshal(wire)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var es []payout.Entry
-	if err := json.Unmarshal(data, &es); err != nil {
-		t.Fatal(err)
-	}
-	return es
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 )
 
 // HubRecord is the hub's audit record, read once, as `payouts log` reads
@@ -31,5 +32,20 @@ func HubAudit(ctx context.Context, p *config.Profile) (*HubRecord, error) {
 	if err != nil {
 		return nil, hubError(err)
 	}
-	return &HubRecord{profile: r.Profile, where: "the team's hub at " + hc.BaseURL, entries: r.Results}, nil
+	return &HubRecord{profile: r.Profile, where: "the team's hub at " + hc.BaseURL, entries: auditLines(r.Results)}, nil
+}
+
+// auditLines reads the hub's answer as audit record lines: the wire
+// carries each line's fields as the record keeps them.
+func auditLines(wire []hubapi.AuditEntry) []payout.Entry {
+	if wire == nil {
+		return nil
+	}
+	es := make([]payout.Entry, len(wire))
+	for i, e := range wire {
+		es[i] = payout.Entry{At: e.At, Event: e.Event, Profile: e.Profile, Source: e.Source, TransactionID: e.TransactionID,
+			Name: e.Name, IBAN: e.IBAN, Reference: e.Reference, AmountInMinor: e.AmountInMinor, Currency: e.Currency,
+			BatchFile: e.BatchFile, Line: e.Line, AllowedDuplicate: e.AllowedDuplicate, Outcome: e.Outcome, Detail: e.Detail}
+	}
+	return es
 }
