@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -168,8 +170,10 @@ func (h *Hub) createBatch(ctx context.Context, u users.User, sub hubapi.BatchSub
 		reserved[req.Currency] += req.AmountInMinor
 		totals[req.Currency] += req.AmountInMinor
 	}
-	for cur, total := range totals {
-		if d := h.cfg.Policy.Decide(total, cur, 0); d.Needed && !needed {
+	// In currency order: of two totals over their thresholds, the reason
+	// names the same one every time.
+	for _, cur := range slices.Sorted(maps.Keys(totals)) {
+		if d := h.cfg.Policy.Decide(totals[cur], cur, 0); d.Needed && !needed {
 			needed, reason = true, "the batch's "+cur+" total: "+d.Reason
 		}
 	}

@@ -3,7 +3,9 @@
 // decides by its policy whether a payout goes at once or waits for other
 // people's approval, keeps every request and decision in its own store
 // (hub/store, never the webhook store) and sends through the one payout
-// pipeline with the signing key that only it holds.
+// pipeline with the signing key that only it holds. It answers in its
+// wire types (hubapi), converting its stored records at its edge
+// (wire.go): clients link hubapi and hubclient, never this package.
 //
 // The rules a person cannot get round from their own terminal live here:
 // the requester never approves their own request, a view-only token can

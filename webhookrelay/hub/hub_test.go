@@ -749,6 +749,34 @@ func row(line int, ref, iban string, amount int64) hubapi.BatchRow {
 	return hubapi.BatchRow{Line: line, PayoutRequest: sub(ref, iban, amount).PayoutRequest}
 }
 
+// A batch in two currencies reads the same every time: its notification
+// lists the totals in currency order, and of two totals over their
+// thresholds the reason names the first currency.
+func TestABatchsTotalsReadInCurrencyOrder(t *testing.T) {
+	e := startEnv(t, opts{over: "GBP=1000.00,EUR=1000.00"})
+	eur := func(line int, ref, iban string) hubapi.BatchRow {
+		r := row(line, ref, iban, 600_00)
+		r.Currency = "EUR"
+		return r
+	}
+	res, err := e.as("ada").SubmitBatch(context.Background(), batchSub("two.csv",
+		row(2, "T-1", payeeIBAN, 700_00), eur(3, "T-2", "DE89370400440532013000"), row(4, "T-3", otherIBAN, 700_00), eur(5, "T-4", "NL91ABNA0417164300")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != hubapi.StatusAwaitingApproval || !strings.HasPrefix(res.Reason, "the batch's EUR total") {
+		t.Fatalf("batch: %+v", res)
+	}
+	select {
+	case text := <-e.notes:
+		if !strings.Contains(text, "(4 payouts, €1,200.00, £1,400.00)") {
+			t.Fatalf("notify text %q: want the totals in currency order", text)
+		}
+	case <-time.After(notifyWait):
+		t.Fatal("no notification of the new batch")
+	}
+}
+
 func TestABatchIsOneRequestDecidedWhole(t *testing.T) {
 	e := startEnv(t, opts{})
 	ctx := context.Background()
