@@ -347,10 +347,18 @@ func pow10(n int) uint64 {
 	return p
 }
 
-// FormatTotals says amounts per currency (a batch's totals), currencies in
-// alphabetical order so the same totals always read the same, joined by
-// sep.
+// FormatTotals says amounts per currency (a batch's totals) with
+// FormatAmount, currencies in alphabetical order so the same totals
+// always read the same, joined by sep.
 func FormatTotals(totals map[string]int64, sep string) string {
+	return FormatTotalsWith(totals, sep, FormatAmount)
+}
+
+// FormatTotalsWith is FormatTotals saying each amount with format (e.g. a
+// form's plain amount and its currency, for totals to be typed back):
+// the one place totals are put in order, so every summary, notification
+// and confirmation of a batch lists its currencies alike.
+func FormatTotalsWith(totals map[string]int64, sep string, format func(minor int64, currency string) string) string {
 	curs := make([]string, 0, len(totals))
 	for c := range totals {
 		curs = append(curs, c)
@@ -358,7 +366,7 @@ func FormatTotals(totals map[string]int64, sep string) string {
 	sort.Strings(curs)
 	parts := make([]string, len(curs))
 	for i, c := range curs {
-		parts[i] = FormatAmount(totals[c], c)
+		parts[i] = format(totals[c], c)
 	}
 	return strings.Join(parts, sep)
 }

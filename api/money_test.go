@@ -242,3 +242,17 @@ func TestFormatTotalsReadsTheSameWhateverTheMapOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatTotalsWithSaysEachAmountItsWayInCurrencyOrder(t *testing.T) {
+	totals := map[string]int64{"USD": 1_00, "GBP": 1500_00, "EUR": 20_00}
+	plain := func(minor int64, cur string) string { return FormatAmountPlain(minor, cur) + " " + cur }
+	want := "20.00 EUR + 1500.00 GBP + 1.00 USD"
+	for range 20 {
+		if got := FormatTotalsWith(totals, " + ", plain); got != want {
+			t.Fatalf("FormatTotalsWith = %q, want %q", got, want)
+		}
+	}
+	if got := FormatTotalsWith(nil, ", ", plain); got != "" {
+		t.Fatalf("no totals read %q", got)
+	}
+}

@@ -14,10 +14,8 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/platform/termtext"
-	"github.com/paydash/paydash/webhookrelay/hub"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/hub/hubclient"
-	"github.com/paydash/paydash/webhookrelay/hub/store"
-	"github.com/paydash/paydash/webhookrelay/hub/users"
 )
 
 // ApprovalsHub is the team's hub as the Approvals view uses it, with the
@@ -25,21 +23,21 @@ import (
 // rule (who may approve, what lapsed, what is sent): the view only shows
 // what it answers.
 type ApprovalsHub interface {
-	Me(ctx context.Context) (hub.Me, error)
-	List(ctx context.Context, all bool) ([]store.Request, error)
+	Me(ctx context.Context) (hubapi.Me, error)
+	List(ctx context.Context, all bool) ([]hubapi.Request, error)
 	// Check is what the pipeline would say if the request were approved
 	// now (duplicates, funds), without sending.
-	Check(ctx context.Context, id string) ([]hub.Warning, error)
-	Approve(ctx context.Context, id string) (store.Request, error)
-	Reject(ctx context.Context, id, reason string) (store.Request, error)
-	ApproveBatch(ctx context.Context, id string) (hub.BatchResult, error)
-	RejectBatch(ctx context.Context, id, reason string) (hub.BatchResult, error)
+	Check(ctx context.Context, id string) ([]hubapi.Warning, error)
+	Approve(ctx context.Context, id string) (hubapi.Request, error)
+	Reject(ctx context.Context, id, reason string) (hubapi.Request, error)
+	ApproveBatch(ctx context.Context, id string) (hubapi.BatchResult, error)
+	RejectBatch(ctx context.Context, id, reason string) (hubapi.BatchResult, error)
 	// Submit is the payout form's send on a team profile: the hub runs
 	// the payout pipeline and its policy (sent at once, or awaiting
 	// approval).
-	Submit(ctx context.Context, s hub.Submission) (hub.Result, error)
+	Submit(ctx context.Context, s hubapi.Submission) (hubapi.Result, error)
 	// Get is one request, for the tracker following the form's payout.
-	Get(ctx context.Context, id string) (store.Request, error)
+	Get(ctx context.Context, id string) (hubapi.Request, error)
 }
 
 // ApprovalsFeed is a hub that pushes each change of a request's status
@@ -47,7 +45,7 @@ type ApprovalsHub interface {
 // runs until ctx is done, reconnecting; it reports each change and each
 // time the feed comes up or goes down.
 type ApprovalsFeed interface {
-	Watch(ctx context.Context, onChange func(store.Change), onState func(hubclient.FeedState)) error
+	Watch(ctx context.Context, onChange func(hubapi.Change), onState func(hubclient.FeedState)) error
 }
 
 // approvalsPollEvery is how often the view asks the hub for its list
@@ -77,12 +75,12 @@ const recheckEvery = time.Minute
 type approvalsMsg interface{ forApprovals() }
 
 type apprMeMsg struct {
-	me  hub.Me
+	me  hubapi.Me
 	err error
 }
 
 type apprListMsg struct {
-	rs  []store.Request
+	rs  []hubapi.Request
 	err error
 }
 
@@ -91,14 +89,14 @@ type apprListMsg struct {
 type apprTickMsg struct{ gen int }
 
 // apprPushMsg is a change the hub pushed over its feed.
-type apprPushMsg struct{ change store.Change }
+type apprPushMsg struct{ change hubapi.Change }
 
 // apprFeedMsg is the feed coming up or going down.
 type apprFeedMsg struct{ state hubclient.FeedState }
 
 type apprCheckMsg struct {
 	id  string
-	ws  []hub.Warning
+	ws  []hubapi.Warning
 	err error
 }
 
@@ -130,13 +128,13 @@ const (
 // its changes and states to the program (send is tea.Program.Send).
 func followApprovals(ctx context.Context, f ApprovalsFeed, send func(tea.Msg)) {
 	_ = f.Watch(ctx,
-		func(ch store.Change) { send(apprPushMsg{change: ch}) },
+		func(ch hubapi.Change) { send(apprPushMsg{change: ch}) },
 		func(st hubclient.FeedState) { send(apprFeedMsg{state: st}) })
 }
 
 // apprCheck is the last check of one request.
 type apprCheck struct {
-	ws  []hub.Warning
+	ws  []hubapi.Warning
 	err error
 	at  time.Time
 }
@@ -152,11 +150,11 @@ const (
 )
 
 type approvalsView struct {
-	me      hub.Me
+	me      hubapi.Me
 	meKnown bool
 	meErr   error
 
-	rows    []store.Request // pending first, then oldest first
+	rows    []hubapi.Request // pending first, then oldest first
 	loaded  bool
 	loading bool
 	// again asks for one more list after the one loading: changes were
@@ -178,7 +176,7 @@ type approvalsView struct {
 	pageH int
 
 	mode   apprMode
-	target store.Request // the row acted on
+	target hubapi.Request // the row acted on
 	input  textinput.Model
 	busy   bool // an approval or rejection is on its way
 }
@@ -339,9 +337,9 @@ func (v *approvalsView) route(c *viewContext, msg approvalsMsg) tea.Cmd {
 // setRows replaces the list, keeping the selection on the same request
 // (by id) wherever it moved; when it is gone, on the row now at its
 // place.
-func (v *approvalsView) setRows(rs []store.Request) {
+func (v *approvalsView) setRows(rs []hubapi.Request) {
 	sort.SliceStable(rs, func(i, j int) bool {
-		pi, pj := rs[i].Status == store.StatusPending, rs[j].Status == store.StatusPending
+		pi, pj := rs[i].Status == hubapi.StatusPending, rs[j].Status == hubapi.StatusPending
 		if pi != pj {
 			return pi
 		}
@@ -354,7 +352,7 @@ func (v *approvalsView) setRows(rs []store.Request) {
 	v.sel.restore(&v.nav, len(v.rows), v.pageH, v.idAt)
 	// Checks of requests no longer listed are dropped.
 	for id := range v.checks {
-		if !slices.ContainsFunc(rs, func(r store.Request) bool { return r.ID == id }) {
+		if !slices.ContainsFunc(rs, func(r hubapi.Request) bool { return r.ID == id }) {
 			delete(v.checks, id)
 		}
 	}
@@ -365,7 +363,7 @@ func (v *approvalsView) setRows(rs []store.Request) {
 func (v *approvalsView) checkDue(c *viewContext, force bool) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, r := range v.rows {
-		if r.Status != store.StatusPending {
+		if r.Status != hubapi.StatusPending {
 			continue
 		}
 		ch, ok := v.checks[r.ID]
@@ -379,7 +377,7 @@ func (v *approvalsView) checkDue(c *viewContext, force bool) tea.Cmd {
 // idAt is row i's request id (the selection's key).
 func (v *approvalsView) idAt(i int) string { return v.rows[i].ID }
 
-func (v *approvalsView) selected() *store.Request {
+func (v *approvalsView) selected() *hubapi.Request {
 	if v.nav.cursor < 0 || v.nav.cursor >= len(v.rows) {
 		return nil
 	}
@@ -388,37 +386,18 @@ func (v *approvalsView) selected() *store.Request {
 
 // approver reports whether the user holds the approve role.
 func (v *approvalsView) approver() bool {
-	return v.meKnown && slices.Contains(v.me.Roles, users.RoleApprove)
+	return v.meKnown && v.me.Has(hubapi.RoleApprove)
 }
 
 // awaiting counts the requests (a batch once) the user could approve
-// now: pending, not theirs, not approved by them already. The header
-// shows it.
+// now: the header shows it, as `approvals list` says it.
 func (v *approvalsView) awaiting() int {
-	if !v.approver() {
-		return 0
-	}
-	n := 0
-	batches := map[string]bool{}
-	for i := range v.rows {
-		r := &v.rows[i]
-		if v.whyNot(r) != "" {
-			continue
-		}
-		if r.Batch != "" {
-			if batches[r.Batch] {
-				continue
-			}
-			batches[r.Batch] = true
-		}
-		n++
-	}
-	return n
+	return hubapi.AwaitingYou(v.rows, v.me.Name, v.approver())
 }
 
 // whyNot says why the user cannot decide r ("" when they can): the hub
 // refuses each of these, the view says so before asking it.
-func (v *approvalsView) whyNot(r *store.Request) string {
+func (v *approvalsView) whyNot(r *hubapi.Request) string {
 	switch {
 	case !v.meKnown:
 		return "the hub has not said who you are yet"
@@ -428,7 +407,7 @@ func (v *approvalsView) whyNot(r *store.Request) string {
 		return "your own request: another person decides it (the hub refuses the requester)"
 	case slices.Contains(r.ApprovedBy, v.me.Name):
 		return "you approved it already; it awaits another approver"
-	case r.Status != store.StatusPending:
+	case r.Status != hubapi.StatusPending:
 		return "it is " + r.Status + ": only pending requests are approved or rejected"
 	}
 	return ""
@@ -528,8 +507,8 @@ func (v *approvalsView) refresh(c *viewContext) tea.Cmd {
 }
 
 // batchRows are the rows of batch id.
-func (v *approvalsView) batchRows(id string) []store.Request {
-	var out []store.Request
+func (v *approvalsView) batchRows(id string) []hubapi.Request {
+	var out []hubapi.Request
 	for _, r := range v.rows {
 		if r.Batch == id {
 			out = append(out, r)
@@ -538,27 +517,9 @@ func (v *approvalsView) batchRows(id string) []store.Request {
 	return out
 }
 
-// totals sums rows per currency.
-func totals(rs []store.Request) map[string]int64 {
-	t := map[string]int64{}
-	for _, r := range rs {
-		t[r.Currency] += r.AmountInMinor
-	}
-	return t
-}
-
-// totalsText is "£1,500.00, €20.00" in currency order.
+// totalsText is "€20.00, £1,500.00" in currency order.
 func totalsText(t map[string]int64, format func(int64, string) string) string {
-	curs := make([]string, 0, len(t))
-	for cur := range t {
-		curs = append(curs, cur)
-	}
-	sort.Strings(curs)
-	parts := make([]string, len(curs))
-	for i, cur := range curs {
-		parts[i] = format(t[cur], cur)
-	}
-	return strings.Join(parts, ", ")
+	return api.FormatTotalsWith(t, ", ", format)
 }
 
 func plainWithCurrency(minor int64, cur string) string {
@@ -566,10 +527,10 @@ func plainWithCurrency(minor int64, cur string) string {
 }
 
 // what names the request (or its whole batch) in a question.
-func (v *approvalsView) what(r *store.Request) string {
+func (v *approvalsView) what(r *hubapi.Request) string {
 	if r.Batch != "" {
 		rows := v.batchRows(r.Batch)
-		return "batch " + r.Batch + " (" + plural(len(rows), "payout", "payouts") + ", " + totalsText(totals(rows), api.FormatAmount) + ")"
+		return "batch " + r.Batch + " (" + plural(len(rows), "payout", "payouts") + ", " + totalsText(hubapi.Totals(rows), api.FormatAmount) + ")"
 	}
 	return api.FormatAmount(r.AmountInMinor, r.Currency) + " to " + termtext.Safe(r.BeneficiaryName) + " (ref " + termtext.Safe(r.BeneficiaryReference) + ")"
 }
@@ -579,7 +540,7 @@ func (v *approvalsView) what(r *store.Request) string {
 func (v *approvalsView) typedWant() string {
 	r := &v.target
 	if r.Batch != "" {
-		return totalsText(totals(v.batchRows(r.Batch)), plainWithCurrency)
+		return totalsText(hubapi.Totals(v.batchRows(r.Batch)), plainWithCurrency)
 	}
 	return api.FormatAmountPlain(r.AmountInMinor, r.Currency)
 }
@@ -634,7 +595,7 @@ func (v *approvalsView) decide(c *viewContext, reason string) tea.Cmd {
 	}
 	return func() tea.Msg {
 		if r.Batch != "" {
-			var b hub.BatchResult
+			var b hubapi.BatchResult
 			var err error
 			if reason == "" {
 				b, err = h.ApproveBatch(ctx, r.Batch)
@@ -646,7 +607,7 @@ func (v *approvalsView) decide(c *viewContext, reason string) tea.Cmd {
 			}
 			return apprDoneMsg{text: "batch " + b.BatchID + ": " + b.Status + " (" + plural(len(b.Rows), "payout", "payouts") + ", " + totalsText(b.Totals, api.FormatAmount) + ")"}
 		}
-		var out store.Request
+		var out hubapi.Request
 		var err error
 		if reason == "" {
 			out, err = h.Approve(ctx, r.ID)
@@ -667,20 +628,20 @@ func decisionError(err error) error {
 }
 
 // decided says where a request stands after a decision, in one line.
-func decided(r store.Request) string {
+func decided(r hubapi.Request) string {
 	what := api.FormatAmount(r.AmountInMinor, r.Currency) + " to " + termtext.Safe(r.BeneficiaryName)
 	switch r.Status {
-	case store.StatusPending:
+	case hubapi.StatusPending:
 		return "approved by you; " + r.ID + " awaits " + itoa(r.ApprovalsNeeded-len(r.ApprovedBy)) + " more approval(s) (" + what + ")"
-	case store.StatusSent:
+	case hubapi.StatusSent:
 		return "sent: " + what + ", transaction id " + termtext.Safe(r.TransactionID) + " (" + r.ID + ")"
-	case store.StatusSending, store.StatusApproved:
+	case hubapi.StatusSending, hubapi.StatusApproved:
 		return "approved: " + what + " is being sent (" + r.ID + ")"
-	case store.StatusRefused:
+	case hubapi.StatusRefused:
 		return "approved, but not sent: " + termtext.Safe(r.Detail) + "; nothing was paid (" + r.ID + ")"
-	case store.StatusUnknown:
+	case hubapi.StatusUnknown:
 		return "sent, but the service's answer was lost: the hub looks transaction id " + termtext.Safe(r.TransactionID) + " up before any re-send (" + r.ID + ")"
-	case store.StatusRejected:
+	case hubapi.StatusRejected:
 		return "rejected: " + what + ": " + termtext.Safe(r.Reason) + " (" + r.ID + ")"
 	}
 	return r.ID + " is " + r.Status + " (" + what + ")"

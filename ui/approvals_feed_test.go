@@ -17,11 +17,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/webhookrelay/hub"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/hub/hubclient"
 	"github.com/paydash/paydash/webhookrelay/hub/hubtest"
-	"github.com/paydash/paydash/webhookrelay/hub/store"
-	"github.com/paydash/paydash/webhookrelay/hub/users"
 )
 
 // These tests run bob's Approvals view on a real hub over loopback
@@ -38,7 +36,7 @@ type countingHub struct {
 	lists atomic.Int32
 }
 
-func (c *countingHub) List(ctx context.Context, all bool) ([]store.Request, error) {
+func (c *countingHub) List(ctx context.Context, all bool) ([]hubapi.Request, error) {
 	c.lists.Add(1)
 	return c.Client.List(ctx, all)
 }
@@ -56,7 +54,7 @@ type feedHarness struct {
 func startFeedHarness(t *testing.T, bobURL func(hubURL string) string) *feedHarness {
 	t.Helper()
 	tm := hubtest.New(t, hubtest.Options{People: []hubtest.Person{
-		{Name: "ada", Roles: []string{users.RoleRequest}}, {Name: "bob", Roles: []string{users.RoleRequest, users.RoleApprove}}}})
+		{Name: "ada", Roles: []string{hubapi.RoleRequest}}, {Name: "bob", Roles: []string{hubapi.RoleRequest, hubapi.RoleApprove}}}})
 	hubURL := tm.StartHub(t, "GBP=1000.00")
 	u := hubURL
 	if bobURL != nil {
@@ -110,10 +108,10 @@ func (f *feedHarness) deliverUntil(what string, ok func() bool) {
 
 func (f *feedHarness) submitAbove(t *testing.T, name, ref string) string {
 	t.Helper()
-	res, err := f.ada.Submit(context.Background(), hub.Submission{PayoutRequest: api.PayoutRequest{BeneficiaryName: name,
+	res, err := f.ada.Submit(context.Background(), hubapi.Submission{PayoutRequest: api.PayoutRequest{BeneficiaryName: name,
 		BeneficiaryIBAN: "GB33BUKB20201555555555", BeneficiaryReference: ref, Currency: "GBP", AmountInMinor: 2500_00,
 		ContextCode: api.ContextCodeWithdrawal}})
-	if err != nil || res.Status != hub.StatusAwaitingApproval {
+	if err != nil || res.Status != hubapi.StatusAwaitingApproval {
 		t.Fatalf("ada's request: %+v %v", res, err)
 	}
 	return res.ApprovalID
@@ -146,7 +144,7 @@ func TestApprovalsViewCoalescesABurstOfPushes(t *testing.T) {
 	before := f.bob.lists.Load()
 	var cmds []tea.Cmd
 	for range 20 {
-		_, cmd := f.m.Update(apprPushMsg{change: store.Change{ID: "apr-x", Status: store.StatusPending}})
+		_, cmd := f.m.Update(apprPushMsg{change: hubapi.Change{ID: "apr-x", Status: hubapi.StatusPending}})
 		cmds = append(cmds, cmd)
 	}
 	for _, c := range cmds {
@@ -165,7 +163,7 @@ func TestApprovalsViewFallsBackToPollingWithoutTheFeed(t *testing.T) {
 		target, _ := url.Parse(hubURL)
 		proxy := httputil.NewSingleHostReverseProxy(target)
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == hub.PathApprovalsWS {
+			if r.URL.Path == hubapi.PathApprovalsWS {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusNotFound)
 				_, _ = w.Write([]byte(`{"status":404,"reason":"not_found","detail":"no such hub endpoint"}`))

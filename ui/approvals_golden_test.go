@@ -1,8 +1,7 @@
 package ui
 
 import (
-	"github.com/paydash/paydash/webhookrelay/hub"
-	"github.com/paydash/paydash/webhookrelay/hub/users"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 )
 
 // approvalsScenarios are the Approvals view's goldens (TestGolden): bob,
@@ -38,7 +37,7 @@ func approvalsScenarios() []goldenScenario {
 // requesterOpts is ada's dashboard (request only) on the team's hub.
 func requesterOpts(o *Options) {
 	f := teamHub()
-	f.me = hub.Me{Name: "ada", Roles: []string{users.RoleRequest}, Policy: "above GBP 1,000.00"}
+	f.me = hubapi.Me{Name: "ada", Roles: []string{hubapi.RoleRequest}, Policy: "above GBP 1,000.00"}
 	o.Approvals, o.Profile = f, "ada"
 }
 

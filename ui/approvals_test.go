@@ -9,9 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paydash/paydash/webhookrelay/hub"
-	"github.com/paydash/paydash/webhookrelay/hub/store"
-	"github.com/paydash/paydash/webhookrelay/hub/users"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 )
 
 // fakeHub is the team hub as the view sees it, keeping the rules the
@@ -20,51 +18,51 @@ import (
 // has a reason.
 type fakeHub struct {
 	mu       sync.Mutex
-	me       hub.Me
-	reqs     []store.Request
-	warnings map[string][]hub.Warning
+	me       hubapi.Me
+	reqs     []hubapi.Request
+	warnings map[string][]hubapi.Warning
 	approves []string
 	rejects  map[string]string
 	checks   int
 	listErr  error
 }
 
-func (f *fakeHub) Me(context.Context) (hub.Me, error) {
+func (f *fakeHub) Me(context.Context) (hubapi.Me, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.me, nil
 }
 
-func (f *fakeHub) List(context.Context, bool) ([]store.Request, error) {
+func (f *fakeHub) List(context.Context, bool) ([]hubapi.Request, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.listErr != nil {
 		return nil, f.listErr
 	}
-	var out []store.Request
+	var out []hubapi.Request
 	for _, r := range f.reqs {
-		if r.Status == store.StatusPending || r.Status == store.StatusSending {
+		if r.Status == hubapi.StatusPending || r.Status == hubapi.StatusSending {
 			out = append(out, r)
 		}
 	}
 	return out, nil
 }
 
-func (f *fakeHub) Check(_ context.Context, id string) ([]hub.Warning, error) {
+func (f *fakeHub) Check(_ context.Context, id string) ([]hubapi.Warning, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.checks++
 	return f.warnings[id], nil
 }
 
-func (f *fakeHub) find(id string) (*store.Request, error) {
+func (f *fakeHub) find(id string) (*hubapi.Request, error) {
 	for i := range f.reqs {
 		if f.reqs[i].ID == id {
 			r := &f.reqs[i]
 			if r.RequestedBy == f.me.Name {
 				return nil, errors.New("hub: the requester cannot approve or reject their own request (403)")
 			}
-			if r.Status != store.StatusPending {
+			if r.Status != hubapi.StatusPending {
 				return nil, errors.New("hub: the request is no longer pending (409)")
 			}
 			return r, nil
@@ -73,74 +71,74 @@ func (f *fakeHub) find(id string) (*store.Request, error) {
 	return nil, errors.New("hub: no such approval request (404)")
 }
 
-func (f *fakeHub) Approve(_ context.Context, id string) (store.Request, error) {
+func (f *fakeHub) Approve(_ context.Context, id string) (hubapi.Request, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.find(id)
 	if err != nil {
-		return store.Request{}, err
+		return hubapi.Request{}, err
 	}
 	f.approves = append(f.approves, id)
 	r.ApprovedBy = append(r.ApprovedBy, f.me.Name)
-	r.Status, r.PayoutState = store.StatusSent, "accepted"
+	r.Status, r.PayoutState = hubapi.StatusSent, "accepted"
 	return *r, nil
 }
 
-func (f *fakeHub) Reject(_ context.Context, id, reason string) (store.Request, error) {
+func (f *fakeHub) Reject(_ context.Context, id, reason string) (hubapi.Request, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.find(id)
 	if err != nil {
-		return store.Request{}, err
+		return hubapi.Request{}, err
 	}
 	if f.rejects == nil {
 		f.rejects = map[string]string{}
 	}
 	f.rejects[id] = reason
-	r.Status, r.RejectedBy, r.Reason = store.StatusRejected, f.me.Name, reason
+	r.Status, r.RejectedBy, r.Reason = hubapi.StatusRejected, f.me.Name, reason
 	return *r, nil
 }
 
-func (f *fakeHub) ApproveBatch(_ context.Context, id string) (hub.BatchResult, error) {
+func (f *fakeHub) ApproveBatch(_ context.Context, id string) (hubapi.BatchResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	res := hub.BatchResult{BatchID: id, Totals: map[string]int64{}}
+	res := hubapi.BatchResult{BatchID: id, Totals: map[string]int64{}}
 	for i := range f.reqs {
 		if r := &f.reqs[i]; r.Batch == id {
-			r.Status = store.StatusSent
+			r.Status = hubapi.StatusSent
 			res.Rows = append(res.Rows, *r)
 			res.Totals[r.Currency] += r.AmountInMinor
 		}
 	}
 	f.approves = append(f.approves, id)
-	res.Status = store.StatusSent
+	res.Status = hubapi.StatusSent
 	return res, nil
 }
 
-func (f *fakeHub) RejectBatch(_ context.Context, id, reason string) (hub.BatchResult, error) {
+func (f *fakeHub) RejectBatch(_ context.Context, id, reason string) (hubapi.BatchResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.rejects == nil {
 		f.rejects = map[string]string{}
 	}
 	f.rejects[id] = reason
-	return hub.BatchResult{BatchID: id, Status: store.StatusRejected}, nil
+	return hubapi.BatchResult{BatchID: id, Status: hubapi.StatusRejected}, nil
 }
 
 // Submit holds every payout for approval by the others who may
 // approve, as a hub whose threshold is 0 does (the goldens' screen; the
 // rules themselves are the real hub's, in form_hub_test.go).
-func (f *fakeHub) Submit(_ context.Context, s hub.Submission) (hub.Result, error) {
+func (f *fakeHub) Submit(_ context.Context, s hubapi.Submission) (hubapi.Result, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r := pendingReq("apr-ffffffffff", f.me.Name, s.BeneficiaryName, s.BeneficiaryReference, s.BeneficiaryIBAN, s.AmountInMinor, s.Currency, 0)
 	r.TransactionID = s.TransactionID
 	f.reqs = append(f.reqs, r)
-	return hub.Result{Status: hub.StatusAwaitingApproval, ApprovalID: r.ID, Approvers: []string{"bob", "cy"}, ApprovalsNeeded: 1,
+	return hubapi.Result{Status: hubapi.StatusAwaitingApproval, ApprovalID: r.ID, Approvers: []string{"bob", "cy"}, ApprovalsNeeded: 1,
 		Reason: r.Policy, Request: r}, nil
 }
 
-func (f *fakeHub) Get(_ context.Context, id string) (store.Request, error) {
+func (f *fakeHub) Get(_ context.Context, id string) (hubapi.Request, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, r := range f.reqs {
@@ -148,10 +146,10 @@ func (f *fakeHub) Get(_ context.Context, id string) (store.Request, error) {
 			return r, nil
 		}
 	}
-	return store.Request{}, errors.New("hub: no such approval request (404)")
+	return hubapi.Request{}, errors.New("hub: no such approval request (404)")
 }
 
-func (f *fakeHub) add(r store.Request) {
+func (f *fakeHub) add(r hubapi.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.reqs = append(f.reqs, r)
@@ -163,8 +161,8 @@ func (f *fakeHub) decided() ([]string, map[string]string) {
 	return slices.Clone(f.approves), f.rejects
 }
 
-func pendingReq(id, by, name, ref, iban string, amount int64, cur string, ago time.Duration) store.Request {
-	return store.Request{ID: id, Status: store.StatusPending, RequestedBy: by, RequestedAt: fixedNow.Add(-ago),
+func pendingReq(id, by, name, ref, iban string, amount int64, cur string, ago time.Duration) hubapi.Request {
+	return hubapi.Request{ID: id, Status: hubapi.StatusPending, RequestedBy: by, RequestedAt: fixedNow.Add(-ago),
 		NeedsApproval: true, Policy: "above GBP 1,000.00", ApprovalsNeeded: 1, ExpiresAt: fixedNow.Add(48*time.Hour - ago),
 		AmountInMinor: amount, Currency: cur, BeneficiaryName: name, BeneficiaryIBAN: iban, BeneficiaryReference: ref,
 		TransactionID: "7d1f8f5e-4a43-4c1e-9a51-" + strings.Repeat("0", 12-len(id[4:])) + id[4:], ApprovedBy: []string{}}
@@ -172,14 +170,14 @@ func pendingReq(id, by, name, ref, iban string, amount int64, cur string, ago ti
 
 // teamHub is bob (request, approve) looking at what ada and he asked.
 func teamHub() *fakeHub {
-	f := &fakeHub{me: hub.Me{Name: "bob", Roles: []string{users.RoleRequest, users.RoleApprove}, Policy: "above GBP 1,000.00"},
-		warnings: map[string][]hub.Warning{}}
+	f := &fakeHub{me: hubapi.Me{Name: "bob", Roles: []string{hubapi.RoleRequest, hubapi.RoleApprove}, Policy: "above GBP 1,000.00"},
+		warnings: map[string][]hubapi.Warning{}}
 	f.add(pendingReq("apr-aaaaaaaaaa", "ada", "Harbour Supplies Ltd", "INV-7", "GB33BUKB20201555555555", 2500_00, "GBP", 12*time.Minute))
 	f.add(pendingReq("apr-bbbbbbbbbb", "ada", "Grace Hopper", "RENT-11", "GB94BARC10201530093459", 1200_00, "GBP", 3*time.Hour))
-	f.warnings["apr-bbbbbbbbbb"] = []hub.Warning{{Class: hub.ClassDuplicate, Detail: "possible duplicate: £1,200.00 to GB94BARC10201530093459 ref RENT-11 paid 2025-03-13 (the requester sent it anyway: --allow-duplicate)"}}
+	f.warnings["apr-bbbbbbbbbb"] = []hubapi.Warning{{Class: hubapi.ClassDuplicate, Detail: "possible duplicate: £1,200.00 to GB94BARC10201530093459 ref RENT-11 paid 2025-03-13 (the requester sent it anyway: --allow-duplicate)"}}
 	f.add(pendingReq("apr-cccccccccc", "bob", "Ada Lovelace", "EXP-3", "GB33BUKB20201555555555", 4000_00, "GBP", 40*time.Second))
 	f.add(pendingReq("apr-dddddddddd", "ada", "Müller GmbH", "RE-2025-42", "DE89370400440532013000", 9000_00, "EUR", 26*time.Hour))
-	f.warnings["apr-dddddddddd"] = []hub.Warning{{Class: hub.ClassFunds, Detail: "EUR payout of €9,000.00 exceeds the available €8,000.00 (after €1,000.00 held by payouts awaiting approval or being sent on the hub)"}}
+	f.warnings["apr-dddddddddd"] = []hubapi.Warning{{Class: hubapi.ClassFunds, Detail: "EUR payout of €9,000.00 exceeds the available €8,000.00 (after €1,000.00 held by payouts awaiting approval or being sent on the hub)"}}
 	b1 := pendingReq("apr-eeeeeeeee1", "ada", "Payroll One", "PAY-1", "GB33BUKB20201555555555", 700_00, "GBP", 5*time.Minute)
 	b2 := pendingReq("apr-eeeeeeeee2", "ada", "Payroll Two", "PAY-2", "DE89370400440532013000", 300_00, "EUR", 5*time.Minute)
 	b1.Batch, b1.BatchFile, b1.Line = "bat-pppppppppp", "payroll.csv", 2
@@ -350,7 +348,7 @@ func TestApprovalsSelectionFollowsTheRowByID(t *testing.T) {
 func TestApprovalsOutsideTextIsEscaped(t *testing.T) {
 	f := teamHub()
 	f.add(pendingReq("apr-gggggggggg", "eve\x1b[2J", "Evil\x1b]0;pwned\x07 Ltd", "REF\u202eX", "GB33BUKB20201555555555", 1500_00, "GBP", time.Minute))
-	f.warnings["apr-gggggggggg"] = []hub.Warning{{Class: hub.ClassFunds, Detail: "no\x1b[31m money"}}
+	f.warnings["apr-gggggggggg"] = []hubapi.Warning{{Class: hubapi.ClassFunds, Detail: "no\x1b[31m money"}}
 	hs := teamHarness(t, f, false, 200, 40)
 	hs.key("8")
 	selectRow(t, hs, "apr-gggggggggg")

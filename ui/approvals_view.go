@@ -10,9 +10,8 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/platform/termtext"
-	"github.com/paydash/paydash/webhookrelay/hub"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/hub/hubclient"
-	"github.com/paydash/paydash/webhookrelay/hub/store"
 )
 
 var approvalCols = []colSpec{
@@ -86,7 +85,7 @@ func (v *approvalsView) view(c *viewContext, w, h int) string {
 		cells[4] = termtext.Safe(r.BeneficiaryReference)
 		cells[5] = api.FormatAmount(r.AmountInMinor, r.Currency)
 		cells[6] = r.Status
-		if r.Status == store.StatusPending && r.ApprovalsNeeded > 0 {
+		if r.Status == hubapi.StatusPending && r.ApprovalsNeeded > 0 {
 			cells[6] += " " + itoa(len(r.ApprovedBy)) + "/" + itoa(r.ApprovalsNeeded)
 		}
 		styles[6] = c.requestStyle(r.Status)
@@ -140,15 +139,15 @@ func (v *approvalsView) topLine(c *viewContext, w int) string {
 // infoLine counts what is listed and its totals per currency, and says
 // when the list is stale.
 func (v *approvalsView) infoLine(c *viewContext, w int) string {
-	var pending []store.Request
+	var pending []hubapi.Request
 	for _, r := range v.rows {
-		if r.Status == store.StatusPending {
+		if r.Status == hubapi.StatusPending {
 			pending = append(pending, r)
 		}
 	}
 	info := plural(len(pending), "pending", "pending")
 	if len(pending) > 0 {
-		info += ": " + totalsText(totals(pending), api.FormatAmount)
+		info += ": " + totalsText(hubapi.Totals(pending), api.FormatAmount)
 	}
 	if other := len(v.rows) - len(pending); other > 0 {
 		info += " · " + itoa(other) + " approved, being sent or unknown"
@@ -190,9 +189,9 @@ func (v *approvalsView) feedText() string {
 // rejected red, pending and the rest amber.
 func (c *viewContext) requestStyle(status string) *lipgloss.Style {
 	switch status {
-	case store.StatusSent:
+	case hubapi.StatusSent:
 		return &c.st.good
-	case store.StatusRefused, store.StatusRejected, store.StatusLapsed, store.StatusUnknown:
+	case hubapi.StatusRefused, hubapi.StatusRejected, hubapi.StatusLapsed, hubapi.StatusUnknown:
 		return &c.st.bad
 	}
 	return &c.st.warn
@@ -200,8 +199,8 @@ func (c *viewContext) requestStyle(status string) *lipgloss.Style {
 
 // warnCell is the Warnings column: the classes the pipeline's check
 // found, "checking…" until it answered.
-func (v *approvalsView) warnCell(c *viewContext, r *store.Request) (string, *lipgloss.Style) {
-	if r.Status != store.StatusPending {
+func (v *approvalsView) warnCell(c *viewContext, r *hubapi.Request) (string, *lipgloss.Style) {
+	if r.Status != hubapi.StatusPending {
 		return "", nil
 	}
 	ch, ok := v.checks[r.ID]
@@ -227,13 +226,13 @@ func (v *approvalsView) warnCell(c *viewContext, r *store.Request) (string, *lip
 // warnLabel is a warning class as the list says it.
 func warnLabel(class string) string {
 	switch class {
-	case hub.ClassDuplicate:
+	case hubapi.ClassDuplicate:
 		return "duplicate"
-	case hub.ClassFunds:
+	case hubapi.ClassFunds:
 		return "funds"
-	case hub.ClassNoAccount:
+	case hubapi.ClassNoAccount:
 		return "no account"
-	case hub.ClassUnknown:
+	case hubapi.ClassUnknown:
 		return "check failed"
 	}
 	return termtext.Safe(class)
@@ -254,7 +253,7 @@ func (v *approvalsView) detail(c *viewContext, w int) string {
 	if r.Batch != "" {
 		rows := v.batchRows(r.Batch)
 		id += " · batch " + r.Batch + " line " + itoa(r.Line) + " of " + termtext.Safe(r.BatchFile) +
-			": " + plural(len(rows), "payout", "payouts") + " listed, totals " + totalsText(totals(rows), api.FormatAmount) + " (decided whole)"
+			": " + plural(len(rows), "payout", "payouts") + " listed, totals " + totalsText(hubapi.Totals(rows), api.FormatAmount) + " (decided whole)"
 	}
 	lines = append(lines, fit(c.st.bold.Render(id), w))
 	asked := "asked by " + termtext.Safe(r.RequestedBy) + " " + age(now, r.RequestedAt) + " ago · IBAN " + termtext.Safe(r.BeneficiaryIBAN) +
@@ -267,7 +266,7 @@ func (v *approvalsView) detail(c *viewContext, w int) string {
 			rule += " (" + termtext.Safe(strings.Join(r.ApprovedBy, ", ")) + ")"
 		}
 	}
-	if r.Status == store.StatusPending && !r.ExpiresAt.IsZero() {
+	if r.Status == hubapi.StatusPending && !r.ExpiresAt.IsZero() {
 		if left := r.ExpiresAt.Sub(now); left > 0 {
 			rule += " · lapses in " + until(left)
 		} else {
@@ -277,7 +276,7 @@ func (v *approvalsView) detail(c *viewContext, w int) string {
 	lines = append(lines, fit(rule, w))
 	var last string
 	st := c.st.muted
-	if ch, ok := v.checks[r.ID]; ok && r.Status == store.StatusPending {
+	if ch, ok := v.checks[r.ID]; ok && r.Status == hubapi.StatusPending {
 		switch {
 		case ch.err != nil:
 			last, st = "could not check it: "+termtext.Safe(ch.err.Error()), c.st.warn

@@ -250,7 +250,7 @@ func (m *model) noteLate(evs []relayclient.Event) {
 		}
 		if st, final := m.wb.book.Observe(ev); final && (st.ArrivedLate || wasLate) {
 			m.events.lateCame(st.ID) // the banner loses it now
-			m.setFlash("payout "+shortID(st.ID)+": "+termtext.Safe(st.Final)+" came "+webhooklate.Round(st.LateBy).String()+" late (late mark cleared)", false)
+			m.setFlash("payout "+termtext.ShortID(st.ID)+": "+termtext.Safe(st.Final)+" came "+webhooklate.Round(st.LateBy).String()+" late (late mark cleared)", false)
 		}
 	}
 	m.boundLate()
@@ -286,15 +286,6 @@ func (m *model) boundLate() {
 // (without checking the whole book again).
 func (v *eventsView) lateCame(id string) {
 	v.wb.late = slices.DeleteFunc(v.wb.late, func(s webhooklate.Status) bool { return strings.EqualFold(s.ID, id) })
-}
-
-// shortID is the first 8 characters of an id, for one-line messages.
-func shortID(id string) string {
-	id = termtext.Safe(id)
-	if len(id) > 8 {
-		return id[:8] + "…"
-	}
-	return id
 }
 
 // ---- the Events view's part ----
@@ -524,7 +515,7 @@ func (v *eventsView) resend(c *viewContext) tea.Cmd {
 		return nil
 	}
 	id, ctx, now := ev.EventID, c.ctx, c.now()
-	c.setFlash("resending "+shortID(id)+"…", false)
+	c.setFlash("resending "+termtext.ShortID(id)+"…", false)
 	return func() tea.Msg {
 		stored, err := wb.Relay.Event(ctx, id)
 		if err != nil {
@@ -581,7 +572,7 @@ func (v *eventsView) lateBanner(c *viewContext, w int) string {
 	if st := c.wb.report[s.ID]; st != "" {
 		report = termtext.Safe(st)
 	}
-	text := "⚠ webhook LATE " + webhooklate.Round(s.LateBy).String() + ": payout " + shortID(s.ID) + " · report: " + report +
+	text := "⚠ webhook LATE " + webhooklate.Round(s.LateBy).String() + ": payout " + termtext.ShortID(s.ID) + " · report: " + report +
 		" · expects " + strings.ReplaceAll(strings.Join(s.Expects, "/"), "payout_", "")
 	if len(late) > 1 {
 		text += " · +" + itoa(len(late)-1) + " more (paydash events missing)"
@@ -594,7 +585,7 @@ func (v *eventsView) pickerView(c *viewContext, w int) string {
 	var b strings.Builder
 	target := "a new payout id"
 	if ev := v.selected(); ev != nil && ev.PayoutID != "" {
-		target = "payout " + shortID(ev.PayoutID) + " (its state moves)"
+		target = "payout " + termtext.ShortID(ev.PayoutID) + " (its state moves)"
 	}
 	b.WriteString(c.st.title.Render(fit("Trigger a sandbox webhook for "+target, w)) + "\n")
 	for i, t := range sandbox.TriggerEvents {

@@ -16,10 +16,9 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/payout"
-	"github.com/paydash/paydash/webhookrelay/hub"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/hub/hubclient"
 	"github.com/paydash/paydash/webhookrelay/hub/hubtest"
-	"github.com/paydash/paydash/webhookrelay/hub/users"
 )
 
 // These tests run the payout form of ada's dashboard on a team profile
@@ -52,7 +51,7 @@ type hubForm struct {
 func startHubForm(t *testing.T, proxy func(hubURL string) string) *hubForm {
 	t.Helper()
 	tm := hubtest.New(t, hubtest.Options{People: []hubtest.Person{
-		{Name: "ada", Roles: []string{users.RoleRequest}}, {Name: "bob", Roles: []string{users.RoleRequest, users.RoleApprove}}}})
+		{Name: "ada", Roles: []string{hubapi.RoleRequest}}, {Name: "bob", Roles: []string{hubapi.RoleRequest, hubapi.RoleApprove}}}})
 	hubURL := tm.StartHub(t, "GBP=1000.00")
 	adaURL := hubURL
 	if proxy != nil {
@@ -369,7 +368,7 @@ func dropFirstAnswer(t *testing.T, hubURL string, dropped *atomic.Bool) string {
 // so in the hub's words and that nothing was sent.
 func TestHubFormViewOnlyTokenSendsNothing(t *testing.T) {
 	tm := hubtest.New(t, hubtest.Options{People: []hubtest.Person{
-		{Name: "vic", Roles: []string{users.RoleView}}, {Name: "bob", Roles: []string{users.RoleRequest, users.RoleApprove}}}})
+		{Name: "vic", Roles: []string{hubapi.RoleView}}, {Name: "bob", Roles: []string{hubapi.RoleRequest, hubapi.RoleApprove}}}})
 	hubURL := tm.StartHub(t, "GBP=1000.00")
 	vic := &hubclient.Client{BaseURL: hubURL, Token: tm.Tokens["vic"]}
 	h := &hubForm{harness: newHarness(t, Options{Backend: serviceOnly{Client: tm.Service, t: t}, Approvals: vic, Profile: "vic"}, 120, 40), team: tm}
@@ -390,7 +389,7 @@ func TestHubFormViewOnlyTokenSendsNothing(t *testing.T) {
 // text it names: the form and the tracker draw them escaped.
 type hostileHub struct{ *fakeHub }
 
-func (f hostileHub) Submit(ctx context.Context, s hub.Submission) (hub.Result, error) {
+func (f hostileHub) Submit(ctx context.Context, s hubapi.Submission) (hubapi.Result, error) {
 	res, err := f.fakeHub.Submit(ctx, s)
 	res.ApprovalID, res.Reason, res.Approvers = "apr-\x1b[2Jffff", hostileText, []string{hostileName}
 	return res, err

@@ -11,9 +11,8 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/payout"
 	"github.com/paydash/paydash/internal/platform/termtext"
-	"github.com/paydash/paydash/webhookrelay/hub"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/hub/hubclient"
-	"github.com/paydash/paydash/webhookrelay/hub/store"
 )
 
 // On a team profile (payouts_via_relay) the payout form sends through the
@@ -27,11 +26,11 @@ import (
 // sent at once, or awaiting approval.
 type hubSent struct {
 	req *api.PayoutRequest
-	res hub.Result
+	res hubapi.Result
 }
 
 // awaiting reports that the payout waits for other people's approval.
-func (s *hubSent) awaiting() bool { return s.res.Status == hub.StatusAwaitingApproval }
+func (s *hubSent) awaiting() bool { return s.res.Status == hubapi.StatusAwaitingApproval }
 
 // payoutOf is the payout a form's result is about.
 func payoutOf(resp any) *api.PayoutRequest {
@@ -99,7 +98,7 @@ func asHubDuplicate(err error) *hubDuplicate {
 // first attempt made (the hub returns it, never a second one).
 func (p *payoutForm) sendViaHub(c *viewContext, req *api.PayoutRequest, key string) tea.Cmd {
 	h, ctx := c.opts.Approvals, c.ctx
-	sub := hub.Submission{PayoutRequest: *req, AllowDuplicate: p.hubAllowDup}
+	sub := hubapi.Submission{PayoutRequest: *req, AllowDuplicate: p.hubAllowDup}
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, sendTimeout)
 		defer cancel()
@@ -116,7 +115,7 @@ func (p *payoutForm) sendViaHub(c *viewContext, req *api.PayoutRequest, key stri
 
 // safeResult is the hub's answer with the text it names, the form shows
 // and the tracker keeps made safe to draw, once, as it arrives.
-func safeResult(res hub.Result) hub.Result {
+func safeResult(res hubapi.Result) hubapi.Result {
 	res.ApprovalID, res.Reason = termtext.Safe(res.ApprovalID), termtext.Safe(res.Reason)
 	approvers := make([]string, len(res.Approvers))
 	for i, a := range res.Approvers {
@@ -128,12 +127,12 @@ func safeResult(res hub.Result) hub.Result {
 
 // hubOutcome is the error of a request the hub stored but did not get
 // sent: the service refused the hub's send, or its answer was lost.
-func hubOutcome(res hub.Result) error {
+func hubOutcome(res hubapi.Result) error {
 	r := res.Request
 	switch res.Status {
-	case store.StatusRefused:
+	case hubapi.StatusRefused:
 		return &hubRefusal{class: payout.ClassRefused, detail: termtext.Safe(r.Detail), approvalID: termtext.Safe(res.ApprovalID)}
-	case store.StatusUnknown:
+	case hubapi.StatusUnknown:
 		return &hubRefusal{class: payout.ClassUnknown, detail: termtext.Safe(r.Detail), approvalID: termtext.Safe(res.ApprovalID)}
 	}
 	return nil
@@ -211,7 +210,7 @@ func (fv *formView) hubDuplicateView(c *viewContext, d *hubDuplicate, w int) str
 // for approval; the tracker shows it awaiting until the hub sends it.
 type payoutRequestedMsg struct {
 	req *api.PayoutRequest
-	res hub.Result
+	res hubapi.Result
 }
 
 // onHubSent is onSent for the hub's answer.

@@ -9,8 +9,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/platform/termtext"
-	"github.com/paydash/paydash/webhookrelay/hub"
-	"github.com/paydash/paydash/webhookrelay/hub/store"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 )
 
 // The tracker's states of a payout the form asked the team's hub for,
@@ -38,7 +37,7 @@ func hubClosed(state string) bool {
 
 // addRequested tracks a payout the hub holds for approval: this
 // session's own, shown awaiting until the hub says it was sent.
-func (v *trackerView) addRequested(c *viewContext, req *api.PayoutRequest, res hub.Result) {
+func (v *trackerView) addRequested(c *viewContext, req *api.PayoutRequest, res hubapi.Result) {
 	p := v.get(c, req.TransactionID)
 	p.mine, p.req, p.approvalID = true, req, res.ApprovalID
 	v.touch(p)
@@ -72,28 +71,28 @@ func (v *trackerView) awaitingIDs() []string {
 // applyHub moves a tracked payout on by its request on the hub. Once the
 // hub sent it, the relay's webhooks (or the report) take over; a state
 // they gave already is never moved back.
-func (v *trackerView) applyHub(c *viewContext, r store.Request) bool {
+func (v *trackerView) applyHub(c *viewContext, r hubapi.Request) bool {
 	p := v.byID[r.TransactionID]
 	if p == nil || p.approvalID != termtext.Safe(r.ID) || !hubWaiting(p.state) {
 		return false
 	}
 	state, reason := stateAwaiting, p.reason
 	switch r.Status {
-	case store.StatusPending:
+	case hubapi.StatusPending:
 		if len(r.ApprovedBy) > 0 {
 			reason = "approved by " + strings.Join(r.ApprovedBy, ", ") + "; " + itoa(r.ApprovalsNeeded-len(r.ApprovedBy)) + " more to go"
 		}
-	case store.StatusApproved, store.StatusSending:
+	case hubapi.StatusApproved, hubapi.StatusSending:
 		state, reason = stateApproved, "approved by "+strings.Join(r.ApprovedBy, ", ")
-	case store.StatusSent:
+	case hubapi.StatusSent:
 		state, reason = stateSent, "approved by "+strings.Join(r.ApprovedBy, ", ")
-	case store.StatusRejected:
+	case hubapi.StatusRejected:
 		state, reason = stateNotApproved, "rejected by "+r.RejectedBy+": "+r.Reason
-	case store.StatusLapsed:
+	case hubapi.StatusLapsed:
 		state, reason = stateLapsed, "nobody approved it in time; nothing was paid"
-	case store.StatusRefused:
+	case hubapi.StatusRefused:
 		state, reason = stateHubRefused, r.Detail
-	case store.StatusUnknown:
+	case hubapi.StatusUnknown:
 		state, reason = stateHubUnknown, r.Detail
 	}
 	reason = termtext.Safe(reason)
@@ -114,12 +113,12 @@ func (v *trackerView) applyHub(c *viewContext, r store.Request) bool {
 }
 
 // hubRequestMsg is the hub's answer about requests the tracker follows.
-type hubRequestMsg struct{ rs []store.Request }
+type hubRequestMsg struct{ rs []hubapi.Request }
 
 // followHub asks the hub about the tracked payouts still open there that
 // its list (rs, the Approvals view's last read) no longer shows: decided
 // since (sent, rejected, lapsed). Those it shows move on from rs.
-func (v *trackerView) followHub(c *viewContext, rs []store.Request) (bool, tea.Cmd) {
+func (v *trackerView) followHub(c *viewContext, rs []hubapi.Request) (bool, tea.Cmd) {
 	ids := v.awaitingIDs()
 	if len(ids) == 0 {
 		return false, nil
@@ -127,7 +126,7 @@ func (v *trackerView) followHub(c *viewContext, rs []store.Request) (bool, tea.C
 	moved := false
 	var gone []string
 	for _, id := range ids {
-		i := slices.IndexFunc(rs, func(r store.Request) bool { return termtext.Safe(r.ID) == id })
+		i := slices.IndexFunc(rs, func(r hubapi.Request) bool { return termtext.Safe(r.ID) == id })
 		if i < 0 {
 			gone = append(gone, id)
 			continue
@@ -141,7 +140,7 @@ func (v *trackerView) followHub(c *viewContext, rs []store.Request) (bool, tea.C
 	return moved, func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, readTimeout)
 		defer cancel()
-		var out []store.Request
+		var out []hubapi.Request
 		for _, id := range gone {
 			// One the hub cannot say now is asked again at the next list.
 			if r, err := h.Get(ctx, id); err == nil {

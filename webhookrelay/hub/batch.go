@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/hub/policy"
 	"github.com/paydash/paydash/webhookrelay/hub/store"
 	"github.com/paydash/paydash/webhookrelay/hub/users"
@@ -18,39 +21,6 @@ import (
 
 // MaxBatchRows bounds one batch submitted to the hub.
 const MaxBatchRows = 10000
-
-// BatchRow is one row of a batch file.
-type BatchRow struct {
-	Line int `json:"line"`
-	api.PayoutRequest
-}
-
-// BatchSubmission is a batch file sent to the hub: one request, approved
-// or rejected whole.
-type BatchSubmission struct {
-	File           string     `json:"file"`
-	SHA256         string     `json:"sha256"`
-	Rows           []BatchRow `json:"rows"`
-	AllowDuplicate bool       `json:"allow_duplicate,omitempty"`
-}
-
-// BatchResult is the hub's answer about a batch.
-type BatchResult struct {
-	// Status is awaiting_approval, or the batch's status (BatchStatus).
-	Status          string           `json:"status"`
-	BatchID         string           `json:"batch_id"`
-	Approvers       []string         `json:"approvers,omitempty"`
-	ApprovalsNeeded int              `json:"approvals_needed,omitempty"`
-	Reason          string           `json:"reason"`
-	Totals          map[string]int64 `json:"totals"`
-	Rows            []store.Request  `json:"rows"`
-}
-
-// Statuses of a batch beyond a request's.
-const (
-	// StatusPartlySent: some rows were sent, others refused.
-	StatusPartlySent = "partly_sent"
-)
 
 // BatchStatus sums up the rows' statuses: pending while any waits, then
 // rejected or lapsed (decided whole), sending while any is on its way,
@@ -75,19 +45,19 @@ func BatchStatus(rows []store.Request) string {
 	case count[store.StatusSent] == 0:
 		return store.StatusRefused
 	}
-	return StatusPartlySent
+	return hubapi.StatusPartlySent
 }
 
-func batchResult(batch string, rows []store.Request) BatchResult {
-	res := BatchResult{BatchID: batch, Rows: rows, Totals: map[string]int64{}, Status: BatchStatus(rows)}
-	for _, r := range rows {
-		res.Totals[r.Currency] += r.AmountInMinor
-	}
+// batchResult is the hub's answer about a batch, its rows converted for
+// the wire.
+func batchResult(batch string, rows []store.Request) hubapi.BatchResult {
+	wire := wireRequests(rows)
+	res := hubapi.BatchResult{BatchID: batch, Rows: wire, Totals: hubapi.Totals(wire), Status: BatchStatus(rows)}
 	if len(rows) > 0 {
 		res.Reason, res.ApprovalsNeeded = rows[0].Policy, rows[0].ApprovalsNeeded
 	}
 	if res.Status == store.StatusPending {
-		res.Status = StatusAwaitingApproval
+		res.Status = hubapi.StatusAwaitingApproval
 	}
 	return res
 }
@@ -97,9 +67,9 @@ func batchResult(batch string, rows []store.Request) BatchResult {
 // and to each currency's total, stored whole with each row's transaction
 // id fixed, then sent at once or left pending as one request. The same
 // file submitted again by u while its batch is open is that batch.
-func (h *Hub) SubmitBatch(ctx context.Context, u users.User, sub BatchSubmission) (BatchResult, error) {
+func (h *Hub) SubmitBatch(ctx context.Context, u users.User, sub hubapi.BatchSubmission) (hubapi.BatchResult, error) {
 	if len(sub.Rows) == 0 || len(sub.Rows) > MaxBatchRows {
-		return BatchResult{}, &errSubmit{http.StatusUnprocessableEntity, ClassInvalid, fmt.Errorf("a batch has 1 to %d rows, not %d", MaxBatchRows, len(sub.Rows))}
+		return hubapi.BatchResult{}, &errSubmit{http.StatusUnprocessableEntity, ClassInvalid, fmt.Errorf("a batch has 1 to %d rows, not %d", MaxBatchRows, len(sub.Rows))}
 	}
 	var bad []string
 	for i := range sub.Rows {
@@ -113,42 +83,34 @@ func (h *Hub) SubmitBatch(ctx context.Context, u users.User, sub BatchSubmission
 		}
 	}
 	if len(bad) > 0 {
-		return BatchResult{}, &errSubmit{http.StatusUnprocessableEntity, ClassInvalid, fmt.Errorf("%d bad row(s); nothing was requested: %s", len(bad), strings.Join(bad, "; "))}
+		return hubapi.BatchResult{}, &errSubmit{http.StatusUnprocessableEntity, ClassInvalid, fmt.Errorf("%d bad row(s); nothing was requested: %s", len(bad), strings.Join(bad, "; "))}
 	}
 	h.submitMu.Lock()
 	unlock, err := h.lockSubmissions(ctx)
 	if err != nil {
 		h.submitMu.Unlock()
-		return BatchResult{}, err
+		return hubapi.BatchResult{}, err
 	}
 	batch, rows, fresh, err := h.createBatch(ctx, u, sub)
 	unlock()
 	h.submitMu.Unlock()
 	if err != nil {
-		return BatchResult{}, err
+		return hubapi.BatchResult{}, err
 	}
 	if len(rows) > 0 && rows[0].NeedsApproval {
 		res := batchResult(batch, rows)
 		res.Approvers = h.approversFor(rows[0])
 		if fresh {
 			h.notify.post(fmt.Sprintf("paydash: %s asks for approval of batch %s (%d payouts, %s): paydash approvals show %s",
-				u.Name, sub.File, len(rows), totalsText(res.Totals), batch))
+				u.Name, sub.File, len(rows), api.FormatTotals(res.Totals, ", "), batch))
 		}
 		return res, nil
 	}
 	return h.sendBatch(ctx, batch)
 }
 
-func totalsText(t map[string]int64) string {
-	parts := make([]string, 0, len(t))
-	for cur, v := range t {
-		parts = append(parts, api.FormatAmount(v, cur))
-	}
-	return strings.Join(parts, ", ")
-}
-
 // createBatch decides and stores a batch; the caller holds submitMu.
-func (h *Hub) createBatch(ctx context.Context, u users.User, sub BatchSubmission) (string, []store.Request, bool, error) {
+func (h *Hub) createBatch(ctx context.Context, u users.User, sub hubapi.BatchSubmission) (string, []store.Request, bool, error) {
 	if sub.SHA256 != "" {
 		open, err := h.cfg.Store.List(func(r *store.Request) bool {
 			return r.Batch != "" && r.RequestedBy == u.Name && r.BatchSHA256 == sub.SHA256 && (r.Open() || r.Status == store.StatusUnknown)
@@ -208,8 +170,10 @@ func (h *Hub) createBatch(ctx context.Context, u users.User, sub BatchSubmission
 		reserved[req.Currency] += req.AmountInMinor
 		totals[req.Currency] += req.AmountInMinor
 	}
-	for cur, total := range totals {
-		if d := h.cfg.Policy.Decide(total, cur, 0); d.Needed && !needed {
+	// In currency order: of two totals over their thresholds, the reason
+	// names the same one every time.
+	for _, cur := range slices.Sorted(maps.Keys(totals)) {
+		if d := h.cfg.Policy.Decide(totals[cur], cur, 0); d.Needed && !needed {
 			needed, reason = true, "the batch's "+cur+" total: "+d.Reason
 		}
 	}
@@ -242,10 +206,10 @@ func (h *Hub) createBatch(ctx context.Context, u users.User, sub BatchSubmission
 // the rows are sent or after BatchAnswerWithin, whichever comes first,
 // with the batch as it stands: the relay's server cuts an answer at a
 // minute, and a long batch goes on being sent behind it.
-func (h *Hub) sendBatch(ctx context.Context, batch string) (BatchResult, error) {
+func (h *Hub) sendBatch(ctx context.Context, batch string) (hubapi.BatchResult, error) {
 	rows, err := h.cfg.Store.Batch(batch)
 	if err != nil {
-		return BatchResult{}, err
+		return hubapi.BatchResult{}, err
 	}
 	h.mu.Lock()
 	if h.closed {
@@ -280,7 +244,7 @@ func (h *Hub) sendBatch(ctx context.Context, batch string) (BatchResult, error) 
 
 // ApproveBatch records u's approval of a whole batch; the approval that
 // completes it sends its rows.
-func (h *Hub) ApproveBatch(ctx context.Context, u users.User, batch string) (BatchResult, error) {
+func (h *Hub) ApproveBatch(ctx context.Context, u users.User, batch string) (hubapi.BatchResult, error) {
 	rows, done, err := h.cfg.Store.ApproveBatch(batch, u.Name, h.cfg.Clock.Now(), h.cfg.Policy.Approvers)
 	if errors.Is(err, store.ErrLapsed) && len(rows) > 0 && rows[0].Status == store.StatusLapsed {
 		h.notify.post(fmt.Sprintf("paydash: batch %s of %s lapsed unapproved", batch, rows[0].RequestedBy))
@@ -295,16 +259,13 @@ func (h *Hub) ApproveBatch(ctx context.Context, u users.User, batch string) (Bat
 }
 
 // RejectBatch turns a whole batch down.
-func (h *Hub) RejectBatch(u users.User, batch, reason string) (BatchResult, error) {
+func (h *Hub) RejectBatch(u users.User, batch, reason string) (hubapi.BatchResult, error) {
 	rows, err := h.cfg.Store.RejectBatch(batch, u.Name, reason, h.cfg.Clock.Now())
 	return batchResult(batch, rows), err
 }
 
-// Paths of batches.
-const PathBatches = "/hub/v1/batches"
-
 func (h *Hub) handleSubmitBatch(w http.ResponseWriter, req *http.Request, u users.User) {
-	var sub BatchSubmission
+	var sub hubapi.BatchSubmission
 	if !readJSONLimit(w, req, &sub, 16<<20) {
 		return
 	}
@@ -319,7 +280,7 @@ func (h *Hub) handleSubmitBatch(w http.ResponseWriter, req *http.Request, u user
 		return
 	}
 	status := http.StatusOK
-	if res.Status == StatusAwaitingApproval {
+	if res.Status == hubapi.StatusAwaitingApproval {
 		status = http.StatusAccepted
 	}
 	writeJSON(w, status, res)

@@ -6,26 +6,10 @@ import (
 	"net/http"
 
 	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/hub/store"
 	"github.com/paydash/paydash/webhookrelay/hub/users"
 )
-
-// Warning is what the pipeline would say of a pending request if it were
-// approved now: a possible duplicate, too little money, no account. The
-// approver sees it before deciding; the hub checks again when the last
-// approval arrives and refuses to send then.
-type Warning struct {
-	// Class is the pipeline's ErrorClass (duplicate, funds, no_account,
-	// invalid, unknown when the check could not run).
-	Class  string `json:"class"`
-	Detail string `json:"detail"`
-}
-
-// CheckResponse is the body of GET /hub/v1/approvals/{id}/check.
-type CheckResponse struct {
-	ID       string    `json:"id"`
-	Warnings []Warning `json:"warnings"`
-}
 
 // CheckRequest runs the pipeline's checks on a request without sending
 // it, as the send after the last approval will: funds with what the
@@ -34,13 +18,13 @@ type CheckResponse struct {
 // for the same payment. A duplicate the requester allowed
 // (--allow-duplicate) is still reported, saying so, and funds are then
 // checked too.
-func (h *Hub) CheckRequest(ctx context.Context, id string) ([]Warning, error) {
+func (h *Hub) CheckRequest(ctx context.Context, id string) ([]hubapi.Warning, error) {
 	r, err := h.cfg.Store.Get(id)
 	if err != nil {
 		return nil, err
 	}
 	p := r.Payout()
-	ws := []Warning{}
+	ws := []hubapi.Warning{}
 	allowed := ""
 	if r.AllowDuplicate {
 		allowed = " (the requester sent it anyway: --allow-duplicate)"
@@ -53,7 +37,7 @@ func (h *Hub) CheckRequest(ctx context.Context, id string) ([]Warning, error) {
 		return nil, err
 	}
 	for _, o := range open {
-		ws = append(ws, Warning{Class: ClassDuplicate, Detail: fmt.Sprintf("same IBAN, amount, currency and reference as request %s by %s (%s)%s", o.ID, o.RequestedBy, o.Status, allowed)})
+		ws = append(ws, hubapi.Warning{Class: ClassDuplicate, Detail: fmt.Sprintf("same IBAN, amount, currency and reference as request %s by %s (%s)%s", o.ID, o.RequestedBy, o.Status, allowed)})
 	}
 	reserved, err := h.cfg.Store.Outflows(r.ID)
 	if err != nil {
@@ -61,7 +45,7 @@ func (h *Hub) CheckRequest(ctx context.Context, id string) ([]Warning, error) {
 	}
 	err = h.cfg.Pipeline.Check(ctx, &p, reserved, false)
 	if ErrorClass(err) == ClassDuplicate {
-		ws = append(ws, Warning{Class: ClassDuplicate, Detail: err.Error() + allowed})
+		ws = append(ws, hubapi.Warning{Class: ClassDuplicate, Detail: err.Error() + allowed})
 		err = h.cfg.Pipeline.Check(ctx, &p, reserved, true)
 	}
 	if err != nil {
@@ -69,7 +53,7 @@ func (h *Hub) CheckRequest(ctx context.Context, id string) ([]Warning, error) {
 		if class == "" {
 			class = ClassUnknown
 		}
-		ws = append(ws, Warning{Class: class, Detail: err.Error()})
+		ws = append(ws, hubapi.Warning{Class: class, Detail: err.Error()})
 	}
 	return ws, nil
 }
@@ -81,5 +65,5 @@ func (h *Hub) handleCheck(w http.ResponseWriter, req *http.Request, _ users.User
 		writeStoreError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, CheckResponse{ID: id, Warnings: ws})
+	writeJSON(w, http.StatusOK, hubapi.CheckResponse{ID: id, Warnings: ws})
 }

@@ -13,7 +13,9 @@ import (
 	"github.com/paydash/paydash/internal/platform/natstest"
 	"github.com/paydash/paydash/webhookrelay/hub"
 	"github.com/paydash/paydash/webhookrelay/hub/auditlog"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/hub/hubclient"
+	"github.com/paydash/paydash/webhookrelay/hub/hubtest"
 	"github.com/paydash/paydash/webhookrelay/hub/store"
 )
 
@@ -119,7 +121,7 @@ func TestTwoHubsApprovalsAtOnceSendOnce(t *testing.T) {
 		for round := range 3 {
 			ref := fmt.Sprintf("RACE2-%d", round)
 			res, err := a.as("ada").Submit(ctx, sub(ref, payeeIBAN, 5000_00))
-			if err != nil || res.Status != hub.StatusAwaitingApproval {
+			if err != nil || res.Status != hubapi.StatusAwaitingApproval {
 				t.Fatalf("submit: %+v %v", res, err)
 			}
 			var wg sync.WaitGroup
@@ -157,7 +159,7 @@ func TestTwoHubsApprovalsAtOnceSendOnce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			attempts := payout.Attempts(au.Results)
+			attempts := payout.Attempts(hubtest.AuditLines(t, au.Results))
 			if len(attempts) != 3 || au.Profile != "hub" {
 				t.Fatalf("audit record read at a hub: %d attempts (profile %q), want 3", len(attempts), au.Profile)
 			}
@@ -303,7 +305,7 @@ func TestTwoHubsAddUpRequestsMadeAtOnce(t *testing.T) {
 					t.Error(err)
 				case res.Status == store.StatusSent:
 					sent.Add(1)
-				case res.Status == hub.StatusAwaitingApproval:
+				case res.Status == hubapi.StatusAwaitingApproval:
 					waiting.Add(1)
 				default:
 					t.Errorf("SUM-%d: %+v", i, res)
@@ -332,7 +334,7 @@ func TestTwoHubsABatchIsDecidedOnceAndSentOnce(t *testing.T) {
 		ctx := context.Background()
 		res, err := a.as("ada").SubmitBatch(ctx, batchSub("rows.csv", row(2, "BATCH2-A", payeeIBAN, 600_00),
 			row(3, "BATCH2-B", otherIBAN, 700_00), row(4, "BATCH2-C", payeeIBAN, 800_00)))
-		if err != nil || res.Status != hub.StatusAwaitingApproval {
+		if err != nil || res.Status != hubapi.StatusAwaitingApproval {
 			t.Fatalf("batch at hub A: %+v %v", res, err)
 		}
 		if got, err := b.as("vic").GetBatch(ctx, res.BatchID); err != nil || len(got.Rows) != 3 {
@@ -486,7 +488,7 @@ func TestTwoHubsAChangeAtOneReachesTheOthersFeedOnce(t *testing.T) {
 		atB := watch(t, b.as("vic"))
 		atA := watch(t, a.as("vic"))
 		res, err := a.as("ada").Submit(ctx, sub("FEED-NATS", payeeIBAN, 5000_00))
-		if err != nil || res.Status != hub.StatusAwaitingApproval {
+		if err != nil || res.Status != hubapi.StatusAwaitingApproval {
 			t.Fatalf("submit at A: %+v %v", res, err)
 		}
 		if _, err := a.as("cy").Reject(ctx, res.ApprovalID, "not this month"); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/hub/store"
 	"github.com/paydash/paydash/webhookrelay/hub/users"
 )
@@ -22,45 +23,8 @@ type Direct interface {
 	CreateMandate(ctx context.Context, req *api.MandateRequest, idempotencyKey string) (*api.MandateResponse, error)
 }
 
-// Paths of the direct requests.
-const (
-	PathPayments = "/hub/v1/payments"
-	PathMandates = "/hub/v1/mandates"
-)
-
-// HeaderAnswerFrom marks an answer whose refusal is the service's own,
-// passed on (ServiceAnswer), not the hub's.
-const HeaderAnswerFrom = "X-Paydash-Answer-From"
-
-// PaymentSubmission is the body of POST /hub/v1/payments.
-type PaymentSubmission struct {
-	Request        api.PaymentRequest `json:"request"`
-	IdempotencyKey string             `json:"idempotency_key"`
-}
-
-// MandateSubmission is the body of POST /hub/v1/mandates.
-type MandateSubmission struct {
-	Request        api.MandateRequest `json:"request"`
-	IdempotencyKey string             `json:"idempotency_key"`
-}
-
-// ServiceAnswer is the service's refusal, passed on with its status, so
-// the requester's paydash reads it as it reads the service's own.
-type ServiceAnswer struct {
-	Status  int                 `json:"status"`
-	Problem *api.ProblemDetails `json:"problem,omitempty"`
-	TraceID string              `json:"trace_id,omitempty"`
-	Detail  string              `json:"detail"`
-}
-
-// Reasons of the hub's answers when the service gave none.
-const (
-	ReasonNotReached = "service_not_reached" // nothing was sent
-	ReasonNoAnswer   = "service_no_answer"   // it may have been created
-)
-
 func (h *Hub) handlePayment(w http.ResponseWriter, req *http.Request, u users.User) {
-	var sub PaymentSubmission
+	var sub hubapi.PaymentSubmission
 	if !h.directReady(w) || !readJSON(w, req, &sub) || !keyGiven(w, sub.IdempotencyKey) {
 		return
 	}
@@ -72,7 +36,7 @@ func (h *Hub) handlePayment(w http.ResponseWriter, req *http.Request, u users.Us
 }
 
 func (h *Hub) handleMandate(w http.ResponseWriter, req *http.Request, u users.User) {
-	var sub MandateSubmission
+	var sub hubapi.MandateSubmission
 	if !h.directReady(w) || !readJSON(w, req, &sub) || !keyGiven(w, sub.IdempotencyKey) {
 		return
 	}
@@ -128,13 +92,13 @@ func (h *Hub) answerDirect(w http.ResponseWriter, u users.User, action, what str
 	}
 	var ae *api.Error
 	if errors.As(err, &ae) {
-		w.Header().Set(HeaderAnswerFrom, "service")
-		writeJSON(w, ae.StatusCode, ServiceAnswer{Status: ae.StatusCode, Problem: ae.Problem, TraceID: ae.TraceID, Detail: ae.Error()})
+		w.Header().Set(hubapi.HeaderAnswerFrom, "service")
+		writeJSON(w, ae.StatusCode, hubapi.ServiceAnswer{Status: ae.StatusCode, Problem: ae.Problem, TraceID: ae.TraceID, Detail: ae.Error()})
 		return
 	}
 	if a := payout.Classify(err); !a.Reached {
-		writeProblem(w, http.StatusBadGateway, ReasonNotReached, "the hub could not reach the service, so nothing was created: "+err.Error())
+		writeProblem(w, http.StatusBadGateway, hubapi.ReasonNotReached, "the hub could not reach the service, so nothing was created: "+err.Error())
 		return
 	}
-	writeProblem(w, http.StatusGatewayTimeout, ReasonNoAnswer, "the service did not answer; it may have been created: retry with the same idempotency key: "+err.Error())
+	writeProblem(w, http.StatusGatewayTimeout, hubapi.ReasonNoAnswer, "the service did not answer; it may have been created: retry with the same idempotency key: "+err.Error())
 }

@@ -13,67 +13,39 @@ import (
 	"strings"
 
 	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/hub/store"
 	"github.com/paydash/paydash/webhookrelay/hub/users"
 )
 
-// Prefix is where the hub's API is mounted on the relay's listener.
-const Prefix = "/hub/"
-
-// Paths of the API (under Prefix).
-const (
-	PathMe        = "/hub/v1/me"
-	PathPayouts   = "/hub/v1/payouts"
-	PathApprovals = "/hub/v1/approvals"
-	PathLog       = "/hub/v1/log"
-	PathOutflows  = "/hub/v1/outflows"
-	PathAudit     = "/hub/v1/audit"
-)
+// Prefix is where the hub's API is mounted on the relay's listener (its
+// paths are hubapi's).
+const Prefix = hubapi.Prefix
 
 // maxBody bounds a request body: a payout or a reason is small.
 const maxBody = 64 << 10
-
-// Problem is the body of every refusal.
-type Problem struct {
-	Status int    `json:"status"`
-	Reason string `json:"reason"`
-	Detail string `json:"detail"`
-	// TransactionIDUsedBy names the approval request that already holds
-	// the submitted transaction id for another payout (reason
-	// "duplicate"): a client tells it from a duplicate payee by this,
-	// not by the detail's words.
-	TransactionIDUsedBy string `json:"transaction_id_used_by,omitempty"`
-}
-
-// Me is the body of GET /hub/v1/me.
-type Me struct {
-	Name  string   `json:"name"`
-	Roles []string `json:"roles"`
-	// Policy says the hub's thresholds in words.
-	Policy string `json:"policy"`
-}
 
 // Handler serves the API. Every endpoint authenticates the caller and
 // checks their role on the hub.
 func (h *Hub) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+PathMe, h.withRole(users.RoleView, h.handleMe))
-	mux.HandleFunc("POST "+PathPayouts, h.withRole(users.RoleRequest, h.handleSubmit))
-	mux.HandleFunc("GET "+PathApprovals, h.withRole(users.RoleView, h.handleList))
-	mux.HandleFunc("GET "+PathApprovalsWS, h.withRole(users.RoleView, h.handleWatch))
-	mux.HandleFunc("GET "+PathApprovals+"/{id}", h.withRole(users.RoleView, h.handleShow))
-	mux.HandleFunc("GET "+PathApprovals+"/{id}/check", h.withRole(users.RoleView, h.handleCheck))
-	mux.HandleFunc("POST "+PathApprovals+"/{id}/approve", h.withRole(users.RoleApprove, h.handleApprove))
-	mux.HandleFunc("POST "+PathApprovals+"/{id}/reject", h.withRole(users.RoleApprove, h.handleReject))
-	mux.HandleFunc("GET "+PathLog, h.withRole(users.RoleView, h.handleLog))
-	mux.HandleFunc("GET "+PathOutflows, h.withRole(users.RoleView, h.handleOutflows))
-	mux.HandleFunc("GET "+PathAudit, h.withRole(users.RoleView, h.handleAudit))
-	mux.HandleFunc("POST "+PathPayments, h.withRole(users.RoleRequest, h.handlePayment))
-	mux.HandleFunc("POST "+PathBatches, h.withRole(users.RoleRequest, h.handleSubmitBatch))
-	mux.HandleFunc("GET "+PathBatches+"/{id}", h.withRole(users.RoleView, h.handleShowBatch))
-	mux.HandleFunc("POST "+PathBatches+"/{id}/approve", h.withRole(users.RoleApprove, h.handleApproveBatch))
-	mux.HandleFunc("POST "+PathBatches+"/{id}/reject", h.withRole(users.RoleApprove, h.handleRejectBatch))
-	mux.HandleFunc("POST "+PathMandates, h.withRole(users.RoleRequest, h.handleMandate))
+	mux.HandleFunc("GET "+hubapi.PathMe, h.withRole(users.RoleView, h.handleMe))
+	mux.HandleFunc("POST "+hubapi.PathPayouts, h.withRole(users.RoleRequest, h.handleSubmit))
+	mux.HandleFunc("GET "+hubapi.PathApprovals, h.withRole(users.RoleView, h.handleList))
+	mux.HandleFunc("GET "+hubapi.PathApprovalsWS, h.withRole(users.RoleView, h.handleWatch))
+	mux.HandleFunc("GET "+hubapi.PathApprovals+"/{id}", h.withRole(users.RoleView, h.handleShow))
+	mux.HandleFunc("GET "+hubapi.PathApprovals+"/{id}/check", h.withRole(users.RoleView, h.handleCheck))
+	mux.HandleFunc("POST "+hubapi.PathApprovals+"/{id}/approve", h.withRole(users.RoleApprove, h.handleApprove))
+	mux.HandleFunc("POST "+hubapi.PathApprovals+"/{id}/reject", h.withRole(users.RoleApprove, h.handleReject))
+	mux.HandleFunc("GET "+hubapi.PathLog, h.withRole(users.RoleView, h.handleLog))
+	mux.HandleFunc("GET "+hubapi.PathOutflows, h.withRole(users.RoleView, h.handleOutflows))
+	mux.HandleFunc("GET "+hubapi.PathAudit, h.withRole(users.RoleView, h.handleAudit))
+	mux.HandleFunc("POST "+hubapi.PathPayments, h.withRole(users.RoleRequest, h.handlePayment))
+	mux.HandleFunc("POST "+hubapi.PathBatches, h.withRole(users.RoleRequest, h.handleSubmitBatch))
+	mux.HandleFunc("GET "+hubapi.PathBatches+"/{id}", h.withRole(users.RoleView, h.handleShowBatch))
+	mux.HandleFunc("POST "+hubapi.PathBatches+"/{id}/approve", h.withRole(users.RoleApprove, h.handleApproveBatch))
+	mux.HandleFunc("POST "+hubapi.PathBatches+"/{id}/reject", h.withRole(users.RoleApprove, h.handleRejectBatch))
+	mux.HandleFunc("POST "+hubapi.PathMandates, h.withRole(users.RoleRequest, h.handleMandate))
 	mux.HandleFunc(Prefix, func(w http.ResponseWriter, _ *http.Request) {
 		writeProblem(w, http.StatusNotFound, "not_found", "no such hub endpoint")
 	})
@@ -147,7 +119,7 @@ func (h *Hub) ReaderAllowed(token string) bool {
 }
 
 func (h *Hub) handleMe(w http.ResponseWriter, _ *http.Request, u users.User) {
-	writeJSON(w, http.StatusOK, Me{Name: u.Name, Roles: u.Roles, Policy: h.cfg.Policy.Describe()})
+	writeJSON(w, http.StatusOK, hubapi.Me{Name: u.Name, Roles: u.Roles, Policy: h.cfg.Policy.Describe()})
 }
 
 // readJSON decodes a JSON body, refusing other content types (a browser
@@ -172,7 +144,7 @@ func readJSONLimit(w http.ResponseWriter, req *http.Request, v any, limit int64)
 }
 
 func (h *Hub) handleSubmit(w http.ResponseWriter, req *http.Request, u users.User) {
-	var sub Submission
+	var sub hubapi.Submission
 	if !readJSON(w, req, &sub) {
 		return
 	}
@@ -188,15 +160,10 @@ func (h *Hub) handleSubmit(w http.ResponseWriter, req *http.Request, u users.Use
 		return
 	}
 	status := http.StatusOK
-	if res.Status == StatusAwaitingApproval {
+	if res.Status == hubapi.StatusAwaitingApproval {
 		status = http.StatusAccepted
 	}
 	writeJSON(w, status, res)
-}
-
-// ListResponse is the body of GET /hub/v1/approvals.
-type ListResponse struct {
-	Results []store.Request `json:"results"`
 }
 
 func (h *Hub) handleList(w http.ResponseWriter, req *http.Request, _ users.User) {
@@ -213,7 +180,7 @@ func (h *Hub) handleList(w http.ResponseWriter, req *http.Request, _ users.User)
 	if rs == nil {
 		rs = []store.Request{}
 	}
-	writeJSON(w, http.StatusOK, ListResponse{Results: rs})
+	writeJSON(w, http.StatusOK, hubapi.ListResponse{Results: wireRequests(rs)})
 }
 
 func (h *Hub) handleShow(w http.ResponseWriter, req *http.Request, _ users.User) {
@@ -222,7 +189,7 @@ func (h *Hub) handleShow(w http.ResponseWriter, req *http.Request, _ users.User)
 		writeStoreError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, r)
+	writeJSON(w, http.StatusOK, wireRequest(r))
 }
 
 func (h *Hub) handleApprove(w http.ResponseWriter, req *http.Request, u users.User) {
@@ -231,18 +198,13 @@ func (h *Hub) handleApprove(w http.ResponseWriter, req *http.Request, u users.Us
 		writeStoreError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, r)
-}
-
-// RejectBody is the body of POST .../reject.
-type RejectBody struct {
-	Reason string `json:"reason"`
+	writeJSON(w, http.StatusOK, wireRequest(r))
 }
 
 // readRejectReason reads a reject body, answering 422 when it gives no
 // reason: the requester is told what to correct, for a request or a batch.
 func readRejectReason(w http.ResponseWriter, req *http.Request) (string, bool) {
-	var b RejectBody
+	var b hubapi.RejectBody
 	if !readJSON(w, req, &b) {
 		return "", false
 	}
@@ -264,12 +226,7 @@ func (h *Hub) handleReject(w http.ResponseWriter, req *http.Request, u users.Use
 		writeStoreError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, r)
-}
-
-// LogResponse is the body of GET /hub/v1/log.
-type LogResponse struct {
-	Results []store.Entry `json:"results"`
+	writeJSON(w, http.StatusOK, wireRequest(r))
 }
 
 func (h *Hub) handleLog(w http.ResponseWriter, req *http.Request, _ users.User) {
@@ -284,7 +241,7 @@ func (h *Hub) handleLog(w http.ResponseWriter, req *http.Request, _ users.User) 
 	if es == nil {
 		es = []store.Entry{}
 	}
-	writeJSON(w, http.StatusOK, LogResponse{Results: es})
+	writeJSON(w, http.StatusOK, hubapi.LogResponse{Results: wireLog(es)})
 }
 
 func (h *Hub) handleOutflows(w http.ResponseWriter, _ *http.Request, _ users.User) {
@@ -294,13 +251,6 @@ func (h *Hub) handleOutflows(w http.ResponseWriter, _ *http.Request, _ users.Use
 		return
 	}
 	writeJSON(w, http.StatusOK, out)
-}
-
-// AuditResponse is the body of GET /hub/v1/audit: the audit record the
-// hub's pipeline keeps (and its duplicate check reads).
-type AuditResponse struct {
-	Profile string         `json:"profile"`
-	Results []payout.Entry `json:"results"`
 }
 
 func (h *Hub) handleAudit(w http.ResponseWriter, _ *http.Request, _ users.User) {
@@ -319,7 +269,7 @@ func (h *Hub) handleAudit(w http.ResponseWriter, _ *http.Request, _ users.User) 
 	if es == nil {
 		es = []payout.Entry{}
 	}
-	writeJSON(w, http.StatusOK, AuditResponse{Profile: profile, Results: es})
+	writeJSON(w, http.StatusOK, hubapi.AuditResponse{Profile: profile, Results: wireAudit(es)})
 }
 
 func writeStoreError(w http.ResponseWriter, err error) {
@@ -338,7 +288,7 @@ func writeStoreError(w http.ResponseWriter, err error) {
 }
 
 func writeProblem(w http.ResponseWriter, status int, reason, detail string) {
-	writeJSON(w, status, Problem{Status: status, Reason: reason, Detail: detail})
+	writeJSON(w, status, hubapi.Problem{Status: status, Reason: reason, Detail: detail})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

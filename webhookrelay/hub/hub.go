@@ -3,7 +3,9 @@
 // decides by its policy whether a payout goes at once or waits for other
 // people's approval, keeps every request and decision in its own store
 // (hub/store, never the webhook store) and sends through the one payout
-// pipeline with the signing key that only it holds.
+// pipeline with the signing key that only it holds. It answers in its
+// wire types (hubapi), converting its stored records at its edge
+// (wire.go): clients link hubapi and hubclient, never this package.
 //
 // The rules a person cannot get round from their own terminal live here:
 // the requester never approves their own request, a view-only token can
@@ -27,6 +29,7 @@ import (
 	"github.com/paydash/paydash/internal/payout"
 	"github.com/paydash/paydash/internal/platform/clock"
 	"github.com/paydash/paydash/internal/platform/wsfan"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/hub/policy"
 	"github.com/paydash/paydash/webhookrelay/hub/store"
 	"github.com/paydash/paydash/webhookrelay/hub/users"
@@ -82,7 +85,7 @@ type Hub struct {
 	sends  sync.WaitGroup
 	// changes fans the store's changes out to the approvals feed's
 	// subscribers (watch.go).
-	changes   *wsfan.Fanout[store.Change]
+	changes   *wsfan.Fanout[hubapi.Change]
 	stopWatch func()
 }
 
@@ -388,29 +391,6 @@ func (h *Hub) record(id string, out Outcome, err error) error {
 	return rerr
 }
 
-// Submission is what a requester sends.
-type Submission struct {
-	api.PayoutRequest
-	AllowDuplicate bool `json:"allow_duplicate,omitempty"`
-}
-
-// Result is the hub's answer to a submission.
-type Result struct {
-	// Status is "awaiting_approval", or the request's status once sent
-	// (sent, refused, unknown).
-	Status     string `json:"status"`
-	ApprovalID string `json:"approval_id"`
-	// Approvers may approve it (everyone with the approve role but the
-	// requester), and ApprovalsNeeded how many of them must.
-	Approvers       []string      `json:"approvers,omitempty"`
-	ApprovalsNeeded int           `json:"approvals_needed,omitempty"`
-	Reason          string        `json:"reason"`
-	Request         store.Request `json:"request"`
-}
-
-// Status of a Result whose request waits for approval.
-const StatusAwaitingApproval = "awaiting_approval"
-
 // errSubmit is a submission refused before anything was stored.
 type errSubmit struct {
 	status int
@@ -422,8 +402,8 @@ func (e *errSubmit) Error() string { return e.err.Error() }
 func (e *errSubmit) Unwrap() error { return e.err }
 
 // problem is the refusal as the hub answers it.
-func (e *errSubmit) problem() Problem {
-	p := Problem{Status: e.status, Reason: e.class, Detail: e.Error()}
+func (e *errSubmit) problem() hubapi.Problem {
+	p := hubapi.Problem{Status: e.status, Reason: e.class, Detail: e.Error()}
 	var used *idUsedError
 	if errors.As(e.err, &used) {
 		p.TransactionIDUsedBy = used.by
@@ -446,28 +426,28 @@ func (e *idUsedError) Unwrap() error { return e.err }
 // or left pending for approval. A submission repeating a stored request's
 // transaction id from the same requester with the same details returns
 // that request (an answer lost on the way back), never a second one.
-func (h *Hub) Submit(ctx context.Context, u users.User, sub Submission) (Result, error) {
+func (h *Hub) Submit(ctx context.Context, u users.User, sub hubapi.Submission) (hubapi.Result, error) {
 	req := sub.PayoutRequest
 	req.BeneficiaryIBAN = api.NormalizeIBAN(req.BeneficiaryIBAN)
 	if req.TransactionID == "" {
 		req.TransactionID = uuid.NewString()
 	}
 	if probs := api.ValidatePayout(&req); len(probs) > 0 {
-		return Result{}, &errSubmit{http.StatusUnprocessableEntity, ClassInvalid, fmt.Errorf("the payout is not valid: %w", probs)}
+		return hubapi.Result{}, &errSubmit{http.StatusUnprocessableEntity, ClassInvalid, fmt.Errorf("the payout is not valid: %w", probs)}
 	}
 	h.submitMu.Lock()
 	unlock, err := h.lockSubmissions(ctx)
 	if err != nil {
 		h.submitMu.Unlock()
-		return Result{}, err
+		return hubapi.Result{}, err
 	}
 	r, fresh, err := h.create(ctx, u, req, sub.AllowDuplicate)
 	unlock()
 	h.submitMu.Unlock()
 	if err != nil {
-		return Result{}, err
+		return hubapi.Result{}, err
 	}
-	res := Result{ApprovalID: r.ID, Reason: r.Policy, ApprovalsNeeded: r.ApprovalsNeeded}
+	res := hubapi.Result{ApprovalID: r.ID, Reason: r.Policy, ApprovalsNeeded: r.ApprovalsNeeded}
 	if r.NeedsApproval {
 		res.Approvers = h.approversFor(r)
 		if fresh {
@@ -476,13 +456,13 @@ func (h *Hub) Submit(ctx context.Context, u users.User, sub Submission) (Result,
 		}
 	} else if r.Status == store.StatusApproved {
 		if r, err = h.sendDetached(ctx, r.ID); err != nil {
-			return Result{}, err
+			return hubapi.Result{}, err
 		}
 	}
-	res.Request = r
+	res.Request = wireRequest(r)
 	res.Status = r.Status
 	if r.Status == store.StatusPending {
-		res.Status = StatusAwaitingApproval
+		res.Status = hubapi.StatusAwaitingApproval
 	}
 	return res, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/paydash/paydash/internal/payout"
 	"github.com/paydash/paydash/internal/platform/clock"
 	"github.com/paydash/paydash/webhookrelay/hub"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/hub/hubclient"
 	"github.com/paydash/paydash/webhookrelay/hub/policy"
 	"github.com/paydash/paydash/webhookrelay/hub/store"
@@ -199,8 +200,8 @@ func (e *env) as(name string) *hubclient.Client {
 	return &hubclient.Client{BaseURL: e.srv.URL, Token: e.tokens[name]}
 }
 
-func sub(ref, iban string, amount int64) hub.Submission {
-	return hub.Submission{PayoutRequest: api.PayoutRequest{BeneficiaryName: "Payee Ltd", BeneficiaryIBAN: iban,
+func sub(ref, iban string, amount int64) hubapi.Submission {
+	return hubapi.Submission{PayoutRequest: api.PayoutRequest{BeneficiaryName: "Payee Ltd", BeneficiaryIBAN: iban,
 		BeneficiaryReference: ref, Currency: "GBP", AmountInMinor: amount, ContextCode: api.ContextCodeWithdrawal}}
 }
 
@@ -248,7 +249,7 @@ func TestAboveThresholdWaitsForAnotherPerson(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != hub.StatusAwaitingApproval || res.ApprovalID == "" || strings.Join(res.Approvers, ",") != "cy" {
+	if res.Status != hubapi.StatusAwaitingApproval || res.ApprovalID == "" || strings.Join(res.Approvers, ",") != "cy" {
 		t.Fatalf("above the threshold: %+v (approvers: everyone with approve but the requester)", res)
 	}
 	select {
@@ -283,7 +284,7 @@ func TestAboveThresholdWaitsForAnotherPerson(t *testing.T) {
 	_, err = (&hubclient.Client{BaseURL: e.srv.URL}).Approve(ctx, id)
 	wantReason(t, err, "unauthorized")
 	// A token in the URL is refused even when it is right.
-	resp, err := http.Post(e.srv.URL+hub.PathApprovals+"/"+id+"/approve?token="+e.tokens["cy"], "application/json", strings.NewReader("{}"))
+	resp, err := http.Post(e.srv.URL+hubapi.PathApprovals+"/"+id+"/approve?token="+e.tokens["cy"], "application/json", strings.NewReader("{}"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +332,7 @@ func TestSplittingRoundTheThresholdNeedsApproval(t *testing.T) {
 		t.Fatalf("first half: %+v %v", r, err)
 	}
 	r, err := ada.Submit(ctx, sub("SPLIT-2", payeeIBAN, 600_00))
-	if err != nil || r.Status != hub.StatusAwaitingApproval || !strings.Contains(r.Reason, "24 h") {
+	if err != nil || r.Status != hubapi.StatusAwaitingApproval || !strings.Contains(r.Reason, "24 h") {
 		t.Fatalf("second half to the same payee: %+v %v", r, err)
 	}
 	// Another payee, and another requester to the same payee, start at 0.
@@ -355,13 +356,13 @@ func TestUnlistedCurrencyAndZeroThresholdNeedApproval(t *testing.T) {
 	e := startEnv(t, opts{over: "GBP=0"})
 	ctx := context.Background()
 	r, err := e.as("ada").Submit(ctx, sub("ZERO-1", payeeIBAN, 1))
-	if err != nil || r.Status != hub.StatusAwaitingApproval {
+	if err != nil || r.Status != hubapi.StatusAwaitingApproval {
 		t.Fatalf("GBP=0, 0.01: %+v %v", r, err)
 	}
 	s := sub("EUR-1", "DE89370400440532013000", 1)
 	s.Currency = "EUR"
 	r, err = e.as("ada").Submit(ctx, s)
-	if err != nil || r.Status != hub.StatusAwaitingApproval || !strings.Contains(r.Reason, "no threshold set for EUR") {
+	if err != nil || r.Status != hubapi.StatusAwaitingApproval || !strings.Contains(r.Reason, "no threshold set for EUR") {
 		t.Fatalf("unlisted EUR: %+v %v", r, err)
 	}
 }
@@ -484,7 +485,7 @@ func TestRejectedAndLapsedRequestsAreNeverApproved(t *testing.T) {
 func TestPendingRequestsHoldFunds(t *testing.T) {
 	e := startEnv(t, opts{funds: 2000_00})
 	ctx := context.Background()
-	if r, err := e.as("ada").Submit(ctx, sub("HOLD-1", payeeIBAN, 1500_00)); err != nil || r.Status != hub.StatusAwaitingApproval {
+	if r, err := e.as("ada").Submit(ctx, sub("HOLD-1", payeeIBAN, 1500_00)); err != nil || r.Status != hubapi.StatusAwaitingApproval {
 		t.Fatalf("%+v %v", r, err)
 	}
 	out, err := e.as("vic").Outflows(ctx)
@@ -514,7 +515,7 @@ func TestApprovalRechecksFundsWithoutCountingItself(t *testing.T) {
 	// elsewhere then takes 100; at approval 450 no longer fits and
 	// nothing is sent.
 	c, err := e.as("ada").Submit(ctx, sub("RECHECK-2", payeeIBAN, 450_00))
-	if err != nil || c.Status != hub.StatusAwaitingApproval {
+	if err != nil || c.Status != hubapi.StatusAwaitingApproval {
 		t.Fatalf("%+v %v", c, err)
 	}
 	p := api.PayoutRequest{TransactionID: "7d1f8f5e-4a43-4c1e-9a51-1f0a3b7c2d10", BeneficiaryName: "X", BeneficiaryIBAN: otherIBAN, BeneficiaryReference: "OUT-1",
@@ -740,12 +741,40 @@ func TestApprovalWhileTheServiceIsDownIsSentOnceItAnswers(t *testing.T) {
 	}
 }
 
-func batchSub(file string, rows ...hub.BatchRow) hub.BatchSubmission {
-	return hub.BatchSubmission{File: file, SHA256: "sha-" + file, Rows: rows}
+func batchSub(file string, rows ...hubapi.BatchRow) hubapi.BatchSubmission {
+	return hubapi.BatchSubmission{File: file, SHA256: "sha-" + file, Rows: rows}
 }
 
-func row(line int, ref, iban string, amount int64) hub.BatchRow {
-	return hub.BatchRow{Line: line, PayoutRequest: sub(ref, iban, amount).PayoutRequest}
+func row(line int, ref, iban string, amount int64) hubapi.BatchRow {
+	return hubapi.BatchRow{Line: line, PayoutRequest: sub(ref, iban, amount).PayoutRequest}
+}
+
+// A batch in two currencies reads the same every time: its notification
+// lists the totals in currency order, and of two totals over their
+// thresholds the reason names the first currency.
+func TestABatchsTotalsReadInCurrencyOrder(t *testing.T) {
+	e := startEnv(t, opts{over: "GBP=1000.00,EUR=1000.00"})
+	eur := func(line int, ref, iban string) hubapi.BatchRow {
+		r := row(line, ref, iban, 600_00)
+		r.Currency = "EUR"
+		return r
+	}
+	res, err := e.as("ada").SubmitBatch(context.Background(), batchSub("two.csv",
+		row(2, "T-1", payeeIBAN, 700_00), eur(3, "T-2", "DE89370400440532013000"), row(4, "T-3", otherIBAN, 700_00), eur(5, "T-4", "NL91ABNA0417164300")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != hubapi.StatusAwaitingApproval || !strings.HasPrefix(res.Reason, "the batch's EUR total") {
+		t.Fatalf("batch: %+v", res)
+	}
+	select {
+	case text := <-e.notes:
+		if !strings.Contains(text, "(4 payouts, €1,200.00, £1,400.00)") {
+			t.Fatalf("notify text %q: want the totals in currency order", text)
+		}
+	case <-time.After(notifyWait):
+		t.Fatal("no notification of the new batch")
+	}
 }
 
 func TestABatchIsOneRequestDecidedWhole(t *testing.T) {
@@ -756,7 +785,7 @@ func TestABatchIsOneRequestDecidedWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != hub.StatusAwaitingApproval || res.Totals["GBP"] != 1200_00 || !strings.Contains(res.Reason, "total") || len(res.Rows) != 2 {
+	if res.Status != hubapi.StatusAwaitingApproval || res.Totals["GBP"] != 1200_00 || !strings.Contains(res.Reason, "total") || len(res.Rows) != 2 {
 		t.Fatalf("batch: %+v", res)
 	}
 	// The same file again (an answer lost) is the same batch.
@@ -782,7 +811,7 @@ func TestABatchIsOneRequestDecidedWhole(t *testing.T) {
 
 	// Rejected whole, nothing sent.
 	rej, err := e.as("ada").SubmitBatch(ctx, batchSub("big.csv", row(2, "R-1", payeeIBAN, 10_00), row(3, "R-2", otherIBAN, 5000_00)))
-	if err != nil || rej.Status != hub.StatusAwaitingApproval {
+	if err != nil || rej.Status != hubapi.StatusAwaitingApproval {
 		t.Fatalf("%+v %v", rej, err)
 	}
 	if r, err := e.as("bob").RejectBatch(ctx, rej.BatchID, "not this month"); err != nil || r.Status != store.StatusRejected {
@@ -833,7 +862,7 @@ func TestARequestRepeatingAnOpenOneIsADuplicate(t *testing.T) {
 	s := sub("DUP-1", payeeIBAN, 5000_00)
 	s.AllowDuplicate = true
 	second, err := e.as("bob").Submit(ctx, s)
-	if err != nil || second.Status != hub.StatusAwaitingApproval {
+	if err != nil || second.Status != hubapi.StatusAwaitingApproval {
 		t.Fatalf("with --allow-duplicate: %+v %v", second, err)
 	}
 	if _, err := e.as("cy").Approve(ctx, first.ApprovalID); err != nil {

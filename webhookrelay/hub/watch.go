@@ -8,17 +8,10 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/paydash/paydash/internal/platform/wsfan"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/hub/store"
 	"github.com/paydash/paydash/webhookrelay/hub/users"
 )
-
-// PathApprovalsWS is the approvals feed: a websocket on which the hub
-// sends a store.Change (JSON) for each change of a request's status.
-const PathApprovalsWS = PathApprovals + "/ws"
-
-// CloseReasonSlow is the close reason of a subscriber dropped for a full
-// queue: the changes it missed are in the list.
-const CloseReasonSlow = "slow consumer: changes were dropped; list the approvals again"
 
 var watchUpgrader = websocket.Upgrader{
 	HandshakeTimeout: 10 * time.Second,
@@ -31,10 +24,11 @@ var watchUpgrader = websocket.Upgrader{
 
 // startWatch feeds the hub's subscribers from its store: after each
 // commit (bbolt), or from the stream every hub of a cluster writes to
-// (JetStream), never from both.
+// (JetStream), never from both. The feed (hubapi.PathApprovalsWS) sends
+// each change as a hubapi.Change.
 func (h *Hub) startWatch() {
-	h.changes = wsfan.New[store.Change]()
-	h.stopWatch = h.cfg.Store.Watch(func(c store.Change) { h.changes.Publish(c) })
+	h.changes = wsfan.New[hubapi.Change]()
+	h.stopWatch = h.cfg.Store.Watch(func(c store.Change) { h.changes.Publish(wireChange(c)) })
 }
 
 // stopWatching closes every subscriber's feed.
@@ -75,7 +69,7 @@ func (h *Hub) handleWatch(w http.ResponseWriter, req *http.Request, _ users.User
 				return
 			}
 		case <-sub.Overflow:
-			c.Close(wsfan.CloseSlowConsumer, CloseReasonSlow)
+			c.Close(wsfan.CloseSlowConsumer, hubapi.CloseReasonSlow)
 			return
 		case <-ping.C:
 			if err := c.Ping(); err != nil {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/paydash/paydash/webhookrelay/hub"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/hub/hubclient"
 	"github.com/paydash/paydash/webhookrelay/hub/store"
 )
@@ -23,19 +23,19 @@ const feedWait = 5 * time.Second
 
 // feed is one subscriber of a hub's approvals feed, through hubclient.
 type feed struct {
-	changes chan store.Change
+	changes chan hubapi.Change
 	states  chan hubclient.FeedState
 }
 
 // watch subscribes c to its hub's feed and waits until it is up.
 func watch(t *testing.T, c *hubclient.Client) *feed {
 	t.Helper()
-	f := &feed{changes: make(chan store.Change, 64), states: make(chan hubclient.FeedState, 16)}
+	f := &feed{changes: make(chan hubapi.Change, 64), states: make(chan hubclient.FeedState, 16)}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = c.Watch(ctx, func(ch store.Change) {
+		_ = c.Watch(ctx, func(ch hubapi.Change) {
 			select {
 			case f.changes <- ch:
 			case <-ctx.Done():
@@ -60,7 +60,7 @@ func watch(t *testing.T, c *hubclient.Client) *feed {
 }
 
 // next waits for the change of request id to status.
-func (f *feed) next(t *testing.T, id, status string) store.Change {
+func (f *feed) next(t *testing.T, id, status string) hubapi.Change {
 	t.Helper()
 	deadline := time.After(feedWait)
 	for {
@@ -76,9 +76,9 @@ func (f *feed) next(t *testing.T, id, status string) store.Change {
 }
 
 // each waits for the change of every one of ids to status, in any order.
-func (f *feed) each(t *testing.T, ids []string, status string) []store.Change {
+func (f *feed) each(t *testing.T, ids []string, status string) []hubapi.Change {
 	t.Helper()
-	var got []store.Change
+	var got []hubapi.Change
 	seen := map[string]bool{}
 	deadline := time.After(feedWait)
 	for len(seen) < len(ids) {
@@ -128,7 +128,7 @@ func (f *feed) quiet(t *testing.T, d time.Duration) {
 }
 
 func feedURL(base string) string {
-	return "ws" + strings.TrimPrefix(base, "http") + hub.PathApprovalsWS
+	return "ws" + strings.TrimPrefix(base, "http") + hubapi.PathApprovalsWS
 }
 
 // A viewer (view role only: neither request nor approve is needed) hears
@@ -145,7 +145,7 @@ func TestApprovalsFeedPushesEachChangeToAViewer(t *testing.T) {
 	}
 	f := watch(t, e.as("vic"))
 	res, err := e.as("bob").Submit(ctx, sub("FEED-1", payeeIBAN, 5000_00))
-	if err != nil || res.Status != hub.StatusAwaitingApproval {
+	if err != nil || res.Status != hubapi.StatusAwaitingApproval {
 		t.Fatalf("submit: %+v %v", res, err)
 	}
 	id := res.ApprovalID
@@ -229,7 +229,7 @@ func TestApprovalsFeedRefusesNoTokenAndATokenInTheURL(t *testing.T) {
 		if resp == nil || resp.StatusCode != c.status {
 			t.Fatalf("%s: %v %v, want %d", c.name, resp, err, c.status)
 		}
-		var p hub.Problem
+		var p hubapi.Problem
 		_ = json.NewDecoder(resp.Body).Decode(&p)
 		resp.Body.Close()
 		if p.Reason != c.reason {
@@ -242,7 +242,7 @@ func TestApprovalsFeedRefusesNoTokenAndATokenInTheURL(t *testing.T) {
 	defer cancel()
 	states := make(chan hubclient.FeedState, 4)
 	go func() {
-		_ = (&hubclient.Client{BaseURL: e.srv.URL}).Watch(ctx, func(store.Change) {}, func(s hubclient.FeedState) { states <- s })
+		_ = (&hubclient.Client{BaseURL: e.srv.URL}).Watch(ctx, func(hubapi.Change) {}, func(s hubclient.FeedState) { states <- s })
 	}()
 	select {
 	case s := <-states:
@@ -296,7 +296,7 @@ func TestApprovalsFeedPushesALapseAndABatchDecision(t *testing.T) {
 	f.next(t, lapsing.ApprovalID, store.StatusLapsed)
 
 	b, err := e.as("ada").SubmitBatch(ctx, batchSub("feed.csv", row(2, "FB-1", payeeIBAN, 600_00), row(3, "FB-2", otherIBAN, 600_00)))
-	if err != nil || b.Status != hub.StatusAwaitingApproval || len(b.Rows) != 2 {
+	if err != nil || b.Status != hubapi.StatusAwaitingApproval || len(b.Rows) != 2 {
 		t.Fatalf("batch: %+v %v", b, err)
 	}
 	ids := []string{b.Rows[0].ID, b.Rows[1].ID}
@@ -323,12 +323,12 @@ func TestApprovalsFeedDropsASlowSubscriberSayingSo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	rows := make([]hub.BatchRow, 100)
+	rows := make([]hubapi.BatchRow, 100)
 	for i := range rows {
 		rows[i] = row(i+2, fmt.Sprintf("SLOW-%d", i), payeeIBAN, 1500_00)
 	}
 	b, err := e.as("ada").SubmitBatch(context.Background(), batchSub("slow.csv", rows...))
-	if err != nil || b.Status != hub.StatusAwaitingApproval || len(b.Rows) != len(rows) {
+	if err != nil || b.Status != hubapi.StatusAwaitingApproval || len(b.Rows) != len(rows) {
 		t.Fatalf("batch: %s %v", b.Status, err)
 	}
 	_ = conn.SetReadDeadline(time.Now().Add(feedWait))
@@ -341,8 +341,8 @@ func TestApprovalsFeedDropsASlowSubscriberSayingSo(t *testing.T) {
 		n++
 	}
 	var ce *websocket.CloseError
-	if !errors.As(err, &ce) || ce.Code != 4000 || ce.Text != hub.CloseReasonSlow {
-		t.Fatalf("after %d changes: %v, want a close 4000 %q", n, err, hub.CloseReasonSlow)
+	if !errors.As(err, &ce) || ce.Code != 4000 || ce.Text != hubapi.CloseReasonSlow {
+		t.Fatalf("after %d changes: %v, want a close 4000 %q", n, err, hubapi.CloseReasonSlow)
 	}
 	if n >= len(rows) {
 		t.Fatalf("%d changes read before the close: the subscriber was not behind", n)

@@ -9,18 +9,6 @@ import (
 	"github.com/paydash/paydash/internal/platform/termtext"
 )
 
-// shortIDLen is how much of an id a one-line summary shows; the full id is
-// one keystroke away in the event's detail view and in TailLine.
-const shortIDLen = 8
-
-func shortID(id string) string {
-	id = termtext.Safe(id)
-	if r := []rune(id); len(r) > shortIDLen {
-		return string(r[:shortIDLen]) + "…"
-	}
-	return id
-}
-
 // Summary is a one-line human summary of the event, e.g.
 // "payout 3f2a9c1e… settled" or "payout 9c1e77d0… rejected: insufficient_funds".
 func (e Event) Summary() string {
@@ -28,7 +16,7 @@ func (e Event) Summary() string {
 	switch {
 	case e.PayoutID != "":
 		b.WriteString("payout ")
-		b.WriteString(shortID(e.PayoutID))
+		b.WriteString(termtext.ShortID(e.PayoutID))
 		b.WriteByte(' ')
 		if e.State != "" {
 			b.WriteString(termtext.Safe(e.State))

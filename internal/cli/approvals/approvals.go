@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -16,10 +15,8 @@ import (
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/cli/factory"
 	"github.com/paydash/paydash/internal/platform/termtext"
-	"github.com/paydash/paydash/webhookrelay/hub"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/hub/hubclient"
-	"github.com/paydash/paydash/webhookrelay/hub/store"
-	"github.com/paydash/paydash/webhookrelay/hub/users"
 )
 
 // Conn says which hub to talk to and as whom.
@@ -94,7 +91,7 @@ func listCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Command {
 				return err
 			}
 			if me, err := hc.Me(cmd.Context()); err == nil {
-				if n := AwaitingYou(rs, me.Name, slices.Contains(me.Roles, users.RoleApprove)); n > 0 {
+				if n := hubapi.AwaitingYou(rs, me.Name, me.Has(hubapi.RoleApprove)); n > 0 {
 					fmt.Fprintf(s.Err, "%d await your approval: paydash approvals approve ID\n", n)
 				}
 			}
@@ -106,32 +103,9 @@ func listCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Command {
 	return c
 }
 
-// AwaitingYou counts the requests (a batch once) that name could approve
-// now: pending, not theirs, not approved by them already.
-func AwaitingYou(rs []store.Request, name string, approver bool) int {
-	if !approver {
-		return 0
-	}
-	n := 0
-	batches := map[string]bool{}
-	for _, r := range rs {
-		if r.Status != store.StatusPending || r.RequestedBy == name || slices.Contains(r.ApprovedBy, name) {
-			continue
-		}
-		if r.Batch != "" {
-			if batches[r.Batch] {
-				continue
-			}
-			batches[r.Batch] = true
-		}
-		n++
-	}
-	return n
-}
-
 // writeList prints requests as a table; every text from outside (names,
 // references, the requester) goes through termtext.Safe.
-func writeList(s *cmdutil.Streams, rs []store.Request, now time.Time, all bool) error {
+func writeList(s *cmdutil.Streams, rs []hubapi.Request, now time.Time, all bool) error {
 	if len(rs) == 0 {
 		if all {
 			fmt.Fprintln(s.Out, "No approval requests on the hub.")
@@ -195,7 +169,7 @@ func showCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Command {
 	return c
 }
 
-func writeRequest(s *cmdutil.Streams, r store.Request) {
+func writeRequest(s *cmdutil.Streams, r hubapi.Request) {
 	pairs := [][2]string{
 		{"id", r.ID},
 		{"status", r.Status},
@@ -208,7 +182,7 @@ func writeRequest(s *cmdutil.Streams, r store.Request) {
 	}
 	if r.NeedsApproval {
 		pairs = append(pairs, [2]string{"approvals", fmt.Sprintf("%d of %d (%s)", len(r.ApprovedBy), r.ApprovalsNeeded, termtext.Safe(strings.Join(r.ApprovedBy, ", ")))})
-		if r.Status == store.StatusPending {
+		if r.Status == hubapi.StatusPending {
 			pairs = append(pairs, [2]string{"lapses", r.ExpiresAt.UTC().Format(time.RFC3339)})
 		}
 	}
@@ -224,7 +198,7 @@ func writeRequest(s *cmdutil.Streams, r store.Request) {
 	_ = cmdutil.KeyValues(s.Out, pairs)
 }
 
-func writeLog(s *cmdutil.Streams, es []store.Entry) error {
+func writeLog(s *cmdutil.Streams, es []hubapi.LogEntry) error {
 	rows := make([][]string, 0, len(es))
 	for _, e := range es {
 		rows = append(rows, []string{e.At.UTC().Format(time.RFC3339), e.RequestID, e.Action, termtext.Safe(e.By), e.Status, termtext.Safe(e.Detail)})
@@ -292,30 +266,30 @@ func Approve(ctx context.Context, s *cmdutil.Streams, hc *hubclient.Client, prod
 		fmt.Fprintln(s.Out, describe(r))
 	}
 	switch r.Status {
-	case store.StatusRefused:
+	case hubapi.StatusRefused:
 		return cmdutil.SilentExit(cmdutil.ExitNotAccepted)
-	case store.StatusUnknown:
+	case hubapi.StatusUnknown:
 		return cmdutil.SilentExit(cmdutil.ExitFailure)
 	}
 	return nil
 }
 
 // describe says where a request stands after an action, in one line.
-func describe(r store.Request) string {
+func describe(r hubapi.Request) string {
 	what := api.FormatAmount(r.AmountInMinor, r.Currency) + " to " + termtext.Safe(r.BeneficiaryName)
 	switch r.Status {
-	case store.StatusPending:
+	case hubapi.StatusPending:
 		return fmt.Sprintf("Approved by you; %s still needs %d more approval(s) (%s).", r.ID, r.ApprovalsNeeded-len(r.ApprovedBy), what)
-	case store.StatusSent:
+	case hubapi.StatusSent:
 		return fmt.Sprintf("Sent: %s, transaction id %s (%s).", what, r.TransactionID, r.ID)
-	case store.StatusSending, store.StatusApproved:
+	case hubapi.StatusSending, hubapi.StatusApproved:
 		return fmt.Sprintf("Approved; %s is being sent (%s). Follow it with: paydash approvals show %s", what, r.ID, r.ID)
-	case store.StatusRefused:
+	case hubapi.StatusRefused:
 		return fmt.Sprintf("Approved, but not sent: %s. Nothing was paid (%s).", termtext.Safe(r.Detail), r.ID)
-	case store.StatusUnknown:
+	case hubapi.StatusUnknown:
 		return fmt.Sprintf("Sent, but the service's answer was lost: %s may or may not exist. At its next start the hub looks it up by transaction id %s and, if the service does not hold it, sends it again under that id, never another. %s",
 			what, r.TransactionID, termtext.Safe(r.Detail))
-	case store.StatusRejected:
+	case hubapi.StatusRejected:
 		return fmt.Sprintf("Rejected by %s: %s (%s).", termtext.Safe(r.RejectedBy), termtext.Safe(r.Reason), r.ID)
 	}
 	return fmt.Sprintf("%s is %s (%s).", r.ID, r.Status, what)
@@ -433,7 +407,7 @@ func approveBatch(ctx context.Context, s *cmdutil.Streams, hc *hubclient.Client,
 	} else {
 		writeBatch(s, b)
 	}
-	if b.Status == hub.StatusAwaitingApproval || b.Status == store.StatusSending {
+	if b.Status == hubapi.StatusAwaitingApproval || b.Status == hubapi.StatusSending {
 		return nil // approved by you: more approvals needed, or being sent
 	}
 	return batchExit(b.Status)

@@ -11,15 +11,14 @@ import (
 	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/platform/termtext"
-	"github.com/paydash/paydash/webhookrelay/hub"
-	"github.com/paydash/paydash/webhookrelay/hub/store"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 )
 
 // BatchInput is a checked batch file, as `payout batch` read it.
 type BatchInput struct {
 	File   string
 	SHA256 string
-	Rows   []hub.BatchRow
+	Rows   []hubapi.BatchRow
 }
 
 // SubmitBatch is `payout batch` on a payouts_via_relay profile: the file
@@ -46,11 +45,11 @@ func SubmitBatch(ctx context.Context, s *cmdutil.Streams, p *config.Profile, in 
 			return cmdutil.Exit(cmdutil.ExitCancelled, errors.New("nothing was sent"))
 		}
 	}
-	res, err := hc.SubmitBatch(ctx, hub.BatchSubmission{File: in.File, SHA256: in.SHA256, Rows: in.Rows, AllowDuplicate: o.AllowDuplicate})
+	res, err := hc.SubmitBatch(ctx, hubapi.BatchSubmission{File: in.File, SHA256: in.SHA256, Rows: in.Rows, AllowDuplicate: o.AllowDuplicate})
 	if err != nil {
 		return hubError(err)
 	}
-	if o.Wait > 0 && (res.Status == hub.StatusAwaitingApproval || res.Status == store.StatusSending) {
+	if o.Wait > 0 && (res.Status == hubapi.StatusAwaitingApproval || res.Status == hubapi.StatusSending) {
 		if !o.JSON {
 			fmt.Fprintf(s.Err, "batch %s is %s; waiting up to %s.\n", res.BatchID, res.Status, o.Wait)
 		}
@@ -70,11 +69,11 @@ func SubmitBatch(ctx context.Context, s *cmdutil.Streams, p *config.Profile, in 
 
 func batchExit(status string) error {
 	switch status {
-	case store.StatusSent:
+	case hubapi.StatusSent:
 		return nil
-	case hub.StatusAwaitingApproval:
+	case hubapi.StatusAwaitingApproval:
 		return cmdutil.SilentExit(cmdutil.ExitAwaitingApproval)
-	case store.StatusUnknown, store.StatusSending:
+	case hubapi.StatusUnknown, hubapi.StatusSending:
 		return cmdutil.SilentExit(cmdutil.ExitFailure)
 	}
 	return cmdutil.SilentExit(cmdutil.ExitNotAccepted)
@@ -82,13 +81,13 @@ func batchExit(status string) error {
 
 // waitBatch follows a batch until it is decided and sent, or d passes.
 func waitBatch(ctx context.Context, hc interface {
-	GetBatch(context.Context, string) (hub.BatchResult, error)
-}, res hub.BatchResult, d time.Duration) (hub.BatchResult, error) {
+	GetBatch(context.Context, string) (hubapi.BatchResult, error)
+}, res hubapi.BatchResult, d time.Duration) (hubapi.BatchResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	t := time.NewTicker(waitPoll)
 	defer t.Stop()
-	for res.Status == hub.StatusAwaitingApproval || res.Status == store.StatusSending {
+	for res.Status == hubapi.StatusAwaitingApproval || res.Status == hubapi.StatusSending {
 		select {
 		case <-ctx.Done():
 			return res, nil
@@ -111,13 +110,13 @@ func totalsLine(t map[string]int64) string {
 	return api.FormatTotals(t, ", ")
 }
 
-func writeBatch(s *cmdutil.Streams, res hub.BatchResult) {
+func writeBatch(s *cmdutil.Streams, res hubapi.BatchResult) {
 	file := ""
 	if len(res.Rows) > 0 {
 		file = termtext.Safe(res.Rows[0].BatchFile)
 	}
 	switch res.Status {
-	case hub.StatusAwaitingApproval:
+	case hubapi.StatusAwaitingApproval:
 		who := "nobody yet: ask an administrator to add an approver"
 		if len(res.Approvers) > 0 {
 			who = strings.Join(res.Approvers, ", ")
@@ -128,7 +127,7 @@ func writeBatch(s *cmdutil.Streams, res hub.BatchResult) {
 		return
 	}
 	fmt.Fprintf(s.Out, "Batch %s (%s, %s): %s.\n", res.BatchID, file, totalsLine(res.Totals), res.Status)
-	if res.Status == store.StatusSending {
+	if res.Status == hubapi.StatusSending {
 		fmt.Fprintf(s.Out, "The hub goes on sending it, each row under its own transaction id; follow it with: paydash approvals show %s\n", res.BatchID)
 	}
 	rows := make([][]string, 0, len(res.Rows))

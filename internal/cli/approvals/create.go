@@ -11,9 +11,8 @@ import (
 	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/platform/termtext"
-	"github.com/paydash/paydash/webhookrelay/hub"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/hub/hubclient"
-	"github.com/paydash/paydash/webhookrelay/hub/store"
 )
 
 // ViaHubResult is what `payout create --json` prints on a
@@ -67,29 +66,29 @@ func CreateViaHub(ctx context.Context, s *cmdutil.Streams, hc *hubclient.Client,
 			return cmdutil.Exit(cmdutil.ExitCancelled, errors.New("nothing was sent"))
 		}
 	}
-	res, err := hc.Submit(ctx, hub.Submission{PayoutRequest: *req, AllowDuplicate: o.AllowDuplicate})
+	res, err := hc.Submit(ctx, hubapi.Submission{PayoutRequest: *req, AllowDuplicate: o.AllowDuplicate})
 	if err != nil {
 		return hubError(err)
 	}
 	r := res.Request
-	if o.Wait > 0 && (res.Status == hub.StatusAwaitingApproval || waiting(r)) {
-		if !o.JSON && res.Status == hub.StatusAwaitingApproval {
+	if o.Wait > 0 && (res.Status == hubapi.StatusAwaitingApproval || waiting(r)) {
+		if !o.JSON && res.Status == hubapi.StatusAwaitingApproval {
 			fmt.Fprintf(s.Err, "%s awaits approval (%s); waiting up to %s.\n", res.ApprovalID, termtext.Safe(res.Reason), o.Wait)
 		}
 		if r, err = waitFinal(ctx, hc, res.ApprovalID, o.Wait); err != nil {
 			return err
 		}
 		res.Status = r.Status
-		if r.Status == store.StatusPending {
-			res.Status = hub.StatusAwaitingApproval
+		if r.Status == hubapi.StatusPending {
+			res.Status = hubapi.StatusAwaitingApproval
 		}
 	}
-	out := ViaHubResult{Status: res.Status, ApprovalID: res.ApprovalID, TransactionID: r.TransactionID, Accepted: r.Status == store.StatusSent,
+	out := ViaHubResult{Status: res.Status, ApprovalID: res.ApprovalID, TransactionID: r.TransactionID, Accepted: r.Status == hubapi.StatusSent,
 		PayoutState: r.PayoutState, Reason: res.Reason, Detail: r.Detail}
-	if r.Status == store.StatusRejected {
+	if r.Status == hubapi.StatusRejected {
 		out.Detail = "rejected by " + r.RejectedBy + ": " + r.Reason
 	}
-	if res.Status == hub.StatusAwaitingApproval {
+	if res.Status == hubapi.StatusAwaitingApproval {
 		out.Approvers, out.ApprovalsNeeded = res.Approvers, res.ApprovalsNeeded
 	}
 	if o.JSON {
@@ -100,7 +99,7 @@ func CreateViaHub(ctx context.Context, s *cmdutil.Streams, hc *hubclient.Client,
 		writeOutcome(s, out)
 	}
 	switch out.Status {
-	case store.StatusSent:
+	case hubapi.StatusSent:
 		switch {
 		case o.Wait <= 0, api.StateRank(r.PayoutState) == api.StateRank(api.StateSettled):
 			return nil
@@ -108,9 +107,9 @@ func CreateViaHub(ctx context.Context, s *cmdutil.Streams, hc *hubclient.Client,
 			return cmdutil.SilentExit(cmdutil.ExitNotAccepted) // rejected or failed
 		}
 		return cmdutil.SilentExit(cmdutil.ExitFailure) // no final state seen in time
-	case hub.StatusAwaitingApproval, store.StatusPending:
+	case hubapi.StatusAwaitingApproval, hubapi.StatusPending:
 		return cmdutil.SilentExit(cmdutil.ExitAwaitingApproval)
-	case store.StatusRefused, store.StatusRejected, store.StatusLapsed:
+	case hubapi.StatusRefused, hubapi.StatusRejected, hubapi.StatusLapsed:
 		return cmdutil.SilentExit(cmdutil.ExitNotAccepted)
 	}
 	return cmdutil.SilentExit(cmdutil.ExitFailure)
@@ -118,20 +117,20 @@ func CreateViaHub(ctx context.Context, s *cmdutil.Streams, hc *hubclient.Client,
 
 func writeOutcome(s *cmdutil.Streams, r ViaHubResult) {
 	switch r.Status {
-	case hub.StatusAwaitingApproval, store.StatusPending:
+	case hubapi.StatusAwaitingApproval, hubapi.StatusPending:
 		who := "nobody yet: ask an administrator to add an approver"
 		if len(r.Approvers) > 0 {
 			who = strings.Join(r.Approvers, ", ")
 		}
 		fmt.Fprintf(s.Out, "Awaiting approval: %s (%s). Nothing is sent until %d of %s approve.\n", r.ApprovalID, termtext.Safe(r.Reason), max(r.ApprovalsNeeded, 1), who)
 		fmt.Fprintf(s.Out, "Transaction id %s is fixed: follow it with paydash approvals show %s\n", r.TransactionID, r.ApprovalID)
-	case store.StatusSent:
+	case hubapi.StatusSent:
 		fmt.Fprintf(s.Out, "Sent through the hub: transaction id %s, %s (%s).\n", r.TransactionID, r.PayoutState, r.ApprovalID)
-	case store.StatusRefused:
+	case hubapi.StatusRefused:
 		fmt.Fprintf(s.Out, "Not sent: %s. Nothing was paid (%s).\n", termtext.Safe(r.Detail), r.ApprovalID)
-	case store.StatusRejected:
+	case hubapi.StatusRejected:
 		fmt.Fprintf(s.Out, "Rejected: %s. Nothing was paid (%s).\n", termtext.Safe(r.Detail), r.ApprovalID)
-	case store.StatusLapsed:
+	case hubapi.StatusLapsed:
 		fmt.Fprintf(s.Out, "Lapsed unapproved; nothing was paid (%s). Request it again if it is still due.\n", r.ApprovalID)
 	default:
 		fmt.Fprintf(s.Out, "%s is %s: %s. At its next start the hub looks it up by transaction id %s and sends it again under that id only if the service does not hold it.\n",
@@ -141,19 +140,19 @@ func writeOutcome(s *cmdutil.Streams, r ViaHubResult) {
 
 // waiting says whether --wait still has something to wait for: a
 // request not yet decided or sent, or sent without a final state yet.
-func waiting(r store.Request) bool {
-	return r.Open() || r.Status == store.StatusSent && !api.IsFinalState(r.PayoutState)
+func waiting(r hubapi.Request) bool {
+	return r.Open() || r.Status == hubapi.StatusSent && !api.IsFinalState(r.PayoutState)
 }
 
 // waitFinal follows a request through approval and sending to the
 // payout's final state, or until d passes (then it is returned as it
 // stands).
-func waitFinal(ctx context.Context, hc *hubclient.Client, id string, d time.Duration) (store.Request, error) {
+func waitFinal(ctx context.Context, hc *hubclient.Client, id string, d time.Duration) (hubapi.Request, error) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	t := time.NewTicker(waitPoll)
 	defer t.Stop()
-	var last store.Request
+	var last hubapi.Request
 	for {
 		r, err := hc.Get(ctx, id)
 		if err == nil {

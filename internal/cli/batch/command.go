@@ -18,7 +18,7 @@ import (
 	"github.com/paydash/paydash/internal/payout"
 	"github.com/paydash/paydash/internal/payout/batch"
 	"github.com/paydash/paydash/internal/platform/termtext"
-	"github.com/paydash/paydash/webhookrelay/hub"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
@@ -98,7 +98,7 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 		// or rejected whole; the hub fixes each row's transaction id.
 		in := approvals.BatchInput{File: f.Path, SHA256: f.SHA256}
 		for _, r := range f.Rows {
-			in.Rows = append(in.Rows, hub.BatchRow{Line: r.Line, PayoutRequest: r.Request})
+			in.Rows = append(in.Rows, hubapi.BatchRow{Line: r.Line, PayoutRequest: r.Request})
 		}
 		return approvals.SubmitBatch(ctx, s, p, in, approvals.ViaHubOptions{Yes: o.Yes, JSON: o.JSON, AllowDuplicate: o.AllowDuplicate, Wait: o.Wait})
 	}

@@ -14,8 +14,9 @@ import (
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/payout"
 	"github.com/paydash/paydash/internal/platform/natstest"
-	"github.com/paydash/paydash/webhookrelay/hub"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/hub/hubclient"
+	"github.com/paydash/paydash/webhookrelay/hub/hubtest"
 	"github.com/paydash/paydash/webhookrelay/hub/store"
 	"github.com/paydash/paydash/webhookrelay/hub/users"
 )
@@ -88,13 +89,13 @@ func TestTwoTeamRelaysOnOneClusterAreOneHub(t *testing.T) {
 		}
 		// vic follows relay 2's approvals feed, through the relay's own
 		// listener: relay 1's changes reach it from the stream.
-		changes := make(chan store.Change, 64)
+		changes := make(chan hubapi.Change, 64)
 		up := make(chan struct{}, 8)
 		wctx, wcancel := context.WithCancel(ctx)
 		watched := make(chan struct{})
 		go func() {
 			defer close(watched)
-			_ = as(1, "vic").Watch(wctx, func(c store.Change) {
+			_ = as(1, "vic").Watch(wctx, func(c hubapi.Change) {
 				select {
 				case changes <- c:
 				case <-wctx.Done():
@@ -110,10 +111,10 @@ func TestTwoTeamRelaysOnOneClusterAreOneHub(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("relay 2's approvals feed did not come up")
 		}
-		res, err := as(0, "ada").Submit(ctx, hub.Submission{PayoutRequest: api.PayoutRequest{BeneficiaryName: "Payee Ltd",
+		res, err := as(0, "ada").Submit(ctx, hubapi.Submission{PayoutRequest: api.PayoutRequest{BeneficiaryName: "Payee Ltd",
 			BeneficiaryIBAN: "GB33BUKB20201555555555", BeneficiaryReference: "TEAM-NATS-1", Currency: "GBP", AmountInMinor: 5000_00,
 			ContextCode: api.ContextCodeWithdrawal}})
-		if err != nil || res.Status != hub.StatusAwaitingApproval {
+		if err != nil || res.Status != hubapi.StatusAwaitingApproval {
 			t.Fatalf("submit at relay 1: %+v %v", res, err)
 		}
 		waitChange(t, changes, res.ApprovalID, store.StatusPending)
@@ -154,7 +155,7 @@ func TestTwoTeamRelaysOnOneClusterAreOneHub(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if a := payout.Attempts(au.Results); len(a) != 1 || a[0].TransactionID != r.TransactionID || au.Profile != "hub" {
+			if a := payout.Attempts(hubtest.AuditLines(t, au.Results)); len(a) != 1 || a[0].TransactionID != r.TransactionID || au.Profile != "hub" {
 				t.Fatalf("audit record at relay %d: %+v (profile %q)", i+1, a, au.Profile)
 			}
 		}
@@ -168,7 +169,7 @@ func TestTwoTeamRelaysOnOneClusterAreOneHub(t *testing.T) {
 }
 
 // waitChange waits for the change of request id to status on a feed.
-func waitChange(t *testing.T, changes <-chan store.Change, id, status string) {
+func waitChange(t *testing.T, changes <-chan hubapi.Change, id, status string) {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {

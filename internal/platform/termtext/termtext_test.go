@@ -68,3 +68,17 @@ func FuzzSafeLeavesNothingUnsafe(f *testing.F) {
 		}
 	})
 }
+
+func TestShortIDCutsSafeTextAtEightCharacters(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                     "",
+		"3f2a9c1e":                             "3f2a9c1e",
+		"3f2a9c1e-77d0-4b1a-9c1e-77d03f2a9c1e": "3f2a9c1e…",
+		"ÿÿÿÿÿÿÿÿÿ":                            "ÿÿÿÿÿÿÿÿ…", // runes, never half of one
+		"\x1b[2Jabcdef":                        `\x1b[2Ja…`,
+	} {
+		if got := ShortID(in); got != want {
+			t.Errorf("ShortID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

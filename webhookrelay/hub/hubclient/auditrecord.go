@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 )
 
 // AuditRecord is the hub's audit record, read once, in the shape `payouts
@@ -30,5 +31,20 @@ func (c *Client) AuditRecord(ctx context.Context) (*AuditRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &AuditRecord{profile: r.Profile, where: "the team's hub at " + c.BaseURL, entries: r.Results}, nil
+	return &AuditRecord{profile: r.Profile, where: "the team's hub at " + c.BaseURL, entries: auditLines(r.Results)}, nil
+}
+
+// auditLines reads the hub's answer as audit record lines: the wire
+// carries each line's fields as the record keeps them.
+func auditLines(wire []hubapi.AuditEntry) []payout.Entry {
+	if wire == nil {
+		return nil
+	}
+	es := make([]payout.Entry, len(wire))
+	for i, e := range wire {
+		es[i] = payout.Entry{At: e.At, Event: e.Event, Profile: e.Profile, Source: e.Source, TransactionID: e.TransactionID,
+			Name: e.Name, IBAN: e.IBAN, Reference: e.Reference, AmountInMinor: e.AmountInMinor, Currency: e.Currency,
+			BatchFile: e.BatchFile, Line: e.Line, AllowedDuplicate: e.AllowedDuplicate, Outcome: e.Outcome, Detail: e.Detail}
+	}
+	return es
 }

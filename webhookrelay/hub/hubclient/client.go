@@ -1,5 +1,7 @@
 // Package hubclient is the operator's and approver's side of team mode:
-// an HTTP client of the hub's API, with the person's own token.
+// an HTTP client of the hub's API, with the person's own token. It speaks
+// the hub's wire types (hubapi) and links nothing of the hub's server,
+// store or users file: only api, hubapi and internal/platform.
 package hubclient
 
 import (
@@ -16,8 +18,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/webhookrelay/hub"
-	"github.com/paydash/paydash/webhookrelay/hub/store"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 )
 
 // Client calls one hub.
@@ -49,7 +50,7 @@ func BaseFromRelayURL(relayURL string) (string, error) {
 
 // Error is a refusal from the hub.
 type Error struct {
-	hub.Problem
+	hubapi.Problem
 }
 
 func (e *Error) Error() string {
@@ -102,17 +103,17 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 	if err != nil {
 		return resp.StatusCode, fmt.Errorf("hub at %s: reading the answer: %w", c.BaseURL, err)
 	}
-	if resp.StatusCode >= 300 && resp.Header.Get(hub.HeaderAnswerFrom) == "service" {
+	if resp.StatusCode >= 300 && resp.Header.Get(hubapi.HeaderAnswerFrom) == "service" {
 		// The service's own refusal, passed on: read as the api client
 		// reads it, so one classifier (payout.Classify) says what it means.
-		var sa hub.ServiceAnswer
+		var sa hubapi.ServiceAnswer
 		_ = json.Unmarshal(data, &sa)
 		return resp.StatusCode, &api.Error{StatusCode: sa.Status, Problem: sa.Problem, TraceID: sa.TraceID, Body: data, Method: method, URL: u}
 	}
 	if resp.StatusCode >= 300 {
-		var p hub.Problem
+		var p hubapi.Problem
 		if json.Unmarshal(data, &p) != nil || p.Detail == "" {
-			p = hub.Problem{Status: resp.StatusCode, Reason: "http_" + strconv.Itoa(resp.StatusCode), Detail: http.StatusText(resp.StatusCode)}
+			p = hubapi.Problem{Status: resp.StatusCode, Reason: "http_" + strconv.Itoa(resp.StatusCode), Detail: http.StatusText(resp.StatusCode)}
 		}
 		return resp.StatusCode, &Error{Problem: p}
 	}
@@ -125,55 +126,55 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 }
 
 // Me says who the token belongs to, their roles and the hub's policy.
-func (c *Client) Me(ctx context.Context) (hub.Me, error) {
-	var m hub.Me
-	_, err := c.do(ctx, http.MethodGet, hub.PathMe, nil, nil, &m)
+func (c *Client) Me(ctx context.Context) (hubapi.Me, error) {
+	var m hubapi.Me
+	_, err := c.do(ctx, http.MethodGet, hubapi.PathMe, nil, nil, &m)
 	return m, err
 }
 
 // Submit sends a payout to the hub: sent at once, or awaiting approval.
-func (c *Client) Submit(ctx context.Context, s hub.Submission) (hub.Result, error) {
-	var r hub.Result
-	_, err := c.do(ctx, http.MethodPost, hub.PathPayouts, nil, s, &r)
+func (c *Client) Submit(ctx context.Context, s hubapi.Submission) (hubapi.Result, error) {
+	var r hubapi.Result
+	_, err := c.do(ctx, http.MethodPost, hubapi.PathPayouts, nil, s, &r)
 	return r, err
 }
 
 // List returns the requests that await or need attention (all: every one).
-func (c *Client) List(ctx context.Context, all bool) ([]store.Request, error) {
+func (c *Client) List(ctx context.Context, all bool) ([]hubapi.Request, error) {
 	q := url.Values{}
 	if all {
 		q.Set("all", "1")
 	}
-	var r hub.ListResponse
-	_, err := c.do(ctx, http.MethodGet, hub.PathApprovals, q, nil, &r)
+	var r hubapi.ListResponse
+	_, err := c.do(ctx, http.MethodGet, hubapi.PathApprovals, q, nil, &r)
 	return r.Results, err
 }
 
 // Get returns one request.
-func (c *Client) Get(ctx context.Context, id string) (store.Request, error) {
-	var r store.Request
-	_, err := c.do(ctx, http.MethodGet, hub.PathApprovals+"/"+url.PathEscape(id), nil, nil, &r)
+func (c *Client) Get(ctx context.Context, id string) (hubapi.Request, error) {
+	var r hubapi.Request
+	_, err := c.do(ctx, http.MethodGet, hubapi.PathApprovals+"/"+url.PathEscape(id), nil, nil, &r)
 	return r, err
 }
 
 // Approve approves a request; the answer is the request after it (sent,
 // when this approval completed it).
-func (c *Client) Approve(ctx context.Context, id string) (store.Request, error) {
-	var r store.Request
-	_, err := c.do(ctx, http.MethodPost, hub.PathApprovals+"/"+url.PathEscape(id)+"/approve", nil, struct{}{}, &r)
+func (c *Client) Approve(ctx context.Context, id string) (hubapi.Request, error) {
+	var r hubapi.Request
+	_, err := c.do(ctx, http.MethodPost, hubapi.PathApprovals+"/"+url.PathEscape(id)+"/approve", nil, struct{}{}, &r)
 	return r, err
 }
 
 // Reject rejects a request with a reason.
-func (c *Client) Reject(ctx context.Context, id, reason string) (store.Request, error) {
-	var r store.Request
-	_, err := c.do(ctx, http.MethodPost, hub.PathApprovals+"/"+url.PathEscape(id)+"/reject", nil, hub.RejectBody{Reason: reason}, &r)
+func (c *Client) Reject(ctx context.Context, id, reason string) (hubapi.Request, error) {
+	var r hubapi.Request
+	_, err := c.do(ctx, http.MethodPost, hubapi.PathApprovals+"/"+url.PathEscape(id)+"/reject", nil, hubapi.RejectBody{Reason: reason}, &r)
 	return r, err
 }
 
 // Log returns the hub's record after seq (0: from the start); id, when
 // set, keeps one request's lines.
-func (c *Client) Log(ctx context.Context, after uint64, id string) ([]store.Entry, error) {
+func (c *Client) Log(ctx context.Context, after uint64, id string) ([]hubapi.LogEntry, error) {
 	q := url.Values{}
 	if after > 0 {
 		q.Set("after", strconv.FormatUint(after, 10))
@@ -181,22 +182,22 @@ func (c *Client) Log(ctx context.Context, after uint64, id string) ([]store.Entr
 	if id != "" {
 		q.Set("id", id)
 	}
-	var r hub.LogResponse
-	_, err := c.do(ctx, http.MethodGet, hub.PathLog, q, nil, &r)
+	var r hubapi.LogResponse
+	_, err := c.do(ctx, http.MethodGet, hubapi.PathLog, q, nil, &r)
 	return r.Results, err
 }
 
 // Outflows returns what the hub's open requests hold back, per currency.
 func (c *Client) Outflows(ctx context.Context) (map[string]int64, error) {
 	out := map[string]int64{}
-	_, err := c.do(ctx, http.MethodGet, hub.PathOutflows, nil, nil, &out)
+	_, err := c.do(ctx, http.MethodGet, hubapi.PathOutflows, nil, nil, &out)
 	return out, err
 }
 
 // Audit returns the audit record the hub keeps of the payouts it sent.
-func (c *Client) Audit(ctx context.Context) (hub.AuditResponse, error) {
-	var r hub.AuditResponse
-	_, err := c.do(ctx, http.MethodGet, hub.PathAudit, nil, nil, &r)
+func (c *Client) Audit(ctx context.Context) (hubapi.AuditResponse, error) {
+	var r hubapi.AuditResponse
+	_, err := c.do(ctx, http.MethodGet, hubapi.PathAudit, nil, nil, &r)
 	return r, err
 }
 
@@ -206,7 +207,7 @@ func (c *Client) Audit(ctx context.Context) (hub.AuditResponse, error) {
 func (c *Client) direct(ctx context.Context, path string, body, out any) error {
 	_, err := c.do(ctx, http.MethodPost, path, nil, body, out)
 	var he *Error
-	if errors.As(err, &he) && he.Reason != hub.ReasonNoAnswer {
+	if errors.As(err, &he) && he.Reason != hubapi.ReasonNoAnswer {
 		return fmt.Errorf("%w: %w", api.ErrNotSent, err)
 	}
 	return err
@@ -216,7 +217,7 @@ func (c *Client) direct(ctx context.Context, path string, body, out any) error {
 // client's signature, so `payment create` runs on it unchanged).
 func (c *Client) CreatePayment(ctx context.Context, req *api.PaymentRequest, idempotencyKey string) (*api.PaymentResponse, error) {
 	var out api.PaymentResponse
-	if err := c.direct(ctx, hub.PathPayments, hub.PaymentSubmission{Request: *req, IdempotencyKey: idempotencyKey}, &out); err != nil {
+	if err := c.direct(ctx, hubapi.PathPayments, hubapi.PaymentSubmission{Request: *req, IdempotencyKey: idempotencyKey}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -225,7 +226,7 @@ func (c *Client) CreatePayment(ctx context.Context, req *api.PaymentRequest, ide
 // CreateMandate has the hub sign and send a VRP mandate.
 func (c *Client) CreateMandate(ctx context.Context, req *api.MandateRequest, idempotencyKey string) (*api.MandateResponse, error) {
 	var out api.MandateResponse
-	if err := c.direct(ctx, hub.PathMandates, hub.MandateSubmission{Request: *req, IdempotencyKey: idempotencyKey}, &out); err != nil {
+	if err := c.direct(ctx, hubapi.PathMandates, hubapi.MandateSubmission{Request: *req, IdempotencyKey: idempotencyKey}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -233,29 +234,29 @@ func (c *Client) CreateMandate(ctx context.Context, req *api.MandateRequest, ide
 
 // SubmitBatch sends a batch to the hub: one request, sent at once or
 // awaiting approval whole.
-func (c *Client) SubmitBatch(ctx context.Context, b hub.BatchSubmission) (hub.BatchResult, error) {
-	var r hub.BatchResult
-	_, err := c.do(ctx, http.MethodPost, hub.PathBatches, nil, b, &r)
+func (c *Client) SubmitBatch(ctx context.Context, b hubapi.BatchSubmission) (hubapi.BatchResult, error) {
+	var r hubapi.BatchResult
+	_, err := c.do(ctx, http.MethodPost, hubapi.PathBatches, nil, b, &r)
 	return r, err
 }
 
 // GetBatch returns a batch and its rows.
-func (c *Client) GetBatch(ctx context.Context, id string) (hub.BatchResult, error) {
-	var r hub.BatchResult
-	_, err := c.do(ctx, http.MethodGet, hub.PathBatches+"/"+url.PathEscape(id), nil, nil, &r)
+func (c *Client) GetBatch(ctx context.Context, id string) (hubapi.BatchResult, error) {
+	var r hubapi.BatchResult
+	_, err := c.do(ctx, http.MethodGet, hubapi.PathBatches+"/"+url.PathEscape(id), nil, nil, &r)
 	return r, err
 }
 
 // ApproveBatch approves a whole batch.
-func (c *Client) ApproveBatch(ctx context.Context, id string) (hub.BatchResult, error) {
-	var r hub.BatchResult
-	_, err := c.do(ctx, http.MethodPost, hub.PathBatches+"/"+url.PathEscape(id)+"/approve", nil, struct{}{}, &r)
+func (c *Client) ApproveBatch(ctx context.Context, id string) (hubapi.BatchResult, error) {
+	var r hubapi.BatchResult
+	_, err := c.do(ctx, http.MethodPost, hubapi.PathBatches+"/"+url.PathEscape(id)+"/approve", nil, struct{}{}, &r)
 	return r, err
 }
 
 // RejectBatch rejects a whole batch with a reason.
-func (c *Client) RejectBatch(ctx context.Context, id, reason string) (hub.BatchResult, error) {
-	var r hub.BatchResult
-	_, err := c.do(ctx, http.MethodPost, hub.PathBatches+"/"+url.PathEscape(id)+"/reject", nil, hub.RejectBody{Reason: reason}, &r)
+func (c *Client) RejectBatch(ctx context.Context, id, reason string) (hubapi.BatchResult, error) {
+	var r hubapi.BatchResult
+	_, err := c.do(ctx, http.MethodPost, hubapi.PathBatches+"/"+url.PathEscape(id)+"/reject", nil, hubapi.RejectBody{Reason: reason}, &r)
 	return r, err
 }

@@ -13,8 +13,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/paydash/paydash/webhookrelay/hub"
-	"github.com/paydash/paydash/webhookrelay/hub/store"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 )
 
 // Feed states Watch reports.
@@ -43,7 +42,7 @@ var ErrNoFeed = errors.New("the hub has no live approvals feed (an older paydash
 // onChange with each change of a request's status and onState each time
 // the feed comes up or goes down; it reconnects with backoff. Both
 // callbacks run on Watch's goroutine. It returns ctx's error.
-func (c *Client) Watch(ctx context.Context, onChange func(store.Change), onState func(FeedState)) error {
+func (c *Client) Watch(ctx context.Context, onChange func(hubapi.Change), onState func(FeedState)) error {
 	retry := watchFirstRetry
 	for {
 		err := c.watchOnce(ctx, onChange, onState)
@@ -79,14 +78,14 @@ func (c *Client) watchURL() (string, error) {
 	base := strings.TrimRight(c.BaseURL, "/")
 	switch {
 	case strings.HasPrefix(base, "http://"):
-		return "ws://" + strings.TrimPrefix(base, "http://") + hub.PathApprovalsWS, nil
+		return "ws://" + strings.TrimPrefix(base, "http://") + hubapi.PathApprovalsWS, nil
 	case strings.HasPrefix(base, "https://"):
-		return "wss://" + strings.TrimPrefix(base, "https://") + hub.PathApprovalsWS, nil
+		return "wss://" + strings.TrimPrefix(base, "https://") + hubapi.PathApprovalsWS, nil
 	}
 	return "", fmt.Errorf("hub address %q is not http(s)://", c.BaseURL)
 }
 
-func (c *Client) watchOnce(ctx context.Context, onChange func(store.Change), onState func(FeedState)) error {
+func (c *Client) watchOnce(ctx context.Context, onChange func(hubapi.Change), onState func(FeedState)) error {
 	u, err := c.watchURL()
 	if err != nil {
 		return err
@@ -123,7 +122,7 @@ func (c *Client) watchOnce(ctx context.Context, onChange func(store.Change), onS
 		if err != nil {
 			return wasUp{fmt.Errorf("the hub's live feed closed: %w", err)}
 		}
-		var ch store.Change
+		var ch hubapi.Change
 		if json.Unmarshal(data, &ch) == nil {
 			onChange(ch)
 		}
@@ -138,12 +137,12 @@ func refusal(resp *http.Response, err error, base string) error {
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	var p hub.Problem
+	var p hubapi.Problem
 	if json.Unmarshal(data, &p) == nil && p.Detail != "" && p.Reason != "not_found" {
 		return &Error{Problem: p}
 	}
 	if resp.StatusCode == http.StatusNotFound {
 		return ErrNoFeed
 	}
-	return &Error{Problem: hub.Problem{Status: resp.StatusCode, Reason: "http_" + strconv.Itoa(resp.StatusCode), Detail: http.StatusText(resp.StatusCode)}}
+	return &Error{Problem: hubapi.Problem{Status: resp.StatusCode, Reason: "http_" + strconv.Itoa(resp.StatusCode), Detail: http.StatusText(resp.StatusCode)}}
 }

@@ -10,6 +10,7 @@ package hubtest
 import (
 	"context"
 	"crypto/ecdsa"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http/httptest"
@@ -23,6 +24,7 @@ import (
 	"github.com/paydash/paydash/api/sandbox"
 	"github.com/paydash/paydash/internal/payout"
 	"github.com/paydash/paydash/webhookrelay/hub"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/hub/policy"
 	"github.com/paydash/paydash/webhookrelay/hub/store"
 	"github.com/paydash/paydash/webhookrelay/hub/users"
@@ -221,4 +223,21 @@ func FreeLoopbackAddr(t testing.TB) string {
 	}
 	defer ln.Close()
 	return ln.Addr().String()
+}
+
+// AuditLines reads the hub's audit answer (GET /hub/v1/audit) as the
+// audit record's own lines, for payout.Attempts and the like: the wire
+// carries each line's fields as the record keeps them, so a JSON round
+// trip reads them.
+func AuditLines(t testing.TB, wire []hubapi.AuditEntry) []payout.Entry {
+	t.Helper()
+	data, err := json.Marshal(wire)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var es []payout.Entry
+	if err := json.Unmarshal(data, &es); err != nil {
+		t.Fatal(err)
+	}
+	return es
 }

@@ -31,42 +31,44 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 )
 
-// Statuses of a request.
+// Statuses of a request: the hub's wire values (hubapi), stored as they
+// are answered.
 const (
 	// StatusPending awaits approvals.
-	StatusPending = "pending"
+	StatusPending = hubapi.StatusPending
 	// StatusApproved has every approval it needs (or needed none) and is
 	// about to be sent; one left so by a crash is sent at the next start.
-	StatusApproved = "approved"
+	StatusApproved = hubapi.StatusApproved
 	// StatusRejected was turned down by an approver.
-	StatusRejected = "rejected"
+	StatusRejected = hubapi.StatusRejected
 	// StatusLapsed was not approved within the approval TTL.
-	StatusLapsed = "lapsed"
+	StatusLapsed = hubapi.StatusLapsed
 	// StatusSending is being sent under its fixed transaction id; one left
 	// so by a crash is looked up by that id before anything is sent.
-	StatusSending = "sending"
+	StatusSending = hubapi.StatusSending
 	// StatusSent was accepted by the service.
-	StatusSent = "sent"
+	StatusSent = hubapi.StatusSent
 	// StatusRefused was not sent (the pipeline's checks stopped it when
 	// the last approval arrived) or the service refused it: nothing was
 	// created.
-	StatusRefused = "refused"
+	StatusRefused = hubapi.StatusRefused
 	// StatusUnknown got no definite answer: the payout may exist. The hub
 	// looks it up by its transaction id; it is never sent under another.
-	StatusUnknown = "unknown"
+	StatusUnknown = hubapi.StatusUnknown
 )
 
-// Actions in the record.
+// Actions in the record: the hub's wire values (hubapi).
 const (
-	ActRequested = "requested"
-	ActApproved  = "approved"
-	ActRejected  = "rejected"
-	ActLapsed    = "lapsed"
-	ActSending   = "sending"
-	ActOutcome   = "outcome"
-	ActState     = "payout_state"
+	ActRequested = hubapi.ActRequested
+	ActApproved  = hubapi.ActApproved
+	ActRejected  = hubapi.ActRejected
+	ActLapsed    = hubapi.ActLapsed
+	ActSending   = hubapi.ActSending
+	ActOutcome   = hubapi.ActOutcome
+	ActState     = hubapi.ActState
 )
 
 // Errors of status changes; the hub answers each with 409 and its text.
@@ -86,8 +88,8 @@ type Approval struct {
 	At time.Time `json:"at"`
 }
 
-// Request is one payout submitted through the hub. Its JSON is what
-// `approvals list --json` prints.
+// Request is one payout submitted through the hub, as the store keeps it.
+// The hub answers with hubapi.Request, converted at its edge.
 type Request struct {
 	ID     string `json:"id"`
 	Status string `json:"status"`
@@ -141,13 +143,7 @@ func (r *Request) Payout() api.PayoutRequest {
 
 // Open says whether the request still holds money back: waiting, approved
 // or being sent. Such requests count as outflows for funds checks.
-func (r *Request) Open() bool {
-	switch r.Status {
-	case StatusPending, StatusApproved, StatusSending:
-		return true
-	}
-	return false
-}
+func (r *Request) Open() bool { return hubapi.Open(r.Status) }
 
 // Entry is one line of the hub's record.
 type Entry struct {

@@ -10,10 +10,9 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Change is one change of a request's status as the hub's approvals feed
-// sends it: which request (and batch), its status and payout state, and
-// when. Nothing else: no payee, amount or who; a subscriber that wants
-// them lists the requests.
+// Change is one change of a request's status, as Watch tells it: which
+// request (and batch), its status and payout state, and when. The hub's
+// approvals feed sends it on as a hubapi.Change.
 type Change struct {
 	ID          string    `json:"id,omitempty"`
 	Batch       string    `json:"batch,omitempty"`

@@ -16,17 +16,20 @@ import (
 	"sync/atomic"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 )
 
-// Roles a user may hold.
+// Roles a user may hold: the hub's wire values (hubapi), as the users
+// file spells them.
 const (
 	// RoleView reads events and approval requests.
-	RoleView = "view"
+	RoleView = hubapi.RoleView
 	// RoleRequest submits payouts (and reads approval requests).
-	RoleRequest = "request"
+	RoleRequest = hubapi.RoleRequest
 	// RoleApprove approves or rejects other people's requests (and reads
 	// them).
-	RoleApprove = "approve"
+	RoleApprove = hubapi.RoleApprove
 )
 
 // AllRoles lists the roles in the order they are printed.
@@ -52,12 +55,7 @@ type User struct {
 
 // Has reports whether u holds role. Request and approve include view:
 // whoever submits or decides must be able to read what they act on.
-func (u User) Has(role string) bool {
-	if slices.Contains(u.Roles, role) {
-		return true
-	}
-	return role == RoleView && (slices.Contains(u.Roles, RoleRequest) || slices.Contains(u.Roles, RoleApprove))
-}
+func (u User) Has(role string) bool { return hubapi.HasRole(u.Roles, role) }
 
 type user struct {
 	User
