@@ -134,12 +134,6 @@ func runByAScript(scripted, cmd string) bool {
 // write "Ada Lovelace", a script 'Ada Lovelace'.
 func normalise(s string) string { return strings.ReplaceAll(s, `"`, `'`) }
 
-// docsPending are pages other work writes, linked before they land. A
-// link to one is checked once the file exists.
-var docsPending = map[string]string{
-	"docs/architecture.md": "written with the layout work of issue 27; delete this entry once it is in",
-}
-
 // TestDocLinksResolve: every relative link in README.md and docs/*.md
 // names a file of the repository, and a #fragment a heading of that page
 // as GitHub spells its anchors.
@@ -165,9 +159,6 @@ func TestDocLinksResolve(t *testing.T) {
 				file = filepath.ToSlash(filepath.Join(filepath.Dir(page), path))
 			}
 			if _, err := os.Stat(file); err != nil {
-				if _, pending := docsPending[file]; pending {
-					continue
-				}
 				t.Errorf("%s: link %q: %s does not exist", page, target, file)
 				continue
 			}
