@@ -48,7 +48,7 @@ func hint(b key.Binding) string { return b.Help().Key + " " + b.Help().Desc }
 
 func (v *approvalsView) view(c *viewContext, w, h int) string {
 	if !c.teamMode() {
-		return c.st.muted.Render(wrapText("Approvals need a team profile: payouts_via_relay = true, with relay_url at the team's hub and your own relay_token (see the README's Team mode).", w))
+		return c.st.muted.Render(wrapText("Approvals need a team profile: payouts_via_relay = true, with relay_url at the team's hub and your own relay_token (see docs/operators.md, Team mode).", w))
 	}
 	var b strings.Builder
 	b.WriteString(v.topLine(c, w) + "\n")

@@ -520,7 +520,7 @@ func (m *model) switchTab(t tab) tea.Cmd {
 		return nil
 	}
 	if t == tabApprovals && !m.teamMode() {
-		m.setFlash("approvals need a team profile (payouts_via_relay = true; see the README's Team mode)", true)
+		m.setFlash("approvals need a team profile (payouts_via_relay = true; see docs/operators.md, Team mode)", true)
 		return nil
 	}
 	if t != m.tab {

@@ -61,7 +61,7 @@
 // hand-written decoder saved ~6 µs of CPU per event and subscriber, about
 // 3% of what an event costs next to its ~1.8 ms signature check with ten
 // subscribers in the same process, and less than the run-to-run noise
-// (README, "Benchmarks").
+// (docs/performance.md).
 //
 // # Endpoints
 //

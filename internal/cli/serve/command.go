@@ -60,7 +60,7 @@ With --users FILE the relay is also the team's hub (team mode): people
 send payouts through it with their own tokens, payouts above
 --approve-over wait for --approvers other people's approval, and the hub
 sends with --send-profile's signing key (see paydash relay user,
-paydash approvals and the README's "Team mode"). With --nats too, the
+paydash approvals and docs/operators.md, "Team mode"). With --nats too, the
 approvals and the hub's audit record are JetStream streams: every relay
 given the same servers and --nats-stream is one hub.`,
 		Example: `  paydash relay --jku-allow http://127.0.0.1:8080/.well-known/jwks -v
