@@ -8,7 +8,7 @@
 //
 //	POST {Path} -> Host/Origin/JSON checks -> size/JSON/timestamp -> stored
 //	byte for byte already? 200 duplicate : signature check -> backend
-//	(bbolt group commit, or JetStream publish) -> 2xx -> hub -> /ws
+//	(bbolt group commit, or JetStream publish) -> 2xx -> fan-out -> /ws
 //
 // A webhook is acknowledged only after the transaction holding it has been
 // committed and fsynced (or, clustered, acknowledged by the JetStream
@@ -23,7 +23,7 @@
 // The bbolt file (below) is the default. With Config.NATS, any number of
 // relay instances share one JetStream stream (natsstore.go): each publishes
 // with Nats-Msg-Id from the event_id, the stream sequence is the event
-// seq, and an ordered consumer feeds every instance's hub (natsfeed.go),
+// seq, and an ordered consumer feeds every instance's fan-out (natsfeed.go),
 // watched and restarted after the last event delivered if it stalls
 // behind the stream. Setting up waits out a cluster without a majority or
 // a leader, retrying with backoff and logging what it waits for and which
@@ -48,7 +48,7 @@
 // # Stream
 //
 // GET /ws?since=N sends every stored event with seq > N, then live events.
-// The connection subscribes to the hub before reading the backlog and skips
+// The connection subscribes to the fan-out before reading the backlog and skips
 // live events already sent from the backlog, so there is neither a gap nor
 // a repeat. Each connection has a bounded queue; a client that falls behind
 // is closed with code 4000 and the reason "slow consumer: queue full,
