@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
 // LocalFeed is this relay's store and fan-out read in-process, by what
@@ -36,7 +36,7 @@ func (l LocalFeed) PayoutEvents(ctx context.Context, id string) (<-chan Event, e
 		return nil, errRelayClosed
 	}
 	out := make(chan Event)
-	go l.feed(ctx, sub, last, relayclient.PayoutFilter(id), out)
+	go l.feed(ctx, sub, last, payoutIs(id), out)
 	return out, nil
 }
 
@@ -137,10 +137,11 @@ func (l LocalFeed) backlog(last uint64, keep func(*Event) bool, send func(Event)
 // relayclient.History.FinalState reads from GET /events, less the
 // network. ok is false when the store holds none (yet).
 func (l LocalFeed) FinalState(ctx context.Context, id string) (state, reason string, ok bool, err error) {
-	keep := relayclient.PayoutFilter(id)
-	if keep == nil {
+	id = strings.TrimSpace(id)
+	if id == "" {
 		return "", "", false, nil
 	}
+	keep := payoutIs(id)
 	var after uint64
 	for {
 		if err := ctx.Err(); err != nil {
@@ -160,6 +161,12 @@ func (l LocalFeed) FinalState(ctx context.Context, id string) (state, reason str
 		}
 		after = seen
 	}
+}
+
+// payoutIs keeps the events of payout id, matched exactly as GET /events
+// matches payout_id= and the follower matches its own.
+func payoutIs(id string) func(*Event) bool {
+	return func(e *Event) bool { return e.PayoutID == id }
 }
 
 // frameEvent decodes the event in a websocket frame the relay built for
