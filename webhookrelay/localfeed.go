@@ -82,12 +82,12 @@ func (l LocalFeed) feed(ctx context.Context, sub *fanoutSub, last uint64, keep f
 					continue
 				}
 				last = m.seq
-				if (keep == nil || keep(&e)) && !send(e) {
+				if keep(&e) && !send(e) {
 					return
 				}
 			case <-sub.Overflow:
-				// Everything queued before the overflow is in order; the
-				// store has what came after.
+				// The fan-out dropped this reader: the store has every
+				// event after last, queued or not.
 				resubscribe = true
 			case <-ctx.Done():
 				return
