@@ -71,7 +71,7 @@ func scanEvents(b rawScanner, after uint64, max, maxBytes int, keep func(*Event)
 }
 
 // boltBackend is the default: one bbolt file written by one group-commit
-// writer, which also feeds this relay's hub.
+// writer, which also feeds this relay's fan-out.
 type boltBackend struct {
 	st *store
 	w  *writer

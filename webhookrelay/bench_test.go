@@ -410,7 +410,7 @@ func BenchmarkLatency(b *testing.B) {
 }
 
 // BenchmarkMemoryRetention pushes 1,000,000 events through the ingest path
-// (parse, group commit, dedupe, retention, hub) with RetainCount 10,000
+// (parse, group commit, dedupe, retention, fan-out) with RetainCount 10,000
 // and reports the live heap and the store file size afterwards. It skips
 // HTTP to keep the run to about a minute; memory per event is what it
 // shows. Run it alone: go test -run '^$' -bench Memory -benchtime 1x.

@@ -8,7 +8,7 @@
 //
 //	POST {Path} -> Host/Origin/JSON checks -> size/JSON/timestamp -> stored
 //	byte for byte already? 200 duplicate : signature check -> backend
-//	(bbolt group commit, or JetStream publish) -> 2xx -> hub -> /ws
+//	(bbolt group commit, or JetStream publish) -> 2xx -> fan-out -> /ws
 //
 // A webhook is acknowledged only after the transaction holding it has been
 // committed and fsynced (or, clustered, acknowledged by the JetStream
@@ -23,7 +23,7 @@
 // The bbolt file (below) is the default. With Config.NATS, any number of
 // relay instances share one JetStream stream (natsstore.go): each publishes
 // with Nats-Msg-Id from the event_id, the stream sequence is the event
-// seq, and an ordered consumer feeds every instance's hub (natsfeed.go),
+// seq, and an ordered consumer feeds every instance's fan-out (natsfeed.go),
 // watched and restarted after the last event delivered if it stalls
 // behind the stream. Setting up waits out a cluster without a majority or
 // a leader, retrying with backoff and logging what it waits for and which
@@ -48,11 +48,19 @@
 // # Stream
 //
 // GET /ws?since=N sends every stored event with seq > N, then live events.
-// The connection subscribes to the hub before reading the backlog and skips
-// live events already sent from the backlog, so there is neither a gap nor
+// The connection subscribes to the fan-out before reading the backlog and
+// skips live events already sent from the backlog, so there is neither a gap nor
 // a repeat. Each connection has a bounded queue; a client that falls behind
 // is closed with code 4000 and the reason "slow consumer: queue full,
 // resume with since=N", and resumes from the store without losing anything.
+//
+// What runs inside the relay reads the same stream without the network:
+// LocalFeed (localfeed.go) gives one payout's events from the current end,
+// backlog then live, the same way and from either backend, and the last
+// final state the store holds for a payout. The team hub the relay mounts
+// follows the payouts it sends with it (as payout.EventSource), so it needs
+// no token, health probe or websocket to its own relay, and imports none
+// of this package.
 //
 // Each event's websocket frame is encoded once, straight from its stored
 // record (the fields as JSON with the raw body spliced in, so the body

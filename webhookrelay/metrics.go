@@ -91,7 +91,7 @@ func (r *Relay) registerMetrics() {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "paydash_relay_subscribers", Help: "Connected websocket subscribers."},
 			func() float64 { return float64(r.clients.Load()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "paydash_relay_slow_client_disconnects_total", Help: "Subscribers closed because their queue filled (they resume from the store)."},
-			func() float64 { return float64(r.hub.Overflows()) }),
+			func() float64 { return float64(r.fan.Overflows()) }),
 		m.verifySeconds, m.publishSeconds,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -149,7 +149,7 @@ func (r *Relay) Metrics() Metrics {
 		Commits:              r.m.commits.Load(),
 		Rejected:             make(map[string]int64, len(r.m.rejected)),
 		Clients:              r.clients.Load(),
-		SlowConsumerCloses:   r.hub.Overflows(),
+		SlowConsumerCloses:   r.fan.Overflows(),
 		ForwardedOK:          r.m.forwardedOK.Load(),
 		ForwardedFailed:      r.m.forwardedFailed.Load(),
 	}
@@ -157,7 +157,7 @@ func (r *Relay) Metrics() Metrics {
 	for k, v := range r.m.rejected {
 		m.Rejected[k] = v.Load()
 	}
-	m.QueueLagMax, m.QueueLagTotal = r.hub.Lag()
+	m.QueueLagMax, m.QueueLagTotal = r.fan.Lag()
 	return m
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 // The live feed: an ordered JetStream consumer hands every event any
-// instance stored to this instance's hub, in stream order. When the node
+// instance stored to this instance's fan-out, in stream order. When the node
 // serving it dies the library is meant to recreate it, but that can stall
 // silently (seen on nats-server 2.9 after the stream leader was killed and
 // the client reconnected elsewhere: no event for over 30 s). So a watchdog
@@ -39,7 +39,7 @@ type natsFeed struct {
 	// in flight while it is stopped) is dropped.
 	gen     uint64
 	consume jetstream.ConsumeContext
-	// delivered is the last seq handed to the hub.
+	// delivered is the last seq handed to the fan-out.
 	delivered atomic.Uint64
 	// restarts counts feeds replaced by the watchdog.
 	restarts    atomic.Int64
@@ -166,5 +166,5 @@ func (b *natsBackend) deliver(gen uint64, msg jetstream.Msg) {
 		b.log.Error("JetStream record cannot be streamed; clients skip it", "seq", seq, "err", err)
 		return
 	}
-	b.hub.Publish(hubMsg{seq: seq, typ: head.Type, frame: frame})
+	b.fan.Publish(fanoutMsg{seq: seq, typ: head.Type, frame: frame})
 }

@@ -86,7 +86,7 @@ func (n NATSConfig) withDefaults() (NATSConfig, error) {
 // message on the subject <prefix>.<hash of event_id>, so the stream's
 // per-subject index finds a stored event by its id; the message data is
 // the same record bbolt stores. An ordered consumer feeds this instance's
-// hub with every event any instance stored, in stream order.
+// fan-out with every event any instance stored, in stream order.
 type natsBackend struct {
 	cfg    NATSConfig
 	log    *slog.Logger
@@ -95,7 +95,7 @@ type natsBackend struct {
 	js     jetstream.JetStream
 	stream jetstream.Stream
 	prefix string
-	hub    *hub
+	fan    *fanout
 	m      *metrics
 	natsFeed
 	// last is the highest seq this instance has seen assigned (by its own
@@ -194,10 +194,10 @@ func DialJetStream(ctx context.Context, nc NATSConfig, name string, log *slog.Lo
 // Close closes the connection.
 func (c *JetStreamConn) Close() { c.NC.Close() }
 
-func openNATS(ctx context.Context, cfg Config, h *hub, m *metrics) (*natsBackend, error) {
+func openNATS(ctx context.Context, cfg Config, f *fanout, m *metrics) (*natsBackend, error) {
 	nc := cfg.NATS
 	log := cfg.Logger
-	b := &natsBackend{cfg: *nc, log: log, hub: h, m: m, prefix: "paydash.relay." + nc.Stream}
+	b := &natsBackend{cfg: *nc, log: log, fan: f, m: m, prefix: "paydash.relay." + nc.Stream}
 	conn, err := DialJetStream(ctx, *nc, "paydash relay", log)
 	if err != nil {
 		return nil, err
@@ -253,7 +253,7 @@ func openNATS(ctx context.Context, cfg Config, h *hub, m *metrics) (*natsBackend
 	b.logReplicas(info)
 	b.last.Store(info.State.LastSeq)
 	b.id = nc.Stream + "@" + info.Created.UTC().Format(time.RFC3339Nano)
-	// The hub gets everything stored from now on, by any instance; older
+	// The fan-out gets everything stored from now on, by any instance; older
 	// events reach websocket clients from their backlog reads.
 	b.delivered.Store(info.State.LastSeq)
 	if err := b.waitFor(ctx, "a JetStream consumer on "+nc.Stream, b.startFeed); err != nil {

@@ -32,7 +32,7 @@ type Relay struct {
 	store          *store
 	writer         *writer
 	verifier       *verifier
-	hub            *hub
+	fan            *fanout
 	forwarders     []*forwarder
 	m              *metrics
 	log            *slog.Logger
@@ -64,11 +64,11 @@ func OpenContext(ctx context.Context, cfg Config) (*Relay, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Relay{cfg: cfg, verifier: newVerifier(cfg), hub: newHub(), m: newMetrics(), log: cfg.Logger, guard: g}
+	r := &Relay{cfg: cfg, verifier: newVerifier(cfg), fan: newFanout(), m: newMetrics(), log: cfg.Logger, guard: g}
 	r.tokenHash = sha256.Sum256([]byte(cfg.Token))
 	r.upgrader = r.newUpgrader()
 	if cfg.NATS != nil {
-		if r.be, err = openNATS(ctx, cfg, r.hub, r.m); err != nil {
+		if r.be, err = openNATS(ctx, cfg, r.fan, r.m); err != nil {
 			return nil, err
 		}
 	} else if err := r.openBolt(); err != nil {
@@ -107,7 +107,7 @@ func (r *Relay) openBolt() error {
 		return fmt.Errorf("read relay store %s: %w", cfg.StorePath, err)
 	}
 	r.store = st
-	r.writer = newWriter(st, r.hub, r.m, cfg, assigned)
+	r.writer = newWriter(st, r.fan, r.m, cfg, assigned)
 	if err := r.startForwarders(); err != nil {
 		r.writer.conns.close()
 		st.close()
@@ -202,7 +202,7 @@ func (r *Relay) httpServer() *http.Server {
 // 503) and the forwarder, and closes the store. It is safe to call twice.
 func (r *Relay) Close() error {
 	r.closeOnce.Do(func() {
-		r.hub.Shutdown()
+		r.fan.Shutdown()
 		for _, f := range r.forwarders {
 			f.stop()
 		}

@@ -72,11 +72,11 @@ type writeResult struct {
 
 // writer is the store's single writer: it group-commits every pending
 // webhook in one bbolt transaction (one fsync for all of them), then
-// publishes the new events to the hub in seq order and answers the
+// publishes the new events to the fan-out in seq order and answers the
 // handlers. Retention runs inside the same transactions.
 type writer struct {
 	store       *store
-	hub         *hub
+	fan         *fanout
 	m           *metrics
 	log         *slog.Logger
 	clock       clock.Clock
@@ -103,9 +103,9 @@ type writer struct {
 	gatherTimer *time.Timer
 }
 
-func newWriter(s *store, h *hub, m *metrics, cfg Config, lastSeq uint64) *writer {
+func newWriter(s *store, f *fanout, m *metrics, cfg Config, lastSeq uint64) *writer {
 	w := &writer{
-		store: s, hub: h, m: m, log: cfg.Logger, clock: cfg.Clock,
+		store: s, fan: f, m: m, log: cfg.Logger, clock: cfg.Clock,
 		retainCount: cfg.RetainCount, retainAge: cfg.RetainAge, dedupe: cfg.DedupeWindow,
 		stored:  make(chan struct{}, 1),
 		reqs:    make(chan *writeReq, 4*maxBatch),
@@ -310,7 +310,7 @@ func (w *writer) commit(batch []*writeReq) {
 	if len(batch) > 0 {
 		w.m.commits.Add(1)
 	}
-	msgs := make([]hubMsg, 0, len(batch))
+	msgs := make([]fanoutMsg, 0, len(batch))
 	for i, req := range batch {
 		if dups[i] {
 			continue
@@ -327,9 +327,9 @@ func (w *writer) commit(batch []*writeReq) {
 			}
 			frame = append(appendTextFrameHeader(nil, len(data)), data...)
 		}
-		msgs = append(msgs, hubMsg{seq: req.ev.Seq, typ: req.ev.Type, frame: frame})
+		msgs = append(msgs, fanoutMsg{seq: req.ev.Seq, typ: req.ev.Type, frame: frame})
 	}
-	w.hub.Publish(msgs...)
+	w.fan.Publish(msgs...)
 	if len(msgs) > 0 {
 		select {
 		case w.stored <- struct{}{}:

@@ -134,19 +134,19 @@ func (c *wsClient) serve(since uint64) {
 	c.ws = wsfan.Serve(c.conn)
 	c.readerDone = c.ws.Gone()
 
-	hub := c.relay.hub
-	var sub *hubClient
+	fan := c.relay.fan
+	var sub *fanoutSub
 	for {
 		// Subscribe before reading the backlog: anything committed after
 		// the backlog's last read is then in the queue, so there is no gap;
 		// queued events the backlog already sent are skipped by seq.
 		var err error
-		if sub, err = hub.Subscribe(c.relay.cfg.ClientQueue); err != nil {
+		if sub, err = fan.Subscribe(c.relay.cfg.ClientQueue); err != nil {
 			c.close(websocket.CloseGoingAway, "relay shutting down")
 			return
 		}
 		if err := c.sendBacklog(); err != nil {
-			hub.Unsubscribe(sub)
+			fan.Unsubscribe(sub)
 			return
 		}
 		select {
@@ -158,7 +158,7 @@ func (c *wsClient) serve(since uint64) {
 		}
 		break
 	}
-	defer hub.Unsubscribe(sub)
+	defer fan.Unsubscribe(sub)
 
 	ping := time.NewTicker(wsfan.PingPeriod)
 	defer ping.Stop()
@@ -187,7 +187,7 @@ func (c *wsClient) serve(since uint64) {
 		case <-c.closing:
 			c.close(websocket.CloseGoingAway, "relay shutting down")
 			return
-		case <-hub.Done():
+		case <-fan.Done():
 			c.close(websocket.CloseGoingAway, "relay shutting down")
 			return
 		}
@@ -200,7 +200,7 @@ const maxWriteBatch = 256
 // sendQueued sends first and whatever else is already queued, in one
 // write: the writer publishes a whole group commit at once, so batching
 // here turns dozens of syscalls per client into one.
-func (c *wsClient) sendQueued(first hubMsg, queue <-chan hubMsg) error {
+func (c *wsClient) sendQueued(first fanoutMsg, queue <-chan fanoutMsg) error {
 	frames := c.add(c.frames[:0], first)
 gather:
 	for len(frames) < maxWriteBatch {
@@ -220,7 +220,7 @@ gather:
 
 // add appends m's frame unless this connection sent it from the backlog
 // already or filters its type out.
-func (c *wsClient) add(frames net.Buffers, m hubMsg) net.Buffers {
+func (c *wsClient) add(frames net.Buffers, m fanoutMsg) net.Buffers {
 	if m.seq <= c.last {
 		return frames
 	}

@@ -39,6 +39,22 @@ const ReasonReturned = api.FailureReturned
 // the failure reason, and both usually arrive within a moment.
 const relayGrace = 3 * time.Second
 
+// EventSource is a relay read in-process, by what runs inside it: the
+// team hub follows the payouts it sends from its relay's own store and
+// fan-out (webhookrelay.LocalFeed), with no health probe, token or
+// websocket. relayclient's Subscriber and History are the same reads over
+// the network.
+type EventSource interface {
+	// PayoutEvents streams payout id's events stored after the call, in
+	// the order stored and none missed (a subscriber from the relay's
+	// current end), until ctx ends; the channel is closed then, or
+	// earlier when the relay shuts down or its store cannot be read.
+	PayoutEvents(ctx context.Context, id string) (<-chan relayclient.Event, error)
+	// FinalStates is the last final state the relay stored for a payout
+	// (relayclient.History.FinalState without the network).
+	FinalStates
+}
+
 // Follower follows one payout to its final state: from the relay when
 // one answers (it alone sees a rejection, which never enters the report),
 // and from the transaction report in any case, so the outcome is known
@@ -57,11 +73,22 @@ type Follower struct {
 }
 
 // Follow starts following transaction id: it subscribes to the relay
-// (from its current end) when one is configured and answers, and polls
-// the report. Stop it when done.
+// (from its current end) when one is configured and answers, in-process
+// when p.Relay is set, and polls the report. Stop it when done.
 func (p *Pipeline) Follow(ctx context.Context, id string) *Follower {
 	ctx, cancel := context.WithCancel(ctx)
 	f := &Follower{id: id, report: p.report(), cancel: cancel}
+	if p.Relay != nil {
+		events, err := p.Relay.PayoutEvents(ctx, id)
+		if err != nil {
+			f.note = fmt.Sprintf("the relay's store could not be followed (%v); the report was polled, and a rejected payout never appears in it", err)
+			f.Notice = "the relay's store could not be followed; following the payout in the transaction report instead"
+			return f
+		}
+		f.events = events
+		f.note = "neither the relay nor the report showed one"
+		return f
+	}
 	if p.RelayURL == "" {
 		f.note = "no relay is configured; the report was polled, and a rejected payout never appears in it"
 		return f

@@ -65,6 +65,11 @@ type Pipeline struct {
 	States FinalStates
 	// RelayURL and RelayToken are the relay Follow subscribes to.
 	RelayURL, RelayToken string
+	// Relay, when set, is a relay read in-process (the team hub runs
+	// inside one): Follow subscribes to it and, with States nil, the
+	// duplicate check asks it what became of earlier payouts; RelayURL
+	// is then not used.
+	Relay EventSource
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -210,6 +215,9 @@ func (p *Pipeline) WithService(svc Service) *Pipeline {
 }
 
 func (p *Pipeline) states() FinalStates {
+	if p.States == nil && p.Relay != nil {
+		return p.Relay
+	}
 	if p.States == nil && p.RelayURL != "" {
 		return relayclient.History{URL: p.RelayURL, Token: p.RelayToken}
 	}

@@ -108,12 +108,6 @@ func (h *Hub) withRole(role string, next func(http.ResponseWriter, *http.Request
 // ReaderAllowed reports whether token may read the relay's events (/ws,
 // /events): any user of the hub, every role includes reading.
 func (h *Hub) ReaderAllowed(token string) bool {
-	if h.cfg.FollowToken != "" {
-		sum := hashToken(token)
-		if subtle.ConstantTimeCompare(sum[:], h.followH[:]) == 1 {
-			return true
-		}
-	}
 	u, ok := h.cfg.Users.Current().Authenticate(token)
 	return ok && u.Has(users.RoleView)
 }

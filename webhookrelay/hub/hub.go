@@ -47,10 +47,6 @@ type Config struct {
 	// SharedToken is the relay's --token. It may read (view), never
 	// request or approve: those need a person's own token.
 	SharedToken string
-	// FollowToken lets the hub's own pipeline read the relay's events to
-	// follow what it sent (ReaderAllowed accepts it); made at start,
-	// never shown.
-	FollowToken string
 	// NotifyURL receives {"text": ...} on each new request and lapse.
 	NotifyURL string
 	// LapseEvery is how often pending requests are checked for lapse
@@ -76,7 +72,6 @@ type Hub struct {
 	// lock.
 	id      string
 	sharedH [32]byte
-	followH [32]byte
 	notify  *notifier
 	// sends tracks payouts being sent, so Close waits for them; once
 	// closed, none starts.
@@ -121,7 +116,6 @@ func New(cfg Config) (*Hub, error) {
 	}
 	h := &Hub{cfg: cfg, log: cfg.Logger, id: "hub-" + uuid.NewString()}
 	h.sharedH = hashToken(cfg.SharedToken)
-	h.followH = hashToken(cfg.FollowToken)
 	h.notify = newNotifier(cfg.NotifyURL, cfg.HTTPClient, cfg.Logger)
 	h.startWatch()
 	if f, ok := cfg.Pipeline.(interface {

@@ -225,7 +225,7 @@ func Relay(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *RelayO
 		EventsURL: "http://" + addr + "/events", Store: store, Warnings: r.Warnings(),
 	}
 	if th != nil {
-		th.follow(info.StreamURL)
+		th.follow(r.LocalFeed())
 		info.HubURL = "http://" + addr + hub.Prefix
 	}
 	for _, w := range info.Warnings {

@@ -61,12 +61,11 @@ func (o *TeamOptions) enabled(fs *pflag.FlagSet) (bool, error) {
 
 // teamHub is a started hub and what it holds open.
 type teamHub struct {
-	hub         *hub.Hub
-	live        *users.Live
-	store       *store.Store
-	info        string
-	pipe        *hub.PayoutPipeline
-	followToken string
+	hub   *hub.Hub
+	live  *users.Live
+	store *store.Store
+	info  string
+	pipe  *hub.PayoutPipeline
 	// nats is the hub's own connection in clustered mode.
 	nats *webhookrelay.JetStreamConn
 }
@@ -127,12 +126,8 @@ func openHub(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *Team
 	if err != nil {
 		return nil, err
 	}
-	if t.followToken, err = users.NewToken(); err != nil {
-		t.closeStores()
-		return nil, err
-	}
 	t.hub, err = hub.New(hub.Config{Users: live, Store: t.store, Policy: pol, SharedToken: sharedToken, NotifyURL: o.NotifyURL, Logger: logger,
-		Pipeline: t.pipe, FollowToken: t.followToken, Direct: client})
+		Pipeline: t.pipe, Direct: client})
 	if err != nil {
 		t.closeStores()
 		return nil, cmdutil.Exit(cmdutil.ExitUsage, err)
@@ -191,13 +186,15 @@ func (t *teamHub) closeStores() {
 }
 
 // followFor is how long the hub follows each payout it sent to its final
-// state, on its own relay's stream (the report polled beside it).
+// state, from its own relay's store (the report polled beside it).
 const followFor = 2 * time.Minute
 
-// follow points the pipeline's follower at this relay's own stream, once
-// its address is known.
-func (t *teamHub) follow(streamURL string) {
-	t.pipe.P.RelayURL, t.pipe.P.RelayToken = streamURL, t.followToken
+// follow points the pipeline at this relay's own store and fan-out, read
+// in-process once the relay is open: the hub runs inside the relay, so it
+// follows what it sends (and asks what became of earlier payouts) with no
+// connection, token or health probe.
+func (t *teamHub) follow(feed webhookrelay.LocalFeed) {
+	t.pipe.P.Relay = feed
 	t.pipe.FollowFor = followFor
 }
 
