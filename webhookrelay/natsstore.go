@@ -19,6 +19,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/paydash/paydash/internal/platform/backoff"
+	"github.com/paydash/paydash/internal/platform/clock"
 	"github.com/paydash/paydash/internal/platform/natsstream"
 )
 
@@ -274,7 +276,9 @@ func openNATS(ctx context.Context, cfg Config, h *hub, m *metrics) (*natsBackend
 // with what is waited for, the cluster's answer and the servers that
 // cannot be reached. A setting to fix (permanentNATSError) ends it at once.
 func (c *JetStreamConn) WaitFor(ctx context.Context, what string, attempt func(context.Context) error) error {
-	delay := natsSetupMinBackoff
+	// On the real clock: this waits out a real cluster.
+	clk := clock.Real()
+	retry := backoff.New(backoff.Policy{Base: natsSetupMinBackoff, Max: natsSetupMaxBackoff}, clk)
 	for {
 		actx, cancel := context.WithTimeout(ctx, natsSetupAttempt)
 		err := attempt(actx)
@@ -294,17 +298,15 @@ func (c *JetStreamConn) WaitFor(ctx context.Context, what string, attempt func(c
 				down = append(down, p.url)
 			}
 		}
+		delay := retry.Next()
 		args := []any{"for", what, "err", err, "retry_in", delay}
 		if len(down) > 0 {
 			args = append(args, "unreachable", strings.Join(down, ","))
 		}
 		c.log.Warn("waiting for JetStream", args...)
-		select {
-		case <-ctx.Done():
+		if backoff.Sleep(ctx, clk, delay) != nil {
 			return fmt.Errorf("gave up waiting for %s: %w (%w)", what, err, ctx.Err())
-		case <-time.After(delay):
 		}
-		delay = min(2*delay, natsSetupMaxBackoff)
 	}
 }
 
@@ -443,7 +445,7 @@ func (b *natsBackend) submit(ctx context.Context, e *Event, _ bool) writeResult 
 	// is seen through, so the counters and the stream agree.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.cfg.PublishTimeout)
 	defer cancel()
-	delay := 50 * time.Millisecond
+	retry := natsstream.PublishBackoff()
 	for {
 		ack, err := b.js.PublishMsg(ctx, msg)
 		if err == nil {
@@ -458,12 +460,9 @@ func (b *natsBackend) submit(ctx context.Context, e *Event, _ bool) writeResult 
 		}
 		// During a leader election publishes fail or time out; the same
 		// Nats-Msg-Id makes a retry safe even if the first one landed.
-		select {
-		case <-ctx.Done():
+		if retry.Wait(ctx) != nil {
 			return writeResult{err: unavailable("JetStream publish", err)}
-		case <-time.After(delay):
 		}
-		delay = min(2*delay, 500*time.Millisecond)
 	}
 }
 

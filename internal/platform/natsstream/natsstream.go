@@ -14,6 +14,9 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/paydash/paydash/internal/platform/backoff"
+	"github.com/paydash/paydash/internal/platform/clock"
 )
 
 // Attempt bounds one request to the cluster: a stream whose leader died
@@ -21,8 +24,16 @@ import (
 // within the caller's deadline rather than waited on.
 const Attempt = 3 * time.Second
 
-// pause is the wait between two tries of a read.
-const pause = 100 * time.Millisecond
+// readPause is the fixed wait between two tries of a read.
+const readPause = 100 * time.Millisecond
+
+// PublishBackoff is the wait between two tries of a publish through a
+// leader election: 50ms doubling up to 500ms, on the real clock (an
+// election takes real time). The relay's own publishes retry with it
+// too.
+func PublishBackoff() *backoff.Backoff {
+	return backoff.New(backoff.Policy{Base: 50 * time.Millisecond, Max: 500 * time.Millisecond}, clock.Real())
+}
 
 // stop marks an error no retry can mend.
 type stop struct{ err error }
@@ -37,6 +48,8 @@ func Stop(err error) error { return stop{err} }
 // jetstream.ErrMsgNotFound (an answer, not a failure), returns an error
 // marked with Stop, or ctx ends; then it returns op's last error.
 func Retry(ctx context.Context, op func(context.Context) error) error {
+	// On the real clock: the retries wait out a real cluster's election.
+	retry := backoff.New(backoff.Policy{Base: readPause, Max: readPause}, clock.Real())
 	for {
 		actx, cancel := context.WithTimeout(ctx, Attempt)
 		err := op(actx)
@@ -48,10 +61,8 @@ func Retry(ctx context.Context, op func(context.Context) error) error {
 		if err == nil || errors.Is(err, jetstream.ErrMsgNotFound) {
 			return err
 		}
-		select {
-		case <-ctx.Done():
+		if retry.Wait(ctx) != nil {
 			return err
-		case <-time.After(pause):
 		}
 	}
 }
@@ -84,7 +95,7 @@ func PublishIf(ctx context.Context, js jetstream.JetStream, stream jetstream.Str
 		return 0, errors.New("natsstream: a compare-and-swap publish needs a Nats-Msg-Id")
 	}
 	tried := false
-	delay := 50 * time.Millisecond
+	retry := PublishBackoff()
 	for {
 		actx, cancel := context.WithTimeout(ctx, Attempt)
 		ack, err := js.PublishMsg(actx, msg, jetstream.WithExpectLastSequence(last))
@@ -101,12 +112,9 @@ func PublishIf(ctx context.Context, js jetstream.JetStream, stream jetstream.Str
 			return 0, ErrMoved
 		}
 		tried = true
-		select {
-		case <-ctx.Done():
+		if retry.Wait(ctx) != nil {
 			return 0, err
-		case <-time.After(delay):
 		}
-		delay = min(2*delay, 500*time.Millisecond)
 	}
 }
 

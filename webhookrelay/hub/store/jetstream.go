@@ -15,6 +15,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/paydash/paydash/internal/platform/backoff"
+	"github.com/paydash/paydash/internal/platform/clock"
 	"github.com/paydash/paydash/internal/platform/natsstream"
 )
 
@@ -689,6 +691,10 @@ type lockMessage struct {
 	Until  time.Time `json:"until"`
 }
 
+// lockPoll is how often a hub waiting for the submission lock reads it
+// again.
+const lockPoll = 20 * time.Millisecond
+
 // LockSubmissions takes the store's submission lock for holder, until
 // now()+lease, waiting while another hub holds it unexpired, until ctx
 // ends. Held by one hub of a cluster at a time, it makes the checks a
@@ -702,6 +708,9 @@ func (s *Store) LockSubmissions(ctx context.Context, holder string, lease time.D
 	}
 	b := s.js
 	subject := b.prefix + ".lock"
+	// Poll on the real clock: the lock's holder is another hub, in real
+	// time.
+	poll := backoff.New(backoff.Policy{Base: lockPoll, Max: lockPoll}, clock.Real())
 	for {
 		m, rev, found, err := b.readLock(subject)
 		if err != nil {
@@ -717,10 +726,8 @@ func (s *Store) LockSubmissions(ctx context.Context, holder string, lease time.D
 				return nil, err
 			}
 		}
-		select {
-		case <-ctx.Done():
+		if poll.Wait(ctx) != nil {
 			return nil, fmt.Errorf("approvals store: another hub holds the submission lock (%s): %w", m.Holder, ctx.Err())
-		case <-time.After(20 * time.Millisecond):
 		}
 	}
 }
