@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -57,8 +56,6 @@ type NATSConfig struct {
 // DefaultNATSStream is the stream clustered relays share by default.
 const DefaultNATSStream = "PAYDASH_RELAY"
 
-var streamNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
 func (n NATSConfig) withDefaults() (NATSConfig, error) {
 	if len(n.URLs) == 0 {
 		return n, errors.New("clustered mode needs at least one NATS server URL (--nats nats://host:4222[,nats://...])")
@@ -66,8 +63,8 @@ func (n NATSConfig) withDefaults() (NATSConfig, error) {
 	if n.Stream == "" {
 		n.Stream = DefaultNATSStream
 	}
-	if !streamNameRE.MatchString(n.Stream) {
-		return n, fmt.Errorf("NATS stream name %q: use letters, digits, _ and - (at most 64)", n.Stream)
+	if err := natsstream.CheckName("NATS stream name", n.Stream, natsstream.MaxName); err != nil {
+		return n, err
 	}
 	if n.Replicas == 0 {
 		n.Replicas = 3
@@ -231,26 +228,9 @@ func openNATS(ctx context.Context, cfg Config, h *hub, m *metrics) (*natsBackend
 		// JetStream needs the duplicate window to fit in the age limit.
 		sc.MaxAge = max(cfg.RetainAge, cfg.DedupeWindow)
 	}
-	what := fmt.Sprintf("JetStream stream %s (%d replicas) to be created or updated", nc.Stream, nc.Replicas)
-	if err := b.waitFor(ctx, what, func(ctx context.Context) error {
-		var err error
-		b.stream, err = b.js.CreateOrUpdateStream(ctx, sc)
-		return err
-	}); err != nil {
-		return nil, fmt.Errorf("create or update JetStream stream %s: %w", nc.Stream, err)
-	}
 	var info *jetstream.StreamInfo
-	if err := b.waitFor(ctx, "JetStream stream "+nc.Stream+" to have a leader", func(ctx context.Context) error {
-		var err error
-		if info, err = b.stream.Info(ctx); err != nil {
-			return err
-		}
-		if info.Cluster != nil && info.Cluster.Leader == "" && nc.Replicas > 1 {
-			return errors.New("no stream leader elected yet")
-		}
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("JetStream stream %s: %w", nc.Stream, err)
+	if b.stream, info, err = natsstream.Open(ctx, b.js, sc, b.waitFor, "the relay's events"); err != nil {
+		return nil, err
 	}
 	b.logReplicas(info)
 	b.last.Store(info.State.LastSeq)

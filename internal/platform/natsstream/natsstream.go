@@ -1,15 +1,15 @@
-// Package natsstream holds what paydash's JetStream stores share: a
-// stream kept whole and created with its first message, reads retried
-// through leader elections, and appends that are a compare-and-swap on
-// the stream's last sequence. The relay's clustered store, the hub's
-// approvals and the hub's audit record each use it; none writes its own
-// retry loop.
+// Package natsstream holds what paydash's JetStream stores share: one
+// way to open a stream (its name checked, created or updated, waited on
+// until it has a leader; open.go), a stream kept whole and created with
+// its first message, reads retried through leader elections, and appends
+// that are a compare-and-swap on the stream's last sequence. The relay's
+// clustered store, the hub's approvals and the hub's audit record each
+// use it; none opens its stream or writes a retry loop its own way.
 package natsstream
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -131,43 +131,4 @@ func Publish(ctx context.Context, js jetstream.JetStream, msg *nats.Msg) (uint64
 		return err
 	})
 	return seq, err
-}
-
-// Wait runs a set-up step until it succeeds, saying what it waits for
-// (the relay's backoff with its log); nil runs it once.
-type Wait func(ctx context.Context, what string, step func(context.Context) error) error
-
-// Create creates the stream (or updates it to sc) and writes its first
-// message on firstSubject once: every compare-and-swap then expects a
-// sequence of at least 1, because a clustered nats-server before 2.10
-// checks an expected 0 only when applying, not in order
-// (nats-io/nats-server#5794). The first message's fixed Nats-Msg-Id
-// makes two hubs starting at once write it once. what names the stream
-// for the operator while it waits.
-func Create(ctx context.Context, js jetstream.JetStream, sc jetstream.StreamConfig, wait Wait, what, firstSubject string) (jetstream.Stream, error) {
-	if wait == nil {
-		wait = func(ctx context.Context, _ string, step func(context.Context) error) error { return step(ctx) }
-	}
-	var stream jetstream.Stream
-	if err := wait(ctx, fmt.Sprintf("JetStream stream %s (%d replicas) for %s", sc.Name, sc.Replicas, what), func(ctx context.Context) error {
-		var err error
-		stream, err = js.CreateOrUpdateStream(ctx, sc)
-		return err
-	}); err != nil {
-		return nil, err
-	}
-	if err := wait(ctx, "the first message of "+sc.Name, func(ctx context.Context) error {
-		info, err := stream.Info(ctx)
-		if err != nil || info.State.LastSeq > 0 {
-			return err
-		}
-		msg := nats.NewMsg(firstSubject)
-		msg.Data = []byte("{}")
-		msg.Header.Set(jetstream.MsgIDHeader, "paydash-init-"+sc.Name)
-		_, err = js.PublishMsg(ctx, msg)
-		return err
-	}); err != nil {
-		return nil, err
-	}
-	return stream, nil
 }
