@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/paydash/paydash/internal/platform/backoff"
 )
 
 // RetryPolicy says how often and how patiently a call is retried. Only
@@ -65,16 +67,7 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 // from [0, min(MaxDelay, BaseDelay·2^(n-1))]. randN(k) returns a value in
 // [0, k).
 func (p RetryPolicy) backoff(n int, randN func(int64) int64) time.Duration {
-	ceiling := p.MaxDelay
-	if n < 1 {
-		n = 1
-	}
-	if n <= 32 {
-		if d := p.BaseDelay << (n - 1); d > 0 && d < ceiling {
-			ceiling = d
-		}
-	}
-	return time.Duration(randN(int64(ceiling) + 1))
+	return backoff.Policy{Base: p.BaseDelay, Max: p.MaxDelay, Jitter: backoff.Full, Rand: randN}.Delay(n)
 }
 
 // parseRetryAfter reads a Retry-After value: delay-seconds or an HTTP
@@ -262,20 +255,8 @@ func (cl *Client) attempts(ctx context.Context, c *call, wrote *atomic.Bool) (*h
 }
 
 // sleep waits d on the client's clock, returning at once when ctx ends.
-// AfterFunc (rather than After) lets a cancelled wait remove its timer.
 func (cl *Client) sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	fired := make(chan struct{})
-	t := cl.clock.AfterFunc(d, func() { close(fired) })
-	select {
-	case <-fired:
-		return nil
-	case <-ctx.Done():
-		t.Stop()
-		return ctx.Err()
-	}
+	return backoff.Sleep(ctx, cl.clock, d)
 }
 
 func hintFor(c *call, code int) string {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/paydash/paydash/internal/platform/backoff"
 	"github.com/paydash/paydash/internal/platform/clock"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
@@ -112,7 +113,7 @@ func (f *forwarder) run() {
 // is still retried, and returns the outcome it recorded last.
 func (f *forwarder) forward(e Event) ForwardResult {
 	res := ForwardResult{URL: f.url(), Route: f.routes[f.index].String()}
-	delay := forwardBaseDelay
+	retry := backoff.New(backoff.Policy{Base: forwardBaseDelay, Max: forwardMaxDelay}, f.clock)
 	for {
 		res.Attempts++
 		ans := f.post(e)
@@ -145,12 +146,9 @@ func (f *forwarder) forward(e Event) ForwardResult {
 		if final {
 			return res
 		}
-		select {
-		case <-f.clock.After(delay):
-		case <-f.ctx.Done():
+		if retry.Wait(f.ctx) != nil {
 			return res
 		}
-		delay = min(2*delay, forwardMaxDelay)
 	}
 }
 

@@ -2,6 +2,7 @@ package webhookrelay
 
 import (
 	"github.com/paydash/paydash/api/testkey"
+	"github.com/paydash/paydash/internal/platform/problem"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 
 	"bytes"
@@ -123,9 +124,9 @@ type response struct {
 	body   []byte
 }
 
-func (r response) problem(t testing.TB) problem {
+func (r response) problem(t testing.TB) problem.Body {
 	t.Helper()
-	var p problem
+	var p problem.Body
 	if err := json.Unmarshal(r.body, &p); err != nil {
 		t.Fatalf("response %d %q is not a problem: %v", r.status, r.body, err)
 	}

@@ -2,7 +2,6 @@ package webhookrelay
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -11,6 +10,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/paydash/paydash/internal/platform/problem"
 )
 
 // Rejection reasons, the keys of Metrics.Rejected.
@@ -175,8 +176,5 @@ type slogPrinter struct{ log *slog.Logger }
 func (p slogPrinter) Println(v ...any) { p.log.Error("metrics", "err", fmt.Sprint(v...)) }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	problem.WriteJSON(w, status, v)
 }

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +18,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/paydash/paydash/internal/platform/backoff"
+	"github.com/paydash/paydash/internal/platform/clock"
 	"github.com/paydash/paydash/internal/platform/natsstream"
 )
 
@@ -55,8 +56,6 @@ type NATSConfig struct {
 // DefaultNATSStream is the stream clustered relays share by default.
 const DefaultNATSStream = "PAYDASH_RELAY"
 
-var streamNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
 func (n NATSConfig) withDefaults() (NATSConfig, error) {
 	if len(n.URLs) == 0 {
 		return n, errors.New("clustered mode needs at least one NATS server URL (--nats nats://host:4222[,nats://...])")
@@ -64,8 +63,8 @@ func (n NATSConfig) withDefaults() (NATSConfig, error) {
 	if n.Stream == "" {
 		n.Stream = DefaultNATSStream
 	}
-	if !streamNameRE.MatchString(n.Stream) {
-		return n, fmt.Errorf("NATS stream name %q: use letters, digits, _ and - (at most 64)", n.Stream)
+	if err := natsstream.CheckName("NATS stream name", n.Stream, natsstream.MaxName); err != nil {
+		return n, err
 	}
 	if n.Replicas == 0 {
 		n.Replicas = 3
@@ -229,26 +228,9 @@ func openNATS(ctx context.Context, cfg Config, f *fanout, m *metrics) (*natsBack
 		// JetStream needs the duplicate window to fit in the age limit.
 		sc.MaxAge = max(cfg.RetainAge, cfg.DedupeWindow)
 	}
-	what := fmt.Sprintf("JetStream stream %s (%d replicas) to be created or updated", nc.Stream, nc.Replicas)
-	if err := b.waitFor(ctx, what, func(ctx context.Context) error {
-		var err error
-		b.stream, err = b.js.CreateOrUpdateStream(ctx, sc)
-		return err
-	}); err != nil {
-		return nil, fmt.Errorf("create or update JetStream stream %s: %w", nc.Stream, err)
-	}
 	var info *jetstream.StreamInfo
-	if err := b.waitFor(ctx, "JetStream stream "+nc.Stream+" to have a leader", func(ctx context.Context) error {
-		var err error
-		if info, err = b.stream.Info(ctx); err != nil {
-			return err
-		}
-		if info.Cluster != nil && info.Cluster.Leader == "" && nc.Replicas > 1 {
-			return errors.New("no stream leader elected yet")
-		}
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("JetStream stream %s: %w", nc.Stream, err)
+	if b.stream, info, err = natsstream.Open(ctx, b.js, sc, b.waitFor, "the relay's events"); err != nil {
+		return nil, err
 	}
 	b.logReplicas(info)
 	b.last.Store(info.State.LastSeq)
@@ -274,7 +256,9 @@ func openNATS(ctx context.Context, cfg Config, f *fanout, m *metrics) (*natsBack
 // with what is waited for, the cluster's answer and the servers that
 // cannot be reached. A setting to fix (permanentNATSError) ends it at once.
 func (c *JetStreamConn) WaitFor(ctx context.Context, what string, attempt func(context.Context) error) error {
-	delay := natsSetupMinBackoff
+	// On the real clock: this waits out a real cluster.
+	clk := clock.Real()
+	retry := backoff.New(backoff.Policy{Base: natsSetupMinBackoff, Max: natsSetupMaxBackoff}, clk)
 	for {
 		actx, cancel := context.WithTimeout(ctx, natsSetupAttempt)
 		err := attempt(actx)
@@ -294,17 +278,15 @@ func (c *JetStreamConn) WaitFor(ctx context.Context, what string, attempt func(c
 				down = append(down, p.url)
 			}
 		}
+		delay := retry.Next()
 		args := []any{"for", what, "err", err, "retry_in", delay}
 		if len(down) > 0 {
 			args = append(args, "unreachable", strings.Join(down, ","))
 		}
 		c.log.Warn("waiting for JetStream", args...)
-		select {
-		case <-ctx.Done():
+		if backoff.Sleep(ctx, clk, delay) != nil {
 			return fmt.Errorf("gave up waiting for %s: %w (%w)", what, err, ctx.Err())
-		case <-time.After(delay):
 		}
-		delay = min(2*delay, natsSetupMaxBackoff)
 	}
 }
 
@@ -443,7 +425,7 @@ func (b *natsBackend) submit(ctx context.Context, e *Event, _ bool) writeResult 
 	// is seen through, so the counters and the stream agree.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.cfg.PublishTimeout)
 	defer cancel()
-	delay := 50 * time.Millisecond
+	retry := natsstream.PublishBackoff()
 	for {
 		ack, err := b.js.PublishMsg(ctx, msg)
 		if err == nil {
@@ -458,12 +440,9 @@ func (b *natsBackend) submit(ctx context.Context, e *Event, _ bool) writeResult 
 		}
 		// During a leader election publishes fail or time out; the same
 		// Nats-Msg-Id makes a retry safe even if the first one landed.
-		select {
-		case <-ctx.Done():
+		if retry.Wait(ctx) != nil {
 			return writeResult{err: unavailable("JetStream publish", err)}
-		case <-time.After(delay):
 		}
-		delay = min(2*delay, 500*time.Millisecond)
 	}
 }
 

@@ -3,8 +3,6 @@ package webhookrelay
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +18,8 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/internal/platform/bearer"
+	"github.com/paydash/paydash/internal/platform/problem"
 )
 
 // Relay receives, stores and streams webhooks. Create it with Open, serve
@@ -65,7 +65,7 @@ func OpenContext(ctx context.Context, cfg Config) (*Relay, error) {
 		return nil, err
 	}
 	r := &Relay{cfg: cfg, verifier: newVerifier(cfg), fan: newFanout(), m: newMetrics(), log: cfg.Logger, guard: g}
-	r.tokenHash = sha256.Sum256([]byte(cfg.Token))
+	r.tokenHash = bearer.Sum(cfg.Token)
 	r.upgrader = r.newUpgrader()
 	if cfg.NATS != nil {
 		if r.be, err = openNATS(ctx, cfg, r.fan, r.m); err != nil {
@@ -228,15 +228,12 @@ func (r *Relay) allowRead(w http.ResponseWriter, req *http.Request) bool {
 		}
 		return true
 	}
-	got := ""
-	if h := req.Header.Get("Authorization"); len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
-		got = strings.TrimSpace(h[7:])
-	} else {
+	got, ok := bearer.FromRequest(req)
+	if !ok {
 		// Browsers cannot set headers on a websocket, hence ?token=.
 		got = req.URL.Query().Get("token")
 	}
-	sum := sha256.Sum256([]byte(got))
-	shared := r.cfg.Token != "" && subtle.ConstantTimeCompare(sum[:], r.tokenHash[:]) == 1
+	shared := r.cfg.Token != "" && bearer.Matches(got, r.tokenHash)
 	if got == "" || !shared && (r.cfg.ReaderAllowed == nil || !r.cfg.ReaderAllowed(got)) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="paydash relay"`)
 		writeProblem(w, http.StatusUnauthorized, "unauthorized", "missing or wrong relay token: send Authorization: Bearer <token>")
@@ -245,15 +242,9 @@ func (r *Relay) allowRead(w http.ResponseWriter, req *http.Request) bool {
 	return true
 }
 
-// problem is the JSON body of every refusal.
-type problem struct {
-	Status int    `json:"status"`
-	Reason string `json:"reason"`
-	Detail string `json:"detail"`
-}
-
+// writeProblem answers a refusal with its problem.Body.
 func writeProblem(w http.ResponseWriter, status int, reason, detail string) {
-	writeJSON(w, status, problem{Status: status, Reason: reason, Detail: detail})
+	problem.Write(w, status, reason, detail)
 }
 
 // Receipt is the body of a 200 answer to a webhook.

@@ -1,8 +1,6 @@
 package hub
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/platform/bearer"
+	"github.com/paydash/paydash/internal/platform/problem"
 	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/hub/store"
 	"github.com/paydash/paydash/webhookrelay/hub/users"
@@ -52,7 +52,7 @@ func (h *Hub) Handler() http.Handler {
 	return mux
 }
 
-func hashToken(t string) [32]byte { return sha256.Sum256([]byte(t)) }
+func hashToken(t string) [32]byte { return bearer.Sum(t) }
 
 // sharedUser is who the relay's shared token reads as.
 const sharedUser = "(relay token)"
@@ -66,10 +66,7 @@ func (h *Hub) authenticate(w http.ResponseWriter, req *http.Request, role string
 		writeProblem(w, http.StatusBadRequest, "token_in_url", "the hub does not take tokens in the URL; send Authorization: Bearer <your token>")
 		return users.User{}, false
 	}
-	tok := ""
-	if a := req.Header.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
-		tok = strings.TrimSpace(a[7:])
-	}
+	tok, _ := bearer.FromRequest(req)
 	if tok == "" {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="paydash hub"`)
 		writeProblem(w, http.StatusUnauthorized, "unauthorized", "the hub needs your own token: send Authorization: Bearer <token> (an administrator makes one with paydash relay user add)")
@@ -82,8 +79,7 @@ func (h *Hub) authenticate(w http.ResponseWriter, req *http.Request, role string
 		}
 		return u, true
 	}
-	sum := hashToken(tok)
-	if h.cfg.SharedToken != "" && subtle.ConstantTimeCompare(sum[:], h.sharedH[:]) == 1 {
+	if h.cfg.SharedToken != "" && bearer.Matches(tok, h.sharedH) {
 		if role != users.RoleView {
 			writeProblem(w, http.StatusForbidden, "shared_token", "the relay's shared token cannot "+role+" payouts: each person uses their own token from the users file")
 			return users.User{}, false
@@ -281,13 +277,12 @@ func writeStoreError(w http.ResponseWriter, err error) {
 	}
 }
 
+// writeProblem answers a refusal with a problem.Body: a Problem without
+// its TransactionIDUsedBy.
 func writeProblem(w http.ResponseWriter, status int, reason, detail string) {
-	writeJSON(w, status, hubapi.Problem{Status: status, Reason: reason, Detail: detail})
+	problem.Write(w, status, reason, detail)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	problem.WriteJSON(w, status, v)
 }

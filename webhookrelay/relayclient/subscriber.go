@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/paydash/paydash/internal/platform/backoff"
 	"github.com/paydash/paydash/internal/platform/clock"
 )
 
@@ -147,9 +147,7 @@ func (s *Subscriber) Run(ctx context.Context) error {
 		delay := s.backoff(attempt)
 		attempt++
 		s.setState(ConnState{Status: StateReconnecting, RetryIn: delay, Err: err})
-		select {
-		case <-s.cfg.Clock.After(delay):
-		case <-ctx.Done():
+		if backoff.Sleep(ctx, s.cfg.Clock, delay) != nil {
 			s.setState(ConnState{Status: StateOffline, Err: err})
 			return nil
 		}
@@ -161,13 +159,7 @@ func (s *Subscriber) Run(ctx context.Context) error {
 // and all of it) so many subscribers of a restarted relay do not reconnect
 // in lockstep.
 func (s *Subscriber) backoff(n int) time.Duration {
-	d := s.cfg.MinBackoff
-	for i := 0; i < n && d < s.cfg.MaxBackoff; i++ {
-		d *= 2
-	}
-	d = min(d, s.cfg.MaxBackoff)
-	half := d / 2
-	return half + rand.N(half+1) //nolint:gosec // backoff jitter, not a secret
+	return backoff.Policy{Base: s.cfg.MinBackoff, Max: s.cfg.MaxBackoff, Jitter: backoff.Equal}.Delay(n + 1)
 }
 
 func (s *Subscriber) setState(st ConnState) {

@@ -1,19 +1,22 @@
-// Package natsstream holds what paydash's JetStream stores share: a
-// stream kept whole and created with its first message, reads retried
-// through leader elections, and appends that are a compare-and-swap on
-// the stream's last sequence. The relay's clustered store, the hub's
-// approvals and the hub's audit record each use it; none writes its own
-// retry loop.
+// Package natsstream holds what paydash's JetStream stores share: one
+// way to open a stream (its name checked, created or updated, waited on
+// until it has a leader; open.go), a stream kept whole and created with
+// its first message, reads retried through leader elections, and appends
+// that are a compare-and-swap on the stream's last sequence. The relay's
+// clustered store, the hub's approvals and the hub's audit record each
+// use it; none opens its stream or writes a retry loop its own way.
 package natsstream
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/paydash/paydash/internal/platform/backoff"
+	"github.com/paydash/paydash/internal/platform/clock"
 )
 
 // Attempt bounds one request to the cluster: a stream whose leader died
@@ -21,8 +24,16 @@ import (
 // within the caller's deadline rather than waited on.
 const Attempt = 3 * time.Second
 
-// pause is the wait between two tries of a read.
-const pause = 100 * time.Millisecond
+// readPause is the fixed wait between two tries of a read.
+const readPause = 100 * time.Millisecond
+
+// PublishBackoff is the wait between two tries of a publish through a
+// leader election: 50ms doubling up to 500ms, on the real clock (an
+// election takes real time). The relay's own publishes retry with it
+// too.
+func PublishBackoff() *backoff.Backoff {
+	return backoff.New(backoff.Policy{Base: 50 * time.Millisecond, Max: 500 * time.Millisecond}, clock.Real())
+}
 
 // stop marks an error no retry can mend.
 type stop struct{ err error }
@@ -37,6 +48,8 @@ func Stop(err error) error { return stop{err} }
 // jetstream.ErrMsgNotFound (an answer, not a failure), returns an error
 // marked with Stop, or ctx ends; then it returns op's last error.
 func Retry(ctx context.Context, op func(context.Context) error) error {
+	// On the real clock: the retries wait out a real cluster's election.
+	retry := backoff.New(backoff.Policy{Base: readPause, Max: readPause}, clock.Real())
 	for {
 		actx, cancel := context.WithTimeout(ctx, Attempt)
 		err := op(actx)
@@ -48,10 +61,8 @@ func Retry(ctx context.Context, op func(context.Context) error) error {
 		if err == nil || errors.Is(err, jetstream.ErrMsgNotFound) {
 			return err
 		}
-		select {
-		case <-ctx.Done():
+		if retry.Wait(ctx) != nil {
 			return err
-		case <-time.After(pause):
 		}
 	}
 }
@@ -84,7 +95,7 @@ func PublishIf(ctx context.Context, js jetstream.JetStream, stream jetstream.Str
 		return 0, errors.New("natsstream: a compare-and-swap publish needs a Nats-Msg-Id")
 	}
 	tried := false
-	delay := 50 * time.Millisecond
+	retry := PublishBackoff()
 	for {
 		actx, cancel := context.WithTimeout(ctx, Attempt)
 		ack, err := js.PublishMsg(actx, msg, jetstream.WithExpectLastSequence(last))
@@ -101,12 +112,9 @@ func PublishIf(ctx context.Context, js jetstream.JetStream, stream jetstream.Str
 			return 0, ErrMoved
 		}
 		tried = true
-		select {
-		case <-ctx.Done():
+		if retry.Wait(ctx) != nil {
 			return 0, err
-		case <-time.After(delay):
 		}
-		delay = min(2*delay, 500*time.Millisecond)
 	}
 }
 
@@ -123,43 +131,4 @@ func Publish(ctx context.Context, js jetstream.JetStream, msg *nats.Msg) (uint64
 		return err
 	})
 	return seq, err
-}
-
-// Wait runs a set-up step until it succeeds, saying what it waits for
-// (the relay's backoff with its log); nil runs it once.
-type Wait func(ctx context.Context, what string, step func(context.Context) error) error
-
-// Create creates the stream (or updates it to sc) and writes its first
-// message on firstSubject once: every compare-and-swap then expects a
-// sequence of at least 1, because a clustered nats-server before 2.10
-// checks an expected 0 only when applying, not in order
-// (nats-io/nats-server#5794). The first message's fixed Nats-Msg-Id
-// makes two hubs starting at once write it once. what names the stream
-// for the operator while it waits.
-func Create(ctx context.Context, js jetstream.JetStream, sc jetstream.StreamConfig, wait Wait, what, firstSubject string) (jetstream.Stream, error) {
-	if wait == nil {
-		wait = func(ctx context.Context, _ string, step func(context.Context) error) error { return step(ctx) }
-	}
-	var stream jetstream.Stream
-	if err := wait(ctx, fmt.Sprintf("JetStream stream %s (%d replicas) for %s", sc.Name, sc.Replicas, what), func(ctx context.Context) error {
-		var err error
-		stream, err = js.CreateOrUpdateStream(ctx, sc)
-		return err
-	}); err != nil {
-		return nil, err
-	}
-	if err := wait(ctx, "the first message of "+sc.Name, func(ctx context.Context) error {
-		info, err := stream.Info(ctx)
-		if err != nil || info.State.LastSeq > 0 {
-			return err
-		}
-		msg := nats.NewMsg(firstSubject)
-		msg.Data = []byte("{}")
-		msg.Header.Set(jetstream.MsgIDHeader, "paydash-init-"+sc.Name)
-		_, err = js.PublishMsg(ctx, msg)
-		return err
-	}); err != nil {
-		return nil, err
-	}
-	return stream, nil
 }

@@ -20,7 +20,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"sync"
 	"time"
@@ -66,37 +65,19 @@ type Log struct {
 
 var _ payout.Record = (*Log)(nil)
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,48}$`)
-
 // Open opens (creating when missing) the record on the cluster js is
 // connected to.
 func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Log, error) {
-	if !nameRE.MatchString(cfg.Name) {
-		return nil, fmt.Errorf("audit record name %q: use letters, digits, _ and - (at most 48)", cfg.Name)
+	if err := natsstream.CheckName("audit record name", cfg.Name, natsstream.MaxRecordName); err != nil {
+		return nil, err
 	}
-	if cfg.Replicas == 0 {
-		cfg.Replicas = 1
-	}
-	if cfg.WriteTimeout <= 0 {
-		cfg.WriteTimeout = 20 * time.Second
-	}
+	cfg.Replicas, cfg.WriteTimeout = natsstream.RecordDefaults(cfg.Replicas, cfg.WriteTimeout)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	l := &Log{cfg: cfg, js: js, subject: "paydash.hub." + cfg.Name + ".audit"}
-	sc := jetstream.StreamConfig{
-		Name:     cfg.Name + "_AUDIT",
-		Subjects: []string{l.subject, l.subject + ".init"},
-		Storage:  jetstream.FileStorage,
-		Replicas: cfg.Replicas,
-		// The record is what the duplicate check reads: kept whole.
-		MaxMsgs:    -1,
-		MaxBytes:   -1,
-		Discard:    jetstream.DiscardNew,
-		DenyDelete: true,
-		DenyPurge:  true,
-		Duplicates: 2 * time.Minute,
-	}
+	// The record is what the duplicate check reads: kept whole.
+	sc := natsstream.RecordConfig(cfg.Name+"_AUDIT", []string{l.subject, l.subject + ".init"}, cfg.Replicas)
 	var err error
 	if l.stream, err = natsstream.Create(ctx, js, sc, cfg.Wait, "the hub's audit record", l.subject+".init"); err != nil {
 		return nil, fmt.Errorf("audit record: %w", err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/paydash/paydash/internal/platform/backoff"
 	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 )
 
@@ -43,25 +44,20 @@ var ErrNoFeed = errors.New("the hub has no live approvals feed (an older paydash
 // the feed comes up or goes down; it reconnects with backoff. Both
 // callbacks run on Watch's goroutine. It returns ctx's error.
 func (c *Client) Watch(ctx context.Context, onChange func(hubapi.Change), onState func(FeedState)) error {
-	retry := watchFirstRetry
+	retry := backoff.New(backoff.Policy{Base: watchFirstRetry, Max: watchMaxRetry}, nil)
 	for {
 		err := c.watchOnce(ctx, onChange, onState)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if errors.Is(err, errWasUp) {
-			retry = watchFirstRetry
+			retry.Reset()
 			err = errors.Unwrap(err)
 		}
 		onState(FeedState{Err: err})
-		t := time.NewTimer(retry)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		if err := retry.Wait(ctx); err != nil {
+			return err
 		}
-		retry = min(2*retry, watchMaxRetry)
 	}
 }
 

@@ -15,6 +15,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/paydash/paydash/internal/platform/backoff"
+	"github.com/paydash/paydash/internal/platform/clock"
 	"github.com/paydash/paydash/internal/platform/natsstream"
 )
 
@@ -26,8 +28,8 @@ type JetStreamConfig struct {
 	// Replicas is the stream's replica count (1 for a single server).
 	Replicas int
 	// WriteTimeout bounds one read or write across leader elections
-	// (default 20s): past it the change is refused and may be asked
-	// again.
+	// (default natsstream.RecordWriteTimeout, 20s): past it the change is
+	// refused and may be asked again.
 	WriteTimeout time.Duration
 	// Wait runs a set-up step until it succeeds (the relay's
 	// JetStreamConn.WaitFor: retried with backoff while the cluster
@@ -118,8 +120,6 @@ func (bm *batchMessage) overlay(r *Request) {
 	r.overlaid = true
 }
 
-var jsNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,48}$`)
-
 // subject-safe request ids: NewID's, or any made of letters, digits, _
 // and -.
 var jsIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
@@ -127,34 +127,13 @@ var jsIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
 // OpenJetStream opens (creating when missing) the hub's store on the
 // cluster js is connected to. The connection stays the caller's.
 func OpenJetStream(ctx context.Context, js jetstream.JetStream, cfg JetStreamConfig) (*Store, error) {
-	if !jsNameRE.MatchString(cfg.Name) {
-		return nil, fmt.Errorf("approvals store name %q: use letters, digits, _ and - (at most 48)", cfg.Name)
+	if err := natsstream.CheckName("approvals store name", cfg.Name, natsstream.MaxRecordName); err != nil {
+		return nil, err
 	}
-	if cfg.Replicas == 0 {
-		cfg.Replicas = 1
-	}
-	if cfg.WriteTimeout <= 0 {
-		cfg.WriteTimeout = 20 * time.Second
-	}
+	cfg.Replicas, cfg.WriteTimeout = natsstream.RecordDefaults(cfg.Replicas, cfg.WriteTimeout)
 	b := &jsBackend{name: cfg.Name, js: js, prefix: "paydash.hub." + cfg.Name + ".approvals", timeout: cfg.WriteTimeout}
-	name := cfg.Name + "_APPROVALS"
-	sc := jetstream.StreamConfig{
-		Name:     name,
-		Subjects: []string{b.prefix + ".>"},
-		Storage:  jetstream.FileStorage,
-		Replicas: cfg.Replicas,
-		// The record is kept whole: no age, count or size limit.
-		MaxMsgs:           -1,
-		MaxBytes:          -1,
-		MaxAge:            0,
-		MaxMsgsPerSubject: -1,
-		Discard:           jetstream.DiscardNew,
-		DenyDelete:        true,
-		DenyPurge:         true,
-		// Retried writes carry their Nats-Msg-Id: one that landed before
-		// its answer was lost is answered as a duplicate within this.
-		Duplicates: 2 * time.Minute,
-	}
+	// The record is kept whole: no age, count or size limit.
+	sc := natsstream.RecordConfig(cfg.Name+"_APPROVALS", []string{b.prefix + ".>"}, cfg.Replicas)
 	var err error
 	if b.stream, err = natsstream.Create(ctx, js, sc, cfg.Wait, "the hub's approvals", b.prefix+".init"); err != nil {
 		return nil, fmt.Errorf("approvals store: %w", err)
@@ -689,6 +668,10 @@ type lockMessage struct {
 	Until  time.Time `json:"until"`
 }
 
+// lockPoll is how often a hub waiting for the submission lock reads it
+// again.
+const lockPoll = 20 * time.Millisecond
+
 // LockSubmissions takes the store's submission lock for holder, until
 // now()+lease, waiting while another hub holds it unexpired, until ctx
 // ends. Held by one hub of a cluster at a time, it makes the checks a
@@ -702,6 +685,9 @@ func (s *Store) LockSubmissions(ctx context.Context, holder string, lease time.D
 	}
 	b := s.js
 	subject := b.prefix + ".lock"
+	// Poll on the real clock: the lock's holder is another hub, in real
+	// time.
+	poll := backoff.New(backoff.Policy{Base: lockPoll, Max: lockPoll}, clock.Real())
 	for {
 		m, rev, found, err := b.readLock(subject)
 		if err != nil {
@@ -717,10 +703,8 @@ func (s *Store) LockSubmissions(ctx context.Context, holder string, lease time.D
 				return nil, err
 			}
 		}
-		select {
-		case <-ctx.Done():
+		if poll.Wait(ctx) != nil {
 			return nil, fmt.Errorf("approvals store: another hub holds the submission lock (%s): %w", m.Holder, ctx.Err())
-		case <-time.After(20 * time.Millisecond):
 		}
 	}
 }

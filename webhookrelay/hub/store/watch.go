@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/paydash/paydash/internal/platform/backoff"
+	"github.com/paydash/paydash/internal/platform/clock"
 )
 
 // Change is one change of a request's status, as Watch tells it: which
@@ -131,16 +134,13 @@ func (b *jsBackend) follow(ctx context.Context, fn func(Change), wait time.Durat
 // followRetrying tries follow, pausing longer each time, until it starts
 // or ctx is done (nil then).
 func (b *jsBackend) followRetrying(ctx context.Context, fn func(Change)) jetstream.ConsumeContext {
-	pause := 100 * time.Millisecond
+	// On the real clock: it waits for a real cluster.
+	pause := backoff.New(backoff.Policy{Base: 100 * time.Millisecond, Max: 5 * time.Second}, clock.Real())
 	for ctx.Err() == nil {
 		if cc := b.follow(ctx, fn, b.timeout); cc != nil {
 			return cc
 		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(pause):
-		}
-		pause = min(2*pause, 5*time.Second)
+		_ = pause.Wait(ctx) // an ended ctx ends the loop
 	}
 	return nil
 }

@@ -1,0 +1,92 @@
+package natsstream_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/paydash/paydash/internal/platform/natsstream"
+	"github.com/paydash/paydash/internal/platform/natstest"
+)
+
+func TestCheckName(t *testing.T) {
+	for name, ok := range map[string]bool{
+		"PAYDASH_RELAY":         true,
+		"team-1":                true,
+		strings.Repeat("a", 48): true,
+		strings.Repeat("a", 49): false, // past the limit asked
+		"":                      false,
+		"has.dot":               false, // a subject separator
+		"has space":             false,
+		"wild*":                 false,
+		"wild>":                 false,
+		"naïve":                 false,
+		"PAYDASH\nRELAY":        false,
+	} {
+		err := natsstream.CheckName("approvals store name", name, natsstream.MaxRecordName)
+		if (err == nil) != ok {
+			t.Errorf("CheckName(%q) = %v, want ok=%v", name, err, ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "approvals store name") {
+			t.Errorf("CheckName(%q): %v does not name the setting", name, err)
+		}
+	}
+	if err := natsstream.CheckName("NATS stream name", strings.Repeat("a", 64), natsstream.MaxName); err != nil {
+		t.Errorf("a 64-letter relay stream name: %v", err)
+	}
+}
+
+func TestRecordDefaults(t *testing.T) {
+	if r, w := natsstream.RecordDefaults(0, 0); r != 1 || w != 20*time.Second {
+		t.Errorf("defaults: %d replicas, %v; want 1 and 20s", r, w)
+	}
+	if r, w := natsstream.RecordDefaults(3, time.Second); r != 3 || w != time.Second {
+		t.Errorf("given values replaced: %d replicas, %v", r, w)
+	}
+}
+
+// TestRecordStreamIsKeptWhole opens a record stream as the hub does and
+// checks the cluster holds it to its promise: it has a leader once
+// opened, holds its one first message after two opens, and refuses to
+// delete or purge a line.
+func TestRecordStreamIsKeptWhole(t *testing.T) {
+	natstest.Each(t, func(t *testing.T, nodes natstest.Nodes) {
+		nc, err := nats.Connect(nodes.URLs()[0], nats.Timeout(5*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		js, err := jetstream.New(nc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		sc := natsstream.RecordConfig("REC_AUDIT", []string{"rec.audit", "rec.audit.init"}, 3)
+		for range 2 {
+			if _, err := natsstream.Create(ctx, js, sc, untilDone, "a test", "rec.audit.init"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st, info, err := natsstream.Open(ctx, js, sc, untilDone, "a test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Cluster == nil || info.Cluster.Leader == "" {
+			t.Errorf("opened without a leader: %+v", info.Cluster)
+		}
+		if info.State.Msgs != 1 {
+			t.Errorf("the stream holds %d messages, want its one first message", info.State.Msgs)
+		}
+		if err := st.DeleteMsg(ctx, info.State.LastSeq); err == nil {
+			t.Error("a record stream let a message be deleted")
+		}
+		if err := st.Purge(ctx); err == nil {
+			t.Error("a record stream let itself be purged")
+		}
+	})
+}
