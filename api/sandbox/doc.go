@@ -201,7 +201,7 @@
 // remitter {account_holder_name, iban}, reference, settled_at. Seeded
 // history sends nothing.
 //
-// Triggers (POST /sandbox/events with "trigger", or Trigger) make any
+// Triggers (POST /sandbox/events with "trigger": a sandboxapi.Trigger) make any
 // event without touching the ledger: the payout-interface events above;
 // payout_executed and payout_failed in the payments-interface variants of
 // interface.md (beneficiary external_account — executed carries
