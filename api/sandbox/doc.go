@@ -244,4 +244,9 @@
 // Concurrency: one mutex over the ledger makes the funds check and the
 // reservation one step, so concurrent payouts never overdraw; the report
 // copies records out in chunks of 512 so a slow reader never holds it.
+//
+// Imports: api, its own sandboxapi (the trigger's request and answer,
+// which clients import instead of this package) and internal/platform
+// leaves (clock, httpguard). Only the server commands (`paydash sandbox`
+// in internal/cli/serve, the demo) and test helpers link it.
 package sandbox

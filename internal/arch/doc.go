@@ -19,5 +19,8 @@
 //   - no two subsystem folders import each other, directly or round a
 //     longer loop.
 //
-// It has no code of its own and nothing may import it.
+// Beside it, TestEveryPackageSaysWhatItIs holds that every package has a
+// doc comment and every subsystem folder a doc.go saying what it owns and
+// what it may import. The package has no code of its own and nothing may
+// import it.
 package arch

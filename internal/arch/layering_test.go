@@ -417,3 +417,60 @@ func TestRulesCatchWhatTheyShould(t *testing.T) {
 		t.Errorf("loop imports %q, want %q (all: %v)", loop, want, vs)
 	}
 }
+
+// subsystemDocs are the folders that say in a doc.go what they own and
+// what they may import (issue 27).
+var subsystemDocs = []string{
+	"api", "api/sandbox", "api/sandbox/sandboxapi",
+	"webhookrelay", "webhookrelay/relayclient", "webhookrelay/webhooklate",
+	"webhookrelay/hub", "webhookrelay/hub/store", "webhookrelay/hub/users", "webhookrelay/hub/policy",
+	"webhookrelay/hub/auditlog", "webhookrelay/hub/hubclient", "webhookrelay/hub/hubtest",
+	"ui", "config",
+	"internal/cli", "internal/cli/approvals", "internal/cli/cmdutil", "internal/cli/dashboard",
+	"internal/cli/demo", "internal/cli/devtools", "internal/cli/headless", "internal/cli/serve",
+	"internal/payout", "internal/report",
+	"internal/platform", "internal/platform/clock", "internal/platform/httpguard", "internal/platform/natsstream",
+	"internal/platform/natstest", "internal/platform/termtext", "internal/platform/wsfan",
+	"internal/arch", "e2e",
+}
+
+// TestEveryPackageSaysWhatItIs: every package with code has a doc comment
+// ("Package x ..."; "Command paydash ..." for main), and every subsystem
+// folder keeps it in a doc.go.
+func TestEveryPackageSaysWhatItIs(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the test reads the packages with the go command: %v", err)
+	}
+	out, err := exec.Command(goTool, "list", "-e", "-json=ImportPath,Name,Doc,GoFiles", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	docs := map[string]bool{}
+	for {
+		var lp struct {
+			ImportPath, Name, Doc string
+			GoFiles               []string
+		}
+		if err := dec.Decode(&lp); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("go list output: %v", err)
+		}
+		p := rel(lp.ImportPath)
+		docs[p] = slices.Contains(lp.GoFiles, "doc.go")
+		want := "Package " + lp.Name + " "
+		if lp.Name == "main" {
+			want = "Command "
+		}
+		if len(lp.GoFiles) > 0 && !strings.HasPrefix(lp.Doc, want) {
+			t.Errorf("%s: no doc comment starting %q (found %q)", lp.ImportPath, want, lp.Doc)
+		}
+	}
+	for _, d := range subsystemDocs {
+		if !docs[d] {
+			t.Errorf("%s has no doc.go saying what it owns and what it may import", d)
+		}
+	}
+}

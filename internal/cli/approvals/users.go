@@ -1,6 +1,3 @@
-// Package approvals holds team mode's commands: `paydash relay user`
-// (the hub's users file), `paydash approvals` (the approvers' side) and
-// `payout create` through the hub (the operators' side).
 package approvals
 
 import (

@@ -1,5 +1,3 @@
-// Package hubclient is the operator's and approver's side of team mode:
-// an HTTP client of the hub's API, with the person's own token.
 package hubclient
 
 import (

@@ -1,0 +1,9 @@
+// Package serve runs paydash's servers from the command line: the
+// standalone sandbox (`paydash sandbox`) and the webhook relay (`paydash
+// relay`), plus the small file helpers they and the demo share for keys
+// and credentials kept under the state directory.
+//
+// A server command: it links the relay, the hub (server, store, users,
+// policy, audit record) and the sandbox server, which no other command
+// does (the demo reuses it). Nothing but main and the demo imports it.
+package serve
