@@ -163,7 +163,7 @@ func check(pkgs []pkg) []violation {
 		}
 		for _, imp := range p.Imports {
 			if isClient(p.Path) && isServerSide(imp) {
-				add(p.Path, imp, "a client imports a server, a store or a server's test helper; of the relay, the hub and the sandbox, clients import only "+strings.Join(clientPackages, ", "))
+				add(p.Path, imp, "a client imports a server, a store or a server's test helper; of the relay, the hub and the sandbox, clients import only "+strings.Join(clientPackages, ", ")+" (a command that runs or administers a server belongs in serverCommands)")
 			}
 			if under(imp, "api/sandbox") && !under(imp, "api/sandbox/sandboxapi") && !under(p.Path, "api/sandbox") &&
 				!isServerCommand(p.Path) && !isTestHelper(p.Path) {
@@ -267,28 +267,31 @@ func cycles(pkgs []pkg) []violation {
 	return vs
 }
 
-// modulePackages lists the module's packages with `go list`, keeping the
-// imports of their non-test files that are module packages.
-func modulePackages(t *testing.T) []pkg {
+// listed is what `go list` says of one package of the module.
+type listed struct {
+	ImportPath, Name, Doc string
+	GoFiles, Imports      []string
+	Error                 *struct{ Err string }
+}
+
+// goList lists the module's packages with `go list` (the go command that
+// runs the test: go test puts its toolchain first on PATH).
+func goList(t *testing.T) []listed {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		t.Fatalf("the layering test reads the imports with the go command: %v", err)
+		t.Fatalf("the test reads the packages with the go command: %v", err)
 	}
 	var out, stderr bytes.Buffer
-	cmd := exec.Command(goTool, "list", "-e", "-json=ImportPath,Imports,Error", module+"/...")
+	cmd := exec.Command(goTool, "list", "-e", "-json=ImportPath,Name,Doc,GoFiles,Imports,Error", module+"/...")
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("go list: %v\n%s", err, stderr.Bytes())
 	}
-	var pkgs []pkg
+	var all []listed
 	dec := json.NewDecoder(&out)
 	for {
-		var lp struct {
-			ImportPath string
-			Imports    []string
-			Error      *struct{ Err string }
-		}
+		var lp listed
 		if err := dec.Decode(&lp); errors.Is(err, io.EOF) {
 			break
 		} else if err != nil {
@@ -297,6 +300,17 @@ func modulePackages(t *testing.T) []pkg {
 		if lp.Error != nil {
 			t.Errorf("go list %s: %s", lp.ImportPath, lp.Error.Err)
 		}
+		all = append(all, lp)
+	}
+	return all
+}
+
+// modulePackages are the module's packages, each with the imports of its
+// non-test files that are module packages.
+func modulePackages(t *testing.T) []pkg {
+	t.Helper()
+	var pkgs []pkg
+	for _, lp := range goList(t) {
 		p := pkg{Path: rel(lp.ImportPath)}
 		for _, imp := range lp.Imports {
 			if imp == module || strings.HasPrefix(imp, module+"/") {
@@ -438,26 +452,8 @@ var subsystemDocs = []string{
 // ("Package x ..."; "Command paydash ..." for main), and every subsystem
 // folder keeps it in a doc.go.
 func TestEveryPackageSaysWhatItIs(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the test reads the packages with the go command: %v", err)
-	}
-	out, err := exec.Command(goTool, "list", "-e", "-json=ImportPath,Name,Doc,GoFiles", module+"/...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(out))
 	docs := map[string]bool{}
-	for {
-		var lp struct {
-			ImportPath, Name, Doc string
-			GoFiles               []string
-		}
-		if err := dec.Decode(&lp); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatalf("go list output: %v", err)
-		}
+	for _, lp := range goList(t) {
 		p := rel(lp.ImportPath)
 		docs[p] = slices.Contains(lp.GoFiles, "doc.go")
 		want := "Package " + lp.Name + " "
