@@ -4,6 +4,7 @@
 // and credentials kept under the state directory.
 //
 // A server command: it links the relay, the hub (server, store, users,
-// policy, audit record) and the sandbox server, which no other command
-// does (the demo reuses it). Nothing but main and the demo imports it.
+// policy, audit record) and the sandbox server, which only the server
+// commands (this one and the demo, which reuses it) may do. Nothing but
+// main and the demo imports it.
 package serve
