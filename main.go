@@ -107,7 +107,7 @@ Every view is also a headless command for scripts (--json on each).`,
 	events.AddCommand(devtools.ResendCommand(s, g), devtools.ShowCommand(s, g), devtools.MissingCommand(s, g))
 	// Team mode: the relay's users, and the approvers' side.
 	relay := serve.RelayCommand(s, g)
-	relay.AddCommand(approvals.UserCommand(s))
+	relay.AddCommand(serve.UserCommand(s))
 	add("ops", approvals.Command(s, g))
 	add("dev", sandbox, relay, events)
 	return root

@@ -1,8 +1,3 @@
-// Package config loads paydash profiles: a TOML file of named profiles,
-// overridden by PAYDASH_* environment variables, overridden in turn by
-// command-line flags. Bad values are reported with the file, profile and key
-// they came from; secrets are held in Secret so that no printed form of a
-// Profile (fmt, JSON, TOML, slog, errors) ever shows them.
 package config
 
 import (

@@ -25,6 +25,9 @@ import (
 // seeing each paid in her dashboard's Payouts tracker. Each payout is
 // counted once in the sandbox's report.
 func TestApprovalInOneDashboardIsSentInTheOthers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a hub and two dashboards in real terminals: left to the full run")
+	}
 	ht := hubtest.New(t, hubtest.Options{Webhooks: true, People: []hubtest.Person{
 		{Name: "ada", Roles: []string{users.RoleRequest}}, {Name: "bob", Roles: []string{users.RoleRequest, users.RoleApprove}}}})
 	hubAddr, usersFile, dir, info := ht.HubAddr, ht.UsersFile, ht.Dir, ht.Info

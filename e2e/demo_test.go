@@ -88,6 +88,9 @@ func enterField(s *screen, title, text string) {
 }
 
 func TestDemoInATerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("walks the whole demo in a real terminal, several seconds: left to the full run")
+	}
 	env := isolatedEnv(t)
 	portsFile := filepath.Join(t.TempDir(), "ports.json")
 	s := startScreen(t, env, "demo", "--activity=false", "--step-delay", "300ms", "--ports-file", portsFile)

@@ -31,6 +31,9 @@ func tabLine(txt string) string { return strings.Split(txt, "\n")[1] }
 // report's filter). Each text field is then cleared (ctrl+u) and given a
 // valid value so the walk reaches the next field.
 func TestTypingIntoEveryFieldNeverChangesTheView(t *testing.T) {
+	if testing.Short() {
+		t.Skip("types into every field of three forms in a real terminal, about half a minute: left to the full run")
+	}
 	env := isolatedEnv(t)
 	s := startScreen(t, env, "demo", "--activity=false")
 	s.waitText(30*time.Second, "Balances", "relay: live")

@@ -1,6 +1,3 @@
-// Package e2e drives the built paydash binary as a person would: in a
-// pseudo-terminal read through a terminal emulator, and as a child
-// process of scripts. Everything runs on loopback with bounded waits.
 package e2e
 
 import (

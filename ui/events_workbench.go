@@ -12,7 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/paydash/paydash/api/sandbox"
+	"github.com/paydash/paydash/api/sandbox/sandboxapi"
 	"github.com/paydash/paydash/internal/platform/termtext"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 	"github.com/paydash/paydash/webhookrelay/webhooklate"
@@ -115,7 +115,7 @@ type resendMsg struct {
 }
 
 type triggeredMsg struct {
-	res sandbox.Injected
+	res sandboxapi.Injected
 	err error
 }
 
@@ -388,10 +388,10 @@ func (v *eventsView) workbenchKey(c *viewContext, k tea.KeyMsg) (tea.Cmd, bool) 
 		case key.Matches(k, c.keys.Up):
 			v.wb.pick = max(v.wb.pick-1, 0)
 		case key.Matches(k, c.keys.Down):
-			v.wb.pick = min(v.wb.pick+1, len(sandbox.TriggerEvents)-1)
+			v.wb.pick = min(v.wb.pick+1, len(sandboxapi.TriggerEvents)-1)
 		case key.Matches(k, c.keys.Enter):
 			v.wb.picking = false
-			return v.trigger(c, sandbox.TriggerEvents[v.wb.pick]), true
+			return v.trigger(c, sandboxapi.TriggerEvents[v.wb.pick]), true
 		case key.Matches(k, c.keys.Back):
 			v.wb.picking = false
 		}
@@ -539,12 +539,12 @@ func (v *eventsView) resend(c *viewContext) tea.Cmd {
 // payout when it has one (its state moves), otherwise a new one.
 func (v *eventsView) trigger(c *viewContext, eventType string) tea.Cmd {
 	base, ctx := c.opts.Workbench.SandboxURL, c.ctx
-	t := sandbox.Trigger{Event: eventType}
+	t := sandboxapi.Trigger{Event: eventType}
 	if ev := v.selected(); ev != nil && eventType != "external_payment_received" {
 		t.PayoutID = ev.PayoutID
 	}
 	return func() tea.Msg {
-		res, err := sandbox.SendTrigger(ctx, base, t)
+		res, err := sandboxapi.SendTrigger(ctx, base, t)
 		return triggeredMsg{res: res, err: err}
 	}
 }
@@ -588,7 +588,7 @@ func (v *eventsView) pickerView(c *viewContext, w int) string {
 		target = "payout " + termtext.ShortID(ev.PayoutID) + " (its state moves)"
 	}
 	b.WriteString(c.st.title.Render(fit("Trigger a sandbox webhook for "+target, w)) + "\n")
-	for i, t := range sandbox.TriggerEvents {
+	for i, t := range sandboxapi.TriggerEvents {
 		line := gutter(i == v.wb.pick, false) + t
 		if i == v.wb.pick {
 			b.WriteString(c.st.selected.Render(fit(line, w)) + "\n")

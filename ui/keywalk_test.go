@@ -155,6 +155,9 @@ func shownBindings(h *harness) []key.Binding {
 // service calls or quitting must change. (A view key naming the view
 // already shown is the one exception: 3 on the Payouts view stays.)
 func TestEveryKeyShownDoesSomething(t *testing.T) {
+	if testing.Short() {
+		t.Skip("presses every key shown on every screen, each on a fresh dashboard (the slowest ui test): left to the full run")
+	}
 	opts := func(sc keyScreen) Options {
 		// Exports (ctrl+s, then c or j) go to a directory of the test's.
 		o := Options{Backend: newFake(60), Events: closedEvents(testEvents()), States: liveState(), ExportDir: t.TempDir()}

@@ -1,11 +1,3 @@
-// Package ui is paydash's Bubble Tea dashboard: live balances, the
-// transaction report (a million rows stay smooth), the payout tracker, the
-// live webhook stream and the payout, payment and mandate forms.
-//
-// One small model per view; the root model routes messages, owns the
-// frame (header, tabs, command line, help, status) and lays out. Every
-// call to the service goes through Backend inside a tea.Cmd, never on the
-// Update path.
 package ui
 
 import (

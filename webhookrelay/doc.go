@@ -86,4 +86,9 @@
 //
 // /ws, /events, /attempts and /metrics need the bearer token when one is set; without
 // one they only answer requests addressed to a loopback host name.
+//
+// Imports: api, relayclient (the wire types it shares with subscribers)
+// and internal/platform leaves; never ui, config, a command or the hub.
+// Only the server commands (internal/cli/serve, the demo) and relaytest
+// link it; clients import relayclient and webhooklate.
 package webhookrelay

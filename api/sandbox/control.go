@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/api/sandbox/sandboxapi"
 )
 
 // Control endpoints under /sandbox/: JSON in and out, no authentication
@@ -175,7 +176,7 @@ func (s *Sandbox) handleEvents(w http.ResponseWriter, r *http.Request) error {
 	}
 	var ev *event
 	if json.Unmarshal(body, &probe) == nil && probe.Trigger != nil && probe.EventType == nil && probe.Type == nil {
-		var t Trigger
+		var t sandboxapi.Trigger
 		if err := decodeJSON(r, body, &t); err != nil {
 			return err
 		}
@@ -188,7 +189,7 @@ func (s *Sandbox) handleEvents(w http.ResponseWriter, r *http.Request) error {
 			return controlError(err)
 		}
 		if moved {
-			return writeJSON(w, http.StatusAccepted, Injected{EventID: ev.id, EventType: ev.typ, PayoutID: ev.payoutID, Moved: true})
+			return writeJSON(w, http.StatusAccepted, sandboxapi.Injected{EventID: ev.id, EventType: ev.typ, PayoutID: ev.payoutID, Moved: true})
 		}
 		if ev, err = s.synthesise(t); err != nil {
 			return controlError(err)
@@ -200,7 +201,7 @@ func (s *Sandbox) handleEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return controlError(err)
 	}
-	return writeJSON(w, http.StatusAccepted, Injected{EventID: ev.id, EventType: ev.typ, PayoutID: ev.payoutID})
+	return writeJSON(w, http.StatusAccepted, sandboxapi.Injected{EventID: ev.id, EventType: ev.typ, PayoutID: ev.payoutID})
 }
 
 type deliveriesResponse struct {

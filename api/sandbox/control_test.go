@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/api/sandbox/sandboxapi"
 	"github.com/paydash/paydash/internal/platform/clock"
 )
 
@@ -177,7 +178,7 @@ func TestEventsControl(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before := e.srv.Balances()
 			r := e.control("POST", "/sandbox/events", tc.trigger)
-			var inj Injected
+			var inj sandboxapi.Injected
 			if err := json.Unmarshal(r.body, &inj); err != nil || r.status != 202 || inj.EventType != tc.typ {
 				t.Fatalf("trigger: %d %s", r.status, r.body)
 			}

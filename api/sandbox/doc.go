@@ -201,7 +201,7 @@
 // remitter {account_holder_name, iban}, reference, settled_at. Seeded
 // history sends nothing.
 //
-// Triggers (POST /sandbox/events with "trigger", or Trigger) make any
+// Triggers (POST /sandbox/events with "trigger": a sandboxapi.Trigger) make any
 // event without touching the ledger: the payout-interface events above;
 // payout_executed and payout_failed in the payments-interface variants of
 // interface.md (beneficiary external_account — executed carries
@@ -244,4 +244,9 @@
 // Concurrency: one mutex over the ledger makes the funds check and the
 // reservation one step, so concurrent payouts never overdraw; the report
 // copies records out in chunks of 512 so a slow reader never holds it.
+//
+// Imports: api, its own sandboxapi (the trigger's request and answer,
+// which clients import instead of this package) and internal/platform
+// leaves (clock, httpguard). Only the server commands (`paydash sandbox`
+// in internal/cli/serve, the demo) and test helpers link it.
 package sandbox

@@ -7,39 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paydash/paydash/api"
-)
-
-// Trigger asks for a synthetic webhook, like `stripe trigger`: the body of
-// POST /sandbox/events when it has a "trigger" member, and the argument of
-// Sandbox.Trigger. Only the event is made; no balance or record changes.
-type Trigger struct {
-	// Event is payout_authorised, payout_submitted, payout_settled,
-	// payout_rejected, payout_failed, payout_executed or
-	// external_payment_received.
-	Event string `json:"trigger"`
-	// Family picks the interface for payout_failed, whose name both use:
-	// "payments" (default; the flat payments-interface body) or "payout"
-	// (the payout-interface envelope).
-	Family string `json:"family,omitempty"`
-	// PayoutID is the transaction_id / payout_id; default a new UUID.
-	PayoutID string `json:"payout_id,omitempty"`
-	// Reason is the rejection or failure reason; defaults:
-	// insufficient_funds (rejected), scheme_error (failed).
-	Reason string `json:"reason,omitempty"`
-	// Beneficiary is the payments-interface variant: external_account
-	// (default), payment_source or business_account.
-	Beneficiary string `json:"beneficiary,omitempty"`
-	// Currency picks the scheme and merchant account; default GBP.
-	Currency string `json:"currency,omitempty"`
-	// AmountInMinor is the amount of external_payment_received; default 10000.
-	AmountInMinor int64             `json:"amount_in_minor,omitempty"`
-	Metadata      map[string]string `json:"metadata,omitempty"`
-}
-
-// Families of Trigger.Family.
-const (
-	FamilyPayout   = "payout"
-	FamilyPayments = "payments"
+	"github.com/paydash/paydash/api/sandbox/sandboxapi"
 )
 
 // FailureExpired is the failure_reason of a payment or mandate whose
@@ -84,8 +52,8 @@ func externalEvent(b ExternalPaymentReceived) *event {
 	return &event{id: b.EventID, typ: b.Type, payoutID: b.TransactionID, key: b.TransactionID, body: body}
 }
 
-// synthesise builds the event a Trigger asks for.
-func (s *Sandbox) synthesise(t Trigger) (*event, error) {
+// synthesise builds the event a sandboxapi.Trigger asks for.
+func (s *Sandbox) synthesise(t sandboxapi.Trigger) (*event, error) {
 	var ps api.Problems
 	if t.Currency == "" {
 		t.Currency = "GBP"
@@ -106,15 +74,15 @@ func (s *Sandbox) synthesise(t Trigger) (*event, error) {
 	family := t.Family
 	switch t.Event {
 	case api.EventPayoutAuthorised, api.EventPayoutSubmitted, api.EventPayoutSettled, api.EventPayoutRejected:
-		family = FamilyPayout
+		family = sandboxapi.FamilyPayout
 	case api.EventPayoutExecuted, api.EventExternalPaymentReceived:
-		family = FamilyPayments
+		family = sandboxapi.FamilyPayments
 	case api.EventPayoutFailed:
 		if family == "" {
-			family = FamilyPayments
+			family = sandboxapi.FamilyPayments
 		}
-		if family != FamilyPayout && family != FamilyPayments {
-			ps = append(ps, api.Problem{Field: "family", Message: fmt.Sprintf("must be %s or %s, not %q", FamilyPayout, FamilyPayments, family)})
+		if family != sandboxapi.FamilyPayout && family != sandboxapi.FamilyPayments {
+			ps = append(ps, api.Problem{Field: "family", Message: fmt.Sprintf("must be %s or %s, not %q", sandboxapi.FamilyPayout, sandboxapi.FamilyPayments, family)})
 		}
 	default:
 		ps = append(ps, api.Problem{Field: "trigger", Message: fmt.Sprintf("must be one of %s, %s, %s, %s, %s, %s or %s, not %q",
@@ -135,14 +103,14 @@ func (s *Sandbox) synthesise(t Trigger) (*event, error) {
 			Currency: acct.Currency, AmountInMinor: amount,
 			Remitter:  Account{AccountHolderName: "Triggered Remitter", IBAN: randomIBAN(acct.Currency)},
 			Reference: "TRIGGERED", SettledAt: now}), nil
-	case family == FamilyPayout:
+	case family == sandboxapi.FamilyPayout:
 		return payoutEvent(t.Event, t.PayoutID, payoutTriggerBody(t, now)), nil
 	default:
 		return paymentsPayoutEvent(t, acct, now), nil
 	}
 }
 
-func payoutTriggerBody(t Trigger, now string) api.PayoutEventBody {
+func payoutTriggerBody(t sandboxapi.Trigger, now string) api.PayoutEventBody {
 	b := api.PayoutEventBody{TransactionID: t.PayoutID}
 	switch t.Event {
 	case api.EventPayoutAuthorised:
@@ -161,7 +129,7 @@ func payoutTriggerBody(t Trigger, now string) api.PayoutEventBody {
 
 // paymentsPayoutEvent builds payout_executed or payout_failed in the
 // variant of t.Beneficiary, as interface.md lays them out.
-func paymentsPayoutEvent(t Trigger, acct *account, now string) *event {
+func paymentsPayoutEvent(t sandboxapi.Trigger, acct *account, now string) *event {
 	e := api.PaymentsPayoutEvent{Type: t.Event, EventID: uuid.NewString(), EventVersion: 1, PayoutID: t.PayoutID, Metadata: t.Metadata}
 	kind := orDefault(t.Beneficiary, api.BeneficiaryExternalAccount)
 	if t.Event == api.EventPayoutExecuted {

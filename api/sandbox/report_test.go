@@ -235,6 +235,9 @@ func TestHistory(t *testing.T) {
 // reflection decoding would take most of the package's time under -race;
 // the client reads reports in the other tests.
 func TestLargeHistoryStreams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seeds and streams 200,000 records, several CPU-seconds: left to the full run")
+	}
 	t.Parallel()
 	const n = 200_000
 	e := newEnv(t, func(o *Options) { o.History = n; o.HistorySeed = 1; o.WebhookURI = "" })

@@ -4,14 +4,8 @@ import (
 	"fmt"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/api/sandbox/sandboxapi"
 )
-
-// TriggerEvents are the event types a Trigger makes, in the order a
-// payout meets them (`paydash sandbox trigger --list`).
-var TriggerEvents = []string{
-	api.EventPayoutAuthorised, api.EventPayoutSubmitted, api.EventPayoutSettled, api.EventPayoutExecuted,
-	api.EventPayoutRejected, api.EventPayoutFailed, api.EventExternalPaymentReceived,
-}
 
 // move applies a triggered event to a live payout the sandbox holds: its
 // state moves as the event says (submitted, settled or executed, failed)
@@ -19,7 +13,7 @@ var TriggerEvents = []string{
 // with them. moved is false when t.PayoutID is not a live payout (only
 // the event is made then); a move the payout's state does not allow is
 // ErrInvalidState.
-func (l *ledger) move(t Trigger) (ev *event, moved bool, err error) {
+func (l *ledger) move(t sandboxapi.Trigger) (ev *event, moved bool, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	i, ok := l.byID[t.PayoutID]
@@ -70,7 +64,7 @@ func (l *ledger) move(t Trigger) (ev *event, moved bool, err error) {
 		reason := orDefault(t.Reason, orDefault(l.reasons[t.PayoutID], api.FailureSchemeError))
 		delete(l.reasons, t.PayoutID)
 		failPayout(tx, a)
-		if t.Family == FamilyPayments {
+		if t.Family == sandboxapi.FamilyPayments {
 			t.Reason, t.Currency = reason, a.Currency
 			ev = paymentsPayoutEvent(t, a, eventTime(now))
 		} else {

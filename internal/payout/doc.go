@@ -50,4 +50,8 @@
 //
 // Payout states, their order and finality are api's (api.StateRank,
 // api.IsFinalState).
+//
+// It may import api, internal/platform leaves and relayclient (to follow
+// a payout from the relay's events); never ui, config, a command or a
+// server, since the hub's server imports it in turn.
 package payout

@@ -1,6 +1,3 @@
-// Package dashboard opens the terminal dashboard on a service and, when
-// one is configured, a relay's live event stream: what `paydash` does with
-// a profile and what `paydash demo` does on its sandbox.
 package dashboard
 
 import (

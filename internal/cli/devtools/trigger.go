@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/api/sandbox"
+	"github.com/paydash/paydash/api/sandbox/sandboxapi"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/platform/termtext"
 )
@@ -30,7 +30,7 @@ type TriggerOptions struct {
 }
 
 // TriggerResult is what the sandbox answers, and --json prints.
-type TriggerResult = sandbox.Injected
+type TriggerResult = sandboxapi.Injected
 
 // TriggerCommand is `paydash sandbox trigger EVENT_TYPE`.
 func TriggerCommand(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
@@ -54,10 +54,10 @@ profile's base_url; --url overrides it.`,
 			}
 			return usage(cobra.ExactArgs(1)(cmd, args))
 		},
-		ValidArgs: sandbox.TriggerEvents,
+		ValidArgs: sandboxapi.TriggerEvents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.List {
-				for _, t := range sandbox.TriggerEvents {
+				for _, t := range sandboxapi.TriggerEvents {
 					fmt.Fprintln(s.Out, t)
 				}
 				return nil
@@ -113,7 +113,7 @@ func Trigger(ctx context.Context, base, eventType string, o *TriggerOptions) (Tr
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return res, cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("sandbox URL %q must be an absolute http(s) URL, e.g. http://127.0.0.1:8080 (--url, or the profile's base_url)", base))
 	}
-	t := sandbox.Trigger{Event: eventType, Family: o.Family, PayoutID: o.PayoutID, Reason: o.Reason, Beneficiary: o.Beneficiary, Currency: strings.ToUpper(o.Currency)}
+	t := sandboxapi.Trigger{Event: eventType, Family: o.Family, PayoutID: o.PayoutID, Reason: o.Reason, Beneficiary: o.Beneficiary, Currency: strings.ToUpper(o.Currency)}
 	if o.Amount != "" {
 		cur := t.Currency
 		if cur == "" {
@@ -123,8 +123,8 @@ func Trigger(ctx context.Context, base, eventType string, o *TriggerOptions) (Tr
 			return res, cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("--amount: %w", err))
 		}
 	}
-	res, err = sandbox.SendTrigger(ctx, u.String(), t)
-	var te *sandbox.TriggerError
+	res, err = sandboxapi.SendTrigger(ctx, u.String(), t)
+	var te *sandboxapi.TriggerError
 	if errors.As(err, &te) {
 		code := cmdutil.ExitFailure
 		if te.Status == http.StatusBadRequest {

@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/api/sandbox"
+	"github.com/paydash/paydash/api/sandbox/sandboxapi"
 	"github.com/paydash/paydash/api/testkey"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
@@ -20,7 +20,7 @@ import (
 // sandbox's JWKS) and is forwarded to the handler.
 func TestTriggerEveryListedType(t *testing.T) {
 	b := newBench(t, func(int) int { return http.StatusOK })
-	for _, typ := range sandbox.TriggerEvents {
+	for _, typ := range sandboxapi.TriggerEvents {
 		res, err := Trigger(context.Background(), b.sb.URL, typ, &TriggerOptions{Reason: "account_closed", Amount: "12.34"})
 		if err != nil {
 			t.Fatalf("%s: %v", typ, err)
@@ -40,7 +40,7 @@ func TestTriggerEveryListedType(t *testing.T) {
 			t.Errorf("--amount 12.34 not in %s", ev.Raw)
 		}
 	}
-	waitUntil(t, "every event forwarded", func() bool { return len(b.handler.deliveries()) == len(sandbox.TriggerEvents) })
+	waitUntil(t, "every event forwarded", func() bool { return len(b.handler.deliveries()) == len(sandboxapi.TriggerEvents) })
 	if _, err := Trigger(context.Background(), b.sb.URL, "payout_settld", &TriggerOptions{}); cmdutil.ExitCode(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "trigger") {
 		t.Fatalf("misspelt type: %v", err)
 	}

@@ -1,7 +1,3 @@
-// Package serve runs paydash's servers from the command line: the
-// standalone sandbox (`paydash sandbox`) and the webhook relay (`paydash
-// relay`), plus the small file helpers they and the demo share for keys
-// and credentials kept under the state directory.
 package serve
 
 import (

@@ -1,10 +1,3 @@
-// Package clock is the one way paydash injects time: every time-driven
-// part (the api client's token expiry and retry backoff, validation's
-// "today", the sandbox's payout state machine, the relay, the dashboard)
-// takes a Clock, real in the product and a hand-advanced Fake in tests, so
-// tests take milliseconds instead of minutes. It is public because the
-// public packages' options (api.Config, api.ValidateOptions,
-// sandbox.Options) take one; it imports nothing of paydash.
 package clock
 
 import (

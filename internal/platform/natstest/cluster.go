@@ -1,9 +1,3 @@
-// Package natstest runs real three-node JetStream clusters for tests, on
-// loopback ports with temporary store directories: in this process (the
-// nats-server module at the version in go.mod) or as nats-server
-// processes (the binary on PATH, the distribution's package in CI), so
-// clustered behaviour is proven against two server versions. A test kills
-// and restarts nodes through Nodes.
 package natstest
 
 import (
@@ -17,6 +11,17 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 )
+
+// SkipShort skips t under `go test -short`: a real cluster takes seconds
+// to elect its leaders, and the clustered tests kill and restart nodes,
+// so they are most of the time of `go test ./...`. The fast loop leaves
+// them to the full run (and CI), which runs every one.
+func SkipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a three-node JetStream cluster: left to the full run (go test without -short)")
+	}
+}
 
 // Cluster is a JetStream cluster in this process. Each node keeps its
 // ports and directory, so a node shut down can be started again as the
@@ -48,9 +53,10 @@ func ReservePorts(n int) ([]int, error) {
 }
 
 // StartCluster starts an n-node cluster in this process, shut down when
-// the test ends.
+// the test ends. Under -short it skips the test (see SkipShort).
 func StartCluster(t testing.TB, n int) *Cluster {
 	t.Helper()
+	SkipShort(t)
 	dirs := make([]string, n)
 	for i := range dirs {
 		dirs[i] = t.TempDir()

@@ -34,8 +34,9 @@ type Nodes interface {
 const RequireServerEnv = "PAYDASH_REQUIRE_NATS_SERVER"
 
 // Each runs fn against an in-process cluster and against three
-// nats-server processes.
+// nats-server processes. Under -short it skips the test (see SkipShort).
 func Each(t *testing.T, fn func(t *testing.T, nodes Nodes)) {
+	SkipShort(t)
 	t.Run("module-"+server.VERSION, func(t *testing.T) {
 		fn(t, StartCluster(t, 3))
 	})
@@ -69,9 +70,11 @@ func ServerBinary(t testing.TB) string {
 }
 
 // StartProcesses starts n nats-server processes in one cluster, killed
-// when the test ends (their logs shown when it failed).
+// when the test ends (their logs shown when it failed). Under -short it
+// skips the test (see SkipShort).
 func StartProcesses(t testing.TB, n int) *Processes {
 	t.Helper()
+	SkipShort(t)
 	bin := ServerBinary(t)
 	out, err := exec.Command(bin, "--version").Output() //nolint:gosec // the nats-server found on PATH, for a test
 	if err != nil {

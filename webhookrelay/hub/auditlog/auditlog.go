@@ -1,16 +1,3 @@
-// Package auditlog is the hub's payout audit record in clustered mode: a
-// JetStream stream every hub of the cluster appends to, so the duplicate
-// check of each hub reads what the others reserved and sent. It is a
-// payout.Record: the pipeline checks and records through it exactly as
-// through a profile's file.
-//
-// The file's OS lock becomes the stream's expected last sequence
-// (Nats-Expected-Last-Sequence, checked in order by the stream's leader
-// even on nats-server 2.9): a
-// reservation is published only if no line was appended since the hub
-// read the record it checked against; if one was, the hub reads the new
-// lines and checks again. So of two hubs reserving the same payout at the
-// same moment, the second sees the first's attempt and stops.
 package auditlog
 
 import (

@@ -1,7 +1,3 @@
-// Package hubclient is the operator's and approver's side of team mode:
-// an HTTP client of the hub's API, with the person's own token. It speaks
-// the hub's wire types (hubapi) and links nothing of the hub's server,
-// store or users file: only api, hubapi and internal/platform.
 package hubclient
 
 import (

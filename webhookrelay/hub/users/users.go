@@ -1,7 +1,3 @@
-// Package users is the team hub's list of people: who they are, the
-// SHA-256 of their token (never the token) and what each may do. The list
-// lives in a TOML file an administrator edits with `paydash relay user`;
-// the hub reads it at start and again on SIGHUP.
 package users
 
 import (

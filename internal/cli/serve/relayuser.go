@@ -1,7 +1,4 @@
-// Package approvals holds team mode's commands: `paydash relay user`
-// (the hub's users file), `paydash approvals` (the approvers' side) and
-// `payout create` through the hub (the operators' side).
-package approvals
+package serve
 
 import (
 	"errors"
