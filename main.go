@@ -21,6 +21,7 @@ import (
 	"github.com/paydash/paydash/internal/cli/dashboard"
 	"github.com/paydash/paydash/internal/cli/demo"
 	"github.com/paydash/paydash/internal/cli/devtools"
+	"github.com/paydash/paydash/internal/cli/docgen"
 	"github.com/paydash/paydash/internal/cli/headless"
 	"github.com/paydash/paydash/internal/cli/serve"
 	"github.com/paydash/paydash/internal/cli/version"
@@ -42,7 +43,7 @@ func run(ctx context.Context, args []string, s *cmdutil.Streams) int {
 	s.Done = ctx.Done()
 	out := cmdutil.WatchOutput(s)
 	root := newRoot(s)
-	filtered := cmdutil.AddJSONFilters(root, s)
+	filtered := cmdutil.AddJSONFilters(root, s) // --jq, --json=FIELD,…
 	root.SetArgs(args)
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
@@ -52,6 +53,15 @@ func run(ctx context.Context, args []string, s *cmdutil.Streams) int {
 		err = ferr // the cause of any write error the command met
 	}
 	return cmdutil.Report(s, out, args, err)
+}
+
+// newTree is the whole command tree as a person meets it, --jq and
+// --json=FIELD,… included: what the reference documents.
+func newTree(s *cmdutil.Streams) *cobra.Command {
+	root := newRoot(s)
+	cmdutil.AddJSONFilters(root, s)
+	root.InitDefaultCompletionCmd()
+	return root
 }
 
 func newRoot(s *cmdutil.Streams) *cobra.Command {
@@ -110,5 +120,7 @@ Every view is also a headless command for scripts (--json on each).`,
 	relay.AddCommand(serve.UserCommand(s))
 	add("ops", approvals.Command(s, g))
 	add("dev", sandbox, relay, events)
+	// Hidden: the command reference and man pages, from this same tree.
+	root.AddCommand(docgen.Command(s, func() *cobra.Command { return newTree(s) }))
 	return root
 }
