@@ -124,8 +124,9 @@ func (h *Hub) createBatch(ctx context.Context, u users.User, sub hubapi.BatchSub
 		}
 	}
 	now := h.cfg.Clock.Now()
+	// Everyone's: the sum per payee counts across requesters.
 	sent, err := h.cfg.Store.List(func(r *store.Request) bool {
-		return !r.NeedsApproval && r.RequestedBy == u.Name && now.Sub(r.RequestedAt) < policy.SumWindow && r.Status != store.StatusRefused
+		return !r.NeedsApproval && now.Sub(r.RequestedAt) < policy.SumWindow && r.Status != store.StatusRefused
 	})
 	if err != nil {
 		return "", nil, false, err
@@ -151,7 +152,7 @@ func (h *Hub) createBatch(ctx context.Context, u users.User, sub hubapi.BatchSub
 				return "", nil, false, &errSubmit{http.StatusConflict, ClassDuplicate, fmt.Errorf("line %d: %w", row.Line, err)}
 			}
 		}
-		d := h.cfg.Policy.Decide(req.AmountInMinor, req.Currency, policy.RecentSum(prior, u.Name, req.BeneficiaryIBAN, req.Currency, now))
+		d := h.cfg.Policy.DecideSums(req.AmountInMinor, req.Currency, policy.RecentSums(prior, u.Name, req.BeneficiaryIBAN, req.Currency, now))
 		if d.Needed && !needed {
 			needed, reason = true, fmt.Sprintf("line %d: %s", row.Line, d.Reason)
 		}

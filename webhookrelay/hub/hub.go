@@ -497,9 +497,10 @@ func (h *Hub) create(ctx context.Context, u users.User, req api.PayoutRequest, a
 		}
 	}
 	now := h.cfg.Clock.Now()
+	// Everyone's, not only u's: the sum per payee counts across
+	// requesters, so colleagues cannot split round the threshold either.
 	sent, err := h.cfg.Store.List(func(r *store.Request) bool {
-		return !r.NeedsApproval && r.RequestedBy == u.Name && now.Sub(r.RequestedAt) < policy.SumWindow &&
-			r.Status != store.StatusRefused
+		return !r.NeedsApproval && now.Sub(r.RequestedAt) < policy.SumWindow && r.Status != store.StatusRefused
 	})
 	if err != nil {
 		return store.Request{}, false, err
@@ -508,7 +509,7 @@ func (h *Hub) create(ctx context.Context, u users.User, req api.PayoutRequest, a
 	for i, r := range sent {
 		prior[i] = policy.Sent{Requester: r.RequestedBy, IBAN: r.BeneficiaryIBAN, Currency: r.Currency, AmountInMinor: r.AmountInMinor, At: r.RequestedAt}
 	}
-	d := h.cfg.Policy.Decide(req.AmountInMinor, req.Currency, policy.RecentSum(prior, u.Name, req.BeneficiaryIBAN, req.Currency, now))
+	d := h.cfg.Policy.DecideSums(req.AmountInMinor, req.Currency, policy.RecentSums(prior, u.Name, req.BeneficiaryIBAN, req.Currency, now))
 	reserved, err := h.cfg.Store.Outflows("")
 	if err != nil {
 		return store.Request{}, false, err
