@@ -70,7 +70,7 @@ func TestRecentSumsCountThePayeeAcrossRequesters(t *testing.T) {
 	sent := []Sent{
 		{"ada", iban, "GBP", 100, now.Add(-time.Hour)},
 		{"bob", "GB33 BUKB 2020 1555 5555 55", "GBP", 200, now.Add(-time.Hour)},
-		{"cy", iban, "GBP", 400, now.Add(-25 * time.Hour)},                 // too old
+		{"cy", iban, "GBP", 400, now.Add(-25 * time.Hour)},                // too old
 		{"cy", "GB94BARC10201530093459", "GBP", 800, now.Add(-time.Hour)}, // another payee
 		{"cy", iban, "EUR", 1600, now.Add(-time.Hour)},                    // another currency
 	}
