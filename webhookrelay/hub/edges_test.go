@@ -2,13 +2,16 @@ package hub_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paydash/paydash/webhookrelay/hub"
 	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
@@ -100,5 +103,66 @@ func TestABatchRepeatingATransactionIDNamesTheRows(t *testing.T) {
 	}
 	if n := e.reportCount("DUPTX-1") + e.reportCount("DUPTX-3"); n != 0 {
 		t.Fatalf("%d payouts sent", n)
+	}
+}
+
+// A payee's name is the requester's text: posted to a chat webhook raw,
+// "<!channel>" alerts everyone and "<url|Approve>" is a disguised link
+// under paydash's name. The notify text carries neither.
+func TestNotifyTextIsInertInChatMarkup(t *testing.T) {
+	e := startEnv(t, opts{})
+	s := sub("NOTE-1", payeeIBAN, 5000_00)
+	s.BeneficiaryName = "Evil & Co <!channel> @here"
+	s.BeneficiaryReference = "<https://evil.example/approve|Approve in paydash>"
+	if _, err := e.as("ada").Submit(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	select {
+	case text = <-e.notes:
+	case <-time.After(notifyWait):
+		t.Fatal("no notification")
+	}
+	for _, raw := range []string{"<", ">", "@here", "@channel", " & "} {
+		if strings.Contains(text, raw) {
+			t.Errorf("notify text %q carries %q raw", text, raw)
+		}
+	}
+	if !strings.Contains(text, "Evil &amp; Co &lt;!channel&gt;") || !strings.Contains(text, "&lt;https://evil.example/approve|Approve in paydash&gt;") {
+		t.Errorf("notify text %q does not keep the words, escaped", text)
+	}
+}
+
+// The notify client follows no redirect: a notify URL that redirects
+// elsewhere gets the one post, the other host none.
+func TestNotifyFollowsNoRedirect(t *testing.T) {
+	e := startEnv(t, opts{})
+	elsewhere := make(chan string, 4)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		elsewhere <- string(b)
+	}))
+	defer other.Close()
+	asked := make(chan struct{}, 4)
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked <- struct{}{}
+		http.Redirect(w, r, other.URL+"/steal", http.StatusTemporaryRedirect)
+	}))
+	defer redirecting.Close()
+	e.close()
+	e.open(redirecting.URL)
+	if _, err := e.as("ada").Submit(context.Background(), sub("REDIR-1", payeeIBAN, 5000_00)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-asked:
+	case <-time.After(notifyWait):
+		t.Fatal("the notify URL was not posted to")
+	}
+	e.close() // waits for the notifier
+	select {
+	case b := <-elsewhere:
+		t.Fatalf("the redirect was followed: the other host got %s", b)
+	default:
 	}
 }
