@@ -95,6 +95,9 @@ func openHub(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *Team
 	if err != nil {
 		return nil, cmdutil.Exit(cmdutil.ExitUsage, err)
 	}
+	if w := live.Warning(); w != "" {
+		fmt.Fprintln(s.Err, "warning: "+w)
+	}
 	sendGlobal := cmdutil.Global{}
 	if g != nil {
 		sendGlobal = *g
