@@ -166,3 +166,15 @@ func TestNotifyFollowsNoRedirect(t *testing.T) {
 	default:
 	}
 }
+
+// The relay asks the hub who may write a resend's answer into the
+// attempt log: the request role, never a view-only user or the relay's
+// shared token.
+func TestOnlyRequestersWriteToTheRelay(t *testing.T) {
+	e := startEnv(t, opts{})
+	for tok, want := range map[string]bool{e.tokens["ada"]: true, e.tokens["bob"]: true, e.tokens["vic"]: false, e.tokens["cy"]: false, sharedTok: false, "": false} {
+		if got := e.hub.WriterAllowed(tok); got != want {
+			t.Errorf("WriterAllowed(%q) = %v, want %v", tok, got, want)
+		}
+	}
+}

@@ -108,6 +108,14 @@ func (h *Hub) ReaderAllowed(token string) bool {
 	return ok && u.Has(users.RoleView)
 }
 
+// WriterAllowed reports whether token may write what the relay's readers
+// see (a resend's answer in its attempt log): a user holding the request
+// role. Neither a view-only user nor the relay's shared token writes.
+func (h *Hub) WriterAllowed(token string) bool {
+	u, ok := h.cfg.Users.Current().Authenticate(token)
+	return ok && u.Has(users.RoleRequest)
+}
+
 func (h *Hub) handleMe(w http.ResponseWriter, _ *http.Request, u users.User) {
 	writeJSON(w, http.StatusOK, hubapi.Me{Name: u.Name, Roles: u.Roles, Policy: h.cfg.Policy.Describe()})
 }
