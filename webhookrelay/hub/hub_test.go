@@ -68,6 +68,7 @@ func (c *countingPipeline) Lookup(ctx context.Context, id string) (string, bool,
 
 type env struct {
 	t        *testing.T
+	sb       *sandbox.Server
 	svc      *api.Client
 	audit    *payout.Log
 	pipe     *countingPipeline
@@ -129,7 +130,7 @@ func startEnv(t *testing.T, o opts) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, svc: svc, audit: audit, storeDir: dir, tokens: map[string]string{}, notes: make(chan string, 32)}
+	e := &env{t: t, sb: sb, svc: svc, audit: audit, storeDir: dir, tokens: map[string]string{}, notes: make(chan string, 32)}
 	e.pipe = &countingPipeline{Pipeline: hub.NewPayoutPipeline(svc, audit)}
 	usersFile := filepath.Join(dir, "users.toml")
 	for _, u := range []struct {
@@ -178,7 +179,7 @@ func (e *env) open(notifyURL string) {
 	}
 	e.st = st
 	h, err := hub.New(hub.Config{Users: e.live, Store: st, Policy: e.pol, Pipeline: e.pipe, SharedToken: sharedTok,
-		NotifyURL: notifyURL, Clock: e.clk, BatchAnswerWithin: e.batchWithin, FeedQueue: e.feedQueue})
+		NotifyURL: notifyURL, Clock: e.clk, BatchAnswerWithin: e.batchWithin, FeedQueue: e.feedQueue, Direct: e.svc})
 	if err != nil {
 		t.Fatal(err)
 	}
