@@ -85,6 +85,8 @@ type env struct {
 	batchWithin time.Duration
 	// feedQueue is the hub's FeedQueue (0: its default).
 	feedQueue int
+	// direct is the hub's Direct (nil: svc).
+	direct hub.Direct
 }
 
 type opts struct {
@@ -178,8 +180,12 @@ func (e *env) open(notifyURL string) {
 		t.Fatal(err)
 	}
 	e.st = st
+	var direct hub.Direct = e.svc
+	if e.direct != nil {
+		direct = e.direct
+	}
 	h, err := hub.New(hub.Config{Users: e.live, Store: st, Policy: e.pol, Pipeline: e.pipe, SharedToken: sharedTok,
-		NotifyURL: notifyURL, Clock: e.clk, BatchAnswerWithin: e.batchWithin, FeedQueue: e.feedQueue, Direct: e.svc})
+		NotifyURL: notifyURL, Clock: e.clk, BatchAnswerWithin: e.batchWithin, FeedQueue: e.feedQueue, Direct: direct})
 	if err != nil {
 		t.Fatal(err)
 	}

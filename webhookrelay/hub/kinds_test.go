@@ -5,9 +5,11 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/webhookrelay/hub"
 	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/hub/store"
 )
@@ -159,5 +161,50 @@ func TestAMandateOverTheRuleWaitsForApproval(t *testing.T) {
 		if n := e.sb.CountMandates("case", tag); n != want {
 			t.Errorf("%s: %d mandates, want %d", tag, n, want)
 		}
+	}
+}
+
+// lostAnswer creates at the service, then loses the service's answer
+// the first time: the hub cannot know whether it was created.
+type lostAnswer struct {
+	hub.Direct
+	lost atomic.Bool
+}
+
+func (l *lostAnswer) CreatePayment(ctx context.Context, req *api.PaymentRequest, key string) (*api.PaymentResponse, error) {
+	resp, err := l.Direct.CreatePayment(ctx, req, key)
+	if err == nil && l.lost.CompareAndSwap(false, true) {
+		return nil, errors.New("reading the answer: connection reset by peer")
+	}
+	return resp, err
+}
+
+// An approved payment whose answer was lost is left unknown; the hub's
+// next start sends it again under the same idempotency key, which the
+// service answers with what it created: one payment in its records.
+func TestAPaymentWhoseAnswerWasLostIsCreatedOnceAfterARestart(t *testing.T) {
+	e := startEnv(t, opts{})
+	ctx := context.Background()
+	e.direct = &lostAnswer{Direct: e.svc}
+	e.close()
+	e.open("")
+	_, err := e.as("ada").CreatePayment(ctx, e.payment("PAY-LOST", 5000_00), "9c1d7a0e-2f0b-4d4c-9f61-0000000000ff")
+	res := awaiting(t, err)
+	r, err := e.as("cy").Approve(ctx, res.ApprovalID)
+	if err != nil || r.Status != store.StatusUnknown {
+		t.Fatalf("approval with the answer lost: %+v %v, want unknown", r, err)
+	}
+	if n := e.sb.CountPayments("case", "PAY-LOST"); n != 1 {
+		t.Fatalf("%d payments", n)
+	}
+	e.close()
+	e.open("")
+	e.hub.Recover(ctx)
+	r, err = e.as("vic").Get(ctx, res.ApprovalID)
+	if err != nil || r.Status != store.StatusSent || r.CreatedID == "" {
+		t.Fatalf("after the restart: %+v %v", r, err)
+	}
+	if n := e.sb.CountPayments("case", "PAY-LOST"); n != 1 {
+		t.Fatalf("%d payments after the restart, want 1", n)
 	}
 }
