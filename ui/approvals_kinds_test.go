@@ -2,6 +2,7 @@ package ui
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,4 +40,22 @@ func TestApprovalsListPaymentsAndMandatesForWhatTheyAre(t *testing.T) {
 	}
 	selectRow(t, hs, "apr-mmmmmmman1")
 	mustContain(t, hs.view(), "sweeping mandate of up to £150.00 a payment into merchant account 6f2f")
+}
+
+// The payment form on a team profile whose payment the hub holds for
+// approval: done, saying so, not a failure that may have created it.
+func TestPaymentFormSaysTheHubHoldsItForApproval(t *testing.T) {
+	fb := newFake(10)
+	fb.paymentErr = &hubapi.AwaitingApprovalError{Kind: hubapi.KindPayment, Result: hubapi.Result{Status: hubapi.StatusAwaitingApproval,
+		ApprovalID: "apr-pppppppay2", Reason: "£2,000.00 is above the £1,000.00 threshold", Approvers: []string{"bob"}, ApprovalsNeeded: 1}}
+	h := newHarness(t, Options{Backend: fb}, 120, 40)
+	fillPayment(h, "040004")
+	h.key("y")
+	out := h.view()
+	mustContain(t, out, "Awaiting approval: apr-pppppppay2", "Nothing is created until 1 of bob", "creates the payment under this form")
+	for _, wrong := range []string{"may have been created", "✗"} {
+		if strings.Contains(out, wrong) {
+			t.Fatalf("the held payment reads as a failure (%q):\n%s", wrong, out)
+		}
+	}
 }
