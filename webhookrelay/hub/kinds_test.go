@@ -3,12 +3,14 @@ package hub_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/internal/platform/natstest"
 	"github.com/paydash/paydash/webhookrelay/hub"
 	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/hub/store"
@@ -207,4 +209,38 @@ func TestAPaymentWhoseAnswerWasLostIsCreatedOnceAfterARestart(t *testing.T) {
 	if n := e.sb.CountPayments("case", "PAY-LOST"); n != 1 {
 		t.Fatalf("%d payments after the restart, want 1", n)
 	}
+}
+
+// A payment held at one hub of a cluster is approved at both at once and
+// created once; its idempotency key sent again at the other hub finds
+// the same request.
+func TestTwoHubsAPaymentHeldAtOneIsCreatedOnce(t *testing.T) {
+	natstest.Each(t, func(t *testing.T, nodes natstest.Nodes) {
+		e := startEnv(t, opts{})
+		name := fmt.Sprintf("HUB%d", clusterNames.Add(1))
+		direct := func(c *hub.Config) { c.Direct = e.svc }
+		a, b := e.openClusterHub(nodes.URLs(), name, direct), e.openClusterHub(nodes.URLs(), name, direct)
+		ctx := context.Background()
+		const key = "9c1d7a0e-2f0b-4d4c-9f61-0000000000c1"
+		_, err := a.as("ada").CreatePayment(ctx, e.payment("PAY-CLUSTER", 4000_00), key)
+		res := awaiting(t, err)
+		_, err = b.as("ada").CreatePayment(ctx, e.payment("PAY-CLUSTER", 4000_00), key)
+		if again := awaiting(t, err); again.ApprovalID != res.ApprovalID {
+			t.Fatalf("the key at the other hub made request %s, then %s", res.ApprovalID, again.ApprovalID)
+		}
+		var wg sync.WaitGroup
+		for i := range 6 {
+			h := []*clusterHub{a, b}[i%2]
+			who := []string{"bob", "cy"}[(i/2)%2]
+			wg.Go(func() { _, _ = h.as(who).Approve(ctx, res.ApprovalID) })
+		}
+		wg.Wait()
+		r, err := b.as("vic").Get(ctx, res.ApprovalID)
+		if err != nil || r.Status != store.StatusSent || r.CreatedID == "" {
+			t.Fatalf("after approvals at two hubs: %+v %v", r, err)
+		}
+		if n := e.sb.CountPayments("case", "PAY-CLUSTER"); n != 1 {
+			t.Fatalf("%d payments created, want 1", n)
+		}
+	})
 }
