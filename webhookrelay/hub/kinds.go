@@ -161,6 +161,11 @@ func payeeOf(b api.Beneficiary) string {
 // sendKind creates an approved payment or mandate: of concurrent callers
 // only the one whose claim (approved -> sending) lands sends.
 func (h *Hub) sendKind(ctx context.Context, id string) (store.Request, error) {
+	if h.cfg.Direct == nil {
+		// Not claimed: it stays approved for a hub that can send it.
+		r, _ := h.cfg.Store.Get(id)
+		return r, errors.New("this hub sends no payments or mandates (no service client)")
+	}
 	r, err := h.cfg.Store.Claim(id, "hub", h.cfg.Clock.Now())
 	if errors.Is(err, store.ErrNotApproved) {
 		return h.cfg.Store.Get(id) // another caller sends it
