@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -104,4 +105,25 @@ func err2s(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// On the team's relay a resend's answer is written into the attempt log
+// only with a token holding the request role: vic's view token and the
+// relay's shared token are refused (403) before anything is read, ada's
+// token reaches the event lookup (404: no such event).
+func TestTeamRelayResendReportsNeedTheRequestRole(t *testing.T) {
+	tm := startTeam(t)
+	for tok, want := range map[string]int{tm.tokens["vic"]: http.StatusForbidden, shared: http.StatusForbidden, tm.tokens["ada"]: http.StatusNotFound} {
+		req, _ := http.NewRequest(http.MethodPost, "http://"+tm.addr+"/events/evt-none/resends", strings.NewReader(`{"status":200}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("resend report with %s's token: %d, want %d", map[bool]string{true: "a user", false: "the shared"}[tok != shared], resp.StatusCode, want)
+		}
+	}
 }
