@@ -203,13 +203,36 @@ func (l *loader) applyFile(doc *configFile, table map[string]toml.Primitive) {
 }
 
 // applyEnv applies PAYDASH_<KEY> variables; empty means unset.
+// PAYDASH_RELAY_TOKEN is the exception: it is also the relay's shared
+// token (paydash relay --token-env's default, exported as the README's
+// hub command does), so a profile's own relay_token or relay_token_env
+// wins over it and a warning says so; otherwise an operator's profile
+// would silently send with the shared token, which the hub refuses.
 func (l *loader) applyEnv() {
 	for _, spec := range keySpecs() {
 		name := envName(spec.name)
 		if v := l.getenv(name); v != "" {
+			if spec.name == "relay_token" {
+				if own := l.fileSpelling(spec.group); own != "" {
+					l.warn("%s is set, but profile %q has its own %s, which is used (%s is the relay's shared token; unset it here, or remove %s from the profile to use it)",
+						name, l.profile, own, name, own)
+					continue
+				}
+			}
 			l.applyString(spec, spec.name, setting{value: v, layer: layerEnv, source: name})
 		}
 	}
+}
+
+// fileSpelling is the key of group the profile's file sets ("" when
+// none).
+func (l *loader) fileSpelling(group string) string {
+	for _, key := range groupKeys(group) {
+		if v, ok := l.values[key]; ok && v.layer == layerFile {
+			return key
+		}
+	}
+	return ""
 }
 
 // applyOverrides applies the flag values, keyed by TOML key name.

@@ -532,6 +532,9 @@ func (v *approvalsView) what(r *hubapi.Request) string {
 		rows := v.batchRows(r.Batch)
 		return "batch " + r.Batch + " (" + plural(len(rows), "payout", "payouts") + ", " + totalsText(hubapi.Totals(rows), api.FormatAmount) + ")"
 	}
+	if r.Kind != "" {
+		return termtext.Safe(r.What()) + " (ref " + termtext.Safe(r.BeneficiaryReference) + ")"
+	}
 	return api.FormatAmount(r.AmountInMinor, r.Currency) + " to " + termtext.Safe(r.BeneficiaryName) + " (ref " + termtext.Safe(r.BeneficiaryReference) + ")"
 }
 
@@ -542,7 +545,7 @@ func (v *approvalsView) typedWant() string {
 	if r.Batch != "" {
 		return totalsText(hubapi.Totals(v.batchRows(r.Batch)), plainWithCurrency)
 	}
-	return api.FormatAmountPlain(r.AmountInMinor, r.Currency)
+	return api.FormatAmountPlain(r.Shown(), r.Currency)
 }
 
 // typedMatches reads the typed amount as the form would (1,500.00 and
@@ -556,7 +559,7 @@ func (v *approvalsView) typedMatches(typed string) bool {
 		return norm(typed) == norm(v.typedWant())
 	}
 	minor, err := api.ParseAmount(strings.TrimSpace(typed), r.Currency, false)
-	return err == nil && minor == r.AmountInMinor
+	return err == nil && minor == r.Shown()
 }
 
 func (v *approvalsView) submitInput(c *viewContext) tea.Cmd {
@@ -630,6 +633,12 @@ func decisionError(err error) error {
 // decided says where a request stands after a decision, in one line.
 func decided(r hubapi.Request) string {
 	what := api.FormatAmount(r.AmountInMinor, r.Currency) + " to " + termtext.Safe(r.BeneficiaryName)
+	if r.Kind != "" {
+		what = termtext.Safe(r.What())
+		if r.Status == hubapi.StatusSent {
+			return "created: " + what + ", " + r.Kind + " id " + termtext.Safe(r.CreatedID) + " (" + r.ID + ")"
+		}
+	}
 	switch r.Status {
 	case hubapi.StatusPending:
 		return "approved by you; " + r.ID + " awaits " + itoa(r.ApprovalsNeeded-len(r.ApprovedBy)) + " more approval(s) (" + what + ")"

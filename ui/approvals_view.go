@@ -82,8 +82,14 @@ func (v *approvalsView) view(c *viewContext, w, h int) string {
 		}
 		cells[2] = termtext.Safe(r.RequestedBy)
 		cells[3] = termtext.Safe(r.BeneficiaryName)
+		if r.Kind != "" {
+			// A payment or mandate held by the rule: its kind before
+			// its beneficiary, and its amount (a mandate's largest
+			// single payment), so it never reads as a payout.
+			cells[3] = r.Kind + ": " + cells[3]
+		}
 		cells[4] = termtext.Safe(r.BeneficiaryReference)
-		cells[5] = api.FormatAmount(r.AmountInMinor, r.Currency)
+		cells[5] = api.FormatAmount(r.Shown(), r.Currency)
 		cells[6] = r.Status
 		if r.Status == hubapi.StatusPending && r.ApprovalsNeeded > 0 {
 			cells[6] += " " + itoa(len(r.ApprovedBy)) + "/" + itoa(r.ApprovalsNeeded)
@@ -258,6 +264,10 @@ func (v *approvalsView) detail(c *viewContext, w int) string {
 	lines = append(lines, fit(c.st.bold.Render(id), w))
 	asked := "asked by " + termtext.Safe(r.RequestedBy) + " " + age(now, r.RequestedAt) + " ago · IBAN " + termtext.Safe(r.BeneficiaryIBAN) +
 		" · transaction id " + termtext.Safe(r.TransactionID)
+	if r.Kind != "" {
+		asked = "asked by " + termtext.Safe(r.RequestedBy) + " " + age(now, r.RequestedAt) + " ago · " + termtext.Safe(r.What()) +
+			" · idempotency key " + termtext.Safe(r.IdempotencyKey)
+	}
 	lines = append(lines, fit(asked, w))
 	rule := termtext.Safe(r.Policy)
 	if r.NeedsApproval {

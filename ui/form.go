@@ -12,6 +12,8 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/platform/termtext"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 )
 
 // sendTimeout bounds one attempt to create a payout, payment or mandate.
@@ -297,6 +299,16 @@ func (fv *formView) sent(c *viewContext, msg sentMsg) tea.Cmd {
 	if msg.key != fv.key || fv.phase != phaseSending {
 		return nil // an answer for a form since discarded
 	}
+	var held *hubapi.AwaitingApprovalError
+	if errors.As(msg.err, &held) {
+		// On a team profile the hub holds the payment or mandate for
+		// approval: nothing was sent, and the hub creates it under this
+		// form's key once other people approve. The form is done.
+		fv.phase, fv.err, fv.resp = phaseDone, nil, held
+		fv.sentAt = c.now()
+		c.setFlash(held.Kind+" awaits approval as "+held.Result.ApprovalID, false)
+		return nil
+	}
 	if msg.err != nil {
 		fv.phase, fv.err = phaseFailed, msg.err
 		fv.definite = fv.createdNothing(msg.err)
@@ -403,7 +415,24 @@ func (fv *formView) view(c *viewContext, w, h int) string {
 	case phaseFailed:
 		b.WriteString(fv.failureView(c, w))
 	case phaseDone:
+		if held, ok := fv.resp.(*hubapi.AwaitingApprovalError); ok {
+			b.WriteString(heldResult(c, held, w))
+			break
+		}
 		b.WriteString(fv.spec.result(c, fv, w))
 	}
 	return b.String()
+}
+
+// heldResult is a payment's or mandate's form once the hub holds it for
+// approval: by whom, and what happens next.
+func heldResult(c *viewContext, held *hubapi.AwaitingApprovalError, w int) string {
+	r := held.Result
+	who := "nobody yet: ask an administrator to add an approver"
+	if len(r.Approvers) > 0 {
+		who = strings.Join(r.Approvers, ", ")
+	}
+	text := "Awaiting approval: " + r.ApprovalID + " (" + termtext.Safe(r.Reason) + "). Nothing is created until " + itoa(max(r.ApprovalsNeeded, 1)) +
+		" of " + termtext.Safe(who) + " approve; the hub then creates the " + held.Kind + " under this form's idempotency key. Follow it in Approvals."
+	return c.st.warn.Render(wrapText(text, w))
 }

@@ -98,6 +98,14 @@ type Config struct {
 	// the reading endpoints (/ws, /events, /metrics): team mode's users.
 	// A relay with it always requires a token, even on loopback.
 	ReaderAllowed func(token string) bool
+	// WriterAllowed, beside ReaderAllowed, says which bearer tokens may
+	// write what every reader then sees: a resend's answer reported into
+	// the attempt log (POST /events/{id}/resends). Team mode gives it its
+	// users holding the request role; the relay's shared token and
+	// view-only users read and never write. Nil with ReaderAllowed set:
+	// nobody writes. Without ReaderAllowed the relay's one token writes,
+	// as it reads.
+	WriterAllowed func(token string) bool
 	Clock         clock.Clock
 	Logger        *slog.Logger
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/paydash/paydash/internal/platform/bearer"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
@@ -64,7 +65,7 @@ const maxResendReport = 32 << 10
 // reports the handler's answer, which is kept in the attempt log with
 // the event's forwards, so every reader sees it.
 func (r *Relay) handleResendReport(w http.ResponseWriter, req *http.Request) {
-	if !r.allowRead(w, req) {
+	if !r.allowWrite(w, req) {
 		return
 	}
 	if err := requireJSON(req); err != nil {
@@ -94,6 +95,27 @@ func (r *Relay) handleResendReport(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusCreated, a)
+}
+
+// allowWrite authorises a write every reader sees. Without team mode
+// the relay's one token writes as it reads; in team mode (ReaderAllowed)
+// only a token WriterAllowed accepts, sent in the Authorization header,
+// does: a reader, or the relay's shared token, writes no forged answer
+// into the log everyone reads.
+func (r *Relay) allowWrite(w http.ResponseWriter, req *http.Request) bool {
+	if !r.allowRead(w, req) {
+		return false
+	}
+	if r.cfg.ReaderAllowed == nil {
+		return true
+	}
+	got, _ := bearer.FromRequest(req)
+	if got == "" || r.cfg.WriterAllowed == nil || !r.cfg.WriterAllowed(got) {
+		writeProblem(w, http.StatusForbidden, "write_role_missing",
+			"reporting a resend writes into the attempt log every reader sees: it needs your own token with the request role (sent as Authorization: Bearer); the relay's shared token and view-only tokens only read")
+		return false
+	}
+	return true
 }
 
 // storedEvent reads the event named by the path's {id}, answering 404 or

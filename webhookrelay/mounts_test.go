@@ -46,6 +46,47 @@ func TestMountsAndReadersBesideTheToken(t *testing.T) {
 	}
 }
 
+// In team mode a resend's answer, which every reader sees in the attempt
+// log, is written only with a token WriterAllowed accepts: never the
+// shared token, never a reader's (issue 29: a view token wrote a forged
+// "resend answer").
+func TestTeamModeResendReportsNeedAWriter(t *testing.T) {
+	const shared = "the-shared-relay-token-0003"
+	const viewer = "a-viewers-own-token-00000003"
+	const requester = "a-requesters-own-token-00003"
+	tr := startRelay(t, Config{
+		Token:         shared,
+		ReaderAllowed: func(tok string) bool { return tok == viewer || tok == requester },
+		WriterAllowed: func(tok string) bool { return tok == requester },
+	})
+	if resp := tr.post(t, paymentsWebhook("rw-1", "payout_executed", "po", nil), http.Header{}); resp.status != http.StatusOK {
+		t.Fatal(resp.status)
+	}
+	report := func(tok string) int {
+		h := http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer " + tok}}
+		return do(t, http.DefaultClient, http.MethodPost, tr.base+"/events/rw-1/resends", h, []byte(`{"status":200}`)).status
+	}
+	for tok, want := range map[string]int{shared: http.StatusForbidden, viewer: http.StatusForbidden, requester: http.StatusCreated, "not-a-token-at-all-000000": http.StatusUnauthorized} {
+		if got := report(tok); got != want {
+			t.Errorf("resend report with token %q: %d, want %d", tok, got, want)
+		}
+	}
+	// A token in the URL reads (browsers' websockets) but never writes.
+	h := http.Header{"Content-Type": {"application/json"}}
+	if got := do(t, http.DefaultClient, http.MethodPost, tr.base+"/events/rw-1/resends?token="+requester, h, []byte(`{"status":200}`)).status; got != http.StatusForbidden {
+		t.Errorf("resend report with the token in the URL: %d, want 403", got)
+	}
+	// Without WriterAllowed, team mode writes nothing.
+	tr2 := startRelay(t, Config{Token: shared, ReaderAllowed: func(tok string) bool { return tok == requester }})
+	if resp := tr2.post(t, paymentsWebhook("rw-2", "payout_executed", "po", nil), http.Header{}); resp.status != http.StatusOK {
+		t.Fatal(resp.status)
+	}
+	hh := http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer " + requester}}
+	if got := do(t, http.DefaultClient, http.MethodPost, tr2.base+"/events/rw-2/resends", hh, []byte(`{"status":200}`)).status; got != http.StatusForbidden {
+		t.Errorf("team mode without writers: %d, want 403", got)
+	}
+}
+
 func TestReadersWithoutASharedTokenStillNeedOne(t *testing.T) {
 	const user = "a-users-own-token-000000002"
 	tr := startRelay(t, Config{ReaderAllowed: func(tok string) bool { return tok == user }})

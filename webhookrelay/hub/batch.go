@@ -72,6 +72,7 @@ func (h *Hub) SubmitBatch(ctx context.Context, u users.User, sub hubapi.BatchSub
 		return hubapi.BatchResult{}, &errSubmit{http.StatusUnprocessableEntity, ClassInvalid, fmt.Errorf("a batch has 1 to %d rows, not %d", MaxBatchRows, len(sub.Rows))}
 	}
 	var bad []string
+	firstLine := map[string]int{} // transaction id -> the first line giving it
 	for i := range sub.Rows {
 		r := &sub.Rows[i].PayoutRequest
 		r.BeneficiaryIBAN = api.NormalizeIBAN(r.BeneficiaryIBAN)
@@ -80,7 +81,16 @@ func (h *Hub) SubmitBatch(ctx context.Context, u users.User, sub hubapi.BatchSub
 		}
 		if probs := api.ValidatePayout(r); len(probs) > 0 {
 			bad = append(bad, fmt.Sprintf("line %d: %v", sub.Rows[i].Line, probs))
+			continue
 		}
+		// Two rows under one transaction id would be one payout at the
+		// service: refused here, naming both lines, before the store's
+		// index of ids would refuse it as a failure of its own.
+		if first, seen := firstLine[r.TransactionID]; seen {
+			bad = append(bad, fmt.Sprintf("line %d: transaction_id %s repeats line %d's; each payout needs its own", sub.Rows[i].Line, r.TransactionID, first))
+			continue
+		}
+		firstLine[r.TransactionID] = sub.Rows[i].Line
 	}
 	if len(bad) > 0 {
 		return hubapi.BatchResult{}, &errSubmit{http.StatusUnprocessableEntity, ClassInvalid, fmt.Errorf("%d bad row(s); nothing was requested: %s", len(bad), strings.Join(bad, "; "))}
@@ -124,8 +134,9 @@ func (h *Hub) createBatch(ctx context.Context, u users.User, sub hubapi.BatchSub
 		}
 	}
 	now := h.cfg.Clock.Now()
+	// Everyone's: the sum per payee counts across requesters.
 	sent, err := h.cfg.Store.List(func(r *store.Request) bool {
-		return !r.NeedsApproval && r.RequestedBy == u.Name && now.Sub(r.RequestedAt) < policy.SumWindow && r.Status != store.StatusRefused
+		return !r.NeedsApproval && now.Sub(r.RequestedAt) < policy.SumWindow && r.Status != store.StatusRefused
 	})
 	if err != nil {
 		return "", nil, false, err
@@ -151,7 +162,7 @@ func (h *Hub) createBatch(ctx context.Context, u users.User, sub hubapi.BatchSub
 				return "", nil, false, &errSubmit{http.StatusConflict, ClassDuplicate, fmt.Errorf("line %d: %w", row.Line, err)}
 			}
 		}
-		d := h.cfg.Policy.Decide(req.AmountInMinor, req.Currency, policy.RecentSum(prior, u.Name, req.BeneficiaryIBAN, req.Currency, now))
+		d := h.cfg.Policy.DecideSums(req.AmountInMinor, req.Currency, policy.RecentSums(prior, u.Name, req.BeneficiaryIBAN, req.Currency, now))
 		if d.Needed && !needed {
 			needed, reason = true, fmt.Sprintf("line %d: %s", row.Line, d.Reason)
 		}
@@ -274,6 +285,10 @@ func (h *Hub) handleSubmitBatch(w http.ResponseWriter, req *http.Request, u user
 		var se *errSubmit
 		if errors.As(err, &se) {
 			writeJSON(w, se.status, se.problem())
+			return
+		}
+		if errors.Is(err, store.ErrDuplicateTxID) {
+			writeProblem(w, http.StatusConflict, ClassDuplicate, err.Error()+"; nothing was requested")
 			return
 		}
 		writeProblem(w, http.StatusInternalServerError, "store_failed", "the hub could not record the batch: "+err.Error())

@@ -15,9 +15,10 @@ import (
 	"github.com/paydash/paydash/webhookrelay/hub/users"
 )
 
-// Direct is what the hub signs and sends for request users with no
-// approval rule (yet): single payments and VRP mandates, so a team
-// profile holds no signing key for them either. *api.Client is one.
+// Direct is what the hub signs and sends single payments and VRP
+// mandates with, so a team profile holds no signing key for them either:
+// at once when the policy lets them through, once approved when it holds
+// them (kinds.go). *api.Client is one.
 type Direct interface {
 	CreatePayment(ctx context.Context, req *api.PaymentRequest, idempotencyKey string) (*api.PaymentResponse, error)
 	CreateMandate(ctx context.Context, req *api.MandateRequest, idempotencyKey string) (*api.MandateResponse, error)
@@ -26,6 +27,13 @@ type Direct interface {
 func (h *Hub) handlePayment(w http.ResponseWriter, req *http.Request, u users.User) {
 	var sub hubapi.PaymentSubmission
 	if !h.directReady(w) || !readJSON(w, req, &sub) || !keyGiven(w, sub.IdempotencyKey) {
+		return
+	}
+	if d := h.decidePayment(&sub.Request); d.Needed {
+		b := sub.Request.PaymentMethod.Beneficiary
+		r := h.heldKind(u, store.KindPayment, sub.IdempotencyKey, sub.Request.Currency, payeeOf(b), b.Reference, d)
+		r.Payment = &sub.Request
+		h.submitKind(w, req, u, r)
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(req.Context()), time.Minute)
@@ -38,6 +46,13 @@ func (h *Hub) handlePayment(w http.ResponseWriter, req *http.Request, u users.Us
 func (h *Hub) handleMandate(w http.ResponseWriter, req *http.Request, u users.User) {
 	var sub hubapi.MandateSubmission
 	if !h.directReady(w) || !readJSON(w, req, &sub) || !keyGiven(w, sub.IdempotencyKey) {
+		return
+	}
+	if d := h.decideMandate(&sub.Request); d.Needed {
+		b := sub.Request.Mandate.Beneficiary
+		r := h.heldKind(u, store.KindMandate, sub.IdempotencyKey, sub.Request.Currency, payeeOf(b), sub.Request.Mandate.Reference, d)
+		r.Mandate = &sub.Request
+		h.submitKind(w, req, u, r)
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(req.Context()), time.Minute)

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"strconv"
 	"strings"
 
+	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/payout"
 	"github.com/paydash/paydash/internal/platform/bearer"
 	"github.com/paydash/paydash/internal/platform/problem"
@@ -108,6 +108,14 @@ func (h *Hub) ReaderAllowed(token string) bool {
 	return ok && u.Has(users.RoleView)
 }
 
+// WriterAllowed reports whether token may write what the relay's readers
+// see (a resend's answer in its attempt log): a user holding the request
+// role. Neither a view-only user nor the relay's shared token writes.
+func (h *Hub) WriterAllowed(token string) bool {
+	u, ok := h.cfg.Users.Current().Authenticate(token)
+	return ok && u.Has(users.RoleRequest)
+}
+
 func (h *Hub) handleMe(w http.ResponseWriter, _ *http.Request, u users.User) {
 	writeJSON(w, http.StatusOK, hubapi.Me{Name: u.Name, Roles: u.Roles, Policy: h.cfg.Policy.Describe()})
 }
@@ -124,14 +132,32 @@ func readJSONLimit(w http.ResponseWriter, req *http.Request, v any, limit int64)
 		writeProblem(w, http.StatusUnsupportedMediaType, "not_json", "send the body as application/json")
 		return false
 	}
-	dec := json.NewDecoder(io.LimitReader(req.Body, limit))
+	dec := json.NewDecoder(http.MaxBytesReader(w, req.Body, limit))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeProblem(w, http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("the body is larger than this endpoint's %d bytes; nothing was requested", limit))
+			return false
+		}
 		writeProblem(w, http.StatusBadRequest, "bad_json", "the body is not the JSON expected: "+err.Error())
+		return false
+	}
+	// Every string a client sends is bounded (api's caps by field name:
+	// names and references 140, URIs 2,048, every other string 255), so
+	// no field is copied into the store (a batch's file name into each
+	// of its rows) at whatever size the body limit allows.
+	if probs := api.ValidateLengths(v); len(probs) > 0 {
+		writeProblem(w, http.StatusUnprocessableEntity, ReasonFieldInvalid, fmt.Sprintf("%v; nothing was requested", probs))
 		return false
 	}
 	return true
 }
+
+// ReasonFieldInvalid is the refusal of a body one of whose string fields
+// is too long or holds characters no field may: the detail names the
+// field.
+const ReasonFieldInvalid = "field_invalid"
 
 func (h *Hub) handleSubmit(w http.ResponseWriter, req *http.Request, u users.User) {
 	var sub hubapi.Submission
@@ -143,6 +169,10 @@ func (h *Hub) handleSubmit(w http.ResponseWriter, req *http.Request, u users.Use
 		var se *errSubmit
 		if errors.As(err, &se) {
 			writeJSON(w, se.status, se.problem())
+			return
+		}
+		if errors.Is(err, store.ErrDuplicateTxID) {
+			writeProblem(w, http.StatusConflict, ClassDuplicate, err.Error()+"; nothing was requested")
 			return
 		}
 		h.log.Error("approvals: submit failed", "err", err)

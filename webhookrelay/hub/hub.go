@@ -189,6 +189,10 @@ func (h *Hub) lapse() {
 	told := map[string]bool{} // a batch is told once
 	for _, r := range lapsed {
 		switch {
+		case r.Kind != "":
+			w := wireRequest(r)
+			h.notify.post(fmt.Sprintf("paydash: approval request %s lapsed unapproved: %s (ref %s), requested by %s",
+				r.ID, w.What(), r.BeneficiaryReference, r.RequestedBy))
 		case r.Batch == "":
 			h.notify.post(fmt.Sprintf("paydash: approval request %s lapsed unapproved: %s to %s (ref %s), requested by %s",
 				r.ID, api.FormatAmount(r.AmountInMinor, r.Currency), r.BeneficiaryName, r.BeneficiaryReference, r.RequestedBy))
@@ -284,6 +288,11 @@ func (h *Hub) settleStale(ctx context.Context) {
 
 // settle finishes a request left sending (or unknown) by a previous run.
 func (h *Hub) settle(ctx context.Context, r store.Request) error {
+	if r.Kind != "" {
+		// A payment or mandate is sent again under its idempotency key:
+		// the service answers with what it created, or creates it now.
+		return h.createAtService(ctx, r)
+	}
 	state, found, err := h.cfg.Pipeline.Lookup(ctx, r.TransactionID)
 	if err != nil {
 		return fmt.Errorf("looking up transaction id %s: %w", r.TransactionID, err)
@@ -310,6 +319,9 @@ func (h *Hub) send(ctx context.Context, id string) (store.Request, error) {
 	r, err := h.cfg.Store.Get(id)
 	if err != nil || r.Status != store.StatusApproved {
 		return r, err
+	}
+	if r.Kind != "" {
+		return h.sendKind(ctx, id) // a payment or mandate (kinds.go)
 	}
 	p := r.Payout()
 	if r.NeedsApproval {
@@ -483,9 +495,10 @@ func (h *Hub) create(ctx context.Context, u users.User, req api.PayoutRequest, a
 		}
 	}
 	now := h.cfg.Clock.Now()
+	// Everyone's, not only u's: the sum per payee counts across
+	// requesters, so colleagues cannot split round the threshold either.
 	sent, err := h.cfg.Store.List(func(r *store.Request) bool {
-		return !r.NeedsApproval && r.RequestedBy == u.Name && now.Sub(r.RequestedAt) < policy.SumWindow &&
-			r.Status != store.StatusRefused
+		return !r.NeedsApproval && now.Sub(r.RequestedAt) < policy.SumWindow && r.Status != store.StatusRefused
 	})
 	if err != nil {
 		return store.Request{}, false, err
@@ -494,7 +507,7 @@ func (h *Hub) create(ctx context.Context, u users.User, req api.PayoutRequest, a
 	for i, r := range sent {
 		prior[i] = policy.Sent{Requester: r.RequestedBy, IBAN: r.BeneficiaryIBAN, Currency: r.Currency, AmountInMinor: r.AmountInMinor, At: r.RequestedAt}
 	}
-	d := h.cfg.Policy.Decide(req.AmountInMinor, req.Currency, policy.RecentSum(prior, u.Name, req.BeneficiaryIBAN, req.Currency, now))
+	d := h.cfg.Policy.DecideSums(req.AmountInMinor, req.Currency, policy.RecentSums(prior, u.Name, req.BeneficiaryIBAN, req.Currency, now))
 	reserved, err := h.cfg.Store.Outflows("")
 	if err != nil {
 		return store.Request{}, false, err
@@ -567,8 +580,12 @@ func contains(list []string, s string) bool {
 func (h *Hub) Approve(ctx context.Context, u users.User, id string) (store.Request, error) {
 	r, done, err := h.cfg.Store.Approve(id, u.Name, h.cfg.Clock.Now(), h.cfg.Policy.Approvers)
 	if errors.Is(err, store.ErrLapsed) && r.Status == store.StatusLapsed {
-		h.notify.post(fmt.Sprintf("paydash: approval request %s lapsed unapproved: %s to %s, requested by %s",
-			r.ID, api.FormatAmount(r.AmountInMinor, r.Currency), r.BeneficiaryName, r.RequestedBy))
+		what := api.FormatAmount(r.AmountInMinor, r.Currency) + " to " + r.BeneficiaryName
+		if r.Kind != "" {
+			w := wireRequest(r)
+			what = w.What()
+		}
+		h.notify.post(fmt.Sprintf("paydash: approval request %s lapsed unapproved: %s, requested by %s", r.ID, what, r.RequestedBy))
 	}
 	if err != nil || !done {
 		return r, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -67,6 +68,7 @@ func (c *countingPipeline) Lookup(ctx context.Context, id string) (string, bool,
 
 type env struct {
 	t        *testing.T
+	sb       *sandbox.Server
 	svc      *api.Client
 	audit    *payout.Log
 	pipe     *countingPipeline
@@ -83,6 +85,8 @@ type env struct {
 	batchWithin time.Duration
 	// feedQueue is the hub's FeedQueue (0: its default).
 	feedQueue int
+	// direct is the hub's Direct (nil: svc).
+	direct hub.Direct
 }
 
 type opts struct {
@@ -128,7 +132,7 @@ func startEnv(t *testing.T, o opts) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, svc: svc, audit: audit, storeDir: dir, tokens: map[string]string{}, notes: make(chan string, 32)}
+	e := &env{t: t, sb: sb, svc: svc, audit: audit, storeDir: dir, tokens: map[string]string{}, notes: make(chan string, 32)}
 	e.pipe = &countingPipeline{Pipeline: hub.NewPayoutPipeline(svc, audit)}
 	usersFile := filepath.Join(dir, "users.toml")
 	for _, u := range []struct {
@@ -176,8 +180,12 @@ func (e *env) open(notifyURL string) {
 		t.Fatal(err)
 	}
 	e.st = st
+	var direct hub.Direct = e.svc
+	if e.direct != nil {
+		direct = e.direct
+	}
 	h, err := hub.New(hub.Config{Users: e.live, Store: st, Policy: e.pol, Pipeline: e.pipe, SharedToken: sharedTok,
-		NotifyURL: notifyURL, Clock: e.clk, BatchAnswerWithin: e.batchWithin, FeedQueue: e.feedQueue})
+		NotifyURL: notifyURL, Clock: e.clk, BatchAnswerWithin: e.batchWithin, FeedQueue: e.feedQueue, Direct: direct})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,12 +343,13 @@ func TestSplittingRoundTheThresholdNeedsApproval(t *testing.T) {
 	if err != nil || r.Status != hubapi.StatusAwaitingApproval || !strings.Contains(r.Reason, "24 h") {
 		t.Fatalf("second half to the same payee: %+v %v", r, err)
 	}
-	// Another payee, and another requester to the same payee, start at 0.
+	// Another payee starts at 0; another requester to the same payee
+	// counts what everyone sent it (issue 29: both limits hold).
 	if r, err := ada.Submit(ctx, sub("SPLIT-3", otherIBAN, 600_00)); err != nil || r.Status != store.StatusSent {
 		t.Fatalf("another payee: %+v %v", r, err)
 	}
-	if r, err := e.as("bob").Submit(ctx, sub("SPLIT-4", payeeIBAN, 600_00)); err != nil || r.Status != store.StatusSent {
-		t.Fatalf("another requester: %+v %v", r, err)
+	if r, err := e.as("bob").Submit(ctx, sub("SPLIT-4", payeeIBAN, 600_00)); err != nil || r.Status != hubapi.StatusAwaitingApproval || !strings.Contains(r.Reason, "by everyone") {
+		t.Fatalf("another requester to the same payee: %+v %v", r, err)
 	}
 	// A day later the sum starts again.
 	e.clk.Advance(policy.SumWindow)
@@ -349,6 +358,35 @@ func TestSplittingRoundTheThresholdNeedsApproval(t *testing.T) {
 	}
 	if n := e.reportCount("SPLIT-2"); n != 0 {
 		t.Fatalf("the split half was sent without approval")
+	}
+}
+
+// Three requesters each sending 400.00 to one payee under a 1,000.00
+// rule: the third needs approval, and the sandbox's report holds two.
+func TestThreeRequestersCannotSplitRoundTheThreshold(t *testing.T) {
+	e := startEnv(t, opts{})
+	ctx := context.Background()
+	for i, who := range []string{"ada", "bob"} {
+		ref := fmt.Sprintf("TRIO-%d", i+1)
+		if r, err := e.as(who).Submit(ctx, sub(ref, payeeIBAN, 400_00)); err != nil || r.Status != store.StatusSent {
+			t.Fatalf("%s's 400.00: %+v %v", who, r, err)
+		}
+	}
+	// A third person with the request role (added to the users file).
+	tok, err := users.Add(e.live.Path(), "dee", []string{users.RoleRequest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.live.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	dee := &hubclient.Client{BaseURL: e.srv.URL, Token: tok}
+	r, err := dee.Submit(ctx, sub("TRIO-3", payeeIBAN, 400_00))
+	if err != nil || r.Status != hubapi.StatusAwaitingApproval || !strings.Contains(r.Reason, "by everyone") {
+		t.Fatalf("the third 400.00 to one payee: %+v %v", r, err)
+	}
+	if n := e.reportCount("TRIO-3"); n != 0 {
+		t.Fatalf("the third payout was sent without approval")
 	}
 }
 

@@ -12,8 +12,9 @@ import (
 
 // ReloadOnSIGHUP reads the users file again on each SIGHUP until ctx is
 // done: an administrator adds, removes or rotates a user and signals the
-// hub, which keeps running. A file that fails to read, or leaves fewer
-// approvers than the policy needs, is logged and the users in force stay.
+// hub, which keeps running. A file that fails to read, is writable by
+// group or others, or leaves fewer approvers than the policy needs, is
+// logged and the users in force stay.
 // ready, when not nil, is closed once the signal is being watched.
 func ReloadOnSIGHUP(ctx context.Context, l *users.Live, log *slog.Logger, ready chan<- struct{}) {
 	if log == nil {
@@ -35,6 +36,9 @@ func ReloadOnSIGHUP(ctx context.Context, l *users.Live, log *slog.Logger, ready 
 				continue
 			}
 			log.Info("users file reloaded", "file", l.Path(), "users", l.Current().Len())
+			if w := l.Warning(); w != "" {
+				log.Warn(w)
+			}
 		}
 	}
 }

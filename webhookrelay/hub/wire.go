@@ -19,7 +19,7 @@ func wireRequest(r store.Request) hubapi.Request {
 			approvals[i] = hubapi.Approval{By: a.By, At: a.At}
 		}
 	}
-	return hubapi.Request{
+	w := hubapi.Request{
 		ID: r.ID, Status: r.Status, PayoutState: r.PayoutState,
 		RequestedBy: r.RequestedBy, RequestedAt: r.RequestedAt,
 		ApprovedBy: r.ApprovedBy, Approvals: approvals,
@@ -29,8 +29,10 @@ func wireRequest(r store.Request) hubapi.Request {
 		BeneficiaryName: r.BeneficiaryName, BeneficiaryIBAN: r.BeneficiaryIBAN, BeneficiaryReference: r.BeneficiaryReference,
 		ContextCode: r.ContextCode, TransactionID: r.TransactionID, AllowDuplicate: r.AllowDuplicate,
 		Batch: r.Batch, BatchFile: r.BatchFile, Line: r.Line, BatchSHA256: r.BatchSHA256,
+		Kind: r.Kind, Payment: r.Payment, Mandate: r.Mandate, IdempotencyKey: r.IdempotencyKey, CreatedID: r.CreatedID,
 		Detail: r.Detail, UpdatedAt: r.UpdatedAt, Rev: r.Rev,
 	}
+	return w
 }
 
 func wireRequests(rs []store.Request) []hubapi.Request {

@@ -121,7 +121,7 @@ func writeList(s *cmdutil.Streams, rs []hubapi.Request, now time.Time, all bool)
 			batch = fmt.Sprintf("%s:%d", r.Batch, r.Line)
 		}
 		rows = append(rows, []string{r.ID, batch, r.Status, humanize.RelTime(r.RequestedAt, now, "ago", "from now"), termtext.Safe(r.RequestedBy),
-			api.FormatAmount(r.AmountInMinor, r.Currency), termtext.Safe(r.BeneficiaryName), termtext.Safe(r.BeneficiaryReference),
+			api.FormatAmount(r.Shown(), r.Currency), termtext.Safe(payeeOf(r)), termtext.Safe(r.BeneficiaryReference),
 			termtext.Safe(strings.Join(r.ApprovedBy, ","))})
 	}
 	return cmdutil.WriteTable(s.Out, []string{"ID", "BATCH:LINE", "STATUS", "AGE", "REQUESTED BY", "AMOUNT", "PAYEE", "REFERENCE", "APPROVED BY"}, rows, 5)
@@ -173,13 +173,24 @@ func writeRequest(s *cmdutil.Streams, r hubapi.Request) {
 	pairs := [][2]string{
 		{"id", r.ID},
 		{"status", r.Status},
-		{"amount", api.FormatAmount(r.AmountInMinor, r.Currency)},
+		{"amount", api.FormatAmount(r.Shown(), r.Currency)},
 		{"payee", termtext.Safe(r.BeneficiaryName) + " (" + termtext.Safe(r.BeneficiaryIBAN) + ")"},
 		{"reference", termtext.Safe(r.BeneficiaryReference)},
 		{"transaction id", termtext.Safe(r.TransactionID)},
+	}
+	if r.Kind != "" {
+		// A payment or mandate: what it is, the key it is created
+		// under, and (once created) its id at the service.
+		pairs = [][2]string{{"id", r.ID}, {"status", r.Status}, {"what", termtext.Safe(r.What())},
+			{"reference", termtext.Safe(r.BeneficiaryReference)}, {"idempotency key", termtext.Safe(r.IdempotencyKey)}}
+		if r.CreatedID != "" {
+			pairs = append(pairs, [2]string{"created", termtext.Safe(r.CreatedID)})
+		}
+	}
+	pairs = append(pairs, [][2]string{
 		{"requested by", termtext.Safe(r.RequestedBy) + " at " + r.RequestedAt.UTC().Format(time.RFC3339)},
 		{"policy", termtext.Safe(r.Policy)},
-	}
+	}...)
 	if r.NeedsApproval {
 		pairs = append(pairs, [2]string{"approvals", fmt.Sprintf("%d of %d (%s)", len(r.ApprovedBy), r.ApprovalsNeeded, termtext.Safe(strings.Join(r.ApprovedBy, ", ")))})
 		if r.Status == hubapi.StatusPending {
@@ -240,12 +251,12 @@ func Approve(ctx context.Context, s *cmdutil.Streams, hc *hubclient.Client, prod
 			return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("no terminal to confirm on: nothing was approved. Pass --yes to approve %s", id))
 		}
 		writeRequest(s, r)
-		amount := api.FormatAmountPlain(r.AmountInMinor, r.Currency)
+		amount := api.FormatAmountPlain(r.Shown(), r.Currency)
 		var ok bool
 		if production {
 			ok, err = cmdutil.ConfirmTyped(s, fmt.Sprintf("PRODUCTION: type the amount (%s) to approve:", amount), amount)
 		} else {
-			ok, err = cmdutil.Confirm(s, "Approve "+api.FormatAmount(r.AmountInMinor, r.Currency)+" to "+termtext.Safe(r.BeneficiaryName)+"?")
+			ok, err = cmdutil.Confirm(s, "Approve "+whatOf(r)+"?")
 		}
 		if err != nil {
 			return err
@@ -276,11 +287,14 @@ func Approve(ctx context.Context, s *cmdutil.Streams, hc *hubclient.Client, prod
 
 // describe says where a request stands after an action, in one line.
 func describe(r hubapi.Request) string {
-	what := api.FormatAmount(r.AmountInMinor, r.Currency) + " to " + termtext.Safe(r.BeneficiaryName)
+	what := whatOf(r)
 	switch r.Status {
 	case hubapi.StatusPending:
 		return fmt.Sprintf("Approved by you; %s still needs %d more approval(s) (%s).", r.ID, r.ApprovalsNeeded-len(r.ApprovedBy), what)
 	case hubapi.StatusSent:
+		if r.Kind != "" {
+			return fmt.Sprintf("Created: %s, %s id %s (%s).", what, r.Kind, termtext.Safe(r.CreatedID), r.ID)
+		}
 		return fmt.Sprintf("Sent: %s, transaction id %s (%s).", what, r.TransactionID, r.ID)
 	case hubapi.StatusSending, hubapi.StatusApproved:
 		return fmt.Sprintf("Approved; %s is being sent (%s). Follow it with: paydash approvals show %s", what, r.ID, r.ID)
@@ -411,4 +425,22 @@ func approveBatch(ctx context.Context, s *cmdutil.Streams, hc *hubclient.Client,
 		return nil // approved by you: more approvals needed, or being sent
 	}
 	return batchExit(b.Status)
+}
+
+// whatOf says what a request sends: a payout's amount and payee, or a
+// payment's or mandate's own words (hubapi.Request.What).
+func whatOf(r hubapi.Request) string {
+	if r.Kind != "" {
+		return termtext.Safe(r.What())
+	}
+	return api.FormatAmount(r.AmountInMinor, r.Currency) + " to " + termtext.Safe(r.BeneficiaryName)
+}
+
+// payeeOf is the list's PAYEE column: a payment's or mandate's kind
+// before its beneficiary, so neither reads as a payout.
+func payeeOf(r hubapi.Request) string {
+	if r.Kind != "" {
+		return r.Kind + " into " + r.BeneficiaryName
+	}
+	return r.BeneficiaryName
 }

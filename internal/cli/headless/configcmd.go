@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/cli/factory"
 	"github.com/paydash/paydash/internal/platform/termtext"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
@@ -79,9 +82,14 @@ func ConfigCheck(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, asJ
 		add(Check{Name: "service settings", Detail: err.Error()})
 	} else {
 		add(Check{Name: "service settings", OK: true, Detail: "auth " + cfg.AuthURL + ", base " + cfg.BaseURL + ", payouts " + cfg.PayoutsURL})
-		if cfg.SigningKey == nil {
+		switch {
+		case p.PayoutsViaRelay:
+			// A hub profile holds no key: the hub signs. Who the hub
+			// says this token is tells whether anything can be sent.
+			add(checkHub(ctx, p))
+		case cfg.SigningKey == nil:
 			add(Check{Name: "signing key", Optional: true, Detail: "not configured: balances and reports work, payouts, payments and mandates cannot be sent (set signing_key_id and signing_key_file)"})
-		} else {
+		default:
 			add(Check{Name: "signing key", OK: true, Detail: "key id " + cfg.SigningKeyID + " (P-521)"})
 		}
 		cfg.UserAgent = cmdutil.UserAgent
@@ -167,6 +175,33 @@ func checkScopes(ctx context.Context, c tokenSource) []Check {
 		out = append(out, ch)
 	}
 	return out
+}
+
+// checkHub asks the hub of a payouts_via_relay profile who its token is
+// (GET /hub/v1/me) and reports the user, their roles and the hub's
+// policy: with no signing key of its own, the profile sends only what the
+// hub accepts from that user.
+func checkHub(ctx context.Context, p *config.Profile) Check {
+	ch := Check{Name: "team hub"}
+	hc, err := factory.HubClient(p, "")
+	if err != nil {
+		ch.Detail = err.Error()
+		return ch
+	}
+	ch.Name = "team hub " + hc.BaseURL
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	me, err := hc.Me(cctx)
+	if err != nil {
+		ch.Detail = err.Error()
+		return ch
+	}
+	ch.OK = true
+	ch.Detail = fmt.Sprintf("you are %s (roles: %s); the hub signs and sends: %s", me.Name, strings.Join(me.Roles, ", "), me.Policy)
+	if !me.Has(hubapi.RoleRequest) {
+		ch.Detail += "; without the request role this profile sends nothing"
+	}
+	return ch
 }
 
 // checkRelay asks the relay's /healthz whether it is up; the dashboard

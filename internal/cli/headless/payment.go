@@ -2,6 +2,7 @@ package headless
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -12,6 +13,8 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/platform/termtext"
+	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 )
 
 // ResourceTokenLifetime is how long a resource token authorises the
@@ -90,6 +93,38 @@ func printCreated(s *cmdutil.Streams, what string, c Created, asJSON bool) error
 	return cmdutil.KeyValues(s.Out, pairs)
 }
 
+// Held is what `payment create` and `mandate create` print on a team
+// profile when the hub's policy holds the request for approval.
+type Held struct {
+	Status          string   `json:"status"`
+	ApprovalID      string   `json:"approval_id"`
+	Reason          string   `json:"reason"`
+	Approvers       []string `json:"approvers,omitempty"`
+	ApprovalsNeeded int      `json:"approvals_needed,omitempty"`
+	IdempotencyKey  string   `json:"idempotency_key"`
+}
+
+// awaitingApproval says the hub holds the request for approval and exits
+// 5, as payout create does: nothing was created yet; the hub creates it
+// under this idempotency key once other people approve.
+func awaitingApproval(s *cmdutil.Streams, what, key string, r hubapi.Result, asJSON bool) error {
+	h := Held{Status: hubapi.StatusAwaitingApproval, ApprovalID: r.ApprovalID, Reason: r.Reason, Approvers: r.Approvers,
+		ApprovalsNeeded: r.ApprovalsNeeded, IdempotencyKey: key}
+	if asJSON {
+		if err := cmdutil.WriteJSON(s.Out, h); err != nil {
+			return err
+		}
+		return cmdutil.SilentExit(cmdutil.ExitAwaitingApproval)
+	}
+	who := "nobody yet: ask an administrator to add an approver"
+	if len(h.Approvers) > 0 {
+		who = strings.Join(h.Approvers, ", ")
+	}
+	fmt.Fprintf(s.Out, "Awaiting approval: %s (%s). Nothing is created until %d of %s approve.\n", h.ApprovalID, termtext.Safe(h.Reason), max(h.ApprovalsNeeded, 1), who)
+	fmt.Fprintf(s.Out, "The hub then creates the %s under idempotency key %s: follow it with paydash approvals show %s\n", what, key, h.ApprovalID)
+	return cmdutil.SilentExit(cmdutil.ExitAwaitingApproval)
+}
+
 // idempotencyKey returns the given key, or a new UUID.
 func idempotencyKey(k string) string {
 	if k = strings.TrimSpace(k); k != "" {
@@ -125,6 +160,10 @@ func create(s *cmdutil.Streams, what string, usage []string, probs api.Problems,
 	}
 	key = idempotencyKey(key)
 	c, err := send(key)
+	var held *hubapi.AwaitingApprovalError
+	if errors.As(err, &held) {
+		return awaitingApproval(s, what, key, held.Result, asJSON)
+	}
 	if api.IsIdempotencyKeyReused(err) {
 		// Retrying with this key would be refused again: it belongs to an
 		// earlier, different request, which stays as it was.

@@ -209,6 +209,7 @@ func Relay(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *RelayO
 	if th != nil {
 		rcfg.Mounts = map[string]http.Handler{hub.Prefix: th.hub.Handler()}
 		rcfg.ReaderAllowed = th.hub.ReaderAllowed
+		rcfg.WriterAllowed = th.hub.WriterAllowed
 	}
 	r, err := webhookrelay.OpenContext(ctx, rcfg)
 	if err != nil {

@@ -37,7 +37,7 @@ type TeamOptions struct {
 // Bind registers the flags.
 func (o *TeamOptions) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Users, "users", "", "team mode: users file (TOML; paydash relay user add makes it); the relay becomes the team's hub, sending payouts with --send-profile's key after the approvals its policy asks for")
-	fs.StringVar(&o.ApproveOver, "approve-over", "", "team mode: payouts above these amounts need approval, e.g. GBP=1000.00,EUR=1000.00 (GBP=0: every GBP payout; a currency not listed, or no --approve-over at all: every payout)")
+	fs.StringVar(&o.ApproveOver, "approve-over", "", "team mode: payouts above these amounts need approval, e.g. GBP=1000.00,EUR=1000.00 (GBP=0: every GBP payout; a currency not listed, or no --approve-over at all: every payout); so do single payments above them and mandates whose maximum individual amount or any periodic limit is")
 	fs.IntVar(&o.Approvers, "approvers", policy.DefaultApprovers, "team mode: distinct people who must approve (never the requester)")
 	fs.DurationVar(&o.ApprovalTTL, "approval-ttl", policy.DefaultTTL, "team mode: a request not approved within this lapses")
 	fs.StringVar(&o.SendProfile, "send-profile", "", "team mode: config profile whose credentials and signing key the hub sends with (default: --profile's)")
@@ -94,6 +94,9 @@ func openHub(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *Team
 	live, err := users.Open(o.Users, hub.CheckUsers(pol))
 	if err != nil {
 		return nil, cmdutil.Exit(cmdutil.ExitUsage, err)
+	}
+	if w := live.Warning(); w != "" {
+		fmt.Fprintln(s.Err, "warning: "+w)
 	}
 	sendGlobal := cmdutil.Global{}
 	if g != nil {

@@ -101,6 +101,17 @@ type Request struct {
 	Line      int    `json:"line,omitempty"`
 	// BatchSHA256 is the batch file's digest.
 	BatchSHA256 string `json:"batch_sha256,omitempty"`
+	// Kind is KindPayment or KindMandate for a request that creates a
+	// single payment or a mandate ("" for a payout). Such a request's
+	// AmountInMinor is the payment's amount, or the mandate's maximum
+	// individual amount, as shown: money coming in, never counted as
+	// funds held back. Payment or Mandate is the request the hub sends,
+	// under IdempotencyKey; CreatedID is what the service created.
+	Kind           string              `json:"kind,omitempty"`
+	Payment        *api.PaymentRequest `json:"payment,omitempty"`
+	Mandate        *api.MandateRequest `json:"mandate,omitempty"`
+	IdempotencyKey string              `json:"idempotency_key,omitempty"`
+	CreatedID      string              `json:"created_id,omitempty"`
 	// Detail is the last send's outcome in words (the service's answer).
 	Detail    string    `json:"detail,omitempty"`
 	UpdatedAt time.Time `json:"updated_at"`

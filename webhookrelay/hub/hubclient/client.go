@@ -200,20 +200,39 @@ func (c *Client) Audit(ctx context.Context) (hubapi.AuditResponse, error) {
 // direct posts a payment or mandate for the hub to sign and send. What
 // the hub refuses itself (token, role) or cannot send reaches no service:
 // the error is api.ErrNotSent, so the caller knows nothing was created.
-func (c *Client) direct(ctx context.Context, path string, body, out any) error {
-	_, err := c.do(ctx, http.MethodPost, path, nil, body, out)
+//
+// A payment or mandate the hub's policy holds for approval is answered
+// 202 with the pending request: the error is then an
+// *hubapi.AwaitingApprovalError carrying it (nothing was sent yet; the
+// hub sends it once approved).
+func (c *Client) direct(ctx context.Context, path, kind string, body, out any) error {
+	var raw json.RawMessage
+	status, err := c.do(ctx, http.MethodPost, path, nil, body, &raw)
 	var he *Error
 	if errors.As(err, &he) && he.Reason != hubapi.ReasonNoAnswer {
 		return fmt.Errorf("%w: %w", api.ErrNotSent, err)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	if status == http.StatusAccepted {
+		var res hubapi.Result
+		if err := json.Unmarshal(raw, &res); err != nil || res.Status != hubapi.StatusAwaitingApproval {
+			return fmt.Errorf("hub at %s: a 202 answer that is not a request awaiting approval: %s", c.BaseURL, raw)
+		}
+		return &hubapi.AwaitingApprovalError{Kind: kind, Result: res}
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("hub at %s: the answer is not the JSON expected: %w", c.BaseURL, err)
+	}
+	return nil
 }
 
 // CreatePayment has the hub sign and send a single payment (the api
 // client's signature, so `payment create` runs on it unchanged).
 func (c *Client) CreatePayment(ctx context.Context, req *api.PaymentRequest, idempotencyKey string) (*api.PaymentResponse, error) {
 	var out api.PaymentResponse
-	if err := c.direct(ctx, hubapi.PathPayments, hubapi.PaymentSubmission{Request: *req, IdempotencyKey: idempotencyKey}, &out); err != nil {
+	if err := c.direct(ctx, hubapi.PathPayments, hubapi.KindPayment, hubapi.PaymentSubmission{Request: *req, IdempotencyKey: idempotencyKey}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -222,7 +241,7 @@ func (c *Client) CreatePayment(ctx context.Context, req *api.PaymentRequest, ide
 // CreateMandate has the hub sign and send a VRP mandate.
 func (c *Client) CreateMandate(ctx context.Context, req *api.MandateRequest, idempotencyKey string) (*api.MandateResponse, error) {
 	var out api.MandateResponse
-	if err := c.direct(ctx, hubapi.PathMandates, hubapi.MandateSubmission{Request: *req, IdempotencyKey: idempotencyKey}, &out); err != nil {
+	if err := c.direct(ctx, hubapi.PathMandates, hubapi.KindMandate, hubapi.MandateSubmission{Request: *req, IdempotencyKey: idempotencyKey}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -13,8 +13,8 @@ import (
 const (
 	DefaultApprovers = 1
 	DefaultTTL       = 24 * time.Hour
-	// SumWindow is how far back payouts below the threshold from one
-	// requester to one payee add up.
+	// SumWindow is how far back payouts below the threshold to one payee
+	// add up (from one requester, and from everyone).
 	SumWindow = 24 * time.Hour
 )
 
@@ -108,6 +108,21 @@ type Decision struct {
 // given recentSum: what the same requester sent the same payee in the
 // same currency without approval over SumWindow.
 func (p Policy) Decide(amount int64, currency string, recentSum int64) Decision {
+	return p.DecideSums(amount, currency, Sums{Requester: recentSum})
+}
+
+// Sums are what was sent without approval to one payee in one currency
+// over SumWindow: by the requester (Requester), and by everyone (Payee).
+type Sums struct {
+	Requester int64
+	Payee     int64
+}
+
+// DecideSums says whether a payout of amount in currency needs approval,
+// given what was already sent to its payee: both limits hold, so neither
+// one person nor several people splitting among themselves can pay one
+// payee more than the threshold in 24 hours without a second person.
+func (p Policy) DecideSums(amount int64, currency string, s Sums) Decision {
 	limit, listed := p.Over[currency]
 	switch {
 	case !listed:
@@ -117,9 +132,12 @@ func (p Policy) Decide(amount int64, currency string, recentSum int64) Decision 
 			return Decision{true, "every " + currency + " payout needs approval"}
 		}
 		return Decision{true, fmt.Sprintf("%s is above the %s threshold", api.FormatAmount(amount, currency), api.FormatAmount(limit, currency))}
-	case recentSum+amount > limit:
+	case s.Requester+amount > limit:
 		return Decision{true, fmt.Sprintf("with %s sent to this payee by the same person in the last 24 h, the total %s is above the %s threshold",
-			api.FormatAmount(recentSum, currency), api.FormatAmount(recentSum+amount, currency), api.FormatAmount(limit, currency))}
+			api.FormatAmount(s.Requester, currency), api.FormatAmount(s.Requester+amount, currency), api.FormatAmount(limit, currency))}
+	case s.Payee+amount > limit:
+		return Decision{true, fmt.Sprintf("with %s sent to this payee by everyone in the last 24 h, the total %s is above the %s threshold",
+			api.FormatAmount(s.Payee, currency), api.FormatAmount(s.Payee+amount, currency), api.FormatAmount(limit, currency))}
 	}
 	return Decision{false, fmt.Sprintf("%s is within the %s threshold", api.FormatAmount(amount, currency), api.FormatAmount(limit, currency))}
 }
@@ -131,6 +149,22 @@ type Sent struct {
 	Currency      string
 	AmountInMinor int64
 	At            time.Time
+}
+
+// RecentSums adds up what was sent to iban in currency without approval
+// within SumWindow before now: by requester, and by everyone.
+func RecentSums(sent []Sent, requester, iban, currency string, now time.Time) Sums {
+	iban = api.NormalizeIBAN(iban)
+	var s Sums
+	for _, x := range sent {
+		if api.NormalizeIBAN(x.IBAN) == iban && x.Currency == currency && !x.At.After(now) && now.Sub(x.At) < SumWindow {
+			s.Payee += x.AmountInMinor
+			if x.Requester == requester {
+				s.Requester += x.AmountInMinor
+			}
+		}
+	}
+	return s
 }
 
 // RecentSum adds up what requester sent to iban in currency without

@@ -64,6 +64,31 @@ func TestRecentSumIsPerRequesterPayeeCurrencyAndDay(t *testing.T) {
 	}
 }
 
+func TestRecentSumsCountThePayeeAcrossRequesters(t *testing.T) {
+	now := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
+	iban := "GB33BUKB20201555555555"
+	sent := []Sent{
+		{"ada", iban, "GBP", 100, now.Add(-time.Hour)},
+		{"bob", "GB33 BUKB 2020 1555 5555 55", "GBP", 200, now.Add(-time.Hour)},
+		{"cy", iban, "GBP", 400, now.Add(-25 * time.Hour)},                // too old
+		{"cy", "GB94BARC10201530093459", "GBP", 800, now.Add(-time.Hour)}, // another payee
+		{"cy", iban, "EUR", 1600, now.Add(-time.Hour)},                    // another currency
+	}
+	if got := RecentSums(sent, "ada", iban, "GBP", now); got != (Sums{Requester: 100, Payee: 300}) {
+		t.Fatalf("RecentSums = %+v, want requester 100, payee 300", got)
+	}
+	// Three people each within 1,000.00 to one payee: the third needs
+	// approval, though each person's own sum is far below.
+	p := Policy{Over: map[string]int64{"GBP": 100000}, Approvers: 1, TTL: time.Hour}
+	d := p.DecideSums(40000, "GBP", Sums{Requester: 0, Payee: 80000})
+	if !d.Needed || !strings.Contains(d.Reason, "by everyone") {
+		t.Fatalf("third requester's 400.00 after 800.00 by others: %+v", d)
+	}
+	if d := p.DecideSums(20000, "GBP", Sums{Payee: 80000}); d.Needed {
+		t.Fatalf("reaching the threshold is not passing it: %+v", d)
+	}
+}
+
 func TestCheckApproversAndValidate(t *testing.T) {
 	if err := CheckApprovers(2, []string{"ada"}); err == nil || !strings.Contains(err.Error(), "user add") {
 		t.Fatalf("CheckApprovers(2, one) = %v", err)

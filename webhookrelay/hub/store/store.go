@@ -110,6 +110,14 @@ type Request struct {
 	// BatchSHA256 is the batch file's digest: the same file submitted
 	// again while its batch is open is that batch, not a second one.
 	BatchSHA256 string `json:"batch_sha256,omitempty"`
+	// Kind, Payment, Mandate, IdempotencyKey and CreatedID are a request
+	// that creates a single payment or a mandate (kind.go); "" is a
+	// payout.
+	Kind           string              `json:"kind,omitempty"`
+	Payment        *api.PaymentRequest `json:"payment,omitempty"`
+	Mandate        *api.MandateRequest `json:"mandate,omitempty"`
+	IdempotencyKey string              `json:"idempotency_key,omitempty"`
+	CreatedID      string              `json:"created_id,omitempty"`
 	// Detail is the last send's outcome in words (the service's answer).
 	Detail    string    `json:"detail,omitempty"`
 	UpdatedAt time.Time `json:"updated_at"`
@@ -495,6 +503,9 @@ func prepare(r *Request) (Entry, error) {
 	}
 	detail := fmt.Sprintf("%s to %s, ref %q, transaction id %s; %s", api.FormatAmount(r.AmountInMinor, r.Currency),
 		r.BeneficiaryName, r.BeneficiaryReference, r.TransactionID, r.Policy)
+	if r.Kind != "" {
+		detail = r.kindDetail()
+	}
 	return Entry{At: r.RequestedAt, RequestID: r.ID, Action: ActRequested, By: r.RequestedBy, Status: r.Status, Detail: detail}, nil
 }
 

@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -159,9 +161,41 @@ func (d *Directory) Len() int { return len(d.users) }
 // again by Reload (on SIGHUP). A reading that fails, or that check
 // refuses, leaves the previous one in force.
 type Live struct {
-	path  string
-	check func(*Directory) error
-	cur   atomic.Pointer[Directory]
+	path    string
+	check   func(*Directory) error
+	cur     atomic.Pointer[Directory]
+	warning atomic.Pointer[string]
+}
+
+// loadGuarded reads the users file as the hub does, minding its mode as
+// ssh minds authorized_keys: a file group or others may write is refused
+// (anyone who can write it can add themselves as an approver), and one
+// others may read is read with a warning. The mode is the open file's,
+// so what is checked is what is read.
+func loadGuarded(path string) (d *Directory, warning string, err error) {
+	f, err := os.Open(path) //nolint:gosec // the file the administrator named
+	if err != nil {
+		return nil, "", fmt.Errorf("users file: %w; create it with: paydash relay user add NAME --role request --users %s", err, path)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, "", fmt.Errorf("users file %s: %w", path, err)
+	}
+	if perm := st.Mode().Perm(); runtime.GOOS != "windows" {
+		if perm&0o022 != 0 {
+			return nil, "", fmt.Errorf("users file %s is writable by group or others (mode %04o): whoever can write it can make themselves an approver; run: chmod 600 %s", path, perm, path)
+		}
+		if perm&0o004 != 0 {
+			warning = fmt.Sprintf("users file %s can be read by other users (mode %04o): it holds who may approve and their tokens' hashes; run: chmod 600 %s", path, perm, path)
+		}
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, "", fmt.Errorf("users file %s: %w", path, err)
+	}
+	d, err = Parse(path, data)
+	return d, warning, err
 }
 
 // Open reads path; check (may be nil) is every reading's extra rule, such
@@ -174,9 +208,10 @@ func Open(path string, check func(*Directory) error) (*Live, error) {
 	return l, nil
 }
 
-// Reload reads the file again.
+// Reload reads the file again. A file group or others may write is
+// refused; one others may read is read, and Warning says so.
 func (l *Live) Reload() error {
-	d, err := Load(l.path)
+	d, warning, err := loadGuarded(l.path)
 	if err != nil {
 		return err
 	}
@@ -186,7 +221,17 @@ func (l *Live) Reload() error {
 		}
 	}
 	l.cur.Store(d)
+	l.warning.Store(&warning)
 	return nil
+}
+
+// Warning is what the reading in force has to say of the file's mode
+// ("" when nothing): the hub prints it at start and logs it on reload.
+func (l *Live) Warning() string {
+	if w := l.warning.Load(); w != nil {
+		return *w
+	}
+	return ""
 }
 
 // Current is the reading in force.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -245,5 +246,50 @@ func TestTheLoadErrorsAdviceRepairsTheFile(t *testing.T) {
 	}
 	if _, ok := d.Authenticate("second-token-of-enough-len"); !ok {
 		t.Fatal("the remaining bob lost his token")
+	}
+}
+
+// The hub minds the users file's mode as ssh minds authorized_keys:
+// writable by group or others is refused at start and at reload (the
+// users in force stay), readable by others is read with a warning.
+func TestLiveRefusesAUsersFileOthersMayWrite(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Unix modes")
+	}
+	path := filepath.Join(t.TempDir(), "users.toml")
+	if _, err := Add(path, "ada", []string{RoleApprove}); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []os.FileMode{0o666, 0o620, 0o602} {
+		if err := os.Chmod(path, mode); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(path, nil); err == nil || !strings.Contains(err.Error(), "writable by group or others") || !strings.Contains(err.Error(), "chmod 600") {
+			t.Fatalf("mode %04o: Open = %v, want a refusal saying chmod 600", mode, err)
+		}
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := l.Warning(); !strings.Contains(w, "read by other users") {
+		t.Fatalf("mode 0644: warning %q", w)
+	}
+	// A reload of a file made writable by others keeps the users in
+	// force; one made private again clears the warning.
+	if err := os.Chmod(path, 0o646); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Reload(); err == nil || l.Current().Len() != 1 {
+		t.Fatalf("reload of a 0646 file: %v", err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Reload(); err != nil || l.Warning() != "" {
+		t.Fatalf("reload of a 0600 file: %v, warning %q", err, l.Warning())
 	}
 }
