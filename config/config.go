@@ -95,6 +95,12 @@ type Profile struct {
 	// at relay_url, with relay_token as the person's own token); such a
 	// profile holds no signing key, the hub does.
 	PayoutsViaRelay bool
+	// ReadOnly (read_only, or the --readonly flag for one run) keeps the
+	// profile from sending anything: no form, no payout, payment, mandate
+	// or approval. Whether a profile may send is decided in one place,
+	// internal/cli/factory, which also treats a profile that can send
+	// nothing (no signing key and no hub) as read-only.
+	ReadOnly bool
 }
 
 // LoadOptions say where to look. Zero values mean: path from

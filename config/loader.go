@@ -315,7 +315,7 @@ func (l *loader) build() *Profile {
 	}
 	secrets := map[string]*Secret{"client_secret": &p.ClientSecret, "relay_token": &p.RelayToken}
 	durations := map[string]*time.Duration{"balance_refresh": &p.BalanceRefresh, "report_refresh": &p.ReportRefresh}
-	bools := map[string]*bool{"production": &p.Production, "regulated": &p.Regulated, "payouts_via_relay": &p.PayoutsViaRelay}
+	bools := map[string]*bool{"production": &p.Production, "regulated": &p.Regulated, "payouts_via_relay": &p.PayoutsViaRelay, "read_only": &p.ReadOnly}
 
 	// Each check records its failure and returns the zero value, so all
 	// problems are reported together.

@@ -85,6 +85,12 @@ regulated = false
 # relay_url, relay_token being your own token from paydash relay user
 # add), which applies approvals; such a profile holds no signing key.
 # payouts_via_relay = true
+# true makes this profile read-only: it reads balances, the report and
+# webhooks, and sends nothing (no forms; payout, payment and mandate
+# create and approvals refuse with exit 6). paydash --readonly does the
+# same for one run. A profile with no signing key and no hub is read-only
+# anyway.
+# read_only = true
 
 # Your merchant accounts' ids, one per currency (optional; UUIDs from the
 # developer console): the payment and mandate forms then offer them in a

@@ -292,6 +292,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case correctPayoutMsg:
 		// A payout picked in the tracker to correct: the form opens
 		// filled in with it.
+		if !m.sends() {
+			m.setFlash(m.readOnlyNote(), true)
+			return m, nil
+		}
 		cmd := m.switchTab(tabPayout)
 		return m, tea.Batch(cmd, m.payout.correctFrom(c, msg.req))
 	case trackPayoutMsg:
@@ -480,12 +484,13 @@ func (m *model) handleKey(k tea.KeyMsg) tea.Cmd {
 }
 
 // nextTab is the view step (1 or -1) away from the one shown, round the
-// ends, passing over Approvals on a profile without a hub.
+// ends, passing over the views not offered (Approvals without a hub,
+// the forms on a read-only profile).
 func (m *model) nextTab(step int) tab {
 	t := m.tab
 	for {
 		t = (t + tab(step) + numTabs) % numTabs
-		if t != tabApprovals || m.teamMode() {
+		if m.offered(t) {
 			return t
 		}
 	}
@@ -521,6 +526,10 @@ func (m *model) switchTab(t tab) tea.Cmd {
 	}
 	if t == tabApprovals && !m.teamMode() {
 		m.setFlash("approvals need a team profile (payouts_via_relay = true; see the README's Team mode)", true)
+		return nil
+	}
+	if isForm(t) && !m.sends() {
+		m.setFlash(m.readOnlyNote(), true)
 		return nil
 	}
 	if t != m.tab {
@@ -928,7 +937,7 @@ func (m *model) drawTabsLine() string {
 	render := func(names [numTabs]string) string {
 		parts := make([]string, 0, numTabs)
 		for i, n := range names {
-			if tab(i) == tabApprovals && !m.teamMode() {
+			if !m.offered(tab(i)) {
 				continue
 			}
 			label := strings.TrimSpace(itoa(i+1) + " " + n)

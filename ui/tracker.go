@@ -322,7 +322,7 @@ func (v *trackerView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 		return c.copyText(id, "payout id "+id)
 	case key.Matches(k, c.keys.CopyReason) && v.nav.cursor < len(rows) && rows[v.nav.cursor].reason != "":
 		return c.copyText(rows[v.nav.cursor].reason, "failure reason")
-	case key.Matches(k, c.keys.Correct) && v.nav.cursor < len(rows) && rows[v.nav.cursor].correctable():
+	case key.Matches(k, c.keys.Correct) && v.nav.cursor < len(rows) && rows[v.nav.cursor].correctable() && c.sends():
 		return correctCmd(rows[v.nav.cursor])
 	}
 	return nil

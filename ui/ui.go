@@ -93,6 +93,11 @@ type Options struct {
 	// Workbench, when set, gives the Events view the webhook workbench
 	// (handler answers, resend, late webhooks, triggers on the demo).
 	Workbench *Workbench
+	// ReadOnly, when not empty, is why the profile may send nothing (the
+	// CLI's factory decides it: read_only, --readonly, or no signing key
+	// and no hub). The forms are then not offered and the actions that
+	// send are hidden (readonly.go).
+	ReadOnly string
 }
 
 // maxFPS is the frame rate the dashboard draws at, at most.

@@ -50,6 +50,13 @@ func (o *CommandOptions) Bind(fs *pflag.FlagSet) {
 
 // Command runs `paydash payout batch FILE`.
 func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path string, o *CommandOptions) error {
+	// A read-only profile refuses before the file is read; a dry run
+	// sends nothing, so it still checks the file there.
+	if !o.DryRun {
+		if err := factory.New(s, g).RefuseReadOnly(); err != nil {
+			return err
+		}
+	}
 	f, err := batch.Load(path)
 	var bad *batch.InvalidFileError
 	if err == nil && !o.AllowDuplicate {

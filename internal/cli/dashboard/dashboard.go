@@ -84,6 +84,7 @@ func runProfile(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) erro
 			Location: prof.Location, MerchantAccounts: MerchantAccounts(prof.MerchantAccounts), Approvals: team,
 			CheckProfile: profileChecker(s, g),
 			Workbench:    Workbench(s, prof, d.Audit, sandboxURL),
+			ReadOnly:     d.ReadOnly,
 		},
 		RelayURL: prof.RelayURL, RelayToken: prof.RelayToken.Reveal(),
 	})

@@ -123,8 +123,11 @@ appended to the profile's audit record (paydash payouts log).
 
 Exit status: 0 accepted (with --wait: settled); 2 usage; 3 refused,
 rejected or failed; 4 cancelled; 5 awaiting approval on the team's hub
-(a payouts_via_relay profile; see paydash approvals); 1 anything else,
-including --wait running out before a final state was seen.`,
+(a payouts_via_relay profile; see paydash approvals); 6 read-only
+profile; 1 anything else, including --wait running out before a final
+state was seen.
+
+` + factory.ReadOnlyHelp,
 		Example: `  paydash payout create --name "Ada Lovelace" --iban GB33BUKB20201555555555 \
       --reference INV-1001 --amount 125.50 --currency GBP
   paydash payout create ... --yes --json --wait 1m`,
@@ -194,6 +197,19 @@ func PaymentCommand(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 	create := &cobra.Command{
 		Use:   "create",
 		Short: "Create a single payment; prints id, user id, status and the resource token",
+		Long: `Create a single payment and print its id, user id, status and the
+resource token that authorises the payer's flow.
+
+The request is checked by the same rules as the dashboard's form before
+anything is sent (exit 2 with every problem). At a terminal the payment is
+shown and only y creates it; without a terminal --yes is required (exit 2,
+nothing sent), as for payout create.
+
+Exit status: 0 created; 2 usage or an invalid request; 3 refused or not
+known to be created (the idempotency key to retry with is printed); 4
+cancelled; 6 read-only profile; 1 anything else.
+
+` + factory.ReadOnlyHelp,
 		Example: `  paydash payment create --amount 25.00 --currency GBP \
       --merchant-account-id 6f2f3c2e-0b9d-4c47-9b1e-5a1f00000826 --reference ORDER-42 \
       --user-name "Ada Lovelace" --user-email ada@example.com
@@ -203,6 +219,7 @@ func PaymentCommand(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 		Args: cmdutil.NoArgs,
 		RunE: createRunE(s, g, nil, (*factory.Factory).PaymentCreator,
 			func(ctx context.Context, p *config.Profile, c factory.PaymentCreator) error {
+				o.SetProfile(p.Name, p.Production)
 				return CreatePayment(ctx, s, c, cmdutil.Validation(p), o)
 			}),
 	}
@@ -219,6 +236,19 @@ func MandateCommand(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 	create := &cobra.Command{
 		Use:   "create",
 		Short: "Create a sweeping or commercial VRP mandate; prints id, user id and the resource token",
+		Long: `Create a sweeping or commercial VRP mandate and print its id, user id
+and the resource token that authorises the payer's flow.
+
+The request is checked by the same rules as the dashboard's form before
+anything is sent (exit 2 with every problem). At a terminal the mandate is
+shown and only y creates it; without a terminal --yes is required (exit 2,
+nothing sent), as for payout create.
+
+Exit status: 0 created; 2 usage or an invalid request; 3 refused or not
+known to be created (the idempotency key to retry with is printed); 4
+cancelled; 6 read-only profile; 1 anything else.
+
+` + factory.ReadOnlyHelp,
 		Example: `  paydash mandate create --type sweeping --currency GBP \
       --merchant-account-id 6f2f3c2e-0b9d-4c47-9b1e-5a1f00000826 \
       --user-name "Ada Lovelace" --user-email ada@example.com \
@@ -227,6 +257,7 @@ func MandateCommand(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 		Args: cmdutil.NoArgs,
 		RunE: createRunE(s, g, nil, (*factory.Factory).MandateCreator,
 			func(ctx context.Context, p *config.Profile, c factory.MandateCreator) error {
+				o.SetProfile(p.Name, p.Production)
 				return CreateMandate(ctx, s, c, cmdutil.Validation(p), o)
 			}),
 	}

@@ -1,0 +1,32 @@
+package ui
+
+// A read-only profile (Options.ReadOnly, decided by the CLI's factory)
+// sends nothing: the three forms are not offered (no tab, no key, no
+// ':payout'), and the actions that send (correct and resend a payout,
+// approve or reject on the hub) are neither shown in the footer, the
+// help or the actions menu, nor run by their keys. The views that read
+// (balances, the report, the tracker, events) are unchanged.
+
+// sends reports whether the profile may send anything.
+func (c *viewContext) sends() bool { return c.opts.ReadOnly == "" }
+
+// isForm reports whether t is one of the three forms.
+func isForm(t tab) bool { return t == tabPayout || t == tabPayment || t == tabMandate }
+
+// offered reports whether the view t is offered on this profile: the
+// forms only where it may send, Approvals only in team mode.
+func (c *viewContext) offered(t tab) bool {
+	switch {
+	case isForm(t):
+		return c.sends()
+	case t == tabApprovals:
+		return c.teamMode()
+	}
+	return true
+}
+
+// readOnlyNote is what the status line says when something that sends
+// is asked for on a read-only profile.
+func (c *viewContext) readOnlyNote() string {
+	return "read-only: " + c.opts.ReadOnly
+}

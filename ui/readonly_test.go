@@ -1,0 +1,52 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+)
+
+// Issue 28 item 5: on a read-only profile no form is offered: not in the
+// tab bar, not by its number, alt+number, ':payout' or tab, and the
+// status line says why in the factory's words.
+func TestReadOnlyProfileOffersNoForm(t *testing.T) {
+	why := `profile "viewer" is read-only (read_only = true, or --readonly): it sends nothing; use a profile that may send`
+	h := newHarness(t, Options{Backend: newFake(10), ReadOnly: why}, 120, 40)
+	top := strings.SplitN(h.view(), "\n", 4)
+	for _, name := range []string{"Payout+", "Payment+", "Mandate+"} {
+		if strings.Contains(strings.Join(top[:3], "\n"), name) {
+			t.Errorf("the tab bar of a read-only profile offers %s:\n%s", name, strings.Join(top[:3], "\n"))
+		}
+	}
+	for _, keys := range [][]string{{"5"}, {"6"}, {"7"}, {"alt+5"}, {":", "p", "a", "y", "o", "u", "t", "enter"}, {":", "m", "a", "n", "d", "a", "t", "e", "enter"}} {
+		h.key("1")
+		for _, k := range keys {
+			h.key(k)
+		}
+		if isForm(h.m.tab) {
+			t.Fatalf("%v opened %s on a read-only profile", keys, tabNames[h.m.tab])
+		}
+		mustContain(t, h.view(), "read-only: ")
+	}
+	// Cycling the views passes over the forms.
+	h.key("1")
+	for range 2 * numTabs {
+		h.key("tab")
+		if isForm(h.m.tab) {
+			t.Fatalf("tab reached %s on a read-only profile", tabNames[h.m.tab])
+		}
+	}
+	if h.be.payoutCount() != 0 {
+		t.Fatalf("%d payouts sent from a read-only profile", h.be.payoutCount())
+	}
+}
+
+// The same profile without ReadOnly offers the forms: the test above
+// fails for the read-only reason, not because forms are never offered.
+func TestProfileThatSendsOffersForms(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10)}, 120, 40)
+	mustContain(t, h.view(), "Payout+", "Payment+", "Mandate+")
+	h.key("5")
+	if h.m.tab != tabPayout {
+		t.Fatalf("5 opened %s", tabNames[h.m.tab])
+	}
+}
