@@ -78,11 +78,19 @@ func TransactionsCommand(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 		Use:     "transactions",
 		Aliases: []string{"tx", "report"},
 		Short:   "Print or export the transaction report, filtered",
+		Long: `Print or export the transaction report, filtered.
+
+The table is the dashboard's report: newest first, amounts signed (+ money
+in, - money out). --csv and --json stream the rows in the service's order
+(memory stays flat whatever the report's size) unless --sort orders them;
+--sort orders every format (then the matching rows are held until the last
+arrives).`,
 		Example: `  paydash transactions --since 7d
   paydash transactions --type payout --currency GBP --status settled --csv --out payouts.csv
   paydash transactions --since 30d --search "Harbour" --json
   paydash transactions --from 2026-11-01 --to 2026-11-30 --status failed
-  paydash transactions --amount 50..100 --filter 'status:failed inv-'`,
+  paydash transactions --amount 50..100 --filter 'status:failed inv-'
+  paydash transactions --since 30d --sort amount:desc --csv`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// A bad flag value is a usage error before any profile is read.
