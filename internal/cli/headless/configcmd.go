@@ -101,12 +101,26 @@ func ConfigCheck(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, asJ
 			failed++
 		}
 	}
+	var failure error
+	if failed > 0 {
+		failure = cmdutil.Exit(cmdutil.ExitFailure, fmt.Errorf("%d check(s) failed; fix them in %s and run paydash config check again", failed, describeSource(p)))
+	}
 	if asJSON {
+		// A failed check is a --json failure: the one error shape
+		// (error, exit_code) beside the checks.
+		var detail *cmdutil.ErrorDetail
+		var code int
+		if failure != nil {
+			j := cmdutil.NewErrorJSON(failure)
+			detail, code = &j.Error, j.ExitCode
+		}
 		if err := cmdutil.WriteJSON(s.Out, struct {
-			Profile string  `json:"profile"`
-			OK      bool    `json:"ok"`
-			Checks  []Check `json:"checks"`
-		}{p.Name, failed == 0, checks}); err != nil {
+			Profile  string               `json:"profile"`
+			OK       bool                 `json:"ok"`
+			Checks   []Check              `json:"checks"`
+			Error    *cmdutil.ErrorDetail `json:"error,omitempty"`
+			ExitCode int                  `json:"exit_code,omitempty"`
+		}{p.Name, failed == 0, checks, detail, code}); err != nil {
 			return err
 		}
 	} else {
@@ -126,13 +140,10 @@ func ConfigCheck(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, asJ
 			fmt.Fprintln(s.Out, termtext.Safe(line))
 		}
 	}
-	if failed > 0 {
-		if asJSON {
-			return cmdutil.SilentExit(cmdutil.ExitFailure)
-		}
-		return cmdutil.Exit(cmdutil.ExitFailure, fmt.Errorf("%d check(s) failed; fix them in %s and run paydash config check again", failed, describeSource(p)))
+	if failure != nil && asJSON {
+		return cmdutil.SilentExit(cmdutil.ExitFailure)
 	}
-	return nil
+	return failure
 }
 
 func describeSource(p *config.Profile) string {
