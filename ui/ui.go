@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paydash/paydash/config"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -98,6 +99,10 @@ type Options struct {
 	// and no hub). The forms are then not offered and the actions that
 	// send are hidden (readonly.go).
 	ReadOnly string
+	// Custom is the config file's [keys] and [theme] (checked with
+	// CheckCustom when the profile is loaded): the keymap and the
+	// colours take them.
+	Custom config.Custom
 }
 
 // maxFPS is the frame rate the dashboard draws at, at most.

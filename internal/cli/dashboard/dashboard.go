@@ -68,6 +68,11 @@ func runProfile(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) erro
 		return err
 	}
 	prof := d.Profile
+	// [keys] and [theme] are the dashboard's: refused here, naming the
+	// line, before the screen is taken (config check says the same).
+	if err := ui.CheckCustom(prof.Custom); err != nil {
+		return cmdutil.Exit(cmdutil.ExitUsage, err)
+	}
 	var team ui.ApprovalsHub
 	if d.Approvals != nil { // a nil *hubclient.Client would read as team mode
 		team = d.Approvals
@@ -85,6 +90,7 @@ func runProfile(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) erro
 			CheckProfile: profileChecker(s, g),
 			Workbench:    Workbench(s, prof, d.Audit, sandboxURL),
 			ReadOnly:     d.ReadOnly,
+			Custom:       prof.Custom,
 		},
 		RelayURL: prof.RelayURL, RelayToken: prof.RelayToken.Reveal(),
 	})

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/platform/termtext"
+	"github.com/paydash/paydash/ui"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
@@ -87,6 +89,15 @@ func ConfigCheck(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, asJ
 		cfg.UserAgent = cmdutil.UserAgent
 		if client, err = api.NewClient(cfg); err != nil {
 			add(Check{Name: "api client", Detail: err.Error()})
+		}
+	}
+	if !p.Custom.IsZero() {
+		// The dashboard refuses a bad [keys] or [theme] when it opens;
+		// here each problem is reported with its line.
+		if err := ui.CheckCustom(p.Custom); err != nil {
+			add(Check{Name: "dashboard [keys] and [theme]", Detail: strings.ReplaceAll(err.Error(), "\n", "; ")})
+		} else {
+			add(Check{Name: "dashboard [keys] and [theme]", OK: true, Detail: fmt.Sprintf("%d key(s) remapped, %d style(s) themed", len(p.Custom.Keys), len(p.Custom.Theme.Styles))})
 		}
 	}
 	if client != nil {
