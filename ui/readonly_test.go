@@ -11,6 +11,7 @@ import (
 func TestReadOnlyProfileOffersNoForm(t *testing.T) {
 	why := `profile "viewer" is read-only (read_only = true, or --readonly): it sends nothing; use a profile that may send`
 	h := newHarness(t, Options{Backend: newFake(10), ReadOnly: why}, 120, 40)
+	mustContain(t, h.view(), "profile demo read-only")
 	top := strings.SplitN(h.view(), "\n", 4)
 	for _, name := range []string{"Payout+", "Payment+", "Mandate+"} {
 		if strings.Contains(strings.Join(top[:3], "\n"), name) {
@@ -49,4 +50,24 @@ func TestProfileThatSendsOffersForms(t *testing.T) {
 	if h.m.tab != tabPayout {
 		t.Fatalf("5 opened %s", tabNames[h.m.tab])
 	}
+}
+
+// On a read-only team profile the Approvals view lists what awaits, but
+// approve and reject are neither offered (help bar) nor run by their
+// keys: nothing reaches the hub.
+func TestReadOnlyTeamProfileDecidesNothing(t *testing.T) {
+	f := teamHub()
+	hs := newHarness(t, Options{Backend: newFake(50), Approvals: f, Profile: "bob", ReadOnly: `profile "bob" is read-only`}, 120, 40)
+	hs.key("8")
+	selectRow(t, hs, "apr-aaaaaaaaaa")
+	if bar := hs.m.helpLine(); strings.Contains(bar, hint(hs.m.keys.Approve)) || strings.Contains(bar, hint(hs.m.keys.Reject)) {
+		t.Fatalf("a read-only profile is offered decisions: %q", bar)
+	}
+	hs.key("a")
+	hs.key("y")
+	hs.key("x")
+	if a, r := f.decided(); len(a) != 0 || len(r) != 0 {
+		t.Fatalf("a read-only profile decided: %v %v", a, r)
+	}
+	mustContain(t, hs.view(), "read-only: ")
 }

@@ -893,6 +893,10 @@ func (m *model) drawHeaderLine() string {
 	if m.opts.Production {
 		prof += " " + m.st.prod.Render(" PRODUCTION ")
 	}
+	if !m.sends() {
+		// Why the forms are not there, at a glance.
+		prof += " " + m.st.warn.Render("read-only")
+	}
 	long, short := m.st.title.Render("paydash")+" · "+prof, prof
 	rt, rs := m.relayText()
 	// Every time on screen is in this zone; the header names it.

@@ -365,7 +365,11 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 	case v.filter.shown():
 		b.WriteString(v.filter.view())
 	case v.payouts.len() == 0:
-		b.WriteString(c.st.muted.Render(fit("No payouts yet: send one from "+tabKeyName(tabPayout)+" New payout, or wait for the relay's events.", w)))
+		empty := "No payouts yet: send one from " + tabKeyName(tabPayout) + " New payout, or wait for the relay's events."
+		if !c.sends() {
+			empty = "No payouts yet: this profile is read-only; payouts show here as the relay's events arrive."
+		}
+		b.WriteString(c.st.muted.Render(fit(empty, w)))
 	default:
 		b.WriteString(c.st.muted.Render(fit(v.infoLine(c, w), w)))
 	}
