@@ -1,5 +1,7 @@
 package ui
 
+import "github.com/charmbracelet/bubbles/key"
+
 // A read-only profile (Options.ReadOnly, decided by the CLI's factory)
 // sends nothing: the three forms are not offered (no tab, no key, no
 // ':payout'), and the actions that send (correct and resend a payout,
@@ -29,4 +31,16 @@ func (c *viewContext) offered(t tab) bool {
 // is asked for on a read-only profile.
 func (c *viewContext) readOnlyNote() string {
 	return "read-only: " + c.opts.ReadOnly
+}
+
+// withoutForms makes the view keys' help name only the views offered
+// (1-4, and 8 in team mode); 5-7 still answer, saying why there is no
+// form.
+func (k *keyMap) withoutForms(team bool) {
+	help, alt := "1-4", "alt+1-4"
+	if team {
+		help, alt = "1-4/8", "alt+1-4/8"
+	}
+	k.Tabs = key.NewBinding(key.WithKeys(k.Tabs.Keys()...), key.WithHelp(help, k.Tabs.Help().Desc))
+	k.AltTabs = key.NewBinding(key.WithKeys(k.AltTabs.Keys()...), key.WithHelp(alt, k.AltTabs.Help().Desc))
 }

@@ -12,6 +12,7 @@ func TestReadOnlyProfileOffersNoForm(t *testing.T) {
 	why := `profile "viewer" is read-only (read_only = true, or --readonly): it sends nothing; use a profile that may send`
 	h := newHarness(t, Options{Backend: newFake(10), ReadOnly: why}, 120, 40)
 	mustContain(t, h.view(), "profile demo read-only")
+	mustContain(t, h.m.helpLine(), "1-4 views")
 	top := strings.SplitN(h.view(), "\n", 4)
 	for _, name := range []string{"Payout+", "Payment+", "Mandate+"} {
 		if strings.Contains(strings.Join(top[:3], "\n"), name) {

@@ -166,6 +166,9 @@ func newModel(ctx context.Context, opts Options) *model {
 	if opts.Approvals != nil {
 		m.keys.withApprovalsTab()
 	}
+	if opts.ReadOnly != "" {
+		m.keys.withoutForms(opts.Approvals != nil)
+	}
 	return m
 }
 

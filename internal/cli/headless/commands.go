@@ -223,7 +223,7 @@ cancelled; 6 read-only profile; 1 anything else.
       --user-name "Ada Lovelace" --user-email ada@example.com
   paydash payment create --amount 10 --currency EUR --iban DE89370400440532013000 \
       --account-holder-name "Müller GmbH" --reference R-7 --provider-id ob-bank --scheme instant_only \
-      --user-name "Jo Bloggs" --user-phone +447700900123 --metadata order=42 --json`,
+      --user-name "Jo Bloggs" --user-phone +447700900123 --metadata order=42 --yes --json`,
 		Args: cmdutil.NoArgs,
 		RunE: createRunE(s, g, nil, (*factory.Factory).PaymentCreator,
 			func(ctx context.Context, p *config.Profile, c factory.PaymentCreator) error {
