@@ -255,6 +255,13 @@ func customKeys(c config.Custom) (*keyMap, []error) {
 		}
 	}
 	k.Search = kb(k.Filter.Help().Key, "search", k.Filter.Keys()...)
+	if _, closeSet := set["close_help"]; !closeSet {
+		if _, helpSet := set["help"]; helpSet {
+			// The key that opens help closes it, as ? does by default.
+			keys := append(slices.Clone(k.Help.Keys()), "esc", "q", "enter")
+			k.CloseHelp = kb(k.Help.Help().Key+"/esc", k.CloseHelp.Help().Desc, keys...)
+		}
+	}
 	return k, errs
 }
 

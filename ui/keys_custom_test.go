@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -102,8 +103,15 @@ func TestRemappedKeyDrivesDispatchAndHelp(t *testing.T) {
 	if !h.m.showHelp {
 		t.Fatal("H does not open help")
 	}
-	mustContain(t, h.view(), "Q")
-	h.key("esc")
+	for _, re := range []string{`H\s+help`, `Q\s+quit`, `H/esc closes`} {
+		if !regexp.MustCompile(re).MatchString(h.view()) {
+			t.Errorf("the ? overlay lacks %s:\n%s", re, h.view())
+		}
+	}
+	h.key("H")
+	if h.m.showHelp {
+		t.Error("H does not close the help it opened")
+	}
 	h.key("2")
 	h.key(" ")
 	mustContain(t, h.view(), "I      copy id")
