@@ -44,3 +44,12 @@ func (k *keyMap) withoutForms(team bool) {
 	k.Tabs = key.NewBinding(key.WithKeys(k.Tabs.Keys()...), key.WithHelp(help, k.Tabs.Help().Desc))
 	k.AltTabs = key.NewBinding(key.WithKeys(k.AltTabs.Keys()...), key.WithHelp(alt, k.AltTabs.Help().Desc))
 }
+
+// commandList is the ':' commands help and the status line name: the
+// forms' only where they are offered.
+func (c *viewContext) commandList() string {
+	if !c.sends() {
+		return ":balances :transactions :payouts :events :profile NAME :quit"
+	}
+	return ":balances :transactions :payouts :events :payout :payment :mandate :profile NAME :quit"
+}

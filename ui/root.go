@@ -168,6 +168,7 @@ func newModel(ctx context.Context, opts Options) *model {
 	}
 	if opts.ReadOnly != "" {
 		m.keys.withoutForms(opts.Approvals != nil)
+		m.cmdline.Placeholder = "balances, transactions, payouts, events, quit"
 	}
 	return m
 }
@@ -631,7 +632,7 @@ func (m *model) updateCmdline(k tea.KeyMsg) tea.Cmd {
 			m.flash = flash{owner: m.tab}
 			return m.switchTab(t)
 		}
-		m.setFlash("unknown command :"+c+" — try :balances :transactions :payouts :events :payout :payment :mandate :profile NAME :quit (tab completes)", true)
+		m.setFlash("unknown command :"+c+" — try "+m.commandList()+" (tab completes)", true)
 		return nil
 	}
 	var cmd tea.Cmd
