@@ -247,7 +247,7 @@ func Load(opts LoadOptions) (*Profile, []Warning, error) {
 		return nil, l.warnings, errors.Join(l.errs...)
 	}
 	if doc != nil {
-		p.Custom = doc.custom
+		p.Custom = doc.custom.over(l.custom)
 	}
 	return p, l.warnings, nil
 }
@@ -319,11 +319,11 @@ func readFile(path string) (*configFile, error) {
 				c.profiles[name] = table
 			}
 		case "keys":
-			keys, kerrs := readKeys(path, md, top[key])
+			keys, kerrs := readKeys(path, md, top[key], "keys")
 			c.custom.Keys = keys
 			errs = append(errs, kerrs...)
 		case "theme":
-			th, terrs := readTheme(path, md, top[key])
+			th, terrs := readTheme(path, md, top[key], "theme")
 			c.custom.Theme = th
 			errs = append(errs, terrs...)
 		default:

@@ -3,6 +3,8 @@ package config
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/BurntSushi/toml"
 )
@@ -20,6 +22,9 @@ type KeyBinding struct {
 	Action string
 	Keys   []string
 	Line   int
+	// Table is where it was written: "keys", or "profiles.NAME.keys"
+	// for a profile's own.
+	Table string
 }
 
 // ThemeStyle is one style of [theme]: `style = "#ff8800"` (its
@@ -30,6 +35,8 @@ type ThemeStyle struct {
 	Bold      *bool
 	Underline *bool
 	Line      int
+	// Table is where it was written: "theme", or "profiles.NAME.theme".
+	Table string
 }
 
 // Theme is the [theme] table: a base theme and the styles it overrides.
@@ -39,7 +46,10 @@ type Theme struct {
 	// where it was set (0 when not).
 	Base     string
 	BaseLine int
-	Styles   []ThemeStyle
+	// BaseTable is where base was written ("theme" or
+	// "profiles.NAME.theme").
+	BaseTable string
+	Styles    []ThemeStyle
 }
 
 // Custom is what [keys] and [theme] hold, and the file they came from.
@@ -89,11 +99,13 @@ func lineError(path string, line int, format string, args ...any) error {
 	return &Error{File: path, Problem: where + fmt.Sprintf(format, args...)}
 }
 
-// readKeys reads [keys]: action = "key" or ["key", …].
-func readKeys(path string, md toml.MetaData, prim toml.Primitive) ([]KeyBinding, []error) {
+// readKeys reads a keys table (at is its path: keys, or profiles NAME
+// keys): action = "key" or ["key", …].
+func readKeys(path string, md toml.MetaData, prim toml.Primitive, at ...string) ([]KeyBinding, []error) {
+	label := strings.Join(at, ".")
 	var table map[string]toml.Primitive
 	if err := decodeTable(md, prim, &table); err != nil {
-		return nil, []error{lineError(path, lineOf(md, prim), "keys must be a table: [keys] then lines like quit = \"Q\", got %s", tomlType(md, "keys"))}
+		return nil, []error{lineError(path, lineOf(md, prim), "%s must be a table: [%s] then lines like quit = \"Q\", got %s", label, label, tomlType(md, at...))}
 	}
 	var out []KeyBinding
 	var errs []error
@@ -106,42 +118,43 @@ func readKeys(path string, md toml.MetaData, prim toml.Primitive) ([]KeyBinding,
 			many = []string{one}
 		case md.PrimitiveDecode(table[action], &many) == nil && len(many) > 0:
 		default:
-			errs = append(errs, lineError(path, line, "[keys] %s: want a key in quotes (%s = \"Q\") or a list of keys (%s = [\"Q\", \"ctrl+q\"]), got %s",
-				action, action, action, tomlType(md, "keys", action)))
+			errs = append(errs, lineError(path, line, "[%s] %s: want a key in quotes (%s = \"Q\") or a list of keys (%s = [\"Q\", \"ctrl+q\"]), got %s",
+				label, action, action, action, tomlType(md, append(at, action)...)))
 			continue
 		}
-		out = append(out, KeyBinding{Action: action, Keys: many, Line: line})
+		out = append(out, KeyBinding{Action: action, Keys: many, Line: line, Table: label})
 	}
 	return out, errs
 }
 
 // readTheme reads [theme]: base = "…", and style = "colour" or
 // style = { fg, bg, bold, underline }.
-func readTheme(path string, md toml.MetaData, prim toml.Primitive) (Theme, []error) {
+func readTheme(path string, md toml.MetaData, prim toml.Primitive, at ...string) (Theme, []error) {
+	label := strings.Join(at, ".")
 	var th Theme
 	var table map[string]toml.Primitive
 	if err := decodeTable(md, prim, &table); err != nil {
-		return th, []error{lineError(path, lineOf(md, prim), "theme must be a table: [theme] then lines like base = \"high-contrast\" or header = { fg = \"#ffaa00\", bold = true }, got %s", tomlType(md, "theme"))}
+		return th, []error{lineError(path, lineOf(md, prim), "%s must be a table: [%s] then lines like base = \"high-contrast\" or header = { fg = \"#ffaa00\", bold = true }, got %s", label, label, tomlType(md, at...))}
 	}
 	var errs []error
 	for _, name := range sortedKeys(table) {
 		line := lineOf(md, table[name])
 		if name == "base" {
 			if md.PrimitiveDecode(table[name], &th.Base) != nil {
-				errs = append(errs, lineError(path, line, "[theme] base: want a theme name in quotes (auto, dark, light, high-contrast or mono), got %s", tomlType(md, "theme", name)))
+				errs = append(errs, lineError(path, line, "[%s] base: want a theme name in quotes (auto, dark, light, high-contrast or mono), got %s", label, tomlType(md, append(at, name)...)))
 			}
-			th.BaseLine = line
+			th.BaseLine, th.BaseTable = line, label
 			continue
 		}
-		st := ThemeStyle{Style: name, Line: line}
+		st := ThemeStyle{Style: name, Line: line, Table: label}
 		if md.PrimitiveDecode(table[name], &st.FG) == nil {
 			th.Styles = append(th.Styles, st)
 			continue
 		}
 		var parts map[string]toml.Primitive
 		if err := decodeTable(md, table[name], &parts); err != nil {
-			errs = append(errs, lineError(path, line, "[theme] %s: want a colour in quotes (%s = \"#ff8800\") or a table (%s = { fg = \"#ff8800\", bold = true }), got %s",
-				name, name, name, tomlType(md, "theme", name)))
+			errs = append(errs, lineError(path, line, "[%s] %s: want a colour in quotes (%s = \"#ff8800\") or a table (%s = { fg = \"#ff8800\", bold = true }), got %s",
+				label, name, name, name, tomlType(md, append(at, name)...)))
 			continue
 		}
 		ok := true
@@ -159,7 +172,7 @@ func readTheme(path string, md toml.MetaData, prim toml.Primitive) (Theme, []err
 				st.Underline = new(bool)
 				err = md.PrimitiveDecode(parts[p], st.Underline)
 			default:
-				errs = append(errs, lineError(path, line, "[theme] %s: unknown attribute %q; a style holds fg, bg, bold and underline", name, p))
+				errs = append(errs, lineError(path, line, "[%s] %s: unknown attribute %q; a style holds fg, bg, bold and underline", label, name, p))
 				ok = false
 				continue
 			}
@@ -168,7 +181,7 @@ func readTheme(path string, md toml.MetaData, prim toml.Primitive) (Theme, []err
 				if p == "bold" || p == "underline" {
 					want = "true or false (without quotes)"
 				}
-				errs = append(errs, lineError(path, line, "[theme] %s.%s: want %s, got %s", name, p, want, tomlType(md, "theme", name, p)))
+				errs = append(errs, lineError(path, line, "[%s] %s.%s: want %s, got %s", label, name, p, want, tomlType(md, append(at, name, p)...)))
 				ok = false
 			}
 		}
@@ -177,4 +190,28 @@ func readTheme(path string, md toml.MetaData, prim toml.Primitive) (Theme, []err
 		}
 	}
 	return th, errs
+}
+
+// over is c with a profile's own keys and theme laid over it: an action
+// or style the profile names replaces the file's, its base replaces the
+// file's base.
+func (c Custom) over(own Custom) Custom {
+	out := Custom{File: c.File, Theme: c.Theme}
+	for _, k := range c.Keys {
+		if !slices.ContainsFunc(own.Keys, func(o KeyBinding) bool { return o.Action == k.Action }) {
+			out.Keys = append(out.Keys, k)
+		}
+	}
+	out.Keys = append(out.Keys, own.Keys...)
+	if own.Theme.Base != "" {
+		out.Theme.Base, out.Theme.BaseLine, out.Theme.BaseTable = own.Theme.Base, own.Theme.BaseLine, own.Theme.BaseTable
+	}
+	out.Theme.Styles = nil
+	for _, st := range c.Theme.Styles {
+		if !slices.ContainsFunc(own.Theme.Styles, func(o ThemeStyle) bool { return o.Style == st.Style }) {
+			out.Theme.Styles = append(out.Theme.Styles, st)
+		}
+	}
+	out.Theme.Styles = append(out.Theme.Styles, own.Theme.Styles...)
+	return out
 }

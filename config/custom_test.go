@@ -76,3 +76,68 @@ func TestKeysAndThemeOfTheWrongShapeNameTheirLine(t *testing.T) {
 		}
 	}
 }
+
+// A profile's own [profiles.NAME.keys] and [profiles.NAME.theme] lay
+// over the file's, action by action and style by style; another
+// profile keeps the file's.
+func TestAProfilesOwnKeysAndThemeWin(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	src := `[keys]
+quit = "Q"
+help = "H"
+
+[theme]
+base = "dark"
+header = "#111111"
+bad = "9"
+
+[profiles.ops]
+base_url = "https://api.example"
+[profiles.ops.keys]
+quit = "X"
+[profiles.ops.theme]
+base = "high-contrast"
+header = "#222222"
+
+[profiles.plain]
+base_url = "https://api.example"
+`
+	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	load := func(name string) Custom {
+		p, _, err := Load(LoadOptions{Path: path, Profile: name, Getenv: func(string) string { return "" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Custom
+	}
+	keys := func(c Custom) map[string]string {
+		m := map[string]string{}
+		for _, k := range c.Keys {
+			m[k.Action] = strings.Join(k.Keys, ",") + "@" + k.Table
+		}
+		return m
+	}
+	styles := func(c Custom) map[string]string {
+		m := map[string]string{}
+		for _, s := range c.Theme.Styles {
+			m[s.Style] = s.FG + "@" + s.Table
+		}
+		return m
+	}
+	ops := load("ops")
+	if got := keys(ops); got["quit"] != "X@profiles.ops.keys" || got["help"] != "H@keys" || len(got) != 2 {
+		t.Errorf("ops keys %v", got)
+	}
+	if ops.Theme.Base != "high-contrast" || ops.Theme.BaseTable != "profiles.ops.theme" || ops.Theme.BaseLine != 15 {
+		t.Errorf("ops base %+v", ops.Theme)
+	}
+	if got := styles(ops); got["header"] != "#222222@profiles.ops.theme" || got["bad"] != "9@theme" {
+		t.Errorf("ops styles %v", got)
+	}
+	plain := load("plain")
+	if got := keys(plain); got["quit"] != "Q@keys" || plain.Theme.Base != "dark" {
+		t.Errorf("plain keys %v, base %q", got, plain.Theme.Base)
+	}
+}

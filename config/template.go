@@ -23,6 +23,17 @@ const template = `# paydash configuration.
 
 default_profile = "sandbox"
 
+# The dashboard's keys and colours, for every profile (a profile may lay
+# its own over them in [profiles.NAME.keys] and [profiles.NAME.theme]).
+# Any action of the ? help, in snake case, takes one key or a list:
+# [keys]
+# quit = "Q"
+# copy_id = ["I", "ctrl+y"]
+# A base theme (auto, dark, light, high-contrast or mono) and any style:
+# [theme]
+# base = "high-contrast"
+# header = { fg = "#ffaa00", bold = true }
+
 [profiles.sandbox]
 # Token endpoint base: paydash POSTs {auth_url}/connect/token.
 auth_url = "https://auth.sandbox.example.com"

@@ -195,20 +195,21 @@ func customKeys(c config.Custom) (*keyMap, []error) {
 	fail := func(line int, format string, args ...any) {
 		errs = append(errs, keysError(c.File, line, fmt.Sprintf(format, args...)))
 	}
-	set := map[string]int{} // action -> line it was remapped on
+	set := map[string]int{}      // action -> line it was remapped on
+	setIn := map[string]string{} // action -> the table it was remapped in
 	for _, want := range c.Keys {
 		kb := want
 		b, ok := byName[kb.Action]
 		switch {
 		case !ok:
 			if hint := nearest(kb.Action, names); hint != "" {
-				fail(kb.Line, "[keys] %s: no such action (did you mean %s?)", kb.Action, hint)
+				fail(kb.Line, "[%s] %s: no such action (did you mean %s?)", tableOf(kb.Table, "keys"), kb.Action, hint)
 			} else {
-				fail(kb.Line, "[keys] %s: no such action; the actions are listed in paydash's ? help and the README's Key bindings", kb.Action)
+				fail(kb.Line, "[%s] %s: no such action; the actions are listed in paydash's ? help and the README's Key bindings", tableOf(kb.Table, "keys"), kb.Action)
 			}
 			continue
 		case fixedActions[kb.Action] != "":
-			fail(kb.Line, "[keys] %s cannot be remapped: %s", kb.Action, fixedActions[kb.Action])
+			fail(kb.Line, "[%s] %s cannot be remapped: %s", tableOf(kb.Table, "keys"), kb.Action, fixedActions[kb.Action])
 			continue
 		}
 		var keys []string
@@ -216,7 +217,7 @@ func customKeys(c config.Custom) (*keyMap, []error) {
 		for _, raw := range kb.Keys {
 			n, ok := normaliseKey(raw)
 			if !ok {
-				fail(kb.Line, "[keys] %s = %q: %q is not a key; write one character (\"Q\", \"?\"), or a name such as enter, esc, tab, space, up, pgdown, f5, ctrl+q or alt+x", kb.Action, raw, raw)
+				fail(kb.Line, "[%s] %s = %q: %q is not a key; write one character (\"Q\", \"?\"), or a name such as enter, esc, tab, space, up, pgdown, f5, ctrl+q or alt+x", tableOf(kb.Table, "keys"), kb.Action, raw, raw)
 				bad = true
 				continue
 			}
@@ -230,7 +231,7 @@ func customKeys(c config.Custom) (*keyMap, []error) {
 			help[i] = keyHelp(key)
 		}
 		*b = key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(help, "/"), b.Help().Desc))
-		set[kb.Action] = kb.Line
+		set[kb.Action], setIn[kb.Action] = kb.Line, tableOf(kb.Table, "keys")
 	}
 	// Conflicts: two actions sharing a scope and a key they did not
 	// share by default.
@@ -248,8 +249,8 @@ func customKeys(c config.Custom) (*keyMap, []error) {
 			}
 			for _, key := range byName[a].Keys() {
 				if slices.Contains(byName[other].Keys(), key) && !(slices.Contains(defaults[a], key) && slices.Contains(defaults[other], key)) {
-					fail(line, "[keys] %s = %q conflicts with %s, which %s already answers in the same place; choose another key, or remap %s too",
-						a, keyHelp(key), other, keyHelp(key), other)
+					fail(line, "[%s] %s = %q conflicts with %s, which %s already answers in the same place; choose another key, or remap %s too",
+						setIn[a], a, keyHelp(key), other, keyHelp(key), other)
 				}
 			}
 		}
@@ -305,6 +306,14 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// tableOf is the table an entry was written in, def when not said.
+func tableOf(table, def string) string {
+	if table == "" {
+		return def
+	}
+	return table
 }
 
 // keysError is a problem of the config file's [keys] or [theme] at line.

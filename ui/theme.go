@@ -53,7 +53,7 @@ func CheckTheme(c config.Custom) error {
 	var errs []error
 	th := c.Theme
 	if th.Base != "" && !slices.Contains(baseThemes, th.Base) {
-		errs = append(errs, keysError(c.File, th.BaseLine, fmt.Sprintf("[theme] base = %q: no such theme; the themes are auto, dark, light, high-contrast and mono", th.Base)))
+		errs = append(errs, keysError(c.File, th.BaseLine, fmt.Sprintf("[%s] base = %q: no such theme; the themes are auto, dark, light, high-contrast and mono", tableOf(th.BaseTable, "theme"), th.Base)))
 	}
 	var st styles
 	names := st.byName()
@@ -67,7 +67,7 @@ func CheckTheme(c config.Custom) error {
 			if n := nearest(o.Style, known); n != "" {
 				hint = fmt.Sprintf(" (did you mean %s?)", n)
 			}
-			errs = append(errs, keysError(c.File, o.Line, fmt.Sprintf("[theme] %s: no such style%s; the styles are listed in the README's Colours", o.Style, hint)))
+			errs = append(errs, keysError(c.File, o.Line, fmt.Sprintf("[%s] %s: no such style%s; the styles are listed in the README's Your keys and colours", tableOf(o.Table, "theme"), o.Style, hint)))
 			continue
 		}
 		for _, col := range []struct{ what, v string }{{"fg", o.FG}, {"bg", o.BG}} {
@@ -75,7 +75,7 @@ func CheckTheme(c config.Custom) error {
 				continue
 			}
 			if _, ok := themeColour(col.v); !ok {
-				errs = append(errs, keysError(c.File, o.Line, fmt.Sprintf("[theme] %s %s = %q is not a colour; write \"#ff8800\", \"#f80\" or an ANSI colour number 0-255", o.Style, col.what, col.v)))
+				errs = append(errs, keysError(c.File, o.Line, fmt.Sprintf("[%s] %s %s = %q is not a colour; write \"#ff8800\", \"#f80\" or an ANSI colour number 0-255", tableOf(o.Table, "theme"), o.Style, col.what, col.v)))
 			}
 		}
 	}
