@@ -14,8 +14,8 @@ import (
 )
 
 // readOnlySandbox is a sandbox that counts every request it is sent, and
-// a profile for it in PAYDASH_* variables, with a signing key (withKey)
-// or without one.
+// a profile for it in PAYDASH_* variables, with a signing key and a relay
+// token (withKey), or with neither: no way to send at all.
 func readOnlySandbox(t *testing.T, withKey bool) (map[string]string, *sandbox.Sandbox, *atomic.Int64) {
 	t.Helper()
 	key, err := api.GenerateSigningKey()
@@ -37,11 +37,13 @@ func readOnlySandbox(t *testing.T, withKey bool) (map[string]string, *sandbox.Sa
 	for k, v := range map[string]string{
 		"PAYDASH_AUTH_URL": srv.URL, "PAYDASH_BASE_URL": srv.URL, "PAYDASH_PAYOUTS_URL": srv.URL,
 		"PAYDASH_CLIENT_ID": "ro", "PAYDASH_CLIENT_SECRET": "ro-secret",
-		"PAYDASH_RELAY_URL": "ws://" + strings.TrimPrefix(srv.URL, "http://") + "/ws", "PAYDASH_RELAY_TOKEN": "pdr_0123456789abcdef0123456789abcdef",
 	} {
 		env[k] = v
 	}
 	if withKey {
+		// A relay (and so a hub) to reach: approvals would go there.
+		env["PAYDASH_RELAY_URL"] = "ws://" + strings.TrimPrefix(srv.URL, "http://") + "/ws"
+		env["PAYDASH_RELAY_TOKEN"] = "pdr_0123456789abcdef0123456789abcdef"
 		pemKey, err := api.EncodePrivateKeyPEM(key)
 		if err != nil {
 			t.Fatal(err)

@@ -33,10 +33,10 @@ var fixedActions = map[string]string{
 
 // Where the actions act: two actions conflict only when they share one.
 // The five lists take the frame's and the lists' keys.
-var (
-	viewScopes = []string{"balances", "report", "payouts", "events", "approvals"}
-	inViews    = func(extra ...string) []string { return append(slices.Clone(viewScopes), extra...) }
-)
+var viewScopes = []string{"balances", "report", "payouts", "events", "approvals"}
+
+// inViews is the five lists, and extra places.
+func inViews(extra ...string) []string { return append(slices.Clone(viewScopes), extra...) }
 
 var actionScopes = map[string][]string{
 	"view_next": inViews(), "view_prev": inViews(), "command": inViews(), "filter": inViews(),

@@ -242,7 +242,7 @@ func approveCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Comman
 Without a terminal --yes is required. ` + factory.ReadOnlyHelp,
 		Args: cmdutil.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := factory.New(s, g).RefuseReadOnly(); err != nil {
+			if err := factory.New(s, g).RefuseDecisions(conn.HubURL); err != nil {
 				return err
 			}
 			p, hc, err := conn.setup(s, g)
@@ -338,7 +338,7 @@ func rejectCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Command
 ` + factory.ReadOnlyHelp,
 		Args: cmdutil.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := factory.New(s, g).RefuseReadOnly(); err != nil {
+			if err := factory.New(s, g).RefuseDecisions(conn.HubURL); err != nil {
 				return err
 			}
 			if strings.TrimSpace(reason) == "" {

@@ -330,4 +330,24 @@ func TestReadOnlyIsDecidedByTheFactory(t *testing.T) {
 	if err := factory.New(streams, &cmdutil.Global{ConfigPath: path, Profile: "sender", ReadOnly: true}).RefuseReadOnly(); cmdutil.ExitCode(err) != cmdutil.ExitReadOnly {
 		t.Errorf("--readonly: exit %d %v", cmdutil.ExitCode(err), err)
 	}
+
+	// An approver needs no signing key (the hub signs): a profile with a
+	// token for the hub, or --hub, may approve; one with neither, or said
+	// read-only, may not.
+	approver := "[profiles.approver]\n" + service + "relay_token = \"bob-own-token-0123456789abcdef\"\n"
+	nothing := "[profiles.nothing]\n" + service
+	if err := os.WriteFile(path, []byte(approver+nothing+"[profiles.viewer]\n"+service+"relay_token = \"bob-own-token-0123456789abcdef\"\nread_only = true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		profile, hub string
+		refused      bool
+	}{
+		{"approver", "", false}, {"nothing", "", true}, {"nothing", "http://127.0.0.1:1", false}, {"viewer", "", true},
+	} {
+		err := factory.New(streams, &cmdutil.Global{ConfigPath: path, Profile: tc.profile}).RefuseDecisions(tc.hub)
+		if (cmdutil.ExitCode(err) == cmdutil.ExitReadOnly) != tc.refused {
+			t.Errorf("decisions on %s (--hub %q): %v, refused %v", tc.profile, tc.hub, err, tc.refused)
+		}
+	}
 }

@@ -42,6 +42,22 @@ func (f *Factory) RefuseReadOnly() error {
 	return refusal(p)
 }
 
+// RefuseDecisions is RefuseReadOnly for an approver's approve or reject
+// on the hub at hubURL ("" = the profile's relay_url): the hub signs and
+// sends, so an approver needs no signing key of their own. A profile said
+// read-only is refused; one without a key is refused only when it has no
+// hub either (no payouts_via_relay, no relay_token, no --hub).
+func (f *Factory) RefuseDecisions(hubURL string) error {
+	p, err := f.peekProfile()
+	if err != nil || p == nil {
+		return nil
+	}
+	if !p.ReadOnly && (hubURL != "" || p.RelayToken.Reveal() != "") {
+		return nil
+	}
+	return refusal(p)
+}
+
 // refusal is ReadOnly as the error of a command.
 func refusal(p *config.Profile) error {
 	if why := ReadOnly(p); why != "" {
