@@ -72,8 +72,10 @@ func parseSort(s, format string) (txSort, error) {
 	return k, nil
 }
 
-// compare orders two rows by the column; the caller's stable sort keeps
-// the service's order between equal rows, whatever the direction.
+// compare orders two rows by the column as the dashboard's report does
+// (report.Store.Sorted: amounts by size, names case-folded); the caller's
+// stable sort keeps the service's order between equal rows, whatever the
+// direction.
 func (k txSort) compare(a, b *api.Transaction) int {
 	var c int
 	switch k.col {
@@ -86,10 +88,10 @@ func (k txSort) compare(a, b *api.Transaction) int {
 	case report.ColCurrency:
 		c = strings.Compare(a.Currency, b.Currency)
 	case report.ColAmount:
-		// The amount as shown: signed, money out below money in.
-		c = cmp.Compare(api.SignedMinor(a.Type, a.AmountInMinor), api.SignedMinor(b.Type, b.AmountInMinor))
+		// By size, as the dashboard's report sorts it.
+		c = cmp.Compare(a.AmountInMinor, b.AmountInMinor)
 	case report.ColName:
-		c = strings.Compare(strings.ToLower(a.BeneficiaryName), strings.ToLower(b.BeneficiaryName))
+		c = strings.Compare(report.Fold(a.BeneficiaryName), report.Fold(b.BeneficiaryName))
 	case report.ColIBAN:
 		c = strings.Compare(a.BeneficiaryIBAN, b.BeneficiaryIBAN)
 	case report.ColReference:

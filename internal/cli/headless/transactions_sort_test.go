@@ -68,8 +68,8 @@ func TestTransactionsOrderAndSigns(t *testing.T) {
 	}{
 		{"table: newest first", TransactionsOptions{}, "321"},
 		{"table in the service's order", TransactionsOptions{Sort: "none"}, "123"},
-		{"table by amount as shown (signed)", TransactionsOptions{Sort: "amount"}, "312"},
-		{"table by amount, largest first", TransactionsOptions{Sort: "amount:desc"}, "213"},
+		{"table by amount, by size as the dashboard", TransactionsOptions{Sort: "amount"}, "132"},
+		{"table by amount, largest first", TransactionsOptions{Sort: "amount:desc"}, "231"},
 		{"table oldest first", TransactionsOptions{Sort: "time:asc"}, "123"},
 		{"table by name, case folded", TransactionsOptions{Sort: "beneficiary"}, "231"},
 		{"JSON streams in the service's order", TransactionsOptions{JSON: true}, "123"},
