@@ -28,9 +28,9 @@ func (c *viewContext) offered(t tab) bool {
 }
 
 // readOnlyNote is what the status line says when something that sends
-// is asked for on a read-only profile.
+// is asked for on a read-only profile: the factory's sentence.
 func (c *viewContext) readOnlyNote() string {
-	return "read-only: " + c.opts.ReadOnly
+	return c.opts.ReadOnly
 }
 
 // withoutForms makes the view keys' help name only the views offered

@@ -3,13 +3,15 @@ package ui
 import (
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
 )
 
 // Issue 28 item 5: on a read-only profile no form is offered: not in the
 // tab bar, not by its number, alt+number, ':payout' or tab, and the
 // status line says why in the factory's words.
 func TestReadOnlyProfileOffersNoForm(t *testing.T) {
-	why := `profile "viewer" is read-only (read_only = true, or --readonly): it sends nothing; use a profile that may send`
+	why := `profile "viewer" is read-only (read_only, or --readonly): it sends nothing`
 	h := newHarness(t, Options{Backend: newFake(10), ReadOnly: why}, 120, 40)
 	mustContain(t, h.view(), "profile demo read-only")
 	mustContain(t, h.m.helpLine(), "1-4 views")
@@ -27,7 +29,7 @@ func TestReadOnlyProfileOffersNoForm(t *testing.T) {
 		if isForm(h.m.tab) {
 			t.Fatalf("%v opened %s on a read-only profile", keys, tabNames[h.m.tab])
 		}
-		mustContain(t, h.view(), "read-only: ")
+		mustContain(t, h.view(), "is read-only (read_only, or --readonly): it sends nothing")
 	}
 	// Cycling the views passes over the forms.
 	h.key("1")
@@ -70,5 +72,24 @@ func TestReadOnlyTeamProfileDecidesNothing(t *testing.T) {
 	if a, r := f.decided(); len(a) != 0 || len(r) != 0 {
 		t.Fatalf("a read-only profile decided: %v %v", a, r)
 	}
-	mustContain(t, hs.view(), "read-only: ")
+	mustContain(t, hs.view(), `profile "bob" is read-only`)
+}
+
+// The read-only dashboard at the three sizes: the header says so, the
+// tab bar has no form, the help names only the views offered, and 5 says
+// why there is no form. Update with: go test ./ui -run TestReadOnlyGolden -update
+func TestReadOnlyGolden(t *testing.T) {
+	why := `profile "viewer" is read-only (read_only, or --readonly): it sends nothing`
+	for _, sz := range []struct {
+		name string
+		w, h int
+	}{{"200x50", 200, 50}, {"120x40", 120, 40}, {"80x24", 80, 24}} {
+		t.Run(sz.name, func(t *testing.T) {
+			h := newHarness(t, Options{Backend: newFake(300), Profile: "viewer", ReadOnly: why}, sz.w, sz.h)
+			h.key("5")
+			out := h.view()
+			checkFrame(t, out, sz.w, sz.h)
+			golden.RequireEqual(t, []byte(out))
+		})
+	}
 }

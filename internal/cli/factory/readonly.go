@@ -13,8 +13,9 @@ const ReadOnlyHelp = `On a read-only profile (read_only = true, the --readonly f
 profile with no signing key and no hub) it sends nothing and checks
 nothing: it says why in one sentence and exits 6.`
 
-// ReadOnly says whether profile p may send nothing, and why, in one
-// sentence a person can act on ("" when it may send). It is the one
+// ReadOnly says whether profile p may send nothing, and why, in a
+// sentence short enough for the dashboard's status line ("" when it may
+// send); the commands' refusal adds what to do. It is the one
 // place that decides: the sending commands refuse with it, and the
 // dashboard hides its forms and send actions with it. A profile is
 // read-only when it says so (read_only = true, or --readonly for one
@@ -23,9 +24,9 @@ nothing: it says why in one sentence and exits 6.`
 func ReadOnly(p *config.Profile) string {
 	switch {
 	case p.ReadOnly:
-		return fmt.Sprintf("profile %q is read-only (read_only = true, or --readonly): it sends nothing; use a profile that may send", p.Name)
+		return fmt.Sprintf("profile %q is read-only (read_only, or --readonly): it sends nothing", p.Name)
 	case SendsDirectly(p) && p.SigningKeyFile == "":
-		return fmt.Sprintf("profile %q can send nothing: it has no signing key (signing_key_file) and no team hub (payouts_via_relay); add one, or use a profile that has one", p.Name)
+		return fmt.Sprintf("profile %q can send nothing: it has no signing key and no team hub", p.Name)
 	}
 	return ""
 }
@@ -60,10 +61,15 @@ func (f *Factory) RefuseDecisions(hubURL string) error {
 
 // refusal is ReadOnly as the error of a command.
 func refusal(p *config.Profile) error {
-	if why := ReadOnly(p); why != "" {
-		return cmdutil.Exit(cmdutil.ExitReadOnly, fmt.Errorf("nothing was sent: %s", why))
+	why := ReadOnly(p)
+	if why == "" {
+		return nil
 	}
-	return nil
+	remedy := "use a profile that may send"
+	if !p.ReadOnly {
+		remedy = "give it signing_key_id and signing_key_file, or use a profile that has them"
+	}
+	return cmdutil.Exit(cmdutil.ExitReadOnly, fmt.Errorf("nothing was sent: %s; %s", why, remedy))
 }
 
 // peekProfile is the run's profile when it is loaded already, else the
