@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/exp/golden"
+
 	"github.com/paydash/paydash/config"
 )
 
@@ -126,5 +128,30 @@ func TestRemappedKeyDrivesDispatchAndHelp(t *testing.T) {
 	h.key("Q")
 	if !h.quit() {
 		t.Fatal("Q does not quit")
+	}
+}
+
+// A dashboard with remapped keys at the three sizes, help open: the help
+// bar and the overlay show the remapped keys. Update with:
+// go test ./ui -run TestCustomKeysGolden -update
+func TestCustomKeysGolden(t *testing.T) {
+	custom := config.Custom{Keys: []config.KeyBinding{
+		{Action: "help", Keys: []string{"H"}, Line: 1},
+		{Action: "quit", Keys: []string{"Q"}, Line: 2},
+		{Action: "sort", Keys: []string{"o"}, Line: 3},
+		{Action: "copy_id", Keys: []string{"I", "ctrl+y"}, Line: 4},
+	}}
+	for _, sz := range []struct {
+		name string
+		w, h int
+	}{{"200x50", 200, 50}, {"120x40", 120, 40}, {"80x24", 80, 24}} {
+		t.Run(sz.name, func(t *testing.T) {
+			h := newHarness(t, Options{Backend: newFake(300), Custom: custom}, sz.w, sz.h)
+			h.key("2")
+			h.key("H")
+			out := h.view()
+			checkFrame(t, out, sz.w, sz.h)
+			golden.RequireEqual(t, []byte(out))
+		})
 	}
 }
