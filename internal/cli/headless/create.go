@@ -28,7 +28,7 @@ func createRunE[S any](s *cmdutil.Streams, g *cmdutil.Global, check func() error
 			return err
 		}
 		if check != nil {
-			// A bad flag value is a usage error before any profile is read.
+			// A bad flag value is a usage error before the profile is used.
 			if err := check(); err != nil {
 				return err
 			}
