@@ -88,9 +88,7 @@ Every view is also a headless command for scripts (--json on each).`,
 		// --debug and PAYDASH_DEBUG=api, once the flags are read.
 		PersistentPreRun: func(*cobra.Command, []string) { g.StartTrace(s) },
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return cmdutil.Exit(cmdutil.ExitUsage, err)
-	})
+	root.SetFlagErrorFunc(cmdutil.FlagError) // exit 2, "did you mean" for a flag not there
 	// --version prints the same line as `paydash version`.
 	root.SetVersionTemplate("{{.Version}}\n")
 	g.Bind(root.PersistentFlags())

@@ -275,6 +275,25 @@ func FormatAmount(minor int64, currency string) string {
 	return sign + num + " " + currency
 }
 
+// FormatSignedAmount renders minor units with their sign, as the
+// dashboard and the CLI show every signed amount: "+£1.00", "-£1.00",
+// and no sign on zero ("£0.00": a "-£0.00" reads as a debt).
+func FormatSignedAmount(minor int64, currency string) string {
+	if minor > 0 {
+		return "+" + FormatAmount(minor, currency)
+	}
+	return FormatAmount(minor, currency)
+}
+
+// SignedMinor is a transaction's amount as its account sees it: positive
+// for money in (a funding), negative for money out (a payout).
+func SignedMinor(transactionType string, minor int64) int64 {
+	if transactionType == TransactionFunding {
+		return minor
+	}
+	return -minor
+}
+
 // FormatAmountPlain renders minor units without symbol or grouping
 // ("1234.56"), for CSV, forms and flags; ParseAmount reads it back.
 func FormatAmountPlain(minor int64, currency string) string {

@@ -256,3 +256,22 @@ func TestFormatTotalsWithSaysEachAmountItsWayInCurrencyOrder(t *testing.T) {
 		t.Fatalf("no totals read %q", got)
 	}
 }
+
+// The dashboard and `paydash transactions` sign amounts alike: + for
+// money in, - for money out, nothing on zero.
+func TestFormatSignedAmount(t *testing.T) {
+	for _, tc := range []struct {
+		typ   string
+		minor int64
+		want  string
+	}{
+		{TransactionFunding, 12345, "+£123.45"},
+		{TransactionPayout, 12345, "-£123.45"},
+		{TransactionPayout, 0, "£0.00"},
+		{TransactionFunding, 0, "£0.00"},
+	} {
+		if got := FormatSignedAmount(SignedMinor(tc.typ, tc.minor), "GBP"); got != tc.want {
+			t.Errorf("%s %d: %q, want %q", tc.typ, tc.minor, got, tc.want)
+		}
+	}
+}

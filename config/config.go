@@ -90,6 +90,15 @@ type Profile struct {
 	// at relay_url, with relay_token as the person's own token); such a
 	// profile holds no signing key, the hub does.
 	PayoutsViaRelay bool
+	// ReadOnly (read_only, or the --readonly flag for one run) keeps the
+	// profile from sending anything: no form, no payout, payment, mandate
+	// or approval. Whether a profile may send is decided in one place,
+	// internal/cli/factory, which also treats a profile that can send
+	// nothing (no signing key and no hub) as read-only.
+	ReadOnly bool
+	// Custom is the file's [keys] and [theme], the dashboard's keys and
+	// colours (every profile of the file shares them).
+	Custom Custom
 }
 
 // LoadOptions say where to look. Zero values mean: path from
@@ -232,6 +241,9 @@ func Load(opts LoadOptions) (*Profile, []Warning, error) {
 	if len(l.errs) > 0 {
 		return nil, l.warnings, errors.Join(l.errs...)
 	}
+	if doc != nil {
+		p.Custom = doc.custom.over(l.custom)
+	}
 	return p, l.warnings, nil
 }
 
@@ -242,6 +254,8 @@ type configFile struct {
 	md             toml.MetaData
 	defaultProfile string
 	profiles       map[string]map[string]toml.Primitive
+	// custom is the file's [keys] and [theme] (custom.go).
+	custom Custom
 }
 
 // profileNames lists the file's profiles, sorted.
@@ -277,7 +291,7 @@ func readFile(path string) (*configFile, error) {
 	if err != nil {
 		return nil, tomlSyntaxError(path, err)
 	}
-	c := &configFile{path: path, mode: st.Mode().Perm(), md: md, profiles: map[string]map[string]toml.Primitive{}}
+	c := &configFile{path: path, mode: st.Mode().Perm(), md: md, profiles: map[string]map[string]toml.Primitive{}, custom: Custom{File: path}}
 	var errs []error
 	for _, key := range sortedKeys(top) {
 		switch key {
@@ -299,9 +313,17 @@ func readFile(path string) (*configFile, error) {
 				}
 				c.profiles[name] = table
 			}
+		case "keys":
+			keys, kerrs := readKeys(path, md, top[key], "keys")
+			c.custom.Keys = keys
+			errs = append(errs, kerrs...)
+		case "theme":
+			th, terrs := readTheme(path, md, top[key], "theme")
+			c.custom.Theme = th
+			errs = append(errs, terrs...)
 		default:
-			problem := "unknown top-level key; the file holds default_profile and [profiles.NAME] tables"
-			if s := suggestKey(key, []string{"default_profile", "profiles"}); s != "" {
+			problem := "unknown top-level key; the file holds default_profile, [profiles.NAME], [keys] and [theme] tables"
+			if s := suggestKey(key, []string{"default_profile", "profiles", "keys", "theme"}); s != "" {
 				problem = fmt.Sprintf("unknown top-level key (did you mean %s?)", s)
 			} else if _, ok := lookupKey(key); ok {
 				problem = "is a profile key outside any profile; move it under a [profiles.NAME] table"

@@ -44,6 +44,7 @@ type displayProfile struct {
 	Production       bool              `toml:"production" json:"production"`
 	Regulated        bool              `toml:"regulated" json:"regulated"`
 	PayoutsViaRelay  bool              `toml:"payouts_via_relay,omitempty" json:"payouts_via_relay,omitempty"`
+	ReadOnly         bool              `toml:"read_only,omitempty" json:"read_only,omitempty"`
 	LowBalance       map[string]string `toml:"low_balance,omitempty" json:"low_balance,omitempty"`
 	MerchantAccounts map[string]string `toml:"merchant_accounts,omitempty" json:"merchant_accounts,omitempty"`
 	// WebhookLate is one duration, or a table per currency. Where both
@@ -63,6 +64,7 @@ func (p Profile) display() displayProfile {
 		RelayToken: p.RelayToken, RelayTokenEnv: p.RelayTokenEnv,
 		BalanceRefresh: formatDuration(p.BalanceRefresh), ReportRefresh: formatDuration(p.ReportRefresh),
 		Production: p.Production, Regulated: p.Regulated, TZ: p.TZ, TrackerKeepFinal: p.TrackerKeepFinal, PayoutsViaRelay: p.PayoutsViaRelay,
+		ReadOnly: p.ReadOnly,
 	}
 	if len(p.MerchantAccounts) > 0 {
 		d.MerchantAccounts = p.MerchantAccounts

@@ -65,6 +65,7 @@ func keySpecs() []keySpec {
 		{name: "production", kind: kindBool},
 		{name: "regulated", kind: kindBool},
 		{name: "payouts_via_relay", kind: kindBool},
+		{name: "read_only", kind: kindBool},
 	}
 }
 

@@ -48,8 +48,11 @@ type loader struct {
 	missing   string // default path looked at and not found
 	profile   string
 	values    map[string]setting // by key; table members as "low_balance.GBP"
-	warnings  []Warning
-	errs      []error
+	// custom is the profile's own [profiles.NAME.keys] and
+	// [profiles.NAME.theme], laid over the file's (custom.go).
+	custom   Custom
+	warnings []Warning
+	errs     []error
 }
 
 func (l *loader) fail(key string, s setting, format string, args ...any) {
@@ -120,6 +123,9 @@ func (l *loader) applyDefaults() {
 // type; a value's meaning is checked later, whatever layer it came from.
 func (l *loader) applyFile(doc *configFile, table map[string]toml.Primitive) {
 	for _, key := range sortedKeys(table) {
+		if l.applyCustom(doc, key, table[key]) {
+			continue
+		}
 		s := setting{layer: layerFile}
 		spec, ok := specByName(key)
 		if !ok {
@@ -338,7 +344,7 @@ func (l *loader) build() *Profile {
 	}
 	secrets := map[string]*Secret{"client_secret": &p.ClientSecret, "relay_token": &p.RelayToken}
 	durations := map[string]*time.Duration{"balance_refresh": &p.BalanceRefresh, "report_refresh": &p.ReportRefresh}
-	bools := map[string]*bool{"production": &p.Production, "regulated": &p.Regulated, "payouts_via_relay": &p.PayoutsViaRelay}
+	bools := map[string]*bool{"production": &p.Production, "regulated": &p.Regulated, "payouts_via_relay": &p.PayoutsViaRelay, "read_only": &p.ReadOnly}
 
 	// Each check records its failure and returns the zero value, so all
 	// problems are reported together.
@@ -617,4 +623,21 @@ func deriveRelayURL(listen string) string {
 		host = "127.0.0.1"
 	}
 	return "ws://" + net.JoinHostPort(host, port) + "/ws"
+}
+
+// applyCustom reads a profile's own keys and theme tables (the
+// dashboard's, laid over the file's [keys] and [theme]); false for any
+// other key.
+func (l *loader) applyCustom(doc *configFile, key string, prim toml.Primitive) bool {
+	var errs []error
+	switch key {
+	case "keys":
+		l.custom.Keys, errs = readKeys(doc.path, doc.md, prim, "profiles", l.profile, "keys")
+	case "theme":
+		l.custom.Theme, errs = readTheme(doc.path, doc.md, prim, "profiles", l.profile, "theme")
+	default:
+		return false
+	}
+	l.errs = append(l.errs, errs...)
+	return true
 }

@@ -23,6 +23,17 @@ const template = `# paydash configuration.
 
 default_profile = "sandbox"
 
+# The dashboard's keys and colours, for every profile (a profile may lay
+# its own over them in [profiles.NAME.keys] and [profiles.NAME.theme]).
+# Any action of the ? help, in snake case, takes one key or a list:
+# [keys]
+# quit = "Q"
+# copy_id = ["I", "ctrl+y"]
+# A base theme (auto, dark, light, high-contrast or mono) and any style:
+# [theme]
+# base = "high-contrast"
+# header = { fg = "#ffaa00", bold = true }
+
 [profiles.sandbox]
 # Token endpoint base: paydash POSTs {auth_url}/connect/token.
 auth_url = "https://auth.sandbox.example.com"
@@ -85,6 +96,12 @@ regulated = false
 # relay_url, relay_token being your own token from paydash relay user
 # add), which applies approvals; such a profile holds no signing key.
 # payouts_via_relay = true
+# true makes this profile read-only: it reads balances, the report and
+# webhooks, and sends nothing (no forms; payout, payment and mandate
+# create and approvals refuse with exit 6). paydash --readonly does the
+# same for one run. A profile with no signing key and no hub is read-only
+# anyway.
+# read_only = true
 
 # Your merchant accounts' ids, one per currency (optional; UUIDs from the
 # developer console): the payment and mandate forms then offer them in a

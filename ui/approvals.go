@@ -429,7 +429,7 @@ func (v *approvalsView) keys(c *viewContext) helpMap {
 	acts := []key.Binding{g.Refresh}
 	// The decision keys show only where they work: never on the user's
 	// own request, nor without the approve role.
-	if r := v.selected(); r != nil && v.whyNot(r) == "" && !v.busy {
+	if r := v.selected(); r != nil && v.whyNot(r) == "" && !v.busy && c.sends() {
 		short = append(short, g.Approve, g.Reject)
 		acts = append([]key.Binding{g.Approve, g.Reject}, acts...)
 	}
@@ -469,6 +469,8 @@ func (v *approvalsView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 	}
 	r := v.selected()
 	switch {
+	case key.Matches(k, g.Approve, g.Reject) && !c.sends():
+		c.setFlash(c.readOnlyNote(), true)
 	case key.Matches(k, g.Approve, g.Reject) && r == nil:
 		c.setFlash("nothing awaits approval", false)
 	case key.Matches(k, g.Approve, g.Reject) && v.busy:

@@ -149,7 +149,7 @@ func (v *eventsView) keys(c *viewContext) helpMap {
 	case v.open:
 		h := openEventKeys(c, &v.vp)
 		// The workbench's search before the way back.
-		h.short = append(h.short[:len(h.short)-1], keySearch, g.Back)
+		h.short = append(h.short[:len(h.short)-1], g.Search, g.Back)
 		h.full = append(h.full, v.workbenchHelp(c))
 		return h
 	}
@@ -356,8 +356,8 @@ func (v *eventsView) openView(c *viewContext, w, h int) string {
 	ev := v.at(v.openIdx)
 	v.vp.Width, v.vp.Height = w, max(h-2, 1)
 	head := "Event #" + strconv.FormatUint(ev.Seq, 10) + " " + clean(ev.Type)
-	keys := []string{keyOf(c.keys.Back) + " back", keyOf(c.keys.CopyBody) + " body", keyOf(keyCopyHeads) + " headers",
-		keyOf(keySearch) + " search", keyOf(keyResend) + " resend"}
+	keys := []string{keyOf(c.keys.Back) + " back", keyOf(c.keys.CopyBody) + " body", keyOf(c.keys.CopyHeaders) + " headers",
+		keyOf(c.keys.Search) + " search", keyOf(c.keys.Resend) + " resend"}
 	if v.vp.TotalLineCount() > v.vp.Height {
 		keys = append(keys, keyOf(c.keys.Up)+" "+keyOf(c.keys.Down)+" scroll")
 	}
@@ -367,7 +367,7 @@ func (v *eventsView) openView(c *viewContext, w, h int) string {
 	case v.wb.searching:
 		second = v.wb.search.View()
 	case v.wb.query != "":
-		second = c.st.muted.Render("/" + termtext.Safe(v.wb.query) + " · " + plural(len(v.wb.matches), "line", "lines") + " · " + keyOf(keyNextMatch) + " next/previous")
+		second = c.st.muted.Render("/" + termtext.Safe(v.wb.query) + " · " + plural(len(v.wb.matches), "line", "lines") + " · " + keyOf(c.keys.NextMatch) + " next/previous")
 	}
 	if second != "" {
 		second = fit(second, w)

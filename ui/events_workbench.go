@@ -308,17 +308,6 @@ type eventsWorkbench struct {
 	lateValid bool // late has been checked once
 }
 
-// Workbench keys (the Events view's own; R and T are capitals so they
-// are never pressed by accident).
-var (
-	keyFailedOnly = kb("x", "only failed forwards", "x")
-	keyResend     = kb("R", "resend to the handler", "R")
-	keyTrigger    = kb("T", "trigger (demo)", "T")
-	keyCopyHeads  = kb("Y", "copy headers", "Y")
-	keySearch     = kb("/", "search", "/")
-	keyNextMatch  = kb("n/N", "next/previous match", "n", "N")
-)
-
 // forwardFailed reports whether the handler did not take the event
 // (non-2xx, or no answer).
 func forwardFailed(ev *relayclient.Event) bool {
@@ -396,12 +385,12 @@ func (v *eventsView) workbenchKey(c *viewContext, k tea.KeyMsg) (tea.Cmd, bool) 
 			v.wb.picking = false
 		}
 		return nil, true
-	case key.Matches(k, keyResend):
+	case key.Matches(k, c.keys.Resend):
 		return v.resend(c), true
-	case key.Matches(k, keyTrigger) && c.opts.Workbench != nil && c.opts.Workbench.SandboxURL != "":
+	case key.Matches(k, c.keys.Trigger) && c.opts.Workbench != nil && c.opts.Workbench.SandboxURL != "":
 		v.wb.picking = true
 		return nil, true
-	case v.open && key.Matches(k, keyCopyHeads):
+	case v.open && key.Matches(k, c.keys.CopyHeaders):
 		ev := v.selected()
 		var b strings.Builder
 		for _, name := range slices.Sorted(mapKeys(ev.Headers)) {
@@ -411,15 +400,17 @@ func (v *eventsView) workbenchKey(c *viewContext, k tea.KeyMsg) (tea.Cmd, bool) 
 	case key.Matches(k, c.keys.CopyBody) && v.selected() != nil:
 		ev := v.selected()
 		return copyWithFallback(c, string(ev.Body), "event body", "paydash events show "+termtext.Safe(ev.EventID)+" --raw > event.json"), true
-	case v.open && key.Matches(k, keyNextMatch) && len(v.wb.matches) > 0:
-		if k.String() == "N" {
+	case v.open && key.Matches(k, c.keys.NextMatch) && len(v.wb.matches) > 0:
+		// The binding's first key goes to the next match, any other to
+		// the previous (n and N by default).
+		if k.String() != c.keys.NextMatch.Keys()[0] {
 			v.wb.match = (v.wb.match + len(v.wb.matches) - 1) % len(v.wb.matches)
 		} else {
 			v.wb.match = (v.wb.match + 1) % len(v.wb.matches)
 		}
 		v.vp.SetYOffset(max(v.wb.matches[v.wb.match]-2, 0))
 		return nil, true
-	case !v.open && key.Matches(k, keyFailedOnly):
+	case !v.open && key.Matches(k, c.keys.FailedOnly):
 		v.wb.failedOnly = !v.wb.failedOnly
 		v.refilter()
 		v.nav.clamp(len(v.shown), v.pageH)
@@ -661,13 +652,13 @@ func (v *eventsView) workbenchHelp(c *viewContext) []key.Binding {
 	if v.open {
 		if v.wb.query == "" {
 			// n/N move between matches of a search: none yet.
-			return []key.Binding{keySearch, keyCopyHeads, keyResend}
+			return []key.Binding{c.keys.Search, c.keys.CopyHeaders, c.keys.Resend}
 		}
-		return []key.Binding{keySearch, keyNextMatch, keyCopyHeads, keyResend}
+		return []key.Binding{c.keys.Search, c.keys.NextMatch, c.keys.CopyHeaders, c.keys.Resend}
 	}
-	keys := []key.Binding{keyFailedOnly, keyResend}
+	keys := []key.Binding{c.keys.FailedOnly, c.keys.Resend}
 	if c.opts.Workbench != nil && c.opts.Workbench.SandboxURL != "" {
-		keys = append(keys, keyTrigger)
+		keys = append(keys, c.keys.Trigger)
 	}
 	return keys
 }

@@ -87,6 +87,18 @@ type keyMap struct {
 	EventType key.Binding
 	OpenEvent key.Binding
 	CopyBody  key.Binding
+	// The webhook workbench (events_workbench.go); R and T are capitals
+	// so they are never pressed by accident.
+	FailedOnly  key.Binding
+	Resend      key.Binding
+	Trigger     key.Binding
+	CopyHeaders key.Binding
+	// Search is the open event's search: the Filter key, named for what
+	// it does there (it follows Filter when that is remapped).
+	Search key.Binding
+	// NextMatch's first key goes to the next match, its others to the
+	// previous one.
+	NextMatch key.Binding
 
 	// Forms.
 	Next      key.Binding
@@ -182,6 +194,13 @@ func newKeyMap() *keyMap {
 		EventType: kb("t", "filter by type", "t"),
 		OpenEvent: kb("enter", "open event", "enter"),
 		CopyBody:  kb("y", "copy body", "y"),
+
+		FailedOnly:  kb("x", "only failed forwards", "x"),
+		Resend:      kb("R", "resend to the handler", "R"),
+		Trigger:     kb("T", "trigger (demo)", "T"),
+		CopyHeaders: kb("Y", "copy headers", "Y"),
+		Search:      kb("/", "search", "/"),
+		NextMatch:   kb("n/N", "next/previous match", "n", "N"),
 
 		Next:          kb("enter/tab", "next field", "enter", "tab"),
 		Prev:          kb("shift+tab", "previous field", "shift+tab"),

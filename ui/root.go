@@ -146,8 +146,8 @@ func newModel(ctx context.Context, opts Options) *model {
 			clock:   clk,
 			loc:     loc,
 			backend: opts.Backend,
-			st:      newStyles(),
-			keys:    newKeyMap(),
+			st:      themedStyles(opts.Custom.Theme),
+			keys:    customKeyMap(opts.Custom),
 			clip:    os.Stdout,
 			newID:   uuid.NewString,
 			wb:      newWorkbenchState(opts),
@@ -165,6 +165,10 @@ func newModel(ctx context.Context, opts Options) *model {
 	m.approvals = newApprovalsView()
 	if opts.Approvals != nil {
 		m.keys.withApprovalsTab()
+	}
+	if opts.ReadOnly != "" {
+		m.keys.withoutForms(opts.Approvals != nil)
+		m.cmdline.Placeholder = "balances, transactions, payouts, events, quit"
 	}
 	return m
 }
@@ -292,6 +296,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case correctPayoutMsg:
 		// A payout picked in the tracker to correct: the form opens
 		// filled in with it.
+		if !m.sends() {
+			m.setFlash(m.readOnlyNote(), true)
+			return m, nil
+		}
 		cmd := m.switchTab(tabPayout)
 		return m, tea.Batch(cmd, m.payout.correctFrom(c, msg.req))
 	case trackPayoutMsg:
@@ -480,12 +488,13 @@ func (m *model) handleKey(k tea.KeyMsg) tea.Cmd {
 }
 
 // nextTab is the view step (1 or -1) away from the one shown, round the
-// ends, passing over Approvals on a profile without a hub.
+// ends, passing over the views not offered (Approvals without a hub,
+// the forms on a read-only profile).
 func (m *model) nextTab(step int) tab {
 	t := m.tab
 	for {
 		t = (t + tab(step) + numTabs) % numTabs
-		if t != tabApprovals || m.teamMode() {
+		if m.offered(t) {
 			return t
 		}
 	}
@@ -521,6 +530,10 @@ func (m *model) switchTab(t tab) tea.Cmd {
 	}
 	if t == tabApprovals && !m.teamMode() {
 		m.setFlash("approvals need a team profile (payouts_via_relay = true; see docs/operators.md, Team mode)", true)
+		return nil
+	}
+	if isForm(t) && !m.sends() {
+		m.setFlash(m.readOnlyNote(), true)
 		return nil
 	}
 	if t != m.tab {
@@ -619,7 +632,7 @@ func (m *model) updateCmdline(k tea.KeyMsg) tea.Cmd {
 			m.flash = flash{owner: m.tab}
 			return m.switchTab(t)
 		}
-		m.setFlash("unknown command :"+c+" — try :balances :transactions :payouts :events :payout :payment :mandate :profile NAME :quit (tab completes)", true)
+		m.setFlash("unknown command :"+c+" — try "+m.commandList()+" (tab completes)", true)
 		return nil
 	}
 	var cmd tea.Cmd
@@ -884,6 +897,10 @@ func (m *model) drawHeaderLine() string {
 	if m.opts.Production {
 		prof += " " + m.st.prod.Render(" PRODUCTION ")
 	}
+	if !m.sends() {
+		// Why the forms are not there, at a glance.
+		prof += " " + m.st.warn.Render("read-only")
+	}
 	long, short := m.st.title.Render("paydash")+" · "+prof, prof
 	rt, rs := m.relayText()
 	// Every time on screen is in this zone; the header names it.
@@ -928,7 +945,7 @@ func (m *model) drawTabsLine() string {
 	render := func(names [numTabs]string) string {
 		parts := make([]string, 0, numTabs)
 		for i, n := range names {
-			if tab(i) == tabApprovals && !m.teamMode() {
+			if !m.offered(tab(i)) {
 				continue
 			}
 			label := strings.TrimSpace(itoa(i+1) + " " + n)

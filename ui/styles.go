@@ -3,6 +3,8 @@ package ui
 import (
 	"strconv"
 
+	"github.com/paydash/paydash/config"
+
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 )
@@ -72,24 +74,74 @@ func onPalette(p termenv.Profile, c lipgloss.AdaptiveColor) lipgloss.AdaptiveCol
 	return lipgloss.AdaptiveColor{Light: one(c.Light), Dark: one(c.Dark)}
 }
 
-func newStyles() styles {
+func newStyles() styles { return themedStyles(config.Theme{}) }
+
+// palette is the colours one theme draws with.
+type palette struct {
+	accent, muted, good, warn, bad, selBG, hiBG, key, str, num lipgloss.AdaptiveColor
+	// plain draws no colour at all (the mono theme): what colour said,
+	// bold, underline and reverse say.
+	plain bool
+}
+
+// basePalette is the palette of a base theme: auto (the adaptive
+// colours, light or dark from the terminal's background), dark or light
+// (one side of them whatever the background), high-contrast (the 16
+// basic colours' brightest, which every terminal draws and its user has
+// tuned), or mono.
+func basePalette(base string) palette {
+	p := palette{accent: colAccent, muted: colMuted, good: colGood, warn: colWarn, bad: colBad,
+		selBG: colSelBG, hiBG: colHiBG, key: colKey, str: colString, num: colNumber}
+	side := func(dark bool) {
+		for _, c := range []*lipgloss.AdaptiveColor{&p.accent, &p.muted, &p.good, &p.warn, &p.bad, &p.selBG, &p.hiBG, &p.key, &p.str, &p.num} {
+			if dark {
+				c.Light = c.Dark
+			} else {
+				c.Dark = c.Light
+			}
+		}
+	}
+	ansi := func(light, dark string) lipgloss.AdaptiveColor {
+		return lipgloss.AdaptiveColor{Light: light, Dark: dark}
+	}
+	switch base {
+	case "dark":
+		side(true)
+	case "light":
+		side(false)
+	case "high-contrast":
+		// Bright on dark, the basic dark shades on light; muted text is
+		// not dimmed: it must be read too.
+		p = palette{accent: ansi("5", "13"), muted: ansi("0", "15"), good: ansi("2", "10"), warn: ansi("3", "11"), bad: ansi("1", "9"),
+			selBG: ansi("14", "4"), hiBG: ansi("11", "3"), key: ansi("4", "14"), str: ansi("2", "10"), num: ansi("5", "11")}
+	case "mono":
+		p.plain = true
+	}
+	return p
+}
+
+// themedStyles are the styles of theme th: its base palette, then each
+// style it overrides. th was checked (CheckTheme); what is wrong in it
+// is left out here.
+func themedStyles(th config.Theme) styles {
 	s := lipgloss.NewStyle()
 	prof := lipgloss.ColorProfile()
+	p := basePalette(th.Base)
 	var (
-		colAccent = onPalette(prof, colAccent)
-		colMuted  = onPalette(prof, colMuted)
-		colGood   = onPalette(prof, colGood)
-		colWarn   = onPalette(prof, colWarn)
-		colBad    = onPalette(prof, colBad)
-		colSelBG  = onPalette(prof, colSelBG)
-		colHiBG   = onPalette(prof, colHiBG)
-		colKey    = onPalette(prof, colKey)
-		colString = onPalette(prof, colString)
-		colNumber = onPalette(prof, colNumber)
+		colAccent = onPalette(prof, p.accent)
+		colMuted  = onPalette(prof, p.muted)
+		colGood   = onPalette(prof, p.good)
+		colWarn   = onPalette(prof, p.warn)
+		colBad    = onPalette(prof, p.bad)
+		colSelBG  = onPalette(prof, p.selBG)
+		colHiBG   = onPalette(prof, p.hiBG)
+		colKey    = onPalette(prof, p.key)
+		colString = onPalette(prof, p.str)
+		colNumber = onPalette(prof, p.num)
 		white     = onPalette(prof, lipgloss.AdaptiveColor{Light: "#FFFFFF", Dark: "#FFFFFF"})
 		red       = onPalette(prof, lipgloss.AdaptiveColor{Light: "#C00000", Dark: "#C00000"})
 	)
-	return styles{
+	st := styles{
 		title: s.Bold(true).Foreground(colAccent),
 		// The production banner must be impossible to miss, in colour and
 		// (through its text) without.
@@ -113,5 +165,50 @@ func newStyles() styles {
 		jsonLit:    s.Foreground(colAccent),
 		credit:     s.Foreground(colGood),
 		debit:      s.Foreground(colBad),
+	}
+	if p.plain {
+		st = monoStyles(st)
+	}
+	if th.Base == "high-contrast" {
+		st.selected = st.selected.Reverse(true).UnsetBackground()
+	}
+	byName := st.byName()
+	for _, o := range th.Styles {
+		one, ok := byName[o.Style]
+		if !ok {
+			continue
+		}
+		if c, ok := themeColour(o.FG); ok && o.FG != "" {
+			*one = one.Foreground(c)
+		}
+		if c, ok := themeColour(o.BG); ok && o.BG != "" {
+			*one = one.Background(c)
+		}
+		if o.Bold != nil {
+			*one = one.Bold(*o.Bold)
+		}
+		if o.Underline != nil {
+			*one = one.Underline(*o.Underline)
+		}
+	}
+	// Whatever the theme says, the production banner stays loud: bold,
+	// and reversed when it has no background colour of its own.
+	st.prod = st.prod.Bold(true)
+	if _, none := st.prod.GetBackground().(lipgloss.NoColor); none {
+		st.prod = st.prod.Reverse(true)
+	}
+	return st
+}
+
+// monoStyles are st without a colour: selection reversed, warnings and
+// errors bold, the production banner reversed.
+func monoStyles(st styles) styles {
+	s := lipgloss.NewStyle()
+	return styles{
+		title: s.Bold(true), prod: s.Bold(true).Reverse(true), tabActive: s.Bold(true).Underline(true), tabIdle: s,
+		muted: s, good: s, warn: s.Bold(true), bad: s.Bold(true), bold: s.Bold(true), header: s.Bold(true),
+		selected: s.Reverse(true), highlight: s.Underline(true), warnRow: s.Bold(true), alert: s.Bold(true).Reverse(true),
+		box: st.box.UnsetBorderForeground(), jsonKey: s.Bold(true), jsonString: s, jsonNumber: s, jsonLit: s,
+		credit: s, debit: s,
 	}
 }

@@ -322,7 +322,7 @@ func (v *trackerView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 		return c.copyText(id, "payout id "+id)
 	case key.Matches(k, c.keys.CopyReason) && v.nav.cursor < len(rows) && rows[v.nav.cursor].reason != "":
 		return c.copyText(rows[v.nav.cursor].reason, "failure reason")
-	case key.Matches(k, c.keys.Correct) && v.nav.cursor < len(rows) && rows[v.nav.cursor].correctable():
+	case key.Matches(k, c.keys.Correct) && v.nav.cursor < len(rows) && rows[v.nav.cursor].correctable() && c.sends():
 		return correctCmd(rows[v.nav.cursor])
 	}
 	return nil
@@ -365,7 +365,11 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 	case v.filter.shown():
 		b.WriteString(v.filter.view())
 	case v.payouts.len() == 0:
-		b.WriteString(c.st.muted.Render(fit("No payouts yet: send one from "+tabKeyName(tabPayout)+" New payout, or wait for the relay's events.", w)))
+		empty := "No payouts yet: send one from " + tabKeyName(tabPayout) + " New payout, or wait for the relay's events."
+		if !c.sends() {
+			empty = "No payouts yet: this profile is read-only; payouts show here as the relay's events arrive."
+		}
+		b.WriteString(c.st.muted.Render(fit(empty, w)))
 	default:
 		b.WriteString(c.st.muted.Render(fit(v.infoLine(c, w), w)))
 	}

@@ -35,7 +35,7 @@ func correctCmd(p *trackedPayout) tea.Cmd {
 
 // correctKeys adds the correction to the tracker's keys for p.
 func correctKeys(c *viewContext, p *trackedPayout) []key.Binding {
-	if p != nil && p.correctable() {
+	if p != nil && p.correctable() && c.sends() {
 		return []key.Binding{c.keys.Correct}
 	}
 	return nil

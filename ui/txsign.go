@@ -22,8 +22,5 @@ func signedAmount(minor int64, cur, typ string) string {
 
 // signed is minor with its sign: +£1.00, -£1.00, £0.00.
 func signed(minor int64, cur string) string {
-	if minor > 0 {
-		return "+" + api.FormatAmount(minor, cur)
-	}
-	return api.FormatAmount(minor, cur) // "-" from FormatAmount, none on zero
+	return api.FormatSignedAmount(minor, cur) // the CLI's too
 }

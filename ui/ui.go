@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paydash/paydash/config"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -85,6 +86,15 @@ type Options struct {
 	// Workbench, when set, gives the Events view the webhook workbench
 	// (handler answers, resend, late webhooks, triggers on the demo).
 	Workbench *Workbench
+	// ReadOnly, when not empty, is why the profile may send nothing (the
+	// CLI's factory decides it: read_only, --readonly, or no signing key
+	// and no hub). The forms are then not offered and the actions that
+	// send are hidden (readonly.go).
+	ReadOnly string
+	// Custom is the config file's [keys] and [theme] (checked with
+	// CheckCustom when the profile is loaded): the keymap and the
+	// colours take them.
+	Custom config.Custom
 }
 
 // maxFPS is the frame rate the dashboard draws at, at most.

@@ -222,8 +222,14 @@ func approveCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Comman
 	c := &cobra.Command{
 		Use:   "approve ID",
 		Short: "Approve a request; the approval that completes it sends the payout",
-		Args:  cmdutil.ExactArgs(1),
+		Long: `Approve a request; the approval that completes it sends the payout.
+
+Without a terminal --yes is required. ` + factory.ReadOnlyHelp,
+		Args: cmdutil.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := factory.New(s, g).RefuseDecisions(conn.HubURL); err != nil {
+				return err
+			}
 			p, hc, err := conn.setup(s, g)
 			if err != nil {
 				return err
@@ -315,8 +321,14 @@ func rejectCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Command
 	c := &cobra.Command{
 		Use:   "reject ID --reason TEXT",
 		Short: "Reject a request, saying why",
-		Args:  cmdutil.ExactArgs(1),
+		Long: `Reject a request, saying why (--reason): the requester reads it.
+
+` + factory.ReadOnlyHelp,
+		Args: cmdutil.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := factory.New(s, g).RefuseDecisions(conn.HubURL); err != nil {
+				return err
+			}
 			if strings.TrimSpace(reason) == "" {
 				return cmdutil.Exit(cmdutil.ExitUsage, errors.New("--reason TEXT is required: the requester reads it to know what to correct"))
 			}

@@ -584,7 +584,7 @@ func TestTeamPaymentsAreSignedAndSentByTheHub(t *testing.T) {
 		s, out, errb := tm.streams("")
 		c := headless.PaymentCommand(s, &cmdutil.Global{ConfigPath: tm.cfg, Profile: who})
 		args := append([]string{"create", "--amount", "25.00", "--currency", "GBP", "--reference", "ORDER-42",
-			"--user-name", "Ada Lovelace", "--user-email", "ada@example.com", "--json"}, extra...)
+			"--user-name", "Ada Lovelace", "--user-email", "ada@example.com", "--json", "--yes"}, extra...)
 		c.SetArgs(args)
 		c.SilenceUsage, c.SilenceErrors = true, true
 		err := c.ExecuteContext(context.Background())

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/cli/factory"
 )
 
 // PayoutBatchCommand is `paydash payout batch`; main adds it under the
@@ -37,7 +38,10 @@ CHANGED rows: a row edited after it was paid (same line, or same IBAN and
 reference, another amount or payee) would pay that payee twice. The
 rows to send are listed before the confirmation; without a terminal --yes
 is required. --dry-run lists them too, with each currency's total against
-its available balance, and exits 3 if the batch could not be paid in full.`,
+its available balance, and exits 3 if the batch could not be paid in full.
+
+` + factory.ReadOnlyHelp + ` A dry run sends nothing, so it
+still checks the file on a read-only profile.`,
 		Example: `  paydash payout batch payroll.csv --dry-run
   paydash payout batch payroll.csv
   paydash payout batch payroll.csv --yes --json --wait 2m`,

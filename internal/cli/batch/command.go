@@ -50,6 +50,13 @@ func (o *CommandOptions) Bind(fs *pflag.FlagSet) {
 
 // Command runs `paydash payout batch FILE`.
 func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path string, o *CommandOptions) error {
+	// A read-only profile refuses before the file is read; a dry run
+	// sends nothing, so it still checks the file there.
+	if !o.DryRun {
+		if err := factory.New(s, g).RefuseReadOnly(); err != nil {
+			return err
+		}
+	}
 	f, err := batch.Load(path)
 	var bad *batch.InvalidFileError
 	if err == nil && !o.AllowDuplicate {
@@ -126,13 +133,11 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 			return fmt.Errorf("dry run: reading balances to check the batch can be paid: %w", err)
 		}
 		sum.Funds = batch.CheckFunds(sum.ToSend, bals)
-		if err := report(s, sum, o.JSON); err != nil {
-			return err
-		}
+		var failed error
 		if !sum.Payable() {
-			return cmdutil.SilentExit(cmdutil.ExitNotAccepted)
+			failed = cmdutil.Exit(cmdutil.ExitNotAccepted, errors.New("dry run: the batch could not be paid in full (see each row and the funds check); nothing was sent"))
 		}
-		return nil
+		return report(s, sum, o.JSON, failed)
 	}
 	if err := checkFundsBeforeSending(ctx, prep, client); err != nil {
 		prep.Discard()
@@ -159,16 +164,14 @@ func Command(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, path st
 	prep.OnProgress(func(done, total int) { prog.Set(int64(done)) })
 	sum, runErr := prep.Send(ctx, client)
 	prog.Done()
-	if err := report(s, sum, o.JSON); err != nil {
-		return err
+	var failed error
+	switch {
+	case runErr != nil:
+		failed = cmdutil.Exit(cmdutil.ExitFailure, runErr)
+	case !sum.OK():
+		failed = cmdutil.Exit(cmdutil.ExitNotAccepted, errors.New("some rows were not paid (see each row): "+unpaidAdvice))
 	}
-	if runErr != nil {
-		return cmdutil.Exit(cmdutil.ExitFailure, runErr)
-	}
-	if !sum.OK() {
-		return cmdutil.SilentExit(cmdutil.ExitNotAccepted)
-	}
-	return nil
+	return report(s, sum, o.JSON, failed)
 }
 
 // checkFundsBeforeSending refuses a run whose rows to send one account
@@ -218,10 +221,7 @@ func dryRunUnchecked(ctx context.Context, s *cmdutil.Streams, f *batch.File, o *
 	defer prep.Close()
 	sum := prep.Summary()
 	sum.Unchecked = fmt.Sprintf("balances and earlier payouts were NOT checked (%v)", why)
-	if err := report(s, sum, o.JSON); err != nil {
-		return err
-	}
-	return cmdutil.SilentExit(cmdutil.ExitNotAccepted)
+	return report(s, sum, o.JSON, cmdutil.Exit(cmdutil.ExitNotAccepted, errors.New("dry run: "+sum.Unchecked)))
 }
 
 // duplicateRowsError refuses a file with repeated rows; --allow-duplicate
@@ -368,12 +368,34 @@ func formatTotals(t map[string]int64) string {
 const unpaidAdvice = "rejected and failed rows were not paid: to pay them, fix the cause shown and send only those rows in a new file; a row matching a payout already made is held as a duplicate, not paid twice"
 
 // report prints the summary: JSON on stdout, or a few lines a person reads
-// at a glance, with every row that needs attention.
-func report(s *cmdutil.Streams, sum *batch.Summary, asJSON bool) error {
+// at a glance, with every row that needs attention; then it ends the
+// command with failed (nil: success). The summary says everything, so a
+// failure adds no message of its own; in JSON it is the one error shape
+// of every --json failure, "error" and "exit_code" beside the summary.
+func report(s *cmdutil.Streams, sum *batch.Summary, asJSON bool, failed error) error {
 	if asJSON {
-		return cmdutil.WriteJSON(s.Out, sum)
+		out := struct {
+			*batch.Summary
+			Error    *cmdutil.ErrorDetail `json:"error,omitempty"`
+			ExitCode int                  `json:"exit_code,omitempty"`
+		}{Summary: sum}
+		if failed != nil {
+			j := cmdutil.NewErrorJSON(failed)
+			out.Error, out.ExitCode = &j.Error, j.ExitCode
+		}
+		if err := cmdutil.WriteJSON(s.Out, out); err != nil {
+			return err
+		}
+	} else if err := writeSummary(s.Out, sum); err != nil {
+		return err
 	}
-	return writeSummary(s.Out, sum)
+	if failed == nil {
+		return nil
+	}
+	if cmdutil.ExitCode(failed) == cmdutil.ExitFailure {
+		return failed // an interrupted run: its cause is said once more
+	}
+	return cmdutil.SilentExit(cmdutil.ExitCode(failed))
 }
 
 func writeSummary(w io.Writer, sum *batch.Summary) error {

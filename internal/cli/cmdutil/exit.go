@@ -19,6 +19,11 @@ const (
 	// ExitAwaitingApproval: team mode took the payout and it awaits
 	// another person's approval on the hub; nothing was sent yet.
 	ExitAwaitingApproval = 5
+	// ExitReadOnly: the profile is read-only (read_only = true, the
+	// --readonly flag, or no signing key and no hub), so the command
+	// refused before checking or sending anything. Running it again
+	// cannot help; another profile can.
+	ExitReadOnly = 6
 )
 
 // ExitError carries the process exit code for an error. Silent means the

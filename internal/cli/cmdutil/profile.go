@@ -30,6 +30,9 @@ type Global struct {
 	// Set holds --set key=value overrides (config keys as in the file,
 	// e.g. base_url=https://..., low_balance.GBP=500.00).
 	Set []string
+	// ReadOnly (--readonly, as k9s's) makes the profile read-only for
+	// this run, as read_only = true in it would: nothing can be sent.
+	ReadOnly bool
 }
 
 // Bind registers the global flags (as persistent flags of the root).
@@ -37,6 +40,7 @@ func (g *Global) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&g.ConfigPath, "config", "", "config file (default $PAYDASH_CONFIG or $XDG_CONFIG_HOME/paydash/config.toml)")
 	fs.StringVar(&g.Profile, "profile", "", "profile to use (default $PAYDASH_PROFILE or the file's default_profile)")
 	fs.StringArrayVar(&g.Set, "set", nil, "override a config key for this run, e.g. --set base_url=https://api.example.com (repeatable)")
+	fs.BoolVar(&g.ReadOnly, "readonly", false, "make the profile read-only for this run: no forms, and nothing can be sent (as read_only = true)")
 	fs.BoolVar(&g.Debug, "debug", false, "print every HTTP request and answer to stderr, secrets redacted (or PAYDASH_DEBUG=api)")
 }
 
@@ -50,10 +54,10 @@ func (g *Global) StartTrace(s *Streams) {
 
 // Overrides turns --set flags into config.LoadOptions.Overrides.
 func (g *Global) Overrides() (map[string]string, error) {
-	if len(g.Set) == 0 {
+	if len(g.Set) == 0 && !g.ReadOnly {
 		return nil, nil
 	}
-	out := make(map[string]string, len(g.Set))
+	out := make(map[string]string, len(g.Set)+1)
 	for _, kv := range g.Set {
 		k, v, ok := strings.Cut(kv, "=")
 		k = strings.TrimSpace(k)
@@ -61,6 +65,11 @@ func (g *Global) Overrides() (map[string]string, error) {
 			return nil, Exit(ExitUsage, fmt.Errorf("--set %q: want key=value, e.g. --set base_url=https://api.example.com", kv))
 		}
 		out[k] = v
+	}
+	if g.ReadOnly {
+		// --readonly wins over --set read_only=false: it can only take
+		// sending away.
+		out["read_only"] = "true"
 	}
 	return out, nil
 }

@@ -65,6 +65,11 @@ func runProfile(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) erro
 		return err
 	}
 	prof := d.Profile
+	// [keys] and [theme] are the dashboard's: refused here, naming the
+	// line, before the screen is taken (config check says the same).
+	if err := ui.CheckCustom(prof.Custom); err != nil {
+		return cmdutil.Exit(cmdutil.ExitUsage, err)
+	}
 	var team ui.ApprovalsHub
 	if d.Approvals != nil { // a nil *hubclient.Client would read as team mode
 		team = d.Approvals
@@ -81,6 +86,8 @@ func runProfile(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) erro
 			Location: prof.Location, MerchantAccounts: MerchantAccounts(prof.MerchantAccounts), Approvals: team,
 			CheckProfile: profileChecker(s, g),
 			Workbench:    Workbench(s, prof, d.Audit, sandboxURL),
+			ReadOnly:     d.ReadOnly,
+			Custom:       prof.Custom,
 		},
 		RelayURL: prof.RelayURL, RelayToken: prof.RelayToken.Reveal(),
 	})

@@ -106,17 +106,30 @@ func Resend(ctx context.Context, s *cmdutil.Streams, h relayclient.History, log 
 	if err := h.RecordResend(ctx, eventID, a.Answer); err != nil && !errors.Is(err, relayclient.ErrNoAttempts) {
 		fmt.Fprintf(s.Err, "warning: the resend was sent but the relay did not keep its answer: %s\n", termtext.Safe(err.Error()))
 	}
-	if o.JSON {
+	var failed error
+	if !a.OK() {
+		failed = cmdutil.Exit(cmdutil.ExitFailure, fmt.Errorf("the handler did not take the resend (%s)", answerWord(a.Answer)))
+	}
+	switch {
+	case o.JSON && failed != nil:
+		// Every --json failure has the one error shape; the attempt (whose
+		// own "error" is the handler's missing answer) goes beside it.
+		j := cmdutil.NewErrorJSON(failed)
+		if err := cmdutil.WriteJSON(s.Out, struct {
+			Error    cmdutil.ErrorDetail `json:"error"`
+			ExitCode int                 `json:"exit_code"`
+			Resend   relayclient.Attempt `json:"resend"`
+		}{j.Error, j.ExitCode, a}); err != nil {
+			return err
+		}
+	case o.JSON:
 		if err := cmdutil.WriteJSON(s.Out, a); err != nil {
 			return err
 		}
-	} else {
+	default:
 		fmt.Fprintln(s.Out, strings.TrimPrefix(relayclient.AttemptLine(a), "  -> "))
 	}
-	if !a.OK() {
-		return cmdutil.Exit(cmdutil.ExitFailure, fmt.Errorf("the handler did not take the resend (%s)", answerWord(a.Answer)))
-	}
-	return nil
+	return failed
 }
 
 func answerWord(a relayclient.Answer) string {

@@ -319,3 +319,38 @@ func TestShowRawIsTheBodyByteForByte(t *testing.T) {
 		t.Fatalf("unknown id: %v", err)
 	}
 }
+
+// Issue 28 item 8: a resend the handler refuses, with --json, answers in
+// the one error shape of every --json failure (error.class, message,
+// field; exit_code), the attempt beside it; a taken one is the attempt.
+func TestResendJSONFailureHasTheOneErrorShape(t *testing.T) {
+	b := newBench(t, func(int) int { return http.StatusOK })
+	id := b.trigger(t, `{"trigger":"payout_settled"}`)
+	waitUntil(t, "the forward", func() bool { return len(b.handler.deliveries()) == 1 })
+	failing := newDevHandler(t, func(int) int { return http.StatusInternalServerError })
+	log := relayclient.ResendLog{Path: filepath.Join(t.TempDir(), "resends.jsonl")}
+	s, out, _ := streams()
+	err := Resend(context.Background(), s, b.history(), log, id, &ResendOptions{To: failing.srv.URL + "/webhooks", Timeout: 5 * time.Second, JSON: true})
+	if cmdutil.ExitCode(err) != cmdutil.ExitFailure {
+		t.Fatalf("exit %d %v", cmdutil.ExitCode(err), err)
+	}
+	var got struct {
+		Error struct {
+			Class   string  `json:"class"`
+			Message string  `json:"message"`
+			Field   *string `json:"field"`
+		} `json:"error"`
+		ExitCode int `json:"exit_code"`
+		Resend   struct {
+			EventID string `json:"event_id"`
+			Status  int    `json:"status"`
+		} `json:"resend"`
+	}
+	if err := json.Unmarshal([]byte(out.String()), &got); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if got.Error.Class != cmdutil.ClassFailed || !strings.Contains(got.Error.Message, "HTTP 500") || got.ExitCode != 1 ||
+		got.Resend.EventID != id || got.Resend.Status != 500 {
+		t.Fatalf("JSON %+v\n%s", got, out)
+	}
+}

@@ -37,6 +37,9 @@ type Dashboard struct {
 	// form's payouts, which go to it); nil when the profile sends
 	// directly.
 	Approvals *hubclient.Client
+	// ReadOnly is why the profile may send nothing (ReadOnly), "" when
+	// it may: the dashboard then offers no form and no send action.
+	ReadOnly string
 }
 
 // Dashboard is what the dashboard opens the profile with.
@@ -49,7 +52,7 @@ func (f *Factory) Dashboard() (*Dashboard, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Dashboard{Profile: p, Audit: audit, Backend: client}
+	d := &Dashboard{Profile: p, Audit: audit, Backend: client, ReadOnly: ReadOnly(p)}
 	if !SendsDirectly(p) { // the hub holds the key
 		// The Approvals view reaches the same hub with the same token.
 		if d.Approvals, err = HubClient(p, ""); err != nil {

@@ -19,6 +19,12 @@ import (
 	"github.com/paydash/paydash/webhookrelay/hub/hubclient"
 )
 
+// signing is a direct profile's signing key: without one it could send
+// nothing, and the factory would call it read-only.
+const signing = `signing_key_id = "k1"
+signing_key_file = "key.pem"
+`
+
 const service = `auth_url = "https://auth.example"
 base_url = "https://api.example"
 payouts_url = "https://payouts.example"
@@ -33,7 +39,7 @@ func setup(t *testing.T, hubAddr string) (func(profile string) *factory.Factory,
 	t.Helper()
 	dir := t.TempDir()
 	cfg := fmt.Sprintf(`[profiles.direct]
-%s
+%s%s
 [profiles.team]
 %spayouts_via_relay = true
 relay_url = "ws://%s/ws"
@@ -42,9 +48,20 @@ relay_token = "ada-own-token-0123456789abcdef"
 [profiles.tokenless]
 %spayouts_via_relay = true
 relay_url = "ws://%s/ws"
-`, service, service, hubAddr, service, hubAddr)
+`, service, signing, service, hubAddr, service, hubAddr)
 	path := filepath.Join(dir, "config.toml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	key, err := api.GenerateSigningKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pemKey, err := api.EncodePrivateKeyPEM(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "key.pem"), pemKey, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	env := map[string]string{"HOME": dir, "XDG_STATE_HOME": filepath.Join(dir, "state")}
@@ -206,7 +223,7 @@ func TestTheProfileIsLoadedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := strings.Replace(service, `client_secret = "secret"`, fmt.Sprintf("client_secret_file = %q", filepath.ToSlash(secret)), 1)
-	if err := os.WriteFile(path, []byte("[profiles.warned]\n"+cfg), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte("[profiles.warned]\n"+cfg+signing), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	fac := f("warned")
@@ -249,5 +266,88 @@ func TestHubError(t *testing.T) {
 	plain := errors.New("hub at http://x did not answer")
 	if factory.HubError(plain) != plain {
 		t.Error("an error not from the hub was changed")
+	}
+}
+
+// Issue 28 item 5: the factory is the one place that decides a profile
+// may send nothing, and every sender it hands out refuses then, exit 6.
+func TestReadOnlyIsDecidedByTheFactory(t *testing.T) {
+	base := &config.Profile{Name: "p", SigningKeyID: "k1", SigningKeyFile: "key.pem"}
+	cases := []struct {
+		name string
+		p    config.Profile
+		want string // "" may send
+	}{
+		{"a direct profile with a key", *base, ""},
+		{"read_only = true", config.Profile{Name: "p", SigningKeyID: "k1", SigningKeyFile: "key.pem", ReadOnly: true}, "is read-only"},
+		{"no signing key, no hub", config.Profile{Name: "p"}, "no signing key"},
+		{"no signing key, a hub", config.Profile{Name: "p", PayoutsViaRelay: true}, ""},
+		{"a hub, read_only", config.Profile{Name: "p", PayoutsViaRelay: true, ReadOnly: true}, "is read-only"},
+	}
+	for _, tc := range cases {
+		got := factory.ReadOnly(&tc.p)
+		if (got == "") != (tc.want == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: ReadOnly = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+
+	f, _, path := setup(t, "127.0.0.1:1")
+	if err := os.WriteFile(path, []byte("[profiles.viewer]\n"+service+signing+"read_only = true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fac := f("viewer")
+	if err := fac.RefuseReadOnly(); cmdutil.ExitCode(err) != cmdutil.ExitReadOnly {
+		t.Fatalf("RefuseReadOnly: exit %d %v", cmdutil.ExitCode(err), err)
+	}
+	if _, err := fac.PayoutSender(); cmdutil.ExitCode(err) != cmdutil.ExitReadOnly {
+		t.Errorf("PayoutSender: exit %d %v", cmdutil.ExitCode(err), err)
+	}
+	if _, err := fac.PaymentCreator(); cmdutil.ExitCode(err) != cmdutil.ExitReadOnly {
+		t.Errorf("PaymentCreator: exit %d %v", cmdutil.ExitCode(err), err)
+	}
+	if _, err := fac.MandateCreator(); cmdutil.ExitCode(err) != cmdutil.ExitReadOnly {
+		t.Errorf("MandateCreator: exit %d %v", cmdutil.ExitCode(err), err)
+	}
+	// It still reads: balances and the dashboard, which is told why.
+	if _, err := fac.Balances(); err != nil {
+		t.Errorf("Balances on a read-only profile: %v", err)
+	}
+	d, err := fac.Dashboard()
+	if err != nil {
+		t.Fatalf("Dashboard: %v", err)
+	}
+	if !strings.Contains(d.ReadOnly, "is read-only") {
+		t.Errorf("Dashboard: ReadOnly %q", d.ReadOnly)
+	}
+	// --readonly makes a profile that may send read-only for one run.
+	if err := os.WriteFile(path, []byte("[profiles.sender]\n"+service+signing), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	streams := &cmdutil.Streams{Out: &strings.Builder{}, Err: &strings.Builder{}, Getenv: func(string) string { return "" }}
+	if err := factory.New(streams, &cmdutil.Global{ConfigPath: path, Profile: "sender"}).RefuseReadOnly(); err != nil {
+		t.Errorf("a profile that may send was refused: %v", err)
+	}
+	if err := factory.New(streams, &cmdutil.Global{ConfigPath: path, Profile: "sender", ReadOnly: true}).RefuseReadOnly(); cmdutil.ExitCode(err) != cmdutil.ExitReadOnly {
+		t.Errorf("--readonly: exit %d %v", cmdutil.ExitCode(err), err)
+	}
+
+	// An approver needs no signing key (the hub signs): a profile with a
+	// token for the hub, or --hub, may approve; one with neither, or said
+	// read-only, may not.
+	approver := "[profiles.approver]\n" + service + "relay_token = \"bob-own-token-0123456789abcdef\"\n"
+	nothing := "[profiles.nothing]\n" + service
+	if err := os.WriteFile(path, []byte(approver+nothing+"[profiles.viewer]\n"+service+"relay_token = \"bob-own-token-0123456789abcdef\"\nread_only = true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		profile, hub string
+		refused      bool
+	}{
+		{"approver", "", false}, {"nothing", "", true}, {"nothing", "http://127.0.0.1:1", false}, {"viewer", "", true},
+	} {
+		err := factory.New(streams, &cmdutil.Global{ConfigPath: path, Profile: tc.profile}).RefuseDecisions(tc.hub)
+		if (cmdutil.ExitCode(err) == cmdutil.ExitReadOnly) != tc.refused {
+			t.Errorf("decisions on %s (--hub %q): %v, refused %v", tc.profile, tc.hub, err, tc.refused)
+		}
 	}
 }

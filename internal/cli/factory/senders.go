@@ -73,6 +73,9 @@ type sender interface {
 // creator is the profile's client, or the hub when it sends through one
 // (the hub signs with its key; the profile holds none).
 func creator(f *Factory) (sender, error) {
+	if err := f.mustSend(); err != nil {
+		return nil, err
+	}
 	p, client, err := f.Setup()
 	if err != nil {
 		return nil, err
@@ -171,6 +174,9 @@ func (h *HubPayouts) Send(r PayoutRoutes) error { return r.ThroughHub(h) }
 
 // PayoutSender is what `payout create` sends a payout with.
 func (f *Factory) PayoutSender() (PayoutSender, error) {
+	if err := f.mustSend(); err != nil {
+		return nil, err
+	}
 	p, client, err := f.Setup()
 	if err != nil {
 		return nil, err

@@ -78,11 +78,19 @@ func TransactionsCommand(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 		Use:     "transactions",
 		Aliases: []string{"tx", "report"},
 		Short:   "Print or export the transaction report, filtered",
+		Long: `Print or export the transaction report, filtered.
+
+The table is the dashboard's report: newest first, amounts signed (+ money
+in, - money out). --csv and --json stream the rows in the service's order
+(memory stays flat whatever the report's size) unless --sort orders them;
+--sort orders every format (then the matching rows are held until the last
+arrives).`,
 		Example: `  paydash transactions --since 7d
   paydash transactions --type payout --currency GBP --status settled --csv --out payouts.csv
   paydash transactions --since 30d --search "Harbour" --json
   paydash transactions --from 2026-11-01 --to 2026-11-30 --status failed
-  paydash transactions --amount 50..100 --filter 'status:failed inv-'`,
+  paydash transactions --amount 50..100 --filter 'status:failed inv-'
+  paydash transactions --since 30d --sort amount:desc --csv`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// A bad flag value is a usage error before any profile is read.
@@ -123,8 +131,11 @@ appended to the profile's audit record (paydash payouts log).
 
 Exit status: 0 accepted (with --wait: settled); 2 usage; 3 refused,
 rejected or failed; 4 cancelled; 5 awaiting approval on the team's hub
-(a payouts_via_relay profile; see paydash approvals); 1 anything else,
-including --wait running out before a final state was seen.`,
+(a payouts_via_relay profile; see paydash approvals); 6 read-only
+profile; 1 anything else, including --wait running out before a final
+state was seen.
+
+` + factory.ReadOnlyHelp,
 		Example: `  paydash payout create --name "Ada Lovelace" --iban GB33BUKB20201555555555 \
       --reference INV-1001 --amount 125.50 --currency GBP
   paydash payout create ... --yes --json --wait 1m`,
@@ -194,15 +205,29 @@ func PaymentCommand(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 	create := &cobra.Command{
 		Use:   "create",
 		Short: "Create a single payment; prints id, user id, status and the resource token",
+		Long: `Create a single payment and print its id, user id, status and the
+resource token that authorises the payer's flow.
+
+The request is checked by the same rules as the dashboard's form before
+anything is sent (exit 2 with every problem). At a terminal the payment is
+shown and only y creates it; without a terminal --yes is required (exit 2,
+nothing sent), as for payout create.
+
+Exit status: 0 created; 2 usage or an invalid request; 3 refused or not
+known to be created (the idempotency key to retry with is printed); 4
+cancelled; 6 read-only profile; 1 anything else.
+
+` + factory.ReadOnlyHelp,
 		Example: `  paydash payment create --amount 25.00 --currency GBP \
       --merchant-account-id 6f2f3c2e-0b9d-4c47-9b1e-5a1f00000826 --reference ORDER-42 \
       --user-name "Ada Lovelace" --user-email ada@example.com
   paydash payment create --amount 10 --currency EUR --iban DE89370400440532013000 \
       --account-holder-name "Müller GmbH" --reference R-7 --provider-id ob-bank --scheme instant_only \
-      --user-name "Jo Bloggs" --user-phone +447700900123 --metadata order=42 --json`,
+      --user-name "Jo Bloggs" --user-phone +447700900123 --metadata order=42 --yes --json`,
 		Args: cmdutil.NoArgs,
 		RunE: createRunE(s, g, nil, (*factory.Factory).PaymentCreator,
 			func(ctx context.Context, p *config.Profile, c factory.PaymentCreator) error {
+				o.SetProfile(p.Name, p.Production)
 				return CreatePayment(ctx, s, c, cmdutil.Validation(p), o)
 			}),
 	}
@@ -219,6 +244,19 @@ func MandateCommand(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 	create := &cobra.Command{
 		Use:   "create",
 		Short: "Create a sweeping or commercial VRP mandate; prints id, user id and the resource token",
+		Long: `Create a sweeping or commercial VRP mandate and print its id, user id
+and the resource token that authorises the payer's flow.
+
+The request is checked by the same rules as the dashboard's form before
+anything is sent (exit 2 with every problem). At a terminal the mandate is
+shown and only y creates it; without a terminal --yes is required (exit 2,
+nothing sent), as for payout create.
+
+Exit status: 0 created; 2 usage or an invalid request; 3 refused or not
+known to be created (the idempotency key to retry with is printed); 4
+cancelled; 6 read-only profile; 1 anything else.
+
+` + factory.ReadOnlyHelp,
 		Example: `  paydash mandate create --type sweeping --currency GBP \
       --merchant-account-id 6f2f3c2e-0b9d-4c47-9b1e-5a1f00000826 \
       --user-name "Ada Lovelace" --user-email ada@example.com \
@@ -227,6 +265,7 @@ func MandateCommand(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 		Args: cmdutil.NoArgs,
 		RunE: createRunE(s, g, nil, (*factory.Factory).MandateCreator,
 			func(ctx context.Context, p *config.Profile, c factory.MandateCreator) error {
+				o.SetProfile(p.Name, p.Production)
 				return CreateMandate(ctx, s, c, cmdutil.Validation(p), o)
 			}),
 	}

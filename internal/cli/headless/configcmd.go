@@ -12,6 +12,7 @@ import (
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/cli/factory"
 	"github.com/paydash/paydash/internal/platform/termtext"
+	"github.com/paydash/paydash/ui"
 	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
@@ -97,6 +98,15 @@ func ConfigCheck(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, asJ
 			add(Check{Name: "api client", Detail: err.Error()})
 		}
 	}
+	if !p.Custom.IsZero() {
+		// The dashboard refuses a bad [keys] or [theme] when it opens;
+		// here each problem is reported with its line.
+		if err := ui.CheckCustom(p.Custom); err != nil {
+			add(Check{Name: "dashboard [keys] and [theme]", Detail: strings.ReplaceAll(err.Error(), "\n", "; ")})
+		} else {
+			add(Check{Name: "dashboard [keys] and [theme]", OK: true, Detail: fmt.Sprintf("%d key(s) remapped, %d style(s) themed", len(p.Custom.Keys), len(p.Custom.Theme.Styles))})
+		}
+	}
 	if client != nil {
 		checks = append(checks, checkScopes(ctx, client)...)
 	}
@@ -109,12 +119,26 @@ func ConfigCheck(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, asJ
 			failed++
 		}
 	}
+	var failure error
+	if failed > 0 {
+		failure = cmdutil.Exit(cmdutil.ExitFailure, fmt.Errorf("%d check(s) failed; fix them in %s and run paydash config check again", failed, describeSource(p)))
+	}
 	if asJSON {
+		// A failed check is a --json failure: the one error shape
+		// (error, exit_code) beside the checks.
+		var detail *cmdutil.ErrorDetail
+		var code int
+		if failure != nil {
+			j := cmdutil.NewErrorJSON(failure)
+			detail, code = &j.Error, j.ExitCode
+		}
 		if err := cmdutil.WriteJSON(s.Out, struct {
-			Profile string  `json:"profile"`
-			OK      bool    `json:"ok"`
-			Checks  []Check `json:"checks"`
-		}{p.Name, failed == 0, checks}); err != nil {
+			Profile  string               `json:"profile"`
+			OK       bool                 `json:"ok"`
+			Checks   []Check              `json:"checks"`
+			Error    *cmdutil.ErrorDetail `json:"error,omitempty"`
+			ExitCode int                  `json:"exit_code,omitempty"`
+		}{p.Name, failed == 0, checks, detail, code}); err != nil {
 			return err
 		}
 	} else {
@@ -134,13 +158,10 @@ func ConfigCheck(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, asJ
 			fmt.Fprintln(s.Out, termtext.Safe(line))
 		}
 	}
-	if failed > 0 {
-		if asJSON {
-			return cmdutil.SilentExit(cmdutil.ExitFailure)
-		}
-		return cmdutil.Exit(cmdutil.ExitFailure, fmt.Errorf("%d check(s) failed; fix them in %s and run paydash config check again", failed, describeSource(p)))
+	if failure != nil && asJSON {
+		return cmdutil.SilentExit(cmdutil.ExitFailure)
 	}
-	return nil
+	return failure
 }
 
 func describeSource(p *config.Profile) string {

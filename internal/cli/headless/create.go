@@ -21,13 +21,18 @@ func createRunE[S any](s *cmdutil.Streams, g *cmdutil.Global, check func() error
 	send func(ctx context.Context, p *config.Profile, with S) error,
 ) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, _ []string) error {
+		f := factory.New(s, g)
+		// A read-only profile refuses first: nothing is checked, so
+		// nothing can suggest that a corrected command would send.
+		if err := f.RefuseReadOnly(); err != nil {
+			return err
+		}
 		if check != nil {
-			// A bad flag value is a usage error before any profile is read.
+			// A bad flag value is a usage error before the profile is used.
 			if err := check(); err != nil {
 				return err
 			}
 		}
-		f := factory.New(s, g)
 		with, err := sender(f)
 		if err != nil {
 			return err

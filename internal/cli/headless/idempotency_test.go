@@ -19,7 +19,7 @@ import (
 func runPaymentCreate(t *testing.T, c PaymentCreator, args ...string) (Created, error) {
 	t.Helper()
 	o := &PaymentOptions{}
-	parse(t, o.Bind, append(args, "--json")...)
+	parse(t, o.Bind, append(args, "--json", "--yes")...)
 	s, out, _ := testStreams("")
 	err := CreatePayment(context.Background(), s, c, api.ValidateOptions{}, o)
 	var got Created
@@ -89,7 +89,7 @@ func TestPaymentIntoAnotherCurrencysAccountIsRefusedHere(t *testing.T) {
 	e := startCreateEnv(t, 100_000, nil)
 	args := func(cur string) []string {
 		return []string{"--amount", "25.00", "--currency", cur, "--merchant-account-id", sandboxGBPMerchant,
-			"--reference", "ORDER-43", "--user-name", "Ada Lovelace", "--user-email", "ada@example.com", "--json"}
+			"--reference", "ORDER-43", "--user-name", "Ada Lovelace", "--user-email", "ada@example.com", "--json", "--yes"}
 	}
 	run := func(v api.ValidateOptions, a []string) (Created, error) {
 		o := &PaymentOptions{}

@@ -149,7 +149,13 @@ type MandateCreator interface {
 func CreateMandate(ctx context.Context, s *cmdutil.Streams, c MandateCreator, v api.ValidateOptions, o *MandateOptions) error {
 	req, usage := o.Request()
 	probs := dropFields(api.ValidateMandate(req, v), o.unparsed...)
-	return create(s, "mandate", usage, probs, o.IdempotencyKey, o.JSON, func(key string) (Created, error) {
+	summary := func() [][2]string {
+		c := req.Constraints
+		return append([][2]string{{"type", req.Mandate.Type}, {"currency", req.Currency},
+			{"max per payment", api.FormatAmount(c.MaximumIndividualAmount, req.Currency)},
+			{"valid", c.ValidFrom + " to " + c.ValidTo}}, beneficiaryLines(req.Mandate.Beneficiary)...)
+	}
+	return create(s, "mandate", usage, probs, &o.requestFlags, summary, func(key string) (Created, error) {
 		resp, err := c.CreateMandate(ctx, req, key)
 		if err != nil {
 			return Created{}, err

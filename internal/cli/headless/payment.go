@@ -142,7 +142,11 @@ type PaymentCreator interface {
 func CreatePayment(ctx context.Context, s *cmdutil.Streams, c PaymentCreator, v api.ValidateOptions, o *PaymentOptions) error {
 	req, usage := o.Request()
 	probs := dropFields(api.ValidatePayment(req, v), o.unparsed...)
-	return create(s, "payment", usage, probs, o.IdempotencyKey, o.JSON, func(key string) (Created, error) {
+	summary := func() [][2]string {
+		return append([][2]string{{"amount", api.FormatAmount(req.AmountInMinor, req.Currency)}},
+			beneficiaryLines(req.PaymentMethod.Beneficiary)...)
+	}
+	return create(s, "payment", usage, probs, &o.requestFlags, summary, func(key string) (Created, error) {
 		resp, err := c.CreatePayment(ctx, req, key)
 		if err != nil {
 			return Created{}, err
@@ -152,11 +156,16 @@ func CreatePayment(ctx context.Context, s *cmdutil.Streams, c PaymentCreator, v 
 }
 
 // create is the shared tail of payment and mandate creation: refuse an
-// invalid request with every problem, send it under one idempotency key
-// (printed on failure so a retry is safe), print the result.
-func create(s *cmdutil.Streams, what string, usage []string, probs api.Problems, key string, asJSON bool, send func(key string) (Created, error)) error {
+// invalid request with every problem, confirm it (confirmCreate), send
+// it under one idempotency key (printed on failure so a retry is safe),
+// print the result.
+func create(s *cmdutil.Streams, what string, usage []string, probs api.Problems, r *requestFlags, summary func() [][2]string, send func(key string) (Created, error)) error {
+	key, asJSON := r.IdempotencyKey, r.JSON
 	if len(usage) > 0 || len(probs) > 0 {
 		return cmdutil.Exit(cmdutil.ExitUsage, &ProblemsError{What: what, Usage: usage, Problems: probs})
+	}
+	if err := confirmCreate(s, what, r, summary); err != nil {
+		return err
 	}
 	key = idempotencyKey(key)
 	c, err := send(key)
@@ -182,4 +191,54 @@ func create(s *cmdutil.Streams, what string, usage []string, probs api.Problems,
 	c.IdempotencyKey = key
 	c.TokenExpiresAt = time.Now().Add(ResourceTokenLifetime).UTC().Truncate(time.Second)
 	return printCreated(s, what, c, asJSON)
+}
+
+// confirmCreate asks before a payment or mandate is created, as payout
+// create does: --yes skips the question; without a terminal --yes is
+// required and nothing is created; at a terminal the request is shown
+// and only y creates it.
+func confirmCreate(s *cmdutil.Streams, what string, r *requestFlags, summary func() [][2]string) error {
+	if r.Yes {
+		return nil
+	}
+	if !s.Interactive() {
+		return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("no terminal to confirm on: nothing was sent. Pass --yes to create this %s (profile %q)", what, r.profile))
+	}
+	if r.production {
+		fmt.Fprintf(s.Err, "*** PRODUCTION profile %q: this is real ***\n", r.profile)
+	}
+	fmt.Fprintf(s.Err, "%s%s:\n", strings.ToUpper(what[:1]), what[1:])
+	lines := append([][2]string{{"profile", r.profile}}, summary()...)
+	_ = cmdutil.KeyValues(s.Err, lines)
+	ok, err := cmdutil.Confirm(s, "Create this "+what+"?")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return cmdutil.ErrCancelled
+	}
+	return nil
+}
+
+// beneficiaryLines are a beneficiary's lines in a confirmation.
+func beneficiaryLines(b api.Beneficiary) [][2]string {
+	out := [][2]string{}
+	if b.MerchantAccountID != "" {
+		out = append(out, [2]string{"merchant account", b.MerchantAccountID})
+	}
+	if b.AccountHolderName != "" {
+		out = append(out, [2]string{"account holder", b.AccountHolderName})
+	}
+	if id := b.AccountIdentifier; id != nil {
+		switch {
+		case id.IBAN != "":
+			out = append(out, [2]string{"IBAN", id.IBAN})
+		case id.SortCode != "":
+			out = append(out, [2]string{"sort code", id.SortCode}, [2]string{"account number", id.AccountNumber})
+		}
+	}
+	if b.Reference != "" {
+		out = append(out, [2]string{"reference", b.Reference})
+	}
+	return out
 }

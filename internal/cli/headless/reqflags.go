@@ -20,6 +20,14 @@ import (
 type requestFlags struct {
 	IdempotencyKey string
 	JSON           bool
+	// Yes creates without asking; without a terminal it is required, as
+	// for payout create: nothing is created unconfirmed.
+	Yes bool
+
+	// profile and production name the profile in the confirmation
+	// (SetProfile); a production profile is said loudly there.
+	profile    string
+	production bool
 
 	ben  beneficiaryFlags
 	prov providerFlags
@@ -29,11 +37,18 @@ type requestFlags struct {
 	unparsed []string
 }
 
+// SetProfile names the profile the request is created under, for the
+// confirmation.
+func (r *requestFlags) SetProfile(name string, production bool) {
+	r.profile, r.production = name, production
+}
+
 // bind registers them; payment adds the fields only single payments
 // have (BBAN/NRB identifiers, scheme selection, date of birth).
 func (r *requestFlags) bind(fs *pflag.FlagSet, payment bool) {
 	fs.StringVar(&r.IdempotencyKey, "idempotency-key", "", "Idempotency-Key to send (default: a new UUID; reuse one to retry safely)")
 	fs.BoolVar(&r.JSON, "json", false, "print the result as JSON")
+	fs.BoolVarP(&r.Yes, "yes", "y", false, "create without asking for confirmation (required when not at a terminal)")
 	r.ben.bind(fs, payment)
 	r.prov.bind(fs, payment)
 	r.user.bind(fs, payment)

@@ -241,7 +241,7 @@ func TestMandateWhoseValidityEndedIsRefused(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			o := &MandateOptions{}
-			parse(t, o.Bind, args(tc.from, tc.to)...)
+			parse(t, o.Bind, append(args(tc.from, tc.to), "--yes")...)
 			m := &mandateCounter{}
 			s, _, _ := testStreams("")
 			err := CreateMandate(context.Background(), s, m, api.ValidateOptions{}, o)

@@ -35,6 +35,9 @@ type TransactionsOptions struct {
 	CSV      bool
 	JSON     bool
 	Out      string
+	// Sort orders the rows (transactions_sort.go); "" is the format's
+	// default.
+	Sort string
 }
 
 // Bind registers the flags.
@@ -53,6 +56,7 @@ func (o *TransactionsOptions) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Filter, "filter", "", "the dashboard's filter language, e.g. 'cur:GBP status:failed amount:>100 ada'")
 	fs.BoolVar(&o.CSV, "csv", false, "write CSV")
 	fs.BoolVar(&o.JSON, "json", false, "write JSON")
+	fs.StringVar(&o.Sort, "sort", "", sortHelp)
 	fs.StringVarP(&o.Out, "out", "o", "", "write to this file instead of standard output (format from --csv/--json or the .csv/.json extension)")
 }
 
@@ -181,7 +185,11 @@ func (o *TransactionsOptions) Check() error {
 	if _, _, err := o.Query(time.Now()); err != nil {
 		return cmdutil.Exit(cmdutil.ExitUsage, err)
 	}
-	if _, err := o.format(); err != nil {
+	format, err := o.format()
+	if err != nil {
+		return cmdutil.Exit(cmdutil.ExitUsage, err)
+	}
+	if _, err := parseSort(o.Sort, format); err != nil {
 		return cmdutil.Exit(cmdutil.ExitUsage, err)
 	}
 	return nil
@@ -198,6 +206,10 @@ func Transactions(ctx context.Context, s *cmdutil.Streams, c TransactionStreamer
 		return cmdutil.Exit(cmdutil.ExitUsage, err)
 	}
 	format, err := o.format()
+	if err != nil {
+		return cmdutil.Exit(cmdutil.ExitUsage, err)
+	}
+	order, err := parseSort(o.Sort, format)
 	if err != nil {
 		return cmdutil.Exit(cmdutil.ExitUsage, err)
 	}
@@ -219,6 +231,9 @@ func Transactions(ctx context.Context, s *cmdutil.Streams, c TransactionStreamer
 	default:
 		w = &tableWriter{w: bufio.NewWriterSize(out, 64<<10)}
 	}
+	if !order.none {
+		w = &sortingWriter{k: order, next: w}
+	}
 	prog := cmdutil.NewProgress(s, "fetching transactions", 0)
 	all := rq.Empty()
 	var seen, kept int64
@@ -233,7 +248,7 @@ func Transactions(ctx context.Context, s *cmdutil.Streams, c TransactionStreamer
 		kept++
 		return w.write(t)
 	}
-	if rs, ok := c.(RecordStreamer); ok {
+	if rs, ok := c.(RecordStreamer); ok && order.none {
 		// Rows are written and dropped: no need to make their strings.
 		var t api.Transaction // one for the whole stream: no allocation a record
 		err = rs.StreamRecords(ctx, q, func(r *api.Record) error {
@@ -371,8 +386,9 @@ func (t *tableWriter) write(tx *api.Transaction) error {
 	if err := t.header(); err != nil {
 		return err
 	}
+	// Signed as the dashboard shows it: + money in, - money out.
 	return t.line([]string{report.RowTime(tx).Format(time.DateTime), tx.Type, tx.Status,
-		api.FormatAmount(tx.AmountInMinor, tx.Currency), tx.BeneficiaryName, tx.BeneficiaryReference, tx.TransactionID})
+		api.FormatSignedAmount(api.SignedMinor(tx.Type, tx.AmountInMinor), tx.Currency), tx.BeneficiaryName, tx.BeneficiaryReference, tx.TransactionID})
 }
 
 func (t *tableWriter) close() error {

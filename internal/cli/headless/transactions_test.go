@@ -311,7 +311,8 @@ func TestTransactionsOutSaysWhatWasWrittenOfWhat(t *testing.T) {
 // The table's time is the row's report time, the one --from/--to, date:
 // and the dashboard's Time column use: a payout authorised on the last
 // day asked for and settled two days later is listed at its authorisation,
-// inside the dates asked for, and rows come out in time order.
+// inside the dates asked for, and rows come out in time order (newest
+// first, as the dashboard's report: issue 28 item 8).
 func TestTransactionsTableTimeIsTheTimeTheDatesFilterBy(t *testing.T) {
 	day := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
 	txs := []api.Transaction{
@@ -329,7 +330,7 @@ func TestTransactionsTableTimeIsTheTimeTheDatesFilterBy(t *testing.T) {
 	if len(lines) != 3 {
 		t.Fatalf("want a header and 2 rows:\n%s", out)
 	}
-	for i, want := range []string{"2025-03-01 09:00:00", "2025-03-01 23:59:00"} {
+	for i, want := range []string{"2025-03-01 23:59:00", "2025-03-01 09:00:00"} {
 		if !strings.HasPrefix(lines[i+1], want) {
 			t.Errorf("row %d: %q, want it at %s", i+1, lines[i+1], want)
 		}
