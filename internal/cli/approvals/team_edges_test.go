@@ -62,7 +62,7 @@ func TestTeamPaymentsAndMandatesOverTheRuleAwaitApproval(t *testing.T) {
 	s, out, _ := tm.streams("")
 	_, msg, code := runCmd(headless.PaymentCommand(s, &cmdutil.Global{ConfigPath: tm.cfg, Profile: "ada"}), "create", "--amount", "2000.00", "--currency", "GBP",
 		"--reference", "ORDER-BIG", "--merchant-account-id", gbp, "--user-name", "Ada Lovelace", "--user-email", "ada@example.com",
-		"--metadata", "case=CLI-PAY", "--json")
+		"--metadata", "case=CLI-PAY", "--json", "--yes")
 	var held headless.Held
 	if err := json.Unmarshal(out.Bytes(), &held); err != nil || code != cmdutil.ExitAwaitingApproval || held.Status != "awaiting_approval" || held.ApprovalID == "" {
 		t.Fatalf("payment create over the rule: exit %d %s %s (%v)", code, out, msg, err)
@@ -70,7 +70,7 @@ func TestTeamPaymentsAndMandatesOverTheRuleAwaitApproval(t *testing.T) {
 	s, out, _ = tm.streams("")
 	_, msg, code = runCmd(headless.MandateCommand(s, &cmdutil.Global{ConfigPath: tm.cfg, Profile: "ada"}), "create", "--type", "sweeping", "--currency", "GBP",
 		"--max-individual", "100.00", "--limit", "month=5000.00", "--merchant-account-id", gbp, "--user-name", "Ada Lovelace", "--user-email", "ada@example.com",
-		"--metadata", "case=CLI-MAN")
+		"--metadata", "case=CLI-MAN", "--yes")
 	if code != cmdutil.ExitAwaitingApproval || !strings.Contains(out.String(), "Awaiting approval: apr-") || !strings.Contains(out.String(), "month limit") {
 		t.Fatalf("mandate create over the rule: exit %d %s %s", code, out, msg)
 	}
