@@ -92,6 +92,7 @@ Every view is also a headless command for scripts (--json on each).`,
 	// --version prints the same line as `paydash version`.
 	root.SetVersionTemplate("{{.Version}}\n")
 	g.Bind(root.PersistentFlags())
+	g.CompleteProfiles(root, s)
 	root.AddGroup(
 		&cobra.Group{ID: "start", Title: "Getting started:"},
 		&cobra.Group{ID: "ops", Title: "Operations (headless, --json on each):"},

@@ -57,6 +57,26 @@ func (h History) FinalState(ctx context.Context, id string) (state, reason strin
 	return state, reason, ok, nil
 }
 
+// Recent returns the relay's newest events, at most n, oldest first: what
+// shell completion offers for an event id.
+func (h History) Recent(ctx context.Context, n int) ([]Event, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	head, err := h.page(ctx, url.Values{"limit": {"1"}})
+	if err != nil {
+		return nil, err
+	}
+	since := uint64(0)
+	if head.LastSeq > uint64(n) {
+		since = head.LastSeq - uint64(n)
+	}
+	page, err := h.page(ctx, url.Values{"limit": {strconv.Itoa(n)}, "since": {strconv.FormatUint(since, 10)}})
+	if err != nil {
+		return nil, err
+	}
+	return page.Events, nil
+}
+
 // CheckReadable reads one page of the relay's history with the token, as
 // the dashboard and commands will: a relay that is up but refuses the
 // token is an error naming it (GET /healthz answers without a token).

@@ -130,9 +130,10 @@ func writeList(s *cmdutil.Streams, rs []hubapi.Request, now time.Time, all bool)
 func showCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
-		Use:   "show ID",
-		Short: "One request and its record",
-		Args:  cmdutil.ExactArgs(1),
+		Use:               "show ID",
+		Short:             "One request and its record",
+		Args:              cmdutil.ExactArgs(1),
+		ValidArgsFunction: completeIDs(s, g, conn, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, hc, err := conn.setup(s, g)
 			if err != nil {
@@ -220,8 +221,9 @@ func writeLog(s *cmdutil.Streams, es []hubapi.LogEntry) error {
 func approveCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Command {
 	var yes, asJSON bool
 	c := &cobra.Command{
-		Use:   "approve ID",
-		Short: "Approve a request; the approval that completes it sends the payout",
+		Use:               "approve ID",
+		ValidArgsFunction: completeIDs(s, g, conn, true),
+		Short:             "Approve a request; the approval that completes it sends the payout",
 		Long: `Approve a request; the approval that completes it sends the payout.
 
 Without a terminal --yes is required. ` + factory.ReadOnlyHelp,
@@ -319,8 +321,9 @@ func rejectCmd(s *cmdutil.Streams, g *cmdutil.Global, conn *Conn) *cobra.Command
 	var reason string
 	var asJSON bool
 	c := &cobra.Command{
-		Use:   "reject ID --reason TEXT",
-		Short: "Reject a request, saying why",
+		Use:               "reject ID --reason TEXT",
+		ValidArgsFunction: completeIDs(s, g, conn, true),
+		Short:             "Reject a request, saying why",
 		Long: `Reject a request, saying why (--reason): the requester reads it.
 
 ` + factory.ReadOnlyHelp,

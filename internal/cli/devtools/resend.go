@@ -34,8 +34,9 @@ type ResendOptions struct {
 func ResendCommand(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 	o := &ResendOptions{}
 	c := &cobra.Command{
-		Use:   "resend EVENT_ID",
-		Short: "Post a stored webhook again, byte for byte with its signature, to your handler",
+		Use:               "resend EVENT_ID",
+		ValidArgsFunction: o.relay.completeEventIDs(s, g),
+		Short:             "Post a stored webhook again, byte for byte with its signature, to your handler",
 		Long: `Post a stored webhook again, byte for byte with its original headers
 (signature included), to the URL the relay forwarded it to or to --to.
 This command sends it, from the bytes it reads from the relay; the relay

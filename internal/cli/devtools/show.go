@@ -28,8 +28,9 @@ type ShowOptions struct {
 func ShowCommand(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 	o := &ShowOptions{}
 	c := &cobra.Command{
-		Use:   "show EVENT_ID",
-		Short: "Print one stored webhook: headers, the handler's answer and the body (--raw: the body byte for byte)",
+		Use:               "show EVENT_ID",
+		ValidArgsFunction: o.relay.completeEventIDs(s, g),
+		Short:             "Print one stored webhook: headers, the handler's answer and the body (--raw: the body byte for byte)",
 		Example: `  paydash events show 4f1c2d9e-...
   paydash events show 4f1c2d9e-... --raw > event.json`,
 		Args: func(cmd *cobra.Command, args []string) error { return usage(cobra.ExactArgs(1)(cmd, args)) },

@@ -19,15 +19,7 @@ import (
 
 // ConfigPath is the config file a command reads or writes: --config, then
 // $PAYDASH_CONFIG, then the default location.
-func ConfigPath(s *cmdutil.Streams, g *cmdutil.Global) string {
-	if g.ConfigPath != "" {
-		return g.ConfigPath
-	}
-	if p := s.Env("PAYDASH_CONFIG"); p != "" {
-		return p
-	}
-	return config.DefaultPath(s.Getenv)
-}
+func ConfigPath(s *cmdutil.Streams, g *cmdutil.Global) string { return g.File(s) }
 
 // ConfigInit writes the commented template (0600), never overwriting.
 func ConfigInit(s *cmdutil.Streams, g *cmdutil.Global) error {
