@@ -67,6 +67,10 @@ func openStore(path string) (*store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open relay store %s: %w", path, err)
 	}
+	if err := checkStoreFormat(db, path); err != nil {
+		db.Close()
+		return nil, err
+	}
 	var id string
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketEvents, bucketIDs, bucketMeta, bucketIDOrder} {
@@ -85,7 +89,10 @@ func openStore(path string) (*store, error) {
 				return err
 			}
 		}
-		return backfillIDOrder(tx)
+		if err := backfillIDOrder(tx); err != nil {
+			return err
+		}
+		return meta.Put(keyFormat, []byte(strconv.Itoa(StoreFormat)))
 	})
 	if err != nil {
 		db.Close()
@@ -95,6 +102,54 @@ func openStore(path string) (*store, error) {
 }
 
 func (s *store) close() error { return s.db.Close() }
+
+// StoreFormat is the relay store's format. Format 1 is a store from
+// before store versions (no format key; it may lack its store id and its
+// dedupe order): it is migrated in place when opened, after a copy of it
+// is kept beside it (path + ".format1.bak"). Format 2 names itself in the
+// meta bucket. A store of a newer format is refused rather than
+// misread.
+const StoreFormat = 2
+
+var keyFormat = []byte("format")
+
+// checkStoreFormat refuses a store of a newer format and, before a format
+// 1 store holding events is migrated, keeps a copy of it.
+func checkStoreFormat(db *bolt.DB, path string) error {
+	var format int
+	var held bool
+	err := db.View(func(tx *bolt.Tx) error {
+		if ev := tx.Bucket(bucketEvents); ev != nil {
+			k, _ := ev.Cursor().First()
+			held = k != nil
+		}
+		meta := tx.Bucket(bucketMeta)
+		if meta == nil {
+			return nil
+		}
+		if v := meta.Get(keyFormat); v != nil {
+			n, err := strconv.Atoi(string(v))
+			if err != nil {
+				return fmt.Errorf("its format %q is not a number", v)
+			}
+			format = n
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("relay store %s: %w", path, err)
+	}
+	switch {
+	case format > StoreFormat:
+		return fmt.Errorf("relay store %s is format %d, written by a newer paydash; this one reads formats 1 to %d: run the paydash that wrote it, or a newer one", path, format, StoreFormat)
+	case format == 0 && held:
+		backup := path + ".format1.bak"
+		if err := db.View(func(tx *bolt.Tx) error { return tx.CopyFile(backup, 0o600) }); err != nil {
+			return fmt.Errorf("relay store %s is format 1; keeping a copy at %s before migrating it failed: %w", path, backup, err)
+		}
+	}
+	return nil
+}
 
 func seqKey(seq uint64) []byte {
 	k := make([]byte, 8)

@@ -127,6 +127,30 @@ func DefaultPath(stateDir, profile string) string {
 	return filepath.Join(stateDir, "audit", name+".jsonl")
 }
 
+// AuditFormat is the audit record's file format. Format 1 (paydash
+// before store versions) is the same lines without a header; format 2
+// starts a new file with a header line, {"paydash_audit_format":2}. Both
+// are read as they are: nothing to migrate. A file whose header names a
+// newer format is refused rather than misread.
+const AuditFormat = 2
+
+// auditHeader marks a header line; it is never an entry.
+var auditHeader = []byte(`{"paydash_audit_format":`)
+
+// checkAuditHeader reads a header line's format.
+func checkAuditHeader(path string, line []byte) error {
+	var h struct {
+		Format int `json:"paydash_audit_format"`
+	}
+	if err := json.Unmarshal(line, &h); err != nil {
+		return fmt.Errorf("audit record %s: its header is damaged (%w)", path, err)
+	}
+	if h.Format > AuditFormat {
+		return fmt.Errorf("audit record %s is format %d, written by a newer paydash; this one reads formats 1 to %d and will not send payouts it cannot check for duplicates: use the paydash that wrote it, or a newer one", path, h.Format, AuditFormat)
+	}
+	return nil
+}
+
 // Open returns the audit record at path for profile, creating its
 // directory (0700). now is the clock; nil means time.Now.
 func Open(path, profile string, now func() time.Time) (*Log, error) {
@@ -206,6 +230,13 @@ func (l *Log) refresh() error {
 		if len(line) == 0 {
 			continue
 		}
+		if bytes.HasPrefix(line, auditHeader) {
+			if err := checkAuditHeader(l.path, line); err != nil {
+				l.reset()
+				return err
+			}
+			continue
+		}
 		var e Entry
 		if err := json.Unmarshal(line, &e); err != nil {
 			n := l.lines
@@ -269,7 +300,12 @@ func (l *Log) append(entries ...Entry) error {
 	if err != nil {
 		return fmt.Errorf("write audit record: %w", err)
 	}
-	if _, err := f.Write(b.Bytes()); err != nil {
+	out := b.Bytes()
+	if st, err := f.Stat(); err == nil && st.Size() == 0 {
+		// A new record starts with its format (the caller holds the lock).
+		out = append(fmt.Appendf(nil, "%s%d}\n", auditHeader, AuditFormat), out...)
+	}
+	if _, err := f.Write(out); err != nil {
 		f.Close()
 		return fmt.Errorf("write audit record %s: %w", l.path, err)
 	}

@@ -1,6 +1,9 @@
 package relayclient
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -45,5 +48,36 @@ func TestBackoffGrowsWithJitterUpToTheCap(t *testing.T) {
 				t.Fatalf("attempt %d: %v outside [%v, %v]", n, d, ceiling/2, ceiling)
 			}
 		}
+	}
+}
+
+// The history of resends names its format in a new file, reads one of
+// the previous format (no header) as it is, and refuses a newer one.
+func TestResendLogFormats(t *testing.T) {
+	dir := t.TempDir()
+	v1 := filepath.Join(dir, "v1.jsonl")
+	if err := os.WriteFile(v1, []byte(`{"event_id":"ev-1","url":"http://127.0.0.1:3000/webhooks","status":200}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := (ResendLog{Path: v1}).List(); err != nil || len(got) != 1 || got[0].EventID != "ev-1" {
+		t.Fatalf("format 1: %v %v", got, err)
+	}
+	v2 := ResendLog{Path: filepath.Join(dir, "v2.jsonl")}
+	if err := v2.Append(Attempt{EventID: "ev-2"}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(v2.Path)
+	if !strings.HasPrefix(string(b), `{"paydash_resends_format":2}`+"\n") {
+		t.Fatalf("a new history does not name its format:\n%s", b)
+	}
+	if got, err := v2.List(); err != nil || len(got) != 1 || got[0].EventID != "ev-2" {
+		t.Fatalf("format 2: %v %v", got, err)
+	}
+	v9 := filepath.Join(dir, "v9.jsonl")
+	if err := os.WriteFile(v9, []byte(`{"paydash_resends_format":9}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (ResendLog{Path: v9}).List(); err == nil || !strings.Contains(err.Error(), "format 9") {
+		t.Fatalf("format 9 read: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package relayclient
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -90,6 +91,14 @@ type ResendLog struct{ Path string }
 // ResendLogFile is the history's file name under the state directory.
 const ResendLogFile = "resends.jsonl"
 
+// ResendLogFormat is the history's format: format 1 (before store
+// versions) is the same lines without a header; format 2 starts a new
+// file with {"paydash_resends_format":2}. Both read as they are; a newer
+// format is refused rather than misread.
+const ResendLogFormat = 2
+
+var resendHeader = []byte(`{"paydash_resends_format":`)
+
 // maxResendLog bounds what List reads back.
 const maxResendLog = 1000
 
@@ -107,7 +116,11 @@ func (l ResendLog) Append(a Attempt) error {
 		f.Close()
 		return err
 	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
+	b = append(b, '\n')
+	if st, err := f.Stat(); err == nil && st.Size() == 0 {
+		b = append(fmt.Appendf(nil, "%s%d}\n", resendHeader, ResendLogFormat), b...)
+	}
+	if _, err := f.Write(b); err != nil {
 		f.Close()
 		return err
 	}
@@ -129,6 +142,15 @@ func (l ResendLog) List() ([]Attempt, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
+		if bytes.HasPrefix(sc.Bytes(), resendHeader) {
+			var h struct {
+				Format int `json:"paydash_resends_format"`
+			}
+			if json.Unmarshal(sc.Bytes(), &h) == nil && h.Format > ResendLogFormat {
+				return nil, fmt.Errorf("history of resends %s is format %d, written by a newer paydash; this one reads formats 1 to %d: run the paydash that wrote it, or move the file aside", l.Path, h.Format, ResendLogFormat)
+			}
+			continue
+		}
 		var a Attempt
 		if json.Unmarshal(sc.Bytes(), &a) == nil {
 			out = append(out, a)
