@@ -1,6 +1,10 @@
 package config
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/paydash/paydash/internal/platform/suggest"
+)
 
 // kind says how a key's value is read and checked.
 type kind int
@@ -83,36 +87,10 @@ func lookupKey(name string) (keySpec, bool) {
 // envName is the environment variable that overrides a key.
 func envName(key string) string { return "PAYDASH_" + strings.ToUpper(key) }
 
-// suggestKey returns the known key closest to a misspelt one, or "".
+// suggestKey returns the known key closest to a misspelt one (two edits
+// at most), or "".
 func suggestKey(name string, candidates []string) string {
-	best, bestDist := "", 3 // suggest only near misses
-	for _, c := range candidates {
-		if d := editDistance(name, c); d < bestDist {
-			best, bestDist = c, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance of two short ASCII keys.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return suggest.Nearest(name, candidates, 2)
 }
 
 // keyNames lists the profile keys.

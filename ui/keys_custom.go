@@ -13,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/paydash/paydash/config"
+	"github.com/paydash/paydash/internal/platform/suggest"
 )
 
 // The config file's [keys] table remaps any action of the one keymap:
@@ -277,36 +278,7 @@ func shareScope(a, b string) bool {
 }
 
 // nearest is the name within two edits of s, or "".
-func nearest(s string, names []string) string {
-	best, bestD := "", 3
-	for _, n := range names {
-		if d := editDistance(s, n); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance of two short words.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+func nearest(s string, names []string) string { return suggest.Nearest(s, names, 2) }
 
 // tableOf is the table an entry was written in, def when not said.
 func tableOf(table, def string) string {

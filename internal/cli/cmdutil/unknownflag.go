@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/paydash/paydash/internal/platform/suggest"
 )
 
 // unknownFlag matches pflag's messages for a flag that is not there:
@@ -52,7 +54,7 @@ func suggestFlags(cmd *cobra.Command, name string) []string {
 			return
 		}
 		seen[f.Name] = true
-		d := levenshtein(strings.ToLower(name), f.Name)
+		d := suggest.Distance(strings.ToLower(name), f.Name)
 		if d <= 2 || (len(name) >= 3 && strings.HasPrefix(f.Name, name)) {
 			found = append(found, cand{f.Name, d})
 		}
@@ -72,25 +74,4 @@ func suggestFlags(cmd *cobra.Command, name string) []string {
 		}
 	}
 	return out
-}
-
-// levenshtein is the edit distance of two short ASCII words.
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
