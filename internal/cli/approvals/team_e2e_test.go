@@ -407,7 +407,10 @@ func TestTeamEndToEnd(t *testing.T) {
 			acts = append(acts, fmt.Sprintf("%v/%v", e["action"], e["by"]))
 		}
 	}
-	if strings.Join(acts, " ") != "requested/ada approved/bob sending/hub outcome/<nil>" {
+	// The hub follows what it sent in process, from the relay's own
+	// store: the payout's final state may already be recorded after the
+	// outcome, never before it.
+	if got := strings.TrimSuffix(strings.Join(acts, " "), " payout_state/<nil>"); got != "requested/ada approved/bob sending/hub outcome/<nil>" {
 		t.Fatalf("record of %s: %v", big, acts)
 	}
 
