@@ -100,6 +100,24 @@ func (f *finishedQueue) push(p *trackedPayout) {
 	f.live++
 }
 
+// pushFront queues p as if it finished before every payout queued, so
+// the next pop returns it.
+func (f *finishedQueue) pushFront(p *trackedPayout) {
+	if p.finishTurn != 0 {
+		f.live--
+	}
+	f.turn++
+	p.finishTurn = f.turn
+	e := finishedTurn{p, f.turn}
+	if f.head > 0 {
+		f.head--
+		f.q[f.head] = e
+	} else {
+		f.q = slices.Insert(f.q, 0, e)
+	}
+	f.live++
+}
+
 // pop returns the payout that finished longest ago, or nil.
 func (f *finishedQueue) pop() *trackedPayout {
 	for f.head < len(f.q) {
@@ -176,17 +194,29 @@ func (v *trackerView) noteState(p *trackedPayout) {
 }
 
 // trim drops the finished payouts of others beyond keepFinal, oldest
-// finished first.
+// finished first. The payout under the cursor is spared: at the bound
+// the oldest rows are the ones dropped, and a cursor the arrivals carried
+// down there would otherwise jump to another payout under the operator's
+// keys (issue 28, item 7). It goes back to the head of the queue, so it
+// is the first dropped once the cursor leaves it.
 func (v *trackerView) trim() {
+	var spared *trackedPayout
 	for v.finished.live > v.keepFinal {
 		p := v.finished.pop()
 		if p == nil {
-			return
+			break
 		}
 		if p.kept() || !p.final() || v.byID[p.id] != p {
 			continue // kept for another reason, or gone already
 		}
+		if p.id == v.sel.id {
+			spared = p
+			continue
+		}
 		v.drop(p)
+	}
+	if spared != nil {
+		v.finished.pushFront(spared)
 	}
 }
 
