@@ -50,6 +50,7 @@ type loader struct {
 	values    map[string]setting // by key; table members as "low_balance.GBP"
 	warnings  []Warning
 	errs      []error
+	viewSet   viewSettings // the profile's views, start_view, start_tab (views.go)
 }
 
 func (l *loader) fail(key string, s setting, format string, args ...any) {
@@ -120,6 +121,9 @@ func (l *loader) applyDefaults() {
 // type; a value's meaning is checked later, whatever layer it came from.
 func (l *loader) applyFile(doc *configFile, table map[string]toml.Primitive) {
 	for _, key := range sortedKeys(table) {
+		if fileOnlyKey(key) {
+			continue // applyViews reads them
+		}
 		s := setting{layer: layerFile}
 		spec, ok := specByName(key)
 		if !ok {
