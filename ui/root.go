@@ -115,6 +115,9 @@ type model struct {
 	approvals approvalsView
 
 	memo frameMemo // the frame's lines kept between draws (frame_memo.go)
+
+	// picker is the saved views list (:view), when up (views_saved.go).
+	picker *viewPicker
 }
 
 func newModel(ctx context.Context, opts Options) *model {
@@ -166,6 +169,7 @@ func newModel(ctx context.Context, opts Options) *model {
 	if opts.Approvals != nil {
 		m.keys.withApprovalsTab()
 	}
+	m.startAt()
 	return m
 }
 
@@ -257,6 +261,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.tracker.lookup(c, m.tx.report()) // the payouts that came meanwhile
 	case txResultMsg:
 		m.tx.result(c, msg)
+		return m, nil
+	case viewSavedMsg:
+		m.viewSaved(msg)
 		return m, nil
 	case spareMsg:
 		m.tx.spare(msg)
@@ -429,6 +436,9 @@ func (m *model) handleKey(k tea.KeyMsg) tea.Cmd {
 	if m.menu != nil {
 		return m.updateActions(k)
 	}
+	if m.picker != nil {
+		return m.updatePicker(k)
+	}
 	if m.showHelp {
 		if !m.scrollHelp(k) && key.Matches(k, keys.CloseHelp) {
 			m.showHelp = false
@@ -544,7 +554,7 @@ func (m *model) switchTab(t tab) tea.Cmd {
 }
 
 // commandNames are the ':' commands, in the order completion offers them.
-var commandNames = []string{"balances", "transactions", "payouts", "events", "payout", "payment", "mandate", "approvals", "profile", "help", "quit"}
+var commandNames = []string{"balances", "transactions", "payouts", "events", "payout", "payment", "mandate", "approvals", "profile", "view", "save", "columns", "help", "quit"}
 
 // completer is tab completion on the ':' line: the first tab shows the
 // shortest command the typed text begins (":payo" is the payout form,
@@ -603,6 +613,9 @@ func (m *model) updateCmdline(k tea.KeyMsg) tea.Cmd {
 		if verb, name, _ := strings.Cut(line, " "); strings.EqualFold(verb, "profile") || strings.EqualFold(verb, "ctx") {
 			m.flash = flash{owner: m.tab}
 			return m.askProfile(name)
+		}
+		if cmd, ok := m.viewCommand(line); ok {
+			return cmd
 		}
 		c := strings.ToLower(line)
 		switch c {
@@ -857,6 +870,8 @@ func (m *model) View() string {
 		body = m.helpView(bodyH)
 	case m.menu != nil:
 		body = m.actionsView(bodyH)
+	case m.picker != nil:
+		body = m.pickerView(bodyH)
 	default:
 		body = m.current().view(m.c(), m.width, bodyH)
 	}

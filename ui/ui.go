@@ -18,6 +18,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/platform/clock"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
@@ -93,6 +94,14 @@ type Options struct {
 	// Workbench, when set, gives the Events view the webhook workbench
 	// (handler answers, resend, late webhooks, triggers on the demo).
 	Workbench *Workbench
+	// Views are the profile's saved views (:view NAME, :view lists
+	// them); StartView and StartTab are where the dashboard opens.
+	Views     []config.View
+	StartView string
+	StartTab  string
+	// SaveView, when set, saves a view in the profile's config file
+	// (:save NAME); it runs off the Update path.
+	SaveView func(config.View) error
 }
 
 // maxFPS is the frame rate the dashboard draws at, at most.
