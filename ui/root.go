@@ -50,6 +50,10 @@ var tabNames = [numTabs]string{"Balances", "Transactions", "Payouts", "Events", 
 // columns), so a view is always called the same.
 var tabShort = [numTabs]string{"Balances", "Report", "Payouts", "Events", "Payout+", "Payment+", "Mandate+", "Approvals"}
 
+// tabTiny are the tab bar's labels when tabShort does not fit (eight
+// tabs at 80 columns): cut names end in "…", as everything cut does.
+var tabTiny = [numTabs]string{"Bal…", "Rep…", "Payouts", "Events", "Payout+", "Paym…", "Mand…", "Appr…"}
+
 // commands maps ':' commands to tabs.
 var commands = map[string]tab{
 	"balances": tabBalances, "balance": tabBalances, "bal": tabBalances,
@@ -859,7 +863,10 @@ func (m *model) View() string {
 	b.WriteString(m.tabsLine())
 	b.WriteByte('\n')
 	used += 2
-	bodyH := m.height - used - 2
+	// A message wraps rather than lose its end (an id, the command that
+	// fixes it): the body gives up the lines it takes.
+	status := m.statusLine()
+	bodyH := m.height - used - 1 - (strings.Count(status, "\n") + 1)
 	var body string
 	switch {
 	case m.switchAsk != nil:
@@ -880,7 +887,7 @@ func (m *model) View() string {
 	b.Grow(len(body) + 3*m.width)
 	writeBody(&b, body, bodyH, m.width)
 	b.WriteByte('\n')
-	b.WriteString(m.statusLine())
+	b.WriteString(status)
 	b.WriteByte('\n')
 	b.WriteString(m.helpLine())
 	return b.String()
@@ -958,8 +965,15 @@ func (m *model) drawTabsLine() string {
 	if line := render(tabShort); width(line) <= m.width {
 		return fit(line, m.width)
 	}
-	// Too narrow for every name: the view shown keeps its name, the others
-	// their keys, rather than the last names cut mid-word.
+	// Too narrow for every name (a team profile's eight tabs at 80
+	// columns): the view shown keeps its name, the others a shorter one
+	// (issue 28, item 6); narrower still, their keys alone, rather than
+	// the last names cut mid-word.
+	tiny := tabTiny
+	tiny[m.tab] = tabShort[m.tab]
+	if line := render(tiny); width(line) <= m.width {
+		return fit(line, m.width)
+	}
 	var short [numTabs]string
 	short[m.tab] = tabShort[m.tab]
 	return fit(render(short), m.width)
@@ -975,7 +989,7 @@ func (m *model) statusLine() string {
 			st = m.st.bad
 		}
 		// Flashes carry error texts from the service and the network.
-		return st.Render(fit(clean(m.flash.text), m.width))
+		return renderLines(st, wrapAtMost(clean(m.flash.text), m.width, maxStatusLines), m.width)
 	}
 	return ""
 }
