@@ -636,7 +636,7 @@ func (m *model) updateCmdline(k tea.KeyMsg) tea.Cmd {
 			m.flash = flash{owner: m.tab}
 			return m.switchTab(t)
 		}
-		m.setFlash("unknown command :"+c+" — try :balances :transactions :payouts :events :payout :payment :mandate :profile NAME :quit (tab completes)", true)
+		m.setFlash("unknown command :"+c+" — try :balances :transactions :payouts :events :payout :payment :mandate :profile NAME :view NAME :save NAME :columns a,b,c :quit (tab completes)", true)
 		return nil
 	}
 	var cmd tea.Cmd

@@ -82,6 +82,9 @@ type trackerView struct {
 	sel        selection // the selected payout, by id
 	filter     filterBar
 	pageH      int
+	// navigated is set once the operator moved the cursor with the keys:
+	// from then on the rows beside it are kept too (trim).
+	navigated bool
 	// toRecord are the payouts that finished since the last
 	// recordOutcomes, for the audit record.
 	toRecord []*trackedPayout
@@ -314,6 +317,7 @@ func (v *trackerView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 	v.sel.restore(&v.nav, len(rows), v.pageH, payoutID(rows))
 	if v.nav.move(k, c.keys, len(rows), v.pageH) {
 		v.sel.remember(&v.nav, len(rows), payoutID(rows))
+		v.navigated = true
 		return nil
 	}
 	switch {
@@ -393,6 +397,9 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 	ws := layoutCols(specs, w-1)
 	b.WriteString(c.st.header.Render(" " + headerCells(specs, ws)))
 	if len(rows) == 0 {
+		if v.payouts.len() > 0 {
+			b.WriteString("\n" + c.st.muted.Render(wrapText(v.emptyWhy(c), w)))
+		}
 		// The tracker holds this session's payouts; older ones are in the
 		// report, one key away.
 		b.WriteString("\n" + c.st.muted.Render(wrapText("A payout from before this session: find it in "+tabKeyName(tabTransactions)+" Report (by id or search) and press "+keyOf(c.keys.Track)+" on its row to follow it here.", w)))

@@ -194,13 +194,17 @@ func (v *trackerView) noteState(p *trackedPayout) {
 }
 
 // trim drops the finished payouts of others beyond keepFinal, oldest
-// finished first. The payout under the cursor is spared: at the bound
-// the oldest rows are the ones dropped, and a cursor the arrivals carried
-// down there would otherwise jump to another payout under the operator's
-// keys (issue 28, item 7). It goes back to the head of the queue, so it
-// is the first dropped once the cursor leaves it.
+// finished first. The payout under the cursor and, while the operator
+// moves it, its neighbours in the list are spared: at the bound the oldest rows are the ones dropped, and
+// a cursor the arrivals carried down there would otherwise jump to
+// another payout under the operator's keys, or find the row j or k was
+// moving to gone (issue 28, item 7). They go back to the head of the
+// queue, in order, so they are the first dropped once the cursor moves
+// on; the bound is exceeded by three at most.
 func (v *trackerView) trim() {
-	var spared *trackedPayout
+	var spared []*trackedPayout
+	var near []*trackedPayout
+	nearKnown := false
 	for v.finished.live > v.keepFinal {
 		p := v.finished.pop()
 		if p == nil {
@@ -209,15 +213,37 @@ func (v *trackerView) trim() {
 		if p.kept() || !p.final() || v.byID[p.id] != p {
 			continue // kept for another reason, or gone already
 		}
-		if p.id == v.sel.id {
-			spared = p
+		if !nearKnown {
+			near, nearKnown = v.nearCursor(), true
+		}
+		if slices.Contains(near, p) {
+			spared = append(spared, p)
 			continue
 		}
 		v.drop(p)
 	}
-	if spared != nil {
-		v.finished.pushFront(spared)
+	for i := len(spared) - 1; i >= 0; i-- {
+		v.finished.pushFront(spared[i])
 	}
+}
+
+// nearCursor is the selected payout and, once the operator has moved
+// the cursor with the keys, the rows above and below it in the list
+// shown (none before anything was selected).
+func (v *trackerView) nearCursor() []*trackedPayout {
+	if v.sel.id == "" || v.byID[v.sel.id] == nil {
+		return nil
+	}
+	if !v.navigated {
+		return []*trackedPayout{v.byID[v.sel.id]}
+	}
+	rows := v.visible()
+	for i, p := range rows {
+		if p.id == v.sel.id {
+			return rows[max(i-1, 0):min(i+2, len(rows))]
+		}
+	}
+	return []*trackedPayout{v.byID[v.sel.id]}
 }
 
 func (v *trackerView) drop(p *trackedPayout) {

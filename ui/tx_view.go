@@ -106,8 +106,8 @@ func (v *txView) view(c *viewContext, w, h int) string {
 		b.WriteString(row.render(c, v.store, v.idx[p], p == v.nav.cursor, loc, w))
 		b.WriteByte('\n')
 	}
-	if v.store != nil && len(v.idx) == 0 {
-		b.WriteString(c.st.muted.Render("No transactions match the filter. "+keyOf(c.keys.Back)+" clears it.") + "\n")
+	if v.store != nil && len(v.idx) == 0 && !v.busy {
+		b.WriteString(c.st.muted.Render(wrapText(v.emptyWhy(c), w)) + "\n")
 	}
 	if v.detail {
 		out := padLines(strings.TrimSuffix(b.String(), "\n"), h-detailHeight(w))
