@@ -12,16 +12,14 @@ func (v *eventsView) emptyWhy(c *viewContext) string {
 	if v.held() == 0 {
 		return "No events yet: they appear here as the relay receives them (" + keyOf(c.keys.Follow) + " follows the newest)."
 	}
-	what := "No event matches"
 	switch {
 	case v.filter.query() != "" && v.typ != "":
-		what += " the filter and type " + v.typ
+		return "No event of type " + v.typ + " matches the filter among the " + itoa(v.held()) + " held; " +
+			keyOf(c.keys.Back) + " clears the filter, " + keyOf(c.keys.EventType) + " changes the type."
 	case v.typ != "":
-		what += " type " + v.typ
-	default:
-		what += " the filter"
+		return "No event of type " + v.typ + " among the " + itoa(v.held()) + " held; " + keyOf(c.keys.EventType) + " changes the type."
 	}
-	return what + " among the " + itoa(v.held()) + " held; " + keyOf(c.keys.Back) + " clears the filter, " + keyOf(c.keys.EventType) + " changes the type."
+	return "No event matches the filter among the " + itoa(v.held()) + " held; " + keyOf(c.keys.Back) + " clears it."
 }
 
 // emptyWhy is the tracker's line when its filter hides every payout.

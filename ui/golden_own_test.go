@@ -42,6 +42,33 @@ func ownScenarios() []goldenScenario {
 			o.Views = []config.View{{Name: "big", Filter: "amount:>4000"}, failedView}
 		}, drive: func(h *harness) { h.command("view") }},
 		{name: "payouts_columns", drive: func(h *harness) { h.key("3"); h.command("columns state,id,amount") }},
+		// Lists that show nothing say why.
+		{name: "report_nothing_failed", opts: func(o *Options) { o.Backend = newFake(4) }, drive: func(h *harness) {
+			h.key("2")
+			h.key("/")
+			h.typeText("status:failed")
+			h.key("enter")
+		}},
+		{name: "events_no_match", drive: func(h *harness) {
+			h.key("4")
+			h.key("/")
+			h.typeText("zzz")
+			h.key("enter")
+		}},
+		{name: "payouts_no_match", drive: func(h *harness) {
+			h.send(trackPayoutMsg{tx: genTx(3)})
+			h.key("3")
+			h.key("/")
+			h.typeText("zzz")
+			h.key("enter")
+		}},
+		// Quitting with a form half filled: the question, whole.
+		{name: "quit_ask", drive: func(h *harness) {
+			h.key("5")
+			h.key("enter")
+			h.typeText("Ada Lovelace")
+			h.key("ctrl+c")
+		}},
 	}
 }
 
@@ -104,4 +131,25 @@ func TestMeaningIsWholeAtEverySize(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Issue 28 item 6: a list that shows nothing says why, and what brings
+// rows back.
+func TestEmptyListsSayWhy(t *testing.T) {
+	byName := map[string]goldenScenario{}
+	for _, sc := range ownScenarios() {
+		byName[sc.name] = sc
+	}
+	for name, want := range map[string]string{
+		"report_nothing_failed": "Nothing failed in the report yet (4 transactions loaded). esc clears it.",
+		"events_no_match":       "No event matches the filter among the 5 held; esc clears it.",
+		"payouts_no_match":      "No followed payout matches the filter; esc clears it.",
+	} {
+		if s := byName[name].render(t, 120, 40); !strings.Contains(joined(s), want) {
+			t.Errorf("%s does not say %q:\n%s", name, want, s)
+		}
+	}
+	h := newHarness(t, Options{Backend: newFake(10), Events: closedEvents(nil), States: liveState()}, 120, 40)
+	h.key("4")
+	mustContain(t, h.view(), "No events yet: they appear here as the relay receives them")
 }
