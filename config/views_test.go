@@ -144,3 +144,23 @@ func TestAppendViewKeepsTheFile(t *testing.T) {
 		t.Errorf("a refused save changed the file")
 	}
 }
+
+// The template's commented view and start_view load when uncommented.
+func TestTemplateViewExampleLoads(t *testing.T) {
+	text := string(config.Template())
+	for _, l := range []string{`# start_view = "failed-gbp"`, `# start_tab = "transactions"`, "# [[profiles.sandbox.views]]", `# name = "failed-gbp"`,
+		`# filter = "status:failed cur:GBP"`, `# sort = "amount desc"`, `# columns = ["time", "amount", "status", "beneficiary", "reference"]`, `# window = "7d"`} {
+		if !strings.Contains(text, l) {
+			t.Fatalf("the template lacks %q", l)
+		}
+		text = strings.Replace(text, l, strings.TrimPrefix(l, "# "), 1)
+	}
+	path := writeFile(t, t.TempDir(), "config.toml", text, 0o600)
+	p, _, err := config.Load(config.LoadOptions{Path: path, Getenv: envFunc(t, nil), CheckFilter: checkFilter})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := p.ViewByName("failed-gbp"); !ok || p.StartView != "failed-gbp" || p.StartTab != "transactions" || v.Query() != "status:failed cur:GBP date:7d" {
+		t.Fatalf("the template's example read as %+v (start %q %q)", v, p.StartView, p.StartTab)
+	}
+}
