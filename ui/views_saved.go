@@ -80,7 +80,7 @@ func (m *model) openView(name string) tea.Cmd {
 		return nil
 	}
 	v := m.opts.Views[i]
-	m.tracker.cols, _, _ = orderOf(v.TrackerColumns, config.TrackerColumns)
+	m.tracker.useColumns(v.TrackerColumns)
 	cmd := m.tx.useView(m.c(), v)
 	return tea.Batch(cmd, m.switchTab(tabTransactions))
 }
@@ -88,7 +88,7 @@ func (m *model) openView(name string) tea.Cmd {
 // useView sets the report's filter, sort and columns from a saved view.
 func (v *txView) useView(c *viewContext, sv config.View) tea.Cmd {
 	v.filter.set(sv.Query())
-	v.shownView, v.viewQ = sv.Name, sv.Query()
+	v.named(sv)
 	v.sort = defaultSort
 	if col, desc := config.SortOf(sv.Sort); col != "" {
 		if rc, ok := report.ColumnByKey(col); ok {
@@ -129,7 +129,7 @@ func (m *model) saveView(name string) tea.Cmd {
 		return nil
 	}
 	sv := m.tx.current(name)
-	sv.TrackerColumns = m.tracker.cols.names(config.TrackerColumns)
+	sv.TrackerColumns = m.tracker.columnNames()
 	save := m.opts.SaveView
 	return func() tea.Msg { return viewSavedMsg{v: sv, err: save(sv)} }
 }
@@ -141,33 +141,50 @@ func (m *model) viewSaved(msg viewSavedMsg) {
 		return
 	}
 	m.opts.Views = append(m.opts.Views, msg.v)
-	m.tx.shownView, m.tx.viewQ = msg.v.Name, msg.v.Query()
+	m.tx.named(msg.v)
 	m.setFlash("saved view "+msg.v.Name+": :view "+msg.v.Name+" here, or paydash transactions --view "+msg.v.Name, false)
 }
 
+// columnChooser is a list whose columns :columns chooses: the report and
+// the tracker.
+type columnChooser interface {
+	// columns are the names the list's columns go by, and those shown.
+	columns() (known []string, shown colOrder)
+	setColumns(colOrder)
+}
+
+func (v *txView) columns() ([]string, colOrder) { return config.ReportColumns, v.cols }
+func (v *txView) setColumns(o colOrder)         { v.cols = o }
+
+func (v *trackerView) columns() ([]string, colOrder) { return config.TrackerColumns, v.cols }
+func (v *trackerView) setColumns(o colOrder)         { v.cols = o }
+
+// useColumns shows a view's tracker columns (all for none).
+func (v *trackerView) useColumns(names []string) {
+	v.cols, _, _ = orderOf(names, config.TrackerColumns)
+}
+
+// columnNames are the tracker's columns shown, nil for all.
+func (v *trackerView) columnNames() []string { return v.cols.names(config.TrackerColumns) }
+
 // setColumns handles :columns on the report and the tracker.
 func (m *model) setColumns(arg string) {
+	cc, ok := m.current().(columnChooser)
+	if !ok {
+		m.setFlash(":columns works on "+tabKeyName(tabTransactions)+" Report and "+tabKeyName(tabPayouts)+" Payouts", true)
+		return
+	}
 	var names []string
 	for _, f := range strings.FieldsFunc(arg, func(r rune) bool { return r == ',' || r == ' ' }) {
 		names = append(names, strings.ToLower(f))
 	}
-	var known []string
-	var into *colOrder
-	switch m.tab {
-	case tabTransactions:
-		known, into = config.ReportColumns, &m.tx.cols
-	case tabPayouts:
-		known, into = config.TrackerColumns, &m.tracker.cols
-	default:
-		m.setFlash(":columns works on "+tabKeyName(tabTransactions)+" Report and "+tabKeyName(tabPayouts)+" Payouts", true)
-		return
-	}
+	known, _ := cc.columns()
 	o, bad, ok := orderOf(names, known)
 	if !ok {
 		m.setFlash("no column "+bad+"; the columns here are "+strings.Join(known, ", "), true)
 		return
 	}
-	*into = o
+	cc.setColumns(o)
 	if o == nil {
 		m.setFlash("every column shown", false)
 		return
@@ -227,6 +244,9 @@ func (m *model) pickerView(h int) string {
 	return lipgloss.Place(m.width, h, lipgloss.Center, lipgloss.Center, m.st.box.Render(b.String()))
 }
 
+// named notes that the report as it is now is the saved view v.
+func (v *txView) named(sv config.View) { v.shownView, v.viewQ = sv.Name, sv.Query() }
+
 // viewNote names the saved view shown, for the report's count line ("" once
 // its filter was changed).
 func (v *txView) viewNote() string {
@@ -242,7 +262,7 @@ func (m *model) startAt() {
 	if m.opts.StartView != "" {
 		if i := slices.IndexFunc(m.opts.Views, func(v config.View) bool { return v.Name == m.opts.StartView }); i >= 0 {
 			v := m.opts.Views[i]
-			m.tracker.cols, _, _ = orderOf(v.TrackerColumns, config.TrackerColumns)
+			m.tracker.useColumns(v.TrackerColumns)
 			_ = m.tx.useView(m.c(), v) // no report yet: the load applies it
 			m.tab = tabTransactions
 		}
