@@ -62,6 +62,28 @@ func ownScenarios() []goldenScenario {
 			h.typeText("zzz")
 			h.key("enter")
 		}},
+		// A field error under the field, and the form's clear question.
+		{name: "payout_amount_error", drive: func(h *harness) {
+			h.key("5")
+			h.key("enter") // the EUR account
+			for _, v := range []string{"Ada Lovelace", "DE75512108001245126199", "INV-1", "12,34.5x"} {
+				h.typeText(v)
+				h.key("enter")
+			}
+		}},
+		{name: "payout_clear_ask", drive: func(h *harness) {
+			h.key("5")
+			h.key("enter")
+			h.typeText("Ada Lovelace")
+			h.key("ctrl+n")
+		}},
+		// A filter term that cannot be read: the hint how to write it.
+		{name: "report_filter_problem", drive: func(h *harness) {
+			h.key("2")
+			h.key("/")
+			h.typeText("amount:>>5 date:yesterday")
+			h.key("enter")
+		}},
 		// Quitting with a form half filled: the question, whole.
 		{name: "quit_ask", drive: func(h *harness) {
 			h.key("5")
