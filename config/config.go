@@ -99,6 +99,13 @@ type Profile struct {
 	// Custom is the file's [keys] and [theme], the dashboard's keys and
 	// colours (every profile of the file shares them).
 	Custom Custom
+
+	// Views are the profile's saved views of the report, in the file's
+	// order; StartView and StartTab are where the dashboard opens ("" for
+	// its defaults). Only the file sets them (views.go).
+	Views     []View
+	StartView string
+	StartTab  string
 }
 
 // LoadOptions say where to look. Zero values mean: path from
@@ -112,6 +119,9 @@ type LoadOptions struct {
 	// ("base_url", "production", "low_balance.GBP"); they win over the
 	// environment and the file.
 	Overrides map[string]string
+	// CheckFilter checks a saved view's filter (the report's parser);
+	// nil leaves filters to be checked where they are used.
+	CheckFilter FilterChecker
 }
 
 // Warning is a problem that does not stop paydash but that a person
@@ -231,6 +241,7 @@ func Load(opts LoadOptions) (*Profile, []Warning, error) {
 	if doc != nil {
 		if table, ok := doc.profiles[name]; ok {
 			l.applyFile(doc, table)
+			l.applyViews(doc, table, opts.CheckFilter)
 		}
 	}
 	l.applyEnv()
@@ -238,6 +249,7 @@ func Load(opts LoadOptions) (*Profile, []Warning, error) {
 	// Values that failed their TOML type check are left out, so build
 	// still checks the rest and every problem is reported at once.
 	p := l.build()
+	p.Views, p.StartView, p.StartTab = l.viewSet.views, l.viewSet.startView, l.viewSet.startTab
 	if len(l.errs) > 0 {
 		return nil, l.warnings, errors.Join(l.errs...)
 	}

@@ -53,6 +53,7 @@ type loader struct {
 	custom   Custom
 	warnings []Warning
 	errs     []error
+	viewSet  viewSettings // the profile's views, start_view, start_tab (views.go)
 }
 
 func (l *loader) fail(key string, s setting, format string, args ...any) {
@@ -125,6 +126,9 @@ func (l *loader) applyFile(doc *configFile, table map[string]toml.Primitive) {
 	for _, key := range sortedKeys(table) {
 		if l.applyCustom(doc, key, table[key]) {
 			continue
+		}
+		if fileOnlyKey(key) {
+			continue // applyViews reads them
 		}
 		s := setting{layer: layerFile}
 		spec, ok := specByName(key)

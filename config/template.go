@@ -115,11 +115,31 @@ regulated = false
 # the rail: 15m for GBP (Faster Payments), 2d for EUR (SEPA credit transfer).
 # webhook_late = { GBP = "15m", EUR = "2d" }
 
+# Where the dashboard opens: a saved view below, and a tab (balances,
+# transactions, payouts, events, payout, payment, mandate, approvals).
+# start_view = "failed-gbp"
+# start_tab = "transactions"
+
 # Warn when a payout account's balance falls below these amounts (major
 # units, in quotes).
 [profiles.sandbox.low_balance]
 GBP = "1000.00"
 EUR = "1000.00"
+
+# Saved views of the transaction report, opened with :view NAME in the
+# dashboard and paydash transactions --view NAME (the same rows). The
+# filter is the dashboard's filter language; sort is a column then asc or
+# desc; columns lists the report's columns to show, in order (time, type,
+# status, cur, amount, beneficiary, iban, reference, id), tracker_columns
+# the Payouts tracker's (id, beneficiary, amount, state, timeline); window
+# is today, 7d, 30d or all. :save NAME in the dashboard appends one here.
+#
+# [[profiles.sandbox.views]]
+# name = "failed-gbp"
+# filter = "status:failed cur:GBP"
+# sort = "amount desc"
+# columns = ["time", "amount", "status", "beneficiary", "reference"]
+# window = "7d"
 
 # A production profile looks the same with production = true:
 #

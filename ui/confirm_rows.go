@@ -2,8 +2,6 @@ package ui
 
 import (
 	"strings"
-
-	"github.com/charmbracelet/x/ansi"
 )
 
 // summaryKeyW is the width of the key column of a confirmation or result
@@ -19,7 +17,7 @@ func wrapRow(c *viewContext, k, v string, w int) string { return wrapRowW(c, k, 
 // wrapRowW is wrapRow with a key column keyW wide.
 func wrapRowW(c *viewContext, k, v string, w, keyW int) string {
 	vw := max(w-keyW-2, 10)
-	lines := strings.Split(ansi.Wrap(v, vw, ""), "\n")
+	lines := strings.Split(wrapWords(v, vw), "\n")
 	var b strings.Builder
 	for i, l := range lines {
 		if i == 0 {

@@ -308,6 +308,9 @@ func (v *eventsView) view(c *viewContext, w, h int) string {
 		b.WriteByte('\n')
 	}
 	v.rows.end()
+	if len(v.shown) == 0 && c.opts.Events != nil {
+		b.WriteString(c.st.muted.Render(wrapText(v.emptyWhy(c), w)) + "\n")
+	}
 	return b.String()
 }
 

@@ -397,7 +397,9 @@ func (fv *formView) view(c *viewContext, w, h int) string {
 		hint := ""
 		if f := fv.form.GetFocusedField(); f != nil {
 			if hint = fv.spec.hint(c, f.GetKey()); hint != "" {
-				b.WriteString("\n" + hint)
+				// Wrapped between words, never cut: a refusal's remedy
+				// ("or pay in EUR over SEPA") comes last (issue 28).
+				b.WriteString("\n" + wrapWords(hint, w))
 			}
 		}
 		// The errors that stop the operator moving on, each once: a hint

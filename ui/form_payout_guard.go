@@ -49,9 +49,10 @@ func (fv *formView) duplicateView(c *viewContext, d *payout.DuplicateError, w in
 	b.WriteString(c.st.bad.Render("⚠ Possible duplicate: nothing was sent") + "\n\n")
 	b.WriteString(wrapText("The same IBAN, amount, currency and reference were already paid:", w) + "\n")
 	for _, m := range d.Matches {
-		// The date is 16 wide; the key column leaves a gap after it.
+		// The date is 16 wide; the key column leaves a gap after it. The
+		// reference stays on one line with its label (a no-break space).
 		b.WriteString(wrapRowW(c, m.At.In(c.loc).Format("2006-01-02 15:04"), m.TransactionID+" · "+api.FormatAmount(m.AmountInMinor, m.Currency)+
-			" to "+m.Name+" · "+m.IBAN+" · ref "+m.Reference+" (from the "+m.Where+")", w, summaryKeyW+2))
+			" to "+m.Name+" · "+m.IBAN+" · ref\u00a0"+m.Reference+" (from the "+m.Where+")", w, summaryKeyW+2))
 	}
 	b.WriteString("\n" + c.st.warn.Render(wrapText(keyOf(c.keys.SendAnyway)+" sends it anyway as a second payment · "+keyOf(c.keys.Edit)+" edits · "+keyOf(c.keys.NewForm)+" discards it", w)) + "\n")
 	return b.String()

@@ -18,7 +18,7 @@ func TestGolden(t *testing.T) {
 		name string
 		w, h int
 	}{{"200x50", 200, 50}, {"120x40", 120, 40}, {"80x24", 80, 24}}
-	for _, sc := range append(goldenScenarios(), approvalsScenarios()...) {
+	for _, sc := range append(append(goldenScenarios(), approvalsScenarios()...), ownScenarios()...) {
 		for _, sz := range sizes {
 			t.Run(sc.name+"/"+sz.name, func(t *testing.T) {
 				out := sc.render(t, sz.w, sz.h)
@@ -39,7 +39,7 @@ func TestGolden(t *testing.T) {
 // TestFrameFitsEverySize draws every scenario at the minimum size and on
 // a wide terminal: never a line too long, never a line too many.
 func TestFrameFitsEverySize(t *testing.T) {
-	for _, sc := range append(goldenScenarios(), approvalsScenarios()...) {
+	for _, sc := range append(append(goldenScenarios(), approvalsScenarios()...), ownScenarios()...) {
 		for _, sz := range [][2]int{{minWidth, minHeight}, {200, 50}, {100, 30}} {
 			out := sc.render(t, sz[0], sz[1])
 			checkFrame(t, out, sz[0], sz[1])
@@ -51,6 +51,9 @@ type goldenScenario struct {
 	name  string
 	opts  func(*Options)
 	drive func(h *harness)
+	// optsT is opts for a scenario that needs the test (a temporary
+	// directory).
+	optsT func(testing.TB, *Options)
 }
 
 func (sc goldenScenario) render(t *testing.T, w, h int) string {
@@ -58,6 +61,9 @@ func (sc goldenScenario) render(t *testing.T, w, h int) string {
 	opts := Options{Backend: newFake(300), Events: closedEvents(testEvents()), States: liveState()}
 	if sc.opts != nil {
 		sc.opts(&opts)
+	}
+	if sc.optsT != nil {
+		sc.optsT(t, &opts)
 	}
 	hs := newHarness(t, opts, w, h)
 	if sc.drive != nil {

@@ -48,8 +48,9 @@ func (k *keyMap) withoutForms(team bool) {
 // commandList is the ':' commands help and the status line name: the
 // forms' only where they are offered.
 func (c *viewContext) commandList() string {
+	views := " :view NAME :save NAME :columns a,b,c"
 	if !c.sends() {
-		return ":balances :transactions :payouts :events :profile NAME :quit"
+		return ":balances :transactions :payouts :events :profile NAME" + views + " :quit"
 	}
-	return ":balances :transactions :payouts :events :payout :payment :mandate :profile NAME :quit"
+	return ":balances :transactions :payouts :events :payout :payment :mandate :profile NAME" + views + " :quit"
 }

@@ -50,6 +50,10 @@ var tabNames = [numTabs]string{"Balances", "Transactions", "Payouts", "Events", 
 // columns), so a view is always called the same.
 var tabShort = [numTabs]string{"Balances", "Report", "Payouts", "Events", "Payout+", "Payment+", "Mandate+", "Approvals"}
 
+// tabTiny are the tab bar's labels when tabShort does not fit (eight
+// tabs at 80 columns): cut names end in "…", as everything cut does.
+var tabTiny = [numTabs]string{"Bal…", "Rep…", "Payouts", "Events", "Payout+", "Paym…", "Mand…", "Appr…"}
+
 // commands maps ':' commands to tabs.
 var commands = map[string]tab{
 	"balances": tabBalances, "balance": tabBalances, "bal": tabBalances,
@@ -115,6 +119,9 @@ type model struct {
 	approvals approvalsView
 
 	memo frameMemo // the frame's lines kept between draws (frame_memo.go)
+
+	// picker is the saved views list (:view), when up (views_saved.go).
+	picker *viewPicker
 }
 
 func newModel(ctx context.Context, opts Options) *model {
@@ -170,6 +177,7 @@ func newModel(ctx context.Context, opts Options) *model {
 		m.keys.withoutForms(opts.Approvals != nil)
 		m.cmdline.Placeholder = "balances, transactions, payouts, events, quit"
 	}
+	m.startAt()
 	return m
 }
 
@@ -261,6 +269,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.tracker.lookup(c, m.tx.report()) // the payouts that came meanwhile
 	case txResultMsg:
 		m.tx.result(c, msg)
+		return m, nil
+	case viewSavedMsg:
+		m.viewSaved(msg)
 		return m, nil
 	case spareMsg:
 		m.tx.spare(msg)
@@ -437,6 +448,9 @@ func (m *model) handleKey(k tea.KeyMsg) tea.Cmd {
 	if m.menu != nil {
 		return m.updateActions(k)
 	}
+	if m.picker != nil {
+		return m.updatePicker(k)
+	}
 	if m.showHelp {
 		if !m.scrollHelp(k) && key.Matches(k, keys.CloseHelp) {
 			m.showHelp = false
@@ -557,7 +571,7 @@ func (m *model) switchTab(t tab) tea.Cmd {
 }
 
 // commandNames are the ':' commands, in the order completion offers them.
-var commandNames = []string{"balances", "transactions", "payouts", "events", "payout", "payment", "mandate", "approvals", "profile", "help", "quit"}
+var commandNames = []string{"balances", "transactions", "payouts", "events", "payout", "payment", "mandate", "approvals", "profile", "view", "save", "columns", "help", "quit"}
 
 // completer is tab completion on the ':' line: the first tab shows the
 // shortest command the typed text begins (":payo" is the payout form,
@@ -616,6 +630,9 @@ func (m *model) updateCmdline(k tea.KeyMsg) tea.Cmd {
 		if verb, name, _ := strings.Cut(line, " "); strings.EqualFold(verb, "profile") || strings.EqualFold(verb, "ctx") {
 			m.flash = flash{owner: m.tab}
 			return m.askProfile(name)
+		}
+		if cmd, ok := m.viewCommand(line); ok {
+			return cmd
 		}
 		c := strings.ToLower(line)
 		switch c {
@@ -859,7 +876,10 @@ func (m *model) View() string {
 	b.WriteString(m.tabsLine())
 	b.WriteByte('\n')
 	used += 2
-	bodyH := m.height - used - 2
+	// A message wraps rather than lose its end (an id, the command that
+	// fixes it): the body gives up the lines it takes.
+	status := m.statusLine()
+	bodyH := m.height - used - 1 - (strings.Count(status, "\n") + 1)
 	var body string
 	switch {
 	case m.switchAsk != nil:
@@ -870,6 +890,8 @@ func (m *model) View() string {
 		body = m.helpView(bodyH)
 	case m.menu != nil:
 		body = m.actionsView(bodyH)
+	case m.picker != nil:
+		body = m.pickerView(bodyH)
 	default:
 		body = m.current().view(m.c(), m.width, bodyH)
 	}
@@ -878,7 +900,7 @@ func (m *model) View() string {
 	b.Grow(len(body) + 3*m.width)
 	writeBody(&b, body, bodyH, m.width)
 	b.WriteByte('\n')
-	b.WriteString(m.statusLine())
+	b.WriteString(status)
 	b.WriteByte('\n')
 	b.WriteString(m.helpLine())
 	return b.String()
@@ -960,8 +982,15 @@ func (m *model) drawTabsLine() string {
 	if line := render(tabShort); width(line) <= m.width {
 		return fit(line, m.width)
 	}
-	// Too narrow for every name: the view shown keeps its name, the others
-	// their keys, rather than the last names cut mid-word.
+	// Too narrow for every name (a team profile's eight tabs at 80
+	// columns): the view shown keeps its name, the others a shorter one
+	// (issue 28, item 6); narrower still, their keys alone, rather than
+	// the last names cut mid-word.
+	tiny := tabTiny
+	tiny[m.tab] = tabShort[m.tab]
+	if line := render(tiny); width(line) <= m.width {
+		return fit(line, m.width)
+	}
 	var short [numTabs]string
 	short[m.tab] = tabShort[m.tab]
 	return fit(render(short), m.width)
@@ -977,7 +1006,7 @@ func (m *model) statusLine() string {
 			st = m.st.bad
 		}
 		// Flashes carry error texts from the service and the network.
-		return st.Render(fit(clean(m.flash.text), m.width))
+		return renderLines(st, wrapAtMost(clean(m.flash.text), m.width, maxStatusLines), m.width)
 	}
 	return ""
 }

@@ -91,7 +91,7 @@ func (m *model) helpView(h int) string {
 	body.WriteString(m.helpColumns(own) + "\n\n")
 	body.WriteString(m.st.bold.Render("Everywhere") + "\n")
 	body.WriteString(m.helpColumns(frame) + "\n\n")
-	body.WriteString(m.st.muted.Render(wrapText("Commands: "+m.commandList()+" (tab completes)", m.width)))
+	body.WriteString(m.st.muted.Render(wrapText("Commands: "+strings.Replace(m.commandList(), ":view NAME", ":view NAME (:view lists them)", 1)+" (tab completes)", m.width)))
 	top := strings.Split(head.String(), "\n")
 	top = append(top, "")
 	lines := strings.Split(body.String(), "\n")

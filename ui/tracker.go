@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/report"
@@ -77,9 +78,13 @@ type trackerView struct {
 	// of each batch scanning the report and reading the record.
 	lookupBusy bool
 	nav        listNav
+	cols       colOrder  // the columns shown (nil: all), from a view or :columns
 	sel        selection // the selected payout, by id
 	filter     filterBar
 	pageH      int
+	// navigated is set once the operator moved the cursor with the keys:
+	// from then on the rows beside it are kept too (trim).
+	navigated bool
 	// toRecord are the payouts that finished since the last
 	// recordOutcomes, for the audit record.
 	toRecord []*trackedPayout
@@ -312,6 +317,7 @@ func (v *trackerView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 	v.sel.restore(&v.nav, len(rows), v.pageH, payoutID(rows))
 	if v.nav.move(k, c.keys, len(rows), v.pageH) {
 		v.sel.remember(&v.nav, len(rows), payoutID(rows))
+		v.navigated = true
 		return nil
 	}
 	switch {
@@ -391,9 +397,13 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 		// longer than a payout's.
 		specs[3].w = max(specs[3].w, width(p.state))
 	}
+	specs = v.cols.specs(specs)
 	ws := layoutCols(specs, w-1)
 	b.WriteString(c.st.header.Render(" " + headerCells(specs, ws)))
 	if len(rows) == 0 {
+		if v.payouts.len() > 0 {
+			b.WriteString("\n" + c.st.muted.Render(wrapText(v.emptyWhy(c), w)))
+		}
 		// The tracker holds this session's payouts; older ones are in the
 		// report, one key away.
 		b.WriteString("\n" + c.st.muted.Render(wrapText("A payout from before this session: find it in "+tabKeyName(tabTransactions)+" Report (by id or search) and press "+keyOf(c.keys.Track)+" on its row to follow it here.", w)))
@@ -408,6 +418,9 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 	v.sel.restore(&v.nav, len(rows), listH, payoutID(rows))
 	now := c.now()
 	cells := make([]string, len(trackerCols))
+	var shown []string
+	stateStyles := make([]*lipgloss.Style, len(trackerCols))
+	var shownStyles []*lipgloss.Style
 	for i := v.nav.top; i < min(v.nav.top+listH, len(rows)); i++ {
 		p := rows[i]
 		cells[0] = p.id
@@ -421,15 +434,18 @@ func (v *trackerView) view(c *viewContext, w, h int) string {
 		var line strings.Builder
 		line.Grow(w + 8) // one allocation per row, not a doubling series
 		line.WriteString(gutter(i == v.nav.cursor, now.Sub(p.changedAt) < highlightFor))
+		shown = v.cols.cells(shown, cells)
 		switch {
 		case i == v.nav.cursor:
-			renderCells(&line, specs, ws, cells)
+			renderCells(&line, specs, ws, shown)
 			b.WriteString(c.st.selected.Render(fit(line.String(), w)))
 		case now.Sub(p.changedAt) < highlightFor:
-			renderCells(&line, specs, ws, cells)
+			renderCells(&line, specs, ws, shown)
 			b.WriteString(c.st.highlight.Render(fit(line.String(), w)))
 		default:
-			renderCells(&line, specs, ws, cells, nil, nil, nil, c.stateStyle(p.state))
+			stateStyles[3] = c.stateStyle(p.state)
+			shownStyles = v.cols.styles(shownStyles, stateStyles)
+			renderCells(&line, specs, ws, shown, shownStyles...)
 			b.WriteString(line.String())
 		}
 		b.WriteByte('\n')

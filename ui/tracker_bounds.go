@@ -100,6 +100,24 @@ func (f *finishedQueue) push(p *trackedPayout) {
 	f.live++
 }
 
+// pushFront queues p as if it finished before every payout queued, so
+// the next pop returns it.
+func (f *finishedQueue) pushFront(p *trackedPayout) {
+	if p.finishTurn != 0 {
+		f.live--
+	}
+	f.turn++
+	p.finishTurn = f.turn
+	e := finishedTurn{p, f.turn}
+	if f.head > 0 {
+		f.head--
+		f.q[f.head] = e
+	} else {
+		f.q = slices.Insert(f.q, 0, e)
+	}
+	f.live++
+}
+
 // pop returns the payout that finished longest ago, or nil.
 func (f *finishedQueue) pop() *trackedPayout {
 	for f.head < len(f.q) {
@@ -176,18 +194,56 @@ func (v *trackerView) noteState(p *trackedPayout) {
 }
 
 // trim drops the finished payouts of others beyond keepFinal, oldest
-// finished first.
+// finished first. The payout under the cursor and, while the operator
+// moves it, its neighbours in the list are spared: at the bound the oldest rows are the ones dropped, and
+// a cursor the arrivals carried down there would otherwise jump to
+// another payout under the operator's keys, or find the row j or k was
+// moving to gone (issue 28, item 7). They go back to the head of the
+// queue, in order, so they are the first dropped once the cursor moves
+// on; the bound is exceeded by three at most.
 func (v *trackerView) trim() {
+	var spared []*trackedPayout
+	var near []*trackedPayout
+	nearKnown := false
 	for v.finished.live > v.keepFinal {
 		p := v.finished.pop()
 		if p == nil {
-			return
+			break
 		}
 		if p.kept() || !p.final() || v.byID[p.id] != p {
 			continue // kept for another reason, or gone already
 		}
+		if !nearKnown {
+			near, nearKnown = v.nearCursor(), true
+		}
+		if slices.Contains(near, p) {
+			spared = append(spared, p)
+			continue
+		}
 		v.drop(p)
 	}
+	for i := len(spared) - 1; i >= 0; i-- {
+		v.finished.pushFront(spared[i])
+	}
+}
+
+// nearCursor is the selected payout and, once the operator has moved
+// the cursor with the keys, the rows above and below it in the list
+// shown (none before anything was selected).
+func (v *trackerView) nearCursor() []*trackedPayout {
+	if v.sel.id == "" || v.byID[v.sel.id] == nil {
+		return nil
+	}
+	if !v.navigated {
+		return []*trackedPayout{v.byID[v.sel.id]}
+	}
+	rows := v.visible()
+	for i, p := range rows {
+		if p.id == v.sel.id {
+			return rows[max(i-1, 0):min(i+2, len(rows))]
+		}
+	}
+	return []*trackedPayout{v.byID[v.sel.id]}
 }
 
 func (v *trackerView) drop(p *trackedPayout) {

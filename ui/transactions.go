@@ -51,6 +51,12 @@ type txView struct {
 	detail    bool
 	exportAsk bool
 	pageH     int
+
+	// cols are the columns shown (nil: all), from a view or :columns;
+	// shownView is the saved view opened (views_saved.go) and viewQ its
+	// filter: the view is named while the filter bar still holds it.
+	cols             colOrder
+	shownView, viewQ string
 }
 
 type txLoadedMsg struct {

@@ -144,11 +144,23 @@ func (v *txView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 // screen at this width: sorting by a column the user cannot see looks
 // broken.
 func (v *txView) nextSortColumn(c *viewContext) report.Column {
-	ws := layoutCols(txCols[:], c.width-1)
+	shown := v.cols.specs(txCols[:])
+	ws := layoutCols(shown, c.width-1)
+	on := func(col report.Column) bool {
+		if v.cols == nil {
+			return ws[col] > 0
+		}
+		for i, x := range v.cols {
+			if x == int(col) {
+				return ws[i] > 0
+			}
+		}
+		return false
+	}
 	col := v.sort.Col
 	for range report.NumColumns {
 		col = (col + 1) % report.NumColumns
-		if ws[col] > 0 {
+		if on(col) {
 			return col
 		}
 	}

@@ -92,10 +92,15 @@ type txRow struct {
 	cells      []string
 	cellStyles []*lipgloss.Style
 	line       strings.Builder
+	// order is the columns shown (nil: all); shown and shownStyles hold
+	// a row's cells in that order.
+	order       colOrder
+	shown       []string
+	shownStyles []*lipgloss.Style
 }
 
-func newTxRow(specs []colSpec, ws []int) *txRow {
-	return &txRow{specs: specs, ws: ws, cells: make([]string, numColumns), cellStyles: make([]*lipgloss.Style, numColumns)}
+func newTxRow(specs []colSpec, ws []int, order colOrder) *txRow {
+	return &txRow{specs: specs, ws: ws, cells: make([]string, numColumns), cellStyles: make([]*lipgloss.Style, numColumns), order: order}
 }
 
 // render is row i of the store, highlighted when selected.
@@ -113,7 +118,7 @@ func (r *txRow) render(c *viewContext, st *report.Store, i int32, selected bool,
 	r.line.Reset()
 	r.line.WriteString(gutter(selected, false))
 	if selected {
-		renderCells(&r.line, r.specs, r.ws, cells)
+		renderCells(&r.line, r.specs, r.ws, r.order.cells(r.shown, cells))
 		return c.st.selected.Render(fit(r.line.String(), w))
 	}
 	r.cellStyles[colStatus] = c.stateStyle(cells[colStatus])
@@ -121,6 +126,8 @@ func (r *txRow) render(c *viewContext, st *report.Store, i int32, selected bool,
 	if credit(cells[colType]) {
 		r.cellStyles[colAmount] = &c.st.credit
 	}
-	renderCells(&r.line, r.specs, r.ws, cells, r.cellStyles...)
+	r.shown = r.order.cells(r.shown, cells)
+	r.shownStyles = r.order.styles(r.shownStyles, r.cellStyles)
+	renderCells(&r.line, r.specs, r.ws, r.shown, r.shownStyles...)
 	return r.line.String()
 }

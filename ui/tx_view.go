@@ -49,7 +49,7 @@ func (v *txView) view(c *viewContext, w, h int) string {
 		if v.sort.Desc {
 			dir = "↓"
 		}
-		info = itoa(len(v.idx)) + " of " + itoa(total) + " transactions · sorted by " + report.ColumnNames[v.sort.Col] + " " + dir
+		info = itoa(len(v.idx)) + " of " + itoa(total) + " transactions" + v.viewNote() + " · sorted by " + report.ColumnNames[v.sort.Col] + " " + dir
 		if v.busy {
 			info += " · " + c.st.warn.Render("filtering…")
 		}
@@ -88,8 +88,9 @@ func (v *txView) view(c *viewContext, w, h int) string {
 	}
 	specs[v.sort.Col].title += arrow
 	specs[v.sort.Col].w = max(specs[v.sort.Col].w, width(specs[v.sort.Col].title))
-	ws := layoutCols(specs[:], w-1)
-	b.WriteString(c.st.header.Render(" " + headerCells(specs[:], ws)))
+	shown := v.cols.specs(specs[:])
+	ws := layoutCols(shown, w-1)
+	b.WriteString(c.st.header.Render(" " + headerCells(shown, ws)))
 	b.WriteByte('\n')
 	rowsH := h - 4 - len(problemLines)
 	if v.detail {
@@ -99,14 +100,14 @@ func (v *txView) view(c *viewContext, w, h int) string {
 	v.pageH = rowsH
 	v.nav.clamp(len(v.idx), rowsH)
 	loc := c.now().Location()
-	row := newTxRow(specs[:], ws)
+	row := newTxRow(shown, ws, v.cols)
 	end := min(v.nav.top+rowsH, len(v.idx))
 	for p := v.nav.top; p < end; p++ {
 		b.WriteString(row.render(c, v.store, v.idx[p], p == v.nav.cursor, loc, w))
 		b.WriteByte('\n')
 	}
-	if v.store != nil && len(v.idx) == 0 {
-		b.WriteString(c.st.muted.Render("No transactions match the filter. "+keyOf(c.keys.Back)+" clears it.") + "\n")
+	if v.store != nil && len(v.idx) == 0 && !v.busy {
+		b.WriteString(c.st.muted.Render(wrapText(v.emptyWhy(c), w)) + "\n")
 	}
 	if v.detail {
 		out := padLines(strings.TrimSuffix(b.String(), "\n"), h-detailHeight(w))

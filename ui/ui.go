@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/paydash/paydash/config"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/platform/clock"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
@@ -95,6 +95,14 @@ type Options struct {
 	// CheckCustom when the profile is loaded): the keymap and the
 	// colours take them.
 	Custom config.Custom
+	// Views are the profile's saved views (:view NAME, :view lists
+	// them); StartView and StartTab are where the dashboard opens.
+	Views     []config.View
+	StartView string
+	StartTab  string
+	// SaveView, when set, saves a view in the profile's config file
+	// (:save NAME); it runs off the Update path.
+	SaveView func(config.View) error
 }
 
 // maxFPS is the frame rate the dashboard draws at, at most.

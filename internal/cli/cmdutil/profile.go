@@ -14,6 +14,7 @@ import (
 	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/payout"
 	"github.com/paydash/paydash/internal/platform/httptrace"
+	"github.com/paydash/paydash/internal/report"
 )
 
 // UserAgent identifies paydash to the service.
@@ -142,7 +143,10 @@ func LoadProfileIfAny(s *Streams, g *Global) (*config.Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, warns, err := config.Load(config.LoadOptions{Path: g.ConfigPath, Profile: g.Profile, Getenv: s.Getenv, Overrides: ov})
+	// Saved views are checked with the report's own parser: a filter
+	// the report cannot read is refused at load, naming its line.
+	p, warns, err := config.Load(config.LoadOptions{Path: g.ConfigPath, Profile: g.Profile, Getenv: s.Getenv, Overrides: ov,
+		CheckFilter: report.CheckFilter})
 	for _, w := range warns {
 		fmt.Fprintf(s.Err, "warning: %s\n", w)
 	}

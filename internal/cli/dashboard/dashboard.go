@@ -9,8 +9,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/cli/factory"
+	"github.com/paydash/paydash/internal/report"
 	"github.com/paydash/paydash/ui"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
@@ -88,6 +90,8 @@ func runProfile(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) erro
 			Workbench:    Workbench(s, prof, d.Audit, sandboxURL),
 			ReadOnly:     d.ReadOnly,
 			Custom:       prof.Custom,
+			Views:        prof.Views, StartView: prof.StartView, StartTab: prof.StartTab,
+			SaveView: ViewSaver(prof),
 		},
 		RelayURL: prof.RelayURL, RelayToken: prof.RelayToken.Reveal(),
 	})
@@ -102,4 +106,15 @@ func MerchantAccounts(byCurrency map[string]string) []ui.MerchantAccount {
 	}
 	slices.SortFunc(out, func(a, b ui.MerchantAccount) int { return strings.Compare(a.Currency, b.Currency) })
 	return out
+}
+
+// ViewSaver saves a view from the dashboard (:save NAME) into the
+// profile's config file, checked by the report's parser; nil for a
+// profile built from the environment alone (no file to save into).
+func ViewSaver(prof *config.Profile) func(config.View) error {
+	if prof.File == "" {
+		return nil
+	}
+	file, name := prof.File, prof.Name
+	return func(v config.View) error { return config.AppendView(file, name, v, report.CheckFilter) }
 }

@@ -90,15 +90,19 @@ arrives).`,
   paydash transactions --since 30d --search "Harbour" --json
   paydash transactions --from 2026-11-01 --to 2026-11-30 --status failed
   paydash transactions --amount 50..100 --filter 'status:failed inv-'
-  paydash transactions --since 30d --sort amount:desc --csv`,
+  paydash transactions --since 30d --sort amount:desc --csv
+  paydash transactions --view failed-gbp --csv`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// A bad flag value is a usage error before any profile is read.
 			if err := o.Check(); err != nil {
 				return err
 			}
-			_, client, err := cmdutil.Setup(s, g)
+			p, client, err := cmdutil.Setup(s, g)
 			if err != nil {
+				return err
+			}
+			if err := o.UseView(p); err != nil {
 				return err
 			}
 			return Transactions(cmd.Context(), s, client, o)

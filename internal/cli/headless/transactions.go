@@ -32,6 +32,7 @@ type TransactionsOptions struct {
 	Search   string
 	Amount   string
 	Filter   string
+	View     string
 	CSV      bool
 	JSON     bool
 	Out      string
@@ -54,6 +55,7 @@ func (o *TransactionsOptions) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Search, "search", "", "text to find in beneficiary name, IBAN, reference or transaction id")
 	fs.StringVar(&o.Amount, "amount", "", "amount in the row's currency: 54.89, >1000, <=20 or 50..100")
 	fs.StringVar(&o.Filter, "filter", "", "the dashboard's filter language, e.g. 'cur:GBP status:failed amount:>100 ada'")
+	fs.StringVar(&o.View, "view", "", "a saved view of the profile ([[profiles.NAME.views]]): its filter and window, the rows the dashboard's :view shows; other flags narrow it")
 	fs.BoolVar(&o.CSV, "csv", false, "write CSV")
 	fs.BoolVar(&o.JSON, "json", false, "write JSON")
 	fs.StringVar(&o.Sort, "sort", "", sortHelp)
