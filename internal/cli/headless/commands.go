@@ -112,6 +112,17 @@ arrives).`,
 	cmdutil.CompleteCurrency(c)
 	_ = c.RegisterFlagCompletionFunc("type", cmdutil.FixedCompletion(api.TransactionPayout, api.TransactionFunding))
 	_ = c.RegisterFlagCompletionFunc("status", cmdutil.FixedCompletion(api.StateAuthorised, api.StateSubmitted, api.StateSettled, api.StateFailed))
+	_ = c.RegisterFlagCompletionFunc("view", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		p, err := cmdutil.LoadProfile(cmdutil.Quiet(s), g)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		out := make([]cobra.Completion, 0, len(p.Views))
+		for _, v := range p.Views {
+			out = append(out, cobra.CompletionWithDesc(v.Name, v.Filter))
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	})
 	return c
 }
 
