@@ -294,7 +294,7 @@ func (j *Journal) apply(rec record) {
 
 func (j *Journal) check(f *File) error {
 	if j.begin.Version != journalVersion {
-		return fmt.Errorf("batch journal %s has version %d; this paydash writes version %d", j.path, j.begin.Version, journalVersion)
+		return fmt.Errorf("batch journal %s has version %d; this paydash reads version %d and sent nothing: finish the batch with the paydash that started it, or a newer one (the journal is what keeps a resumed batch from paying a row twice)", j.path, j.begin.Version, journalVersion)
 	}
 	if j.begin.SHA256 != f.SHA256 {
 		accepted, unpaid := 0, 0

@@ -136,3 +136,31 @@ func TestJournalRefusesChangedFile(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A journal of another version (a newer paydash started the batch) is
+// refused before anything is sent, saying which paydash can finish it.
+func TestJournalOfAnotherVersionIsRefused(t *testing.T) {
+	f, path := writeBatch(t, 2)
+	jp := DefaultJournalPath(path)
+	j, err := OpenJournal(jp, f, t0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(jp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"v":1`) {
+		t.Fatalf("the journal does not name its version:\n%s", b)
+	}
+	if err := os.WriteFile(jp, []byte(strings.Replace(string(b), `"v":1`, `"v":2`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = OpenJournal(jp, f, t0.Add(time.Hour), nil)
+	if err == nil || !strings.Contains(err.Error(), "has version 2") || !strings.Contains(err.Error(), "paydash that started it") {
+		t.Fatalf("OpenJournal = %v, want a refusal naming version 2 and what to do", err)
+	}
+}
