@@ -50,19 +50,6 @@ func (o colOrder) styles(dst, all []*lipgloss.Style) []*lipgloss.Style {
 	return dst
 }
 
-// has is whether column c is shown.
-func (o colOrder) has(c int) bool {
-	if o == nil {
-		return true
-	}
-	for _, x := range o {
-		if x == c {
-			return true
-		}
-	}
-	return false
-}
-
 // orderOf reads column names (a view's columns, :columns) against the
 // list's names; ok is false, with the name, for one it does not have.
 // No names is nil: every column.

@@ -103,12 +103,6 @@ func (k *keyMap) actions() (names []string, byName map[string]*key.Binding) {
 	return names, byName
 }
 
-// actionsByName is actions' map alone.
-func (k *keyMap) actionsByName() map[string]*key.Binding {
-	_, m := k.actions()
-	return m
-}
-
 // keyNamesKnown are Bubble Tea's names of the keys that are not a
 // character ("enter", "ctrl+a", "f1", …).
 var keyNamesKnown = func() map[string]bool {
@@ -249,7 +243,7 @@ func customKeys(c config.Custom) (*keyMap, []error) {
 				continue // reported once, from the first
 			}
 			for _, key := range byName[a].Keys() {
-				if slices.Contains(byName[other].Keys(), key) && !(slices.Contains(defaults[a], key) && slices.Contains(defaults[other], key)) {
+				if slices.Contains(byName[other].Keys(), key) && (!slices.Contains(defaults[a], key) || !slices.Contains(defaults[other], key)) {
 					fail(line, "[%s] %s = %q conflicts with %s, which %s already answers in the same place; choose another key, or remap %s too",
 						setIn[a], a, keyHelp(key), other, keyHelp(key), other)
 				}

@@ -74,8 +74,6 @@ func onPalette(p termenv.Profile, c lipgloss.AdaptiveColor) lipgloss.AdaptiveCol
 	return lipgloss.AdaptiveColor{Light: one(c.Light), Dark: one(c.Dark)}
 }
 
-func newStyles() styles { return themedStyles(config.Theme{}) }
-
 // palette is the colours one theme draws with.
 type palette struct {
 	accent, muted, good, warn, bad, selBG, hiBG, key, str, num lipgloss.AdaptiveColor

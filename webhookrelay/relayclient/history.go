@@ -59,7 +59,7 @@ func (h History) FinalState(ctx context.Context, id string) (state, reason strin
 
 // Recent returns the relay's newest events, at most n, oldest first: what
 // shell completion offers for an event id.
-func (h History) Recent(ctx context.Context, n int) ([]Event, error) {
+func (h History) Recent(ctx context.Context, n uint64) ([]Event, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	head, err := h.page(ctx, url.Values{"limit": {"1"}})
@@ -67,10 +67,10 @@ func (h History) Recent(ctx context.Context, n int) ([]Event, error) {
 		return nil, err
 	}
 	since := uint64(0)
-	if head.LastSeq > uint64(n) {
-		since = head.LastSeq - uint64(n)
+	if head.LastSeq > n {
+		since = head.LastSeq - n
 	}
-	page, err := h.page(ctx, url.Values{"limit": {strconv.Itoa(n)}, "since": {strconv.FormatUint(since, 10)}})
+	page, err := h.page(ctx, url.Values{"limit": {strconv.FormatUint(n, 10)}, "since": {strconv.FormatUint(since, 10)}})
 	if err != nil {
 		return nil, err
 	}

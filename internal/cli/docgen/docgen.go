@@ -21,10 +21,10 @@ import (
 )
 
 // Markdown writes one page per command of root's tree into dir (created
-// 0755), removing pages of commands that no longer exist.
+// 0750), removing pages of commands that no longer exist.
 func Markdown(root *cobra.Command, dir string) error {
 	root.DisableAutoGenTag = true // no date: the pages are compared in a test
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return err
 	}
 	old, _ := filepath.Glob(filepath.Join(dir, "paydash*.md"))
@@ -39,7 +39,7 @@ func Markdown(root *cobra.Command, dir string) error {
 // Man writes a man page per command of root's tree into dir, section 1.
 func Man(root *cobra.Command, dir string) error {
 	root.DisableAutoGenTag = true
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return err
 	}
 	return doc.GenManTree(root, &doc.GenManHeader{Title: strings.ToUpper(root.Name()), Section: "1", Source: "paydash", Manual: "paydash manual"}, dir)
