@@ -127,3 +127,28 @@ func (s *Store) Refresh(ctx context.Context, src Source) (*Store, MergeStats, er
 	}
 	return b.publish(), ms, err
 }
+
+// Append streams the rows q asks for and appends them all without
+// merging: for a time window the store holds none of (the older history
+// of a report fetched newest first). It returns the new Store; s stays
+// as it was. progress, when not nil, counts rows as they arrive. On an
+// error the rows received so far are kept in the result.
+func (s *Store) Append(ctx context.Context, src Source, q api.TransactionQuery, progress *atomic.Int64) (*Store, MergeStats, error) {
+	b := s.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var ms MergeStats
+	first := int32(b.cur.n) //nolint:gosec // G115: row counts fit int32 (row numbers are int32 throughout)
+	err := stream(ctx, src, q, func(t *api.Transaction) error {
+		ms.Seen++
+		ms.Added++
+		if progress != nil {
+			progress.Add(1)
+		}
+		return b.add(t)
+	})
+	for i := first; i < int32(b.cur.n); i++ { //nolint:gosec // G115: row counts fit int32 (row numbers are int32 throughout)
+		ms.Changed = append(ms.Changed, i)
+	}
+	return b.publish(), ms, err
+}
