@@ -247,6 +247,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd := tea.Batch(m.tx.loaded(c, msg), balanceHistory(msg.store, m.now()))
 		m.refreshed(refreshReport)
 		return m, tea.Batch(cmd, m.tracker.lookup(c, m.tx.report()))
+	case txSavedMsg:
+		return m, m.tx.savedCache(c, msg)
 	case balanceHistoryMsg:
 		m.bal.setHistory(msg)
 		return m, nil

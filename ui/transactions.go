@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/paydash/paydash/internal/report"
+	"github.com/paydash/paydash/internal/report/cache"
 )
 
 var defaultSort = report.SortKey{Col: report.ColTime, Desc: true}
@@ -46,6 +47,9 @@ type txView struct {
 	// results recycles the arrays of results gone off screen.
 	results resultPool
 
+	// cache is the report cache's state (cache mode: Options.ReportCache).
+	cache cacheState
+
 	filter    filterBar
 	nav       listNav
 	detail    bool
@@ -62,6 +66,12 @@ type txLoadedMsg struct {
 	// refresh is set for an incremental refresh (stats says what changed).
 	refresh bool
 	stats   report.MergeStats
+	// step, ranges and note are cache mode's (tx_cache.go): what this
+	// load did, the report time the result holds, and why a cache on
+	// disk was not used.
+	step   txStep
+	ranges cache.Ranges
+	note   string
 }
 
 type txResultMsg struct {
@@ -90,6 +100,9 @@ func (v *txView) Totals() []report.Total { return v.totals }
 
 // load streams the whole report into a fresh store, off the Update path.
 // A reload cancels a load or refresh still running.
+//
+// With a report cache, the first load opens it, and a reload (R) starts
+// over from the service, newest window first, ignoring what is cached.
 func (v *txView) load(c *viewContext) tea.Cmd {
 	be := c.backend
 	if be == nil {
@@ -101,6 +114,13 @@ func (v *txView) load(c *viewContext) tea.Cmd {
 	v.loading = true
 	v.loadErr = nil
 	want := v.sort
+	if cc := c.opts.ReportCache; cc != nil {
+		v.cache = cacheState{c: cc, saved: v.cache.saved}
+		ignore, now := v.store != nil, c.now()
+		return func() tea.Msg {
+			return openCached(ctx, be, cc, gen, want, now, counter, ignore)
+		}
+	}
 	return func() tea.Msg {
 		return loadStore(ctx, be, gen, want, counter)
 	}
@@ -125,6 +145,9 @@ func (v *txView) refresh(c *viewContext) tea.Cmd {
 			return nil
 		}
 		return v.load(c)
+	}
+	if v.cache.c != nil {
+		return v.syncCached(c, stepSync)
 	}
 	be := c.backend
 	if be == nil || v.loading || v.refreshing {
@@ -159,7 +182,10 @@ func (v *txView) loaded(c *viewContext, msg txLoadedMsg) tea.Cmd {
 	if msg.gen != v.loadGen {
 		return nil // a newer load replaced this one
 	}
-	v.loading, v.refreshing = false, false
+	v.loading, v.refreshing, v.cache.older = false, false, false
+	if msg.note != "" {
+		c.setFlash("transactions: "+msg.note, false)
+	}
 	if v.loadCancel != nil {
 		v.loadCancel()
 		v.loadCancel = nil
@@ -176,7 +202,7 @@ func (v *txView) loaded(c *viewContext, msg txLoadedMsg) tea.Cmd {
 	v.store = msg.store
 	v.order, v.orderSort = msg.order, msg.sort
 	v.gen.Add(1) // results computed on the old store are now stale
-	release := releaseMemory(v.store.Len())
+	release := tea.Batch(releaseMemory(v.store.Len()), v.nextCached(c, msg))
 	if msg.refresh {
 		// Row numbers mean the same transactions in the new store: keep
 		// the filter, the sort and the selected row.

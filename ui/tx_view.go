@@ -59,6 +59,13 @@ func (v *txView) view(c *viewContext, w, h int) string {
 		if v.refreshing {
 			info += " · " + c.st.muted.Render("refreshing…")
 		}
+		if v.cache.older {
+			// Filters, sort and totals cover the rows held: say that
+			// older ones are still coming.
+			info += " · " + c.st.warn.Render("loading older history… "+itoa(int(v.loadCount.Load()))+" rows")
+		} else if v.cache.c != nil && !v.cache.ranges.Complete() && v.loadErr == nil {
+			info += " · " + c.st.warn.Render("older history not loaded yet")
+		}
 		if v.loadErr != nil {
 			info += " · " + c.st.bad.Render("incomplete, the load failed: "+clean(v.loadErr.Error())+" ("+keyOf(c.keys.Refresh)+" retries)")
 		}

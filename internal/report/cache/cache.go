@@ -369,3 +369,13 @@ func Describe(err error) string {
 	}
 	return err.Error()
 }
+
+// ForProfile is the cache of a profile's report on the service at
+// serviceURL (its payouts URL), under stateDir (config.StateDir); nil
+// when the profile keeps none (report_cache = false).
+func ForProfile(stateDir, profile, serviceURL string, enabled bool) *Cache {
+	if !enabled || profile == "" {
+		return nil
+	}
+	return New(Path(stateDir, profile), Key{Profile: profile, ServiceURL: serviceURL})
+}

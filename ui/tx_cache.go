@@ -1,0 +1,187 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/paydash/paydash/internal/report"
+	"github.com/paydash/paydash/internal/report/cache"
+)
+
+// The report with a cache (Options.ReportCache): the view opens on the
+// cached report at once, then syncs (only rows after the newest cached,
+// and the recent past still in flight), then fetches any older history
+// the cache lacks, a window at a time, newest first; with no usable
+// cache the first window is the last day's rows, shown while the older
+// windows load behind them. Each step is one txLoadedMsg, run one at a
+// time; what a step brought is saved back to the cache in the
+// background.
+
+// saveEvery is how often, at most, periodic refreshes that brought rows
+// rewrite the cache (a step that completes the history saves at once):
+// a rewrite costs the whole file, and a few minutes' rows are cheap to
+// fetch again on the next start.
+const saveEvery = 10 * time.Minute
+
+// txStep says what a cache-mode txLoadedMsg did.
+type txStep int
+
+const (
+	stepNone   txStep = iota // not cache mode
+	stepOpened               // the cache was opened
+	stepWindow               // an older window was fetched (or the first, with no cache)
+	stepSync                 // the recent past was synced
+)
+
+// cacheState is the view's side of the cache.
+type cacheState struct {
+	c      *cache.Cache
+	ranges cache.Ranges
+	older  bool // an older window is being fetched
+	synced bool // the first sync after opening has run
+	saving bool
+	dirty  bool // rows changed since the last save
+	saved  time.Time
+}
+
+// openCached opens the cache, or when there is none (or it may not be
+// used) fetches the newest window of the report.
+func openCached(ctx context.Context, be Backend, cc *cache.Cache, gen uint64, want report.SortKey, now time.Time, counter *atomic.Int64, ignore bool) txLoadedMsg {
+	var note string
+	if !ignore {
+		o, err := cc.Open(ctx)
+		if err == nil {
+			h := cache.FromOpened(o)
+			order := h.Order
+			if order == nil || h.OrderSort != want {
+				order = h.Store.Sorted(h.Store.All(), want)
+			}
+			return txLoadedMsg{gen: gen, store: h.Store, order: order, sort: want, step: stepOpened, ranges: h.Ranges}
+		}
+		if !errors.Is(err, cache.ErrNone) {
+			note = "report cache not used: " + cache.Describe(err)
+		}
+	}
+	h, _, err := cache.Older(ctx, be, cache.Held{}, now, counter)
+	return txLoadedMsg{gen: gen, store: h.Store, order: h.Store.Sorted(h.Store.All(), want), sort: want, err: err,
+		step: stepWindow, ranges: h.Ranges, note: note}
+}
+
+// syncCached runs one cache-mode step on the report held: the sync of
+// the recent past, or the next older window.
+func (v *txView) syncCached(c *viewContext, step txStep) tea.Cmd {
+	be := c.backend
+	if be == nil || v.store == nil || v.loading || v.refreshing {
+		return nil
+	}
+	ctx, gen := v.startLoad(c)
+	v.refreshing = step == stepSync
+	v.cache.older = step == stepWindow
+	counter := new(atomic.Int64)
+	v.loadCount = counter
+	h := cache.Held{Store: v.store, Ranges: v.cache.ranges}
+	want, order, orderSort := v.sort, v.order, v.orderSort
+	now := c.now()
+	return func() tea.Msg {
+		var next cache.Held
+		var ms report.MergeStats
+		var err error
+		if step == stepSync {
+			next, ms, err = cache.Sync(ctx, be, h, now)
+		} else {
+			next, ms, err = cache.Older(ctx, be, h, now, counter)
+		}
+		msg := txLoadedMsg{gen: gen, store: next.Store, sort: want, err: err, refresh: true, stats: ms, step: step, ranges: next.Ranges}
+		msg.order = reorder(next.Store, order, orderSort, want, ms.Changed)
+		return msg
+	}
+}
+
+// reorder is the order of every row of st after a merge that changed
+// the rows changed, from the order before.
+func reorder(st *report.Store, order []int32, orderSort, want report.SortKey, changed []int32) []int32 {
+	switch {
+	case len(changed) == 0 && orderSort == want:
+		return order // nothing changed: the order stands
+	case orderSort == want && len(changed) < st.Len()/8:
+		// A few rows: merged into the order, not a sort of the whole
+		// report (less time, and no garbage the size of the report).
+		return st.Resort(order, want, changed)
+	}
+	return st.Sorted(st.All(), want)
+}
+
+// nextCached is what follows a cache-mode step: the first sync after
+// opening, the next older window while history is missing, and a save
+// of what changed.
+func (v *txView) nextCached(c *viewContext, msg txLoadedMsg) tea.Cmd {
+	if v.cache.c == nil || msg.step == stepNone {
+		return nil
+	}
+	if msg.err == nil {
+		v.cache.ranges = msg.ranges
+	}
+	if msg.step != stepOpened && (msg.stats.Added > 0 || msg.stats.Updated > 0 || msg.step == stepWindow) {
+		v.cache.dirty = true
+	}
+	if msg.err != nil {
+		return nil // the flash says so; the next refresh tries again
+	}
+	switch {
+	case msg.step == stepOpened:
+		return v.syncCached(c, stepSync)
+	case !v.cache.ranges.Complete():
+		return tea.Batch(v.saveCached(c, false), v.syncCached(c, stepWindow))
+	}
+	first := !v.cache.synced
+	v.cache.synced = true
+	return v.saveCached(c, first || msg.step == stepWindow)
+}
+
+// saveCached writes the report to the cache in the background, when
+// rows changed since the last save and (unless now) saveEvery has
+// passed. The order is copied: the view recycles its arrays.
+func (v *txView) saveCached(c *viewContext, now bool) tea.Cmd {
+	cs := &v.cache
+	if cs.c == nil || !cs.dirty || cs.saving || v.store == nil {
+		return nil
+	}
+	if !now && !cs.saved.IsZero() && c.now().Sub(cs.saved) < saveEvery {
+		return nil
+	}
+	cs.saving, cs.dirty, cs.saved = true, false, c.now()
+	h := cache.Held{Store: v.store, Ranges: cs.ranges}
+	var order []int32
+	if v.orderSort == defaultSort && len(v.order) == v.store.Len() {
+		order = slices.Clone(v.order)
+	}
+	cc, ctx, at := cs.c, c.ctx, c.now()
+	return func() tea.Msg {
+		_, err := cache.Save(ctx, cc, h, order, defaultSort, at)
+		return txSavedMsg{err: err}
+	}
+}
+
+// txSavedMsg says a cache save finished.
+type txSavedMsg struct{ err error }
+
+// savedCache notes a save's end; rows that came meanwhile are saved
+// next, once the history is whole and no window is loading.
+func (v *txView) savedCache(c *viewContext, msg txSavedMsg) tea.Cmd {
+	v.cache.saving = false
+	if msg.err != nil {
+		if !errors.Is(msg.err, context.Canceled) {
+			c.setFlash("transactions: could not save the report cache: "+msg.err.Error(), true)
+		}
+		return nil
+	}
+	if v.cache.dirty && v.cache.ranges.Complete() && !v.cache.older {
+		return v.saveCached(c, true)
+	}
+	return nil
+}

@@ -1,0 +1,90 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/internal/report/cache"
+)
+
+// TestReportCacheOpensAndSyncsOnlyWhatIsNew: with no cache the report is
+// fetched newest window first and saved; the next start opens the cache
+// and asks the service only for what is new since its newest row (and
+// the recent past still in flight), never for the whole history again.
+func TestReportCacheOpensAndSyncsOnlyWhatIsNew(t *testing.T) {
+	const n = 3000 // 37 s apart: a day and more, so more than one window
+	fb := newFake(n)
+	base := fb.txs
+	settle := false
+	fb.txs = func(i int) api.Transaction {
+		if i >= n {
+			return newerRow(base, i, n)
+		}
+		t := base(i)
+		if t.Status == api.StateSubmitted && (i != 3 || settle) { // one row in flight, two minutes old, until it settles
+			t.Status, t.SettledAt = api.StateSettled, api.NewReportTime(t.SubmittedAt.Add(time.Minute))
+		}
+		return t
+	}
+	cc := cache.New(filepath.Join(t.TempDir(), "demo", cache.FileName), cache.Key{Profile: "demo", ServiceURL: "http://svc.test"})
+	h := newHarness(t, Options{Backend: fb, ReportRefresh: time.Minute, ReportCache: cc}, 120, 40)
+	h.key("2")
+	mustContain(t, h.view(), "3,000 of 3,000 transactions")
+	if strings.Contains(h.view(), "older history") {
+		t.Fatalf("history complete, yet:\n%s", h.view())
+	}
+	first := fb.queries[0]
+	if first.From.IsZero() || !first.To.IsZero() || fixedNow.Sub(first.From) > 25*time.Hour {
+		t.Fatalf("cold start asked first for %+v: want the last day", first)
+	}
+	for i := 1; i < len(fb.queries); i++ {
+		if q := fb.queries[i]; q.To.IsZero() || !q.To.Before(fb.queries[i-1].From) && !fb.queries[i-1].From.IsZero() {
+			t.Fatalf("window %d %+v does not lie below window %d %+v", i, q, i-1, fb.queries[i-1])
+		}
+	}
+	if fb.served != n {
+		t.Fatalf("cold start served %d rows for a report of %d", fb.served, n)
+	}
+	fi, err := os.Stat(cc.Path())
+	if err != nil {
+		t.Fatalf("no cache saved: %v", err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("cache mode %v", fi.Mode().Perm())
+	}
+
+	// A restart after ten new rows: one call, for the new rows and the
+	// little before them.
+	fb.setRows(n + 10)
+	settle = true
+	calls, served := fb.reportCalls(), fb.served
+	h2 := newHarness(t, Options{Backend: fb, ReportRefresh: time.Minute, ReportCache: cc}, 120, 40)
+	h2.key("2")
+	mustContain(t, h2.view(), "3,010 of 3,010 transactions")
+	if got := fb.reportCalls() - calls; got != 1 {
+		t.Fatalf("restart made %d report calls, want 1 (the sync)", got)
+	}
+	if got := fb.served - served; got > 10+4 {
+		t.Fatalf("restart was served %d rows, want the 10 new ones and the 4 since the one in flight", got)
+	}
+	if q := fb.queries[len(fb.queries)-1]; q.From.IsZero() {
+		t.Fatal("the sync asked for the whole report")
+	}
+	if st := h2.m.tx.store.Tx(findRow(h2, base(3).TransactionID)).Status; st != api.StateSettled {
+		t.Fatalf("the row cached in flight is %s after the sync, want settled", st)
+	}
+
+	// A cache of another service is not used: the report is fetched again.
+	other := cache.New(cc.Path(), cache.Key{Profile: "demo", ServiceURL: "http://elsewhere.test"})
+	calls, served = fb.reportCalls(), fb.served
+	h3 := newHarness(t, Options{Backend: fb, ReportRefresh: time.Minute, ReportCache: other}, 120, 40)
+	h3.key("2")
+	mustContain(t, h3.view(), "3,010 of 3,010 transactions")
+	if got := fb.served - served; got != n+10 {
+		t.Fatalf("with a foreign cache %d rows were served in %d calls, want the whole report", got, fb.reportCalls()-calls)
+	}
+}
