@@ -72,6 +72,9 @@ type txLoadedMsg struct {
 	step   txStep
 	ranges cache.Ranges
 	note   string
+	// unsorted: the cache opened had no order for this sort (saving it
+	// again with one spares the next start a sort).
+	unsorted bool
 }
 
 type txResultMsg struct {

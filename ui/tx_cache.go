@@ -57,11 +57,11 @@ func openCached(ctx context.Context, be Backend, cc *cache.Cache, gen uint64, wa
 		o, err := cc.Open(ctx)
 		if err == nil {
 			h := cache.FromOpened(o)
-			order := h.Order
+			order, sorted := h.Order, false
 			if order == nil || h.OrderSort != want {
-				order = h.Store.Sorted(h.Store.All(), want)
+				order, sorted = h.Store.Sorted(h.Store.All(), want), true
 			}
-			return txLoadedMsg{gen: gen, store: h.Store, order: order, sort: want, step: stepOpened, ranges: h.Ranges}
+			return txLoadedMsg{gen: gen, store: h.Store, order: order, sort: want, step: stepOpened, ranges: h.Ranges, unsorted: sorted}
 		}
 		if !errors.Is(err, cache.ErrNone) {
 			note = "report cache not used: " + cache.Describe(err)
@@ -126,7 +126,7 @@ func (v *txView) nextCached(c *viewContext, msg txLoadedMsg) tea.Cmd {
 	if msg.err == nil {
 		v.cache.ranges = msg.ranges
 	}
-	if msg.step != stepOpened && (msg.stats.Added > 0 || msg.stats.Updated > 0 || msg.step == stepWindow) {
+	if msg.unsorted || msg.step != stepOpened && (msg.stats.Added > 0 || msg.stats.Updated > 0 || msg.step == stepWindow) {
 		v.cache.dirty = true
 	}
 	if msg.err != nil {
