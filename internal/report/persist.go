@@ -52,7 +52,14 @@ func (s *Store) Snapshot() *Snapshot {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.idsBuilt && b.cur.n >= s.n {
+	if !b.idsBuilt {
+		// Built here, in the background save, so the first refresh
+		// after the next start need not: over a million rows that is a
+		// million random writes and every id read.
+		b.ids.build(&b.cur)
+		b.idsBuilt = true
+	}
+	if b.cur.n >= s.n {
 		// Entries go in in row order (build walks rows upwards, add
 		// appends), so a row of s never probes past an entry of a later
 		// row: clearing those keeps every chain of s intact.

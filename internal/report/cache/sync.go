@@ -30,9 +30,12 @@ func FromOpened(o *Opened) Held {
 func (h Held) Complete() bool { return h.Store != nil && h.Ranges.Complete() }
 
 // windows are the sizes of the windows a report is fetched in when
-// nothing is cached, newest first: the last day shows at once, then
-// each window reaches further back; the last one has no lower bound.
-var windows = []time.Duration{24 * time.Hour, 7 * 24 * time.Hour, 30 * 24 * time.Hour, 365 * 24 * time.Hour}
+// nothing is cached, newest first: the last day shows at once, then the
+// rest, with no lower bound. Measured at a million rows, each further
+// window cost its own request and a sort of everything held (3.5 s in
+// five windows against 2.8 s in one call); two keep the first screen
+// fast and the whole history near one call's time.
+var windows = []time.Duration{24 * time.Hour}
 
 // nextWindow is the query of the next older window below what h holds.
 func (h Held) nextWindow(now time.Time) (api.TransactionQuery, Range) {
