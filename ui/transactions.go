@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime/debug"
 	"sync/atomic"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -75,6 +76,7 @@ type txLoadedMsg struct {
 	// unsorted: the cache opened had no order for this sort (saving it
 	// again with one spares the next start a sort).
 	unsorted bool
+	written  time.Time // when the cache opened was written
 }
 
 type txResultMsg struct {

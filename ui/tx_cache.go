@@ -22,10 +22,11 @@ import (
 // time; what a step brought is saved back to the cache in the
 // background.
 
-// saveEvery is how often, at most, periodic refreshes that brought rows
-// rewrite the cache (a step that completes the history saves at once):
-// a rewrite costs the whole file, and a few minutes' rows are cheap to
-// fetch again on the next start.
+// saveEvery is how often, at most, syncs that brought a few rows rewrite
+// the cache (a fetched window saves at once, and so do changes to more
+// than a twentieth of the rows): a rewrite costs the whole file, on the
+// dashboard's core, while a few minutes' rows are cheap to fetch again on
+// the next start.
 const saveEvery = 10 * time.Minute
 
 // txStep says what a cache-mode txLoadedMsg did.
@@ -45,8 +46,12 @@ type cacheState struct {
 	older  bool // an older window is being fetched
 	synced bool // the first sync after opening has run
 	saving bool
-	dirty  bool // rows changed since the last save
-	saved  time.Time
+	// changed counts the rows added or updated since the last save;
+	// must says a save is due whatever their number (a window fetched,
+	// an order to persist).
+	changed int
+	must    bool
+	saved   time.Time // when the cache file was last written
 }
 
 // openCached opens the cache, or when there is none (or it may not be
@@ -61,7 +66,7 @@ func openCached(ctx context.Context, be Backend, cc *cache.Cache, gen uint64, wa
 			if order == nil || h.OrderSort != want {
 				order, sorted = h.Store.Sorted(h.Store.All(), want), true
 			}
-			return txLoadedMsg{gen: gen, store: h.Store, order: order, sort: want, step: stepOpened, ranges: h.Ranges, unsorted: sorted}
+			return txLoadedMsg{gen: gen, store: h.Store, order: order, sort: want, step: stepOpened, ranges: h.Ranges, unsorted: sorted, written: o.Meta.Written}
 		}
 		if !errors.Is(err, cache.ErrNone) {
 			note = "report cache not used: " + cache.Describe(err)
@@ -126,8 +131,12 @@ func (v *txView) nextCached(c *viewContext, msg txLoadedMsg) tea.Cmd {
 	if msg.err == nil {
 		v.cache.ranges = msg.ranges
 	}
-	if msg.unsorted || msg.step != stepOpened && (msg.stats.Added > 0 || msg.stats.Updated > 0 || msg.step == stepWindow) {
-		v.cache.dirty = true
+	if msg.step == stepOpened {
+		v.cache.saved = msg.written
+	}
+	v.cache.changed += msg.stats.Added + msg.stats.Updated
+	if msg.unsorted || msg.step == stepWindow {
+		v.cache.must = true
 	}
 	if msg.err != nil {
 		return nil // the flash says so; the next refresh tries again
@@ -136,25 +145,26 @@ func (v *txView) nextCached(c *viewContext, msg txLoadedMsg) tea.Cmd {
 	case msg.step == stepOpened:
 		return v.syncCached(c, stepSync)
 	case !v.cache.ranges.Complete():
-		return tea.Batch(v.saveCached(c, false), v.syncCached(c, stepWindow))
+		return tea.Batch(v.saveCached(c), v.syncCached(c, stepWindow))
 	}
-	first := !v.cache.synced
 	v.cache.synced = true
-	return v.saveCached(c, first || msg.step == stepWindow)
+	return v.saveCached(c)
 }
 
-// saveCached writes the report to the cache in the background, when
-// rows changed since the last save and (unless now) saveEvery has
-// passed. The order is copied: the view recycles its arrays.
-func (v *txView) saveCached(c *viewContext, now bool) tea.Cmd {
+// saveCached writes the report to the cache in the background when a
+// save is due: a window fetched, or rows changed and either saveEvery
+// has passed since the file was written or they are many. The order is
+// copied: the view recycles its arrays.
+func (v *txView) saveCached(c *viewContext) tea.Cmd {
 	cs := &v.cache
-	if cs.c == nil || !cs.dirty || cs.saving || v.store == nil {
+	if cs.c == nil || cs.saving || v.store == nil {
 		return nil
 	}
-	if !now && !cs.saved.IsZero() && c.now().Sub(cs.saved) < saveEvery {
+	due := cs.must || cs.changed > 0 && (c.now().Sub(cs.saved) >= saveEvery || cs.changed >= max(v.store.Len()/20, 1000))
+	if !due {
 		return nil
 	}
-	cs.saving, cs.dirty, cs.saved = true, false, c.now()
+	cs.saving, cs.must, cs.changed, cs.saved = true, false, 0, c.now()
 	h := cache.Held{Store: v.store, Ranges: cs.ranges}
 	var order []int32
 	if v.orderSort == defaultSort && len(v.order) == v.store.Len() {
@@ -175,13 +185,14 @@ type txSavedMsg struct{ err error }
 func (v *txView) savedCache(c *viewContext, msg txSavedMsg) tea.Cmd {
 	v.cache.saving = false
 	if msg.err != nil {
+		v.cache.must = true
 		if !errors.Is(msg.err, context.Canceled) {
 			c.setFlash("transactions: could not save the report cache: "+msg.err.Error(), true)
 		}
 		return nil
 	}
-	if v.cache.dirty && v.cache.ranges.Complete() && !v.cache.older {
-		return v.saveCached(c, true)
+	if v.cache.ranges.Complete() && !v.cache.older {
+		return v.saveCached(c)
 	}
 	return nil
 }

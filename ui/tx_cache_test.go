@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,6 +62,7 @@ func TestReportCacheOpensAndSyncsOnlyWhatIsNew(t *testing.T) {
 	// little before them.
 	fb.setRows(n + 10)
 	settle = true
+	written, _ := os.ReadFile(cc.Path())
 	calls, served := fb.reportCalls(), fb.served
 	h2 := newHarness(t, Options{Backend: fb, ReportRefresh: time.Minute, ReportCache: cc}, 120, 40)
 	h2.key("2")
@@ -76,6 +78,11 @@ func TestReportCacheOpensAndSyncsOnlyWhatIsNew(t *testing.T) {
 	}
 	if st := h2.m.tx.store.Tx(findRow(h2, base(3).TransactionID)).Status; st != api.StateSettled {
 		t.Fatalf("the row cached in flight is %s after the sync, want settled", st)
+	}
+	// Eleven rows changed, minutes after the cache was written: not
+	// worth rewriting it (the next start fetches them again, cheaply).
+	if now, _ := os.ReadFile(cc.Path()); !bytes.Equal(now, written) {
+		t.Fatal("a sync of eleven rows rewrote the cache")
 	}
 
 	// A cache of another service is not used: the report is fetched again.
