@@ -158,7 +158,26 @@ func (c *Cache) Open(ctx context.Context) (*Opened, error) {
 		return nil, fmt.Errorf("%w: %d rows, the header says %d", ErrTorn, d.Store.Len(), meta.Rows)
 	}
 	meta.Bytes = st.Size()
+	go prefault(data)
 	return &Opened{Meta: meta, Decoded: d}, nil
+}
+
+// prefault maps the whole file into the process in the background,
+// after the first screen has what it needs: otherwise the first filter
+// over every row takes each page's fault itself (measured at a million
+// rows: a first keystroke of 140 ms against 67 ms with the rows on the
+// heap). The pages are the file's (page cache), not the process's own
+// memory: they count in VmRSS, not RssAnon, and the kernel may drop them.
+func prefault(data []byte) {
+	if err := unix.Madvise(data, unix.MADV_POPULATE_READ); err == nil {
+		return
+	}
+	// Kernels before 5.14: a read of each page does the same.
+	var sink byte
+	for i := 0; i < len(data); i += 4096 {
+		sink ^= data[i]
+	}
+	_ = sink
 }
 
 // Stat reads the header only: what `paydash cache status` shows. It
