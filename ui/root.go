@@ -258,8 +258,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.followPayout()
 		return m, m.tracker.lookup(c, m.tx.report()) // the payouts that came meanwhile
 	case txResultMsg:
-		m.tx.result(c, msg)
-		return m, nil
+		return m, m.tx.result(c, msg)
 	case spareMsg:
 		m.tx.spare(msg)
 		return m, nil

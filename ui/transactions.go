@@ -35,7 +35,11 @@ type txView struct {
 	order     []int32 // every row, sorted by orderSort
 	orderSort report.SortKey
 
-	idx         []int32 // the rows on screen (filtered, sorted)
+	idx []int32 // the rows on screen (filtered, sorted)
+	// preview, while a filter over a big report runs, is its matches
+	// among the first rows of the order (see computeReq.start), shown
+	// until the whole result replaces them; nil otherwise.
+	preview     []int32
 	applied     report.Query
 	appliedSort report.SortKey
 	// totals are the per-currency totals of the rows on screen.
@@ -92,6 +96,10 @@ type txResultMsg struct {
 	err       error
 	// dst is the array the request was given to write into.
 	dst []int32
+	// partial marks a preview (idx: the first matches); more computes
+	// the whole result.
+	partial bool
+	more    tea.Cmd
 }
 
 func newTxView() txView {
@@ -269,7 +277,39 @@ func (v *txView) recompute(c *viewContext, keepSel bool) tea.Cmd {
 	if keepSel {
 		req.base = nil // the store changed: nothing to narrow from
 	}
-	return func() tea.Msg { return req.run() }
+	v.preview = nil
+	return func() tea.Msg { return req.start() }
+}
+
+// A filter over at least previewFrom candidates first shows its matches
+// among the first previewScan of them (in the order shown: the top of
+// the screen), then the whole result: at ten million rows a whole pass
+// takes most of a second, the first rows on screen a few milliseconds.
+const (
+	previewFrom = 500_000
+	previewScan = 1 << 16
+)
+
+// start runs the request, first as a preview when it is big.
+func (r computeReq) start() tea.Msg {
+	var cands []int32
+	switch {
+	case r.base != nil && r.q.Narrows(&r.baseQ) && r.sort == r.baseSort:
+		cands = r.base
+	case r.base != nil && r.q.Equal(&r.baseQ):
+		// A new sort of the same rows: nothing to preview.
+	case r.order != nil && r.orderSort == r.sort:
+		cands = r.order
+	}
+	if len(cands) < previewFrom {
+		return r.run()
+	}
+	stale := func() bool { return r.cur.Load() != r.gen }
+	idx, _, err := r.store.Select(cands[:previewScan], r.store.Resolve(r.q), stale)
+	if err != nil {
+		return r.run() // superseded: run says so at once
+	}
+	return txResultMsg{gen: r.gen, partial: true, idx: idx, more: func() tea.Msg { return r.run() }}
 }
 
 type computeReq struct {
@@ -323,12 +363,21 @@ func (r computeReq) run() txResultMsg {
 	return res
 }
 
-func (v *txView) result(c *viewContext, msg txResultMsg) {
+func (v *txView) result(c *viewContext, msg txResultMsg) tea.Cmd {
+	if msg.partial {
+		if msg.gen != v.gen.Load() {
+			v.results.done() // superseded: the request ends with its preview
+			return nil
+		}
+		v.preview = msg.idx
+		return msg.more
+	}
+	v.preview = nil
 	v.results.done()
 	if msg.gen != v.gen.Load() || msg.err != nil {
 		v.results.retire(msg.idx, v.idx, v.order)
 		v.results.retire(msg.dst, v.idx, v.order)
-		return // superseded
+		return nil // superseded
 	}
 	// Only a filter's result is handed back: without a filter the rows on
 	// screen are the report's order, so refreshes leave the dashboard's
@@ -375,6 +424,7 @@ func (v *txView) result(c *viewContext, msg txResultMsg) {
 		v.nav.cursor, v.nav.top = 0, 0
 	}
 	v.nav.clamp(len(v.idx), v.pageH)
+	return nil
 }
 
 // report is the loaded report (nil before the first load), shared read

@@ -81,7 +81,9 @@ func openCached(ctx context.Context, be Backend, cc *cache.Cache, gen uint64, wa
 // the recent past, or the next older window.
 func (v *txView) syncCached(c *viewContext, step txStep) tea.Cmd {
 	be := c.backend
-	if be == nil || v.store == nil || v.loading || v.refreshing {
+	// One step at a time: a periodic refresh while an older window
+	// loads would cancel it.
+	if be == nil || v.store == nil || v.loading || v.refreshing || v.cache.older {
 		return nil
 	}
 	ctx, gen := v.startLoad(c)
@@ -173,12 +175,26 @@ func (v *txView) saveCached(c *viewContext) tea.Cmd {
 	cc, ctx, at := cs.c, c.ctx, c.now()
 	return func() tea.Msg {
 		_, err := cache.Save(ctx, cc, h, order, defaultSort, at)
-		return txSavedMsg{err: err}
+		msg := txSavedMsg{err: err, store: h.Store}
+		if err == nil && h.Store.Len() >= bigReport {
+			// The report just written, mapped: the same rows, so the
+			// view may read them there and hand the heap's copy back
+			// (a cold start's rows are built on the heap).
+			if o, oerr := cc.Open(ctx); oerr == nil && o.Decoded.Store.Len() == h.Store.Len() {
+				msg.mapped = o.Decoded.Store
+			}
+		}
+		return msg
 	}
 }
 
-// txSavedMsg says a cache save finished.
-type txSavedMsg struct{ err error }
+// txSavedMsg says a cache save finished; mapped, when not nil, is the
+// saved report read back from the file (store's rows, mapped).
+type txSavedMsg struct {
+	err    error
+	store  *report.Store
+	mapped *report.Store
+}
 
 // savedCache notes a save's end; rows that came meanwhile are saved
 // next, once the history is whole and no window is loading.
@@ -191,8 +207,16 @@ func (v *txView) savedCache(c *viewContext, msg txSavedMsg) tea.Cmd {
 		}
 		return nil
 	}
-	if v.cache.ranges.Complete() && !v.cache.older {
-		return v.saveCached(c)
+	var release tea.Cmd
+	if msg.mapped != nil && msg.store == v.store && !v.loading && !v.refreshing && !v.cache.older {
+		// Nothing changed the report since it was saved: the mapped copy
+		// replaces the heap's, row for row (row numbers, the order and
+		// the filter's results stay valid), and the heap's is released.
+		v.store = msg.mapped
+		release = releaseMemory(v.store.Len())
 	}
-	return nil
+	if v.cache.ranges.Complete() && !v.cache.older {
+		return tea.Batch(release, v.saveCached(c))
+	}
+	return release
 }

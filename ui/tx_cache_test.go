@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,5 +94,79 @@ func TestReportCacheOpensAndSyncsOnlyWhatIsNew(t *testing.T) {
 	mustContain(t, h3.view(), "3,010 of 3,010 transactions")
 	if got := fb.served - served; got != n+10 {
 		t.Fatalf("with a foreign cache %d rows were served in %d calls, want the whole report", got, fb.reportCalls()-calls)
+	}
+}
+
+// TestBigFilterPreviewsItsFirstMatches: over a big report a filter first
+// shows its matches among the top rows of the order (marked as such),
+// then the whole result, which is what a filter without preview finds.
+func TestBigFilterPreviewsItsFirstMatches(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads 600,000 rows")
+	}
+	h := newHarness(t, Options{Backend: newFake(600_000)}, 120, 40)
+	h.key("2")
+	h.key("/")
+	v := &h.m.tx
+	c := h.m.c()
+	v.filter.set("ada")
+	gen := v.gen.Add(1)
+	req := computeReq{store: v.store, gen: gen, cur: v.gen, q: v.parse(c), sort: v.sort,
+		base: v.idx, baseQ: v.applied, baseSort: v.appliedSort, order: v.order, orderSort: v.orderSort}
+	msg, ok := req.start().(txResultMsg)
+	if !ok || !msg.partial || len(msg.idx) == 0 || msg.more == nil {
+		t.Fatalf("no preview: %+v", msg.partial)
+	}
+	v.busy = true
+	cmd := v.result(c, msg)
+	mustContain(t, h.view(), "first "+itoa(len(msg.idx))+" matches of 600,000 transactions", "filtering")
+	full, _ := cmd().(txResultMsg)
+	want := req.run()
+	if full.partial || len(full.idx) != len(want.idx) || len(full.idx) <= len(msg.idx) {
+		t.Fatalf("whole result %d rows, a pass without preview %d, the preview %d", len(full.idx), len(want.idx), len(msg.idx))
+	}
+	for i := range msg.idx { // the preview is the head of the whole result
+		if msg.idx[i] != full.idx[i] {
+			t.Fatalf("preview row %d is %d, the whole result's %d", i, msg.idx[i], full.idx[i])
+		}
+	}
+	v.result(c, full)
+	if strings.Contains(h.view(), "matches of") {
+		t.Fatal("the preview mark stayed after the whole result")
+	}
+}
+
+// TestColdStartHandsItsRowsToTheCache: a big report fetched with no
+// cache is saved and then read from the file (its heap copy released);
+// the dashboard goes on refreshing it as before.
+func TestColdStartHandsItsRowsToTheCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads 120,000 rows")
+	}
+	const n = 120_000
+	fb := newFake(n)
+	base := fb.txs
+	fb.txs = func(i int) api.Transaction {
+		if i >= n {
+			return newerRow(base, i, n)
+		}
+		return base(i)
+	}
+	cc := cache.New(filepath.Join(t.TempDir(), cache.FileName), cache.Key{Profile: "demo", ServiceURL: "http://svc.test"})
+	h := newHarness(t, Options{Backend: fb, ReportRefresh: time.Minute, ReportCache: cc}, 120, 40)
+	h.key("2")
+	mustContain(t, h.view(), "120,000 of 120,000 transactions")
+	o, err := cc.Open(context.Background())
+	if err != nil || o.Meta.Rows != n {
+		t.Fatalf("cache after a cold start: %v", err)
+	}
+	if !h.m.tx.store.Mapped() {
+		t.Fatal("the view kept the heap's rows after saving them")
+	}
+	fb.setRows(n + 5)
+	h.advance(time.Minute)
+	mustContain(t, h.view(), "120,005 of 120,005 transactions")
+	if findRow(h, newerRow(base, n+4, n).TransactionID) < 0 || !h.m.tx.store.Mapped() {
+		t.Fatal("the newest row is not in the refreshed report")
 	}
 }

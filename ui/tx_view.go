@@ -50,6 +50,9 @@ func (v *txView) view(c *viewContext, w, h int) string {
 			dir = "↓"
 		}
 		info = itoa(len(v.idx)) + " of " + itoa(total) + " transactions · sorted by " + report.ColumnNames[v.sort.Col] + " " + dir
+		if v.busy && v.preview != nil {
+			info = "first " + itoa(len(v.preview)) + " matches of " + itoa(total) + " transactions · sorted by " + report.ColumnNames[v.sort.Col] + " " + dir
+		}
 		if v.busy {
 			info += " · " + c.st.warn.Render("filtering…")
 		}
@@ -107,12 +110,18 @@ func (v *txView) view(c *viewContext, w, h int) string {
 	v.nav.clamp(len(v.idx), rowsH)
 	loc := c.now().Location()
 	row := newTxRow(specs[:], ws)
-	end := min(v.nav.top+rowsH, len(v.idx))
-	for p := v.nav.top; p < end; p++ {
-		b.WriteString(row.render(c, v.store, v.idx[p], p == v.nav.cursor, loc, w))
+	shown, top, cursor := v.idx, v.nav.top, v.nav.cursor
+	if v.busy && v.preview != nil {
+		// A big filter's first matches, from the top, until its whole
+		// result comes (which starts at the top too).
+		shown, top, cursor = v.preview, 0, 0
+	}
+	end := min(top+rowsH, len(shown))
+	for p := top; p < end; p++ {
+		b.WriteString(row.render(c, v.store, shown[p], p == cursor, loc, w))
 		b.WriteByte('\n')
 	}
-	if v.store != nil && len(v.idx) == 0 {
+	if v.store != nil && len(shown) == 0 {
 		b.WriteString(c.st.muted.Render("No transactions match the filter. "+keyOf(c.keys.Back)+" clears it.") + "\n")
 	}
 	if v.detail {

@@ -176,7 +176,7 @@ func Decode(data []byte) (d Decoded, err error) {
 	b := &builder{nameIndex: map[string]uint32{}, ibanIndex: map[string]uint32{}}
 	s := &b.cur
 	s.b = b
-	s.n, s.newest, s.idsHex = n, newest, idsHex
+	s.n, s.newest, s.idsHex, s.mapped = n, newest, idsHex, true
 	b.pendingMin = pendingMin
 	for k := range numEnums {
 		s.enums[k] = r.strings()
@@ -238,6 +238,11 @@ func Decode(data []byte) (d Decoded, err error) {
 	d.Store = b.publish()
 	return d, nil
 }
+
+// Mapped reports whether the store's rows were read back by Decode (its
+// columns lie in the persisted file's bytes) rather than built on the
+// heap; a refresh of such a store is too.
+func (s *Store) Mapped() bool { return s != nil && s.mapped }
 
 // pendingMinOf is builder.recomputePending for a published Store.
 func pendingMinOf(s *Store) int64 {

@@ -112,6 +112,9 @@ type Store struct {
 	// query with any other character need not look at ids.
 	idsHex bool
 	b      *builder
+	// mapped: the columns were read back from a persisted file (Decode)
+	// rather than built on the heap.
+	mapped bool
 	// allTotals caches the totals of every row.
 	allTotals *totalsCache
 }

@@ -164,6 +164,9 @@ func TestCacheRoundTrip(t *testing.T) {
 		t.Fatalf("opened %d rows, ranges %+v", o.Meta.Rows, got.Ranges)
 	}
 	sameAsService(t, e, got.Store)
+	if !got.Store.Mapped() || h.Store.Mapped() {
+		t.Fatal("the opened store is not read from the file")
+	}
 	want := h.Store.Sorted(h.Store.All(), newestFirst)
 	if len(got.Order) != len(want) || got.OrderSort != newestFirst {
 		t.Fatalf("order of %d rows by %+v", len(got.Order), got.OrderSort)
