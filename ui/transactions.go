@@ -81,6 +81,7 @@ type txLoadedMsg struct {
 	// again with one spares the next start a sort).
 	unsorted bool
 	written  time.Time // when the cache opened was written
+	partial  bool      // the store may hold rows of a window cut off
 }
 
 type txResultMsg struct {
@@ -193,6 +194,11 @@ func loadStore(ctx context.Context, be Backend, gen uint64, want report.SortKey,
 
 func (v *txView) loaded(c *viewContext, msg txLoadedMsg) tea.Cmd {
 	if msg.gen != v.loadGen {
+		if msg.step == stepWindow && msg.stats.Added > 0 && msg.refresh {
+			// Its rows are in the report's builder, which the next step
+			// publishes: the window must then be merged, not appended.
+			v.cache.partial = true
+		}
 		return nil // a newer load replaced this one
 	}
 	v.loading, v.refreshing, v.cache.older = false, false, false

@@ -52,6 +52,9 @@ type cacheState struct {
 	changed int
 	must    bool
 	saved   time.Time // when the cache file was last written
+	// partial: the store may hold rows of a window cut off (see
+	// cache.Held.Partial).
+	partial bool
 }
 
 // openCached opens the cache, or when there is none (or it may not be
@@ -66,7 +69,7 @@ func openCached(ctx context.Context, be Backend, cc *cache.Cache, gen uint64, wa
 			if order == nil || h.OrderSort != want {
 				order, sorted = h.Store.Sorted(h.Store.All(), want), true
 			}
-			return txLoadedMsg{gen: gen, store: h.Store, order: order, sort: want, step: stepOpened, ranges: h.Ranges, unsorted: sorted, written: o.Meta.Written}
+			return txLoadedMsg{gen: gen, store: h.Store, order: order, sort: want, step: stepOpened, ranges: h.Ranges, unsorted: sorted, written: o.Meta.Written, partial: h.Partial}
 		}
 		if !errors.Is(err, cache.ErrNone) {
 			note = "report cache not used: " + cache.Describe(err)
@@ -74,7 +77,7 @@ func openCached(ctx context.Context, be Backend, cc *cache.Cache, gen uint64, wa
 	}
 	h, _, err := cache.Older(ctx, be, cache.Held{}, now, counter)
 	return txLoadedMsg{gen: gen, store: h.Store, order: h.Store.Sorted(h.Store.All(), want), sort: want, err: err,
-		step: stepWindow, ranges: h.Ranges, note: note}
+		step: stepWindow, ranges: h.Ranges, note: note, partial: h.Partial}
 }
 
 // syncCached runs one cache-mode step on the report held: the sync of
@@ -91,7 +94,7 @@ func (v *txView) syncCached(c *viewContext, step txStep) tea.Cmd {
 	v.cache.older = step == stepWindow
 	counter := new(atomic.Int64)
 	v.loadCount = counter
-	h := cache.Held{Store: v.store, Ranges: v.cache.ranges}
+	h := cache.Held{Store: v.store, Ranges: v.cache.ranges, Partial: v.cache.partial}
 	want, order, orderSort := v.sort, v.order, v.orderSort
 	now := c.now()
 	return func() tea.Msg {
@@ -103,7 +106,7 @@ func (v *txView) syncCached(c *viewContext, step txStep) tea.Cmd {
 		} else {
 			next, ms, err = cache.Older(ctx, be, h, now, counter)
 		}
-		msg := txLoadedMsg{gen: gen, store: next.Store, sort: want, err: err, refresh: true, stats: ms, step: step, ranges: next.Ranges}
+		msg := txLoadedMsg{gen: gen, store: next.Store, sort: want, err: err, refresh: true, stats: ms, step: step, ranges: next.Ranges, partial: next.Partial}
 		msg.order = reorder(next.Store, order, orderSort, want, ms.Changed)
 		return msg
 	}
@@ -133,6 +136,7 @@ func (v *txView) nextCached(c *viewContext, msg txLoadedMsg) tea.Cmd {
 	if msg.err == nil {
 		v.cache.ranges = msg.ranges
 	}
+	v.cache.partial = msg.partial
 	if msg.step == stepOpened {
 		v.cache.saved = msg.written
 	}
@@ -167,7 +171,7 @@ func (v *txView) saveCached(c *viewContext) tea.Cmd {
 		return nil
 	}
 	cs.saving, cs.must, cs.changed, cs.saved = true, false, 0, c.now()
-	h := cache.Held{Store: v.store, Ranges: cs.ranges}
+	h := cache.Held{Store: v.store, Ranges: cs.ranges, Partial: cs.partial}
 	var order []int32
 	if v.orderSort == defaultSort && len(v.order) == v.store.Len() {
 		order = slices.Clone(v.order)

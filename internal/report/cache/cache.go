@@ -78,11 +78,14 @@ type Key struct {
 
 // Meta is what the header says besides the key.
 type Meta struct {
-	Format  int    `json:"format"`
-	Layout  int    `json:"layout"`
-	Key     Key    `json:"key"`
-	Rows    int    `json:"rows"`
-	Ranges  Ranges `json:"ranges"`
+	Format int    `json:"format"`
+	Layout int    `json:"layout"`
+	Key    Key    `json:"key"`
+	Rows   int    `json:"rows"`
+	Ranges Ranges `json:"ranges"`
+	// Partial: rows of a window cut off are held beyond Ranges (see
+	// Held.Partial).
+	Partial bool `json:"partial,omitempty"`
 	Written time.Time
 	// Bytes is the file's size (set by Open and Save, not stored).
 	Bytes int64 `json:"-"`
@@ -283,7 +286,7 @@ func checkPayload(ctx context.Context, f *os.File, n int64, want uint32) error {
 // Save writes snap as the cache, atomically: a temporary file (mode
 // 0600) beside the cache, synced, then renamed over it. A cut-off Save
 // leaves the old cache as it was (and a temporary file Clear removes).
-func (c *Cache) Save(ctx context.Context, snap *report.Snapshot, ranges Ranges, now time.Time) (Meta, error) {
+func (c *Cache) Save(ctx context.Context, snap *report.Snapshot, ranges Ranges, partial bool, now time.Time) (Meta, error) {
 	dir := filepath.Dir(c.path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return Meta{}, fmt.Errorf("write report cache: %w", err)
@@ -302,7 +305,7 @@ func (c *Cache) Save(ctx context.Context, snap *report.Snapshot, ranges Ranges, 
 	if err := f.Chmod(0o600); err != nil {
 		return Meta{}, fmt.Errorf("write report cache: %w", err)
 	}
-	meta := Meta{Format: Format, Layout: report.LayoutVersion, Key: c.key, Rows: snap.Store().Len(), Ranges: ranges.compact(maxRanges), Written: now.UTC()}
+	meta := Meta{Format: Format, Layout: report.LayoutVersion, Key: c.key, Rows: snap.Store().Len(), Ranges: ranges.compact(maxRanges), Partial: partial, Written: now.UTC()}
 	rawMeta, err := json.Marshal(meta)
 	if err != nil {
 		return Meta{}, err

@@ -392,3 +392,55 @@ func TestRestartFetchesOnlyWhatIsNew(t *testing.T) {
 	sameAsService(t, e, next.Store)
 	t.Logf("whole report %d bytes; restart after 40 new rows: %d bytes, %d rows seen", full, served, ms.Seen)
 }
+
+// cutOff streams from src and fails after n rows, as a connection cut
+// in the middle of a report does.
+type cutOff struct {
+	src report.Source
+	n   int
+}
+
+func (c cutOff) StreamTransactions(ctx context.Context, q api.TransactionQuery, fn func(api.Transaction) error) error {
+	k := 0
+	return c.src.StreamTransactions(ctx, q, func(t api.Transaction) error {
+		if k++; k > c.n {
+			return errors.New("connection reset")
+		}
+		return fn(t)
+	})
+}
+
+// TestWindowCutOffIsMergedNotDuplicated: a window of history cut off in
+// the middle leaves its rows held, marked partial (in the cache too);
+// fetched again, it is merged by id, so no row is held twice.
+func TestWindowCutOffIsMergedNotDuplicated(t *testing.T) {
+	e := newEnv(t, 5_000)
+	h, _, err := cache.Older(context.Background(), e.client, cache.Held{}, e.clk.Now(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := h.Store.Len()
+	h, ms, err := cache.Older(context.Background(), cutOff{e.client, 700}, h, e.clk.Now(), nil)
+	if err == nil || ms.Added != 700 || !h.Partial || h.Complete() {
+		t.Fatalf("cut-off window: %v, %+v, partial %t", err, ms, h.Partial)
+	}
+	c := cache.New(filepath.Join(t.TempDir(), cache.FileName), cache.Key{Profile: "p", ServiceURL: e.url})
+	save(t, c, h, e.clk.Now())
+	o, err := c.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h = cache.FromOpened(o)
+	if !h.Partial || h.Store.Len() != first+700 {
+		t.Fatalf("reopened: partial %t, %d rows", h.Partial, h.Store.Len())
+	}
+	for !h.Complete() {
+		if h, _, err = cache.Older(context.Background(), e.client, h, e.clk.Now(), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h.Partial {
+		t.Fatal("still partial once the window was fetched whole")
+	}
+	sameAsService(t, e, h.Store)
+}

@@ -18,11 +18,15 @@ type Held struct {
 	// store just opened from the cache, else nil.
 	Order     []int32
 	OrderSort report.SortKey
+	// Partial: the store may hold rows of a window whose fetch was cut
+	// off (not in Ranges); the next window is merged by transaction id
+	// rather than appended, so none is held twice.
+	Partial bool
 }
 
 // FromOpened is the report an opened cache holds.
 func FromOpened(o *Opened) Held {
-	return Held{Store: o.Decoded.Store, Ranges: o.Meta.Ranges, Order: o.Decoded.Order, OrderSort: o.Decoded.OrderSort}
+	return Held{Store: o.Decoded.Store, Ranges: o.Meta.Ranges, Order: o.Decoded.Order, OrderSort: o.Decoded.OrderSort, Partial: o.Meta.Partial}
 }
 
 // Complete reports whether the whole history is held (no older window
@@ -57,9 +61,10 @@ func (h Held) nextWindow(now time.Time) (api.TransactionQuery, Range) {
 
 // Older fetches the next older window of history (the first, newest
 // window when nothing is held) and appends it. Windows never overlap
-// what is held, so nothing is merged. progress, when not nil, counts rows
-// as they arrive. On an error the rows received are kept in the result
-// but the window is not recorded as held (the next sync asks again).
+// what is held, so nothing is merged, unless h is Partial. progress,
+// when not nil, counts rows as they arrive. On an error the rows
+// received are kept in the result, which is then Partial, and the window
+// is not recorded as held: the next call asks for it again and merges.
 func Older(ctx context.Context, src report.Source, h Held, now time.Time, progress *atomic.Int64) (Held, report.MergeStats, error) {
 	if h.Complete() {
 		return h, report.MergeStats{}, nil
@@ -69,8 +74,15 @@ func Older(ctx context.Context, src report.Source, h Held, now time.Time, progre
 	if st == nil {
 		st = report.New(0)
 	}
-	next, ms, err := st.Append(ctx, src, q, progress)
-	out := Held{Store: next, Ranges: h.Ranges}
+	var next *report.Store
+	var ms report.MergeStats
+	var err error
+	if h.Partial {
+		next, ms, err = st.Merge(ctx, src, q, progress)
+	} else {
+		next, ms, err = st.Append(ctx, src, q, progress)
+	}
+	out := Held{Store: next, Ranges: h.Ranges, Partial: err != nil && (h.Partial || ms.Added > 0)}
 	if err == nil {
 		out.Ranges = h.Ranges.Add(r)
 	}
@@ -89,7 +101,7 @@ func Sync(ctx context.Context, src report.Source, h Held, now time.Time) (Held, 
 	}
 	from := h.Store.Since()
 	next, ms, err := h.Store.Refresh(ctx, src)
-	out := Held{Store: next, Ranges: h.Ranges}
+	out := Held{Store: next, Ranges: h.Ranges, Partial: h.Partial}
 	if err == nil {
 		out.Ranges = h.Ranges.Add(Range{From: from, To: now.UTC(), Fetched: now.UTC()})
 		if from.IsZero() { // an empty report: the service has nothing at all
@@ -105,5 +117,5 @@ func Sync(ctx context.Context, src report.Source, h Held, now time.Time) (Held, 
 func Save(ctx context.Context, c *Cache, h Held, order []int32, sort report.SortKey, now time.Time) (Meta, error) {
 	snap := h.Store.Snapshot()
 	snap.Order, snap.OrderSort = order, sort
-	return c.Save(ctx, snap, h.Ranges, now)
+	return c.Save(ctx, snap, h.Ranges, h.Partial, now)
 }
