@@ -82,6 +82,10 @@ type txLoadedMsg struct {
 	unsorted bool
 	written  time.Time // when the cache opened was written
 	partial  bool      // the store may hold rows of a window cut off
+	// verify checks an opened cache (stepOpened); damaged says the check
+	// failed: the rows shown are dropped and the report fetched again.
+	verify  func(context.Context) error
+	damaged bool
 }
 
 type txResultMsg struct {
@@ -129,8 +133,8 @@ func (v *txView) load(c *viewContext) tea.Cmd {
 	v.loadErr = nil
 	want := v.sort
 	if cc := c.opts.ReportCache; cc != nil {
+		ignore, now := v.store != nil || v.cache.skip, c.now()
 		v.cache = cacheState{c: cc, saved: v.cache.saved}
-		ignore, now := v.store != nil, c.now()
 		return func() tea.Msg {
 			return openCached(ctx, be, cc, gen, want, now, counter, ignore)
 		}
@@ -204,6 +208,13 @@ func (v *txView) loaded(c *viewContext, msg txLoadedMsg) tea.Cmd {
 	v.loading, v.refreshing, v.cache.older = false, false, false
 	if msg.note != "" {
 		c.setFlash("transactions: "+msg.note, false)
+	}
+	if msg.damaged {
+		c.setFlash("transactions: report cache not used: "+cache.Describe(msg.err), true)
+		v.cache.skip = true
+		v.gen.Add(1) // results computed on the dropped rows are stale
+		v.store, v.idx, v.order = nil, nil, nil
+		return v.load(c)
 	}
 	if v.loadCancel != nil {
 		v.loadCancel()

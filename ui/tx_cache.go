@@ -55,6 +55,10 @@ type cacheState struct {
 	// partial: the store may hold rows of a window cut off (see
 	// cache.Held.Partial).
 	partial bool
+	// verify checks the cache just opened; the first sync runs it.
+	verify func(context.Context) error
+	// skip: the cache failed its check; the next load ignores it.
+	skip bool
 }
 
 // openCached opens the cache, or when there is none (or it may not be
@@ -62,14 +66,16 @@ type cacheState struct {
 func openCached(ctx context.Context, be Backend, cc *cache.Cache, gen uint64, want report.SortKey, now time.Time, counter *atomic.Int64, ignore bool) txLoadedMsg {
 	var note string
 	if !ignore {
-		o, err := cc.Open(ctx)
+		// Mapped, not yet checksummed: the first sync verifies it
+		// before anything else (see cache.Map).
+		o, err := cc.Map(ctx)
 		if err == nil {
 			h := cache.FromOpened(o)
 			order, sorted := h.Order, false
 			if order == nil || h.OrderSort != want {
 				order, sorted = h.Store.Sorted(h.Store.All(), want), true
 			}
-			return txLoadedMsg{gen: gen, store: h.Store, order: order, sort: want, step: stepOpened, ranges: h.Ranges, unsorted: sorted, written: o.Meta.Written, partial: h.Partial}
+			return txLoadedMsg{gen: gen, store: h.Store, order: order, sort: want, step: stepOpened, ranges: h.Ranges, unsorted: sorted, written: o.Meta.Written, partial: h.Partial, verify: o.Verify}
 		}
 		if !errors.Is(err, cache.ErrNone) {
 			note = "report cache not used: " + cache.Describe(err)
@@ -97,7 +103,14 @@ func (v *txView) syncCached(c *viewContext, step txStep) tea.Cmd {
 	h := cache.Held{Store: v.store, Ranges: v.cache.ranges, Partial: v.cache.partial}
 	want, order, orderSort := v.sort, v.order, v.orderSort
 	now := c.now()
+	verify := v.cache.verify
+	v.cache.verify = nil
 	return func() tea.Msg {
+		if verify != nil {
+			if err := verify(ctx); err != nil {
+				return txLoadedMsg{gen: gen, store: h.Store, order: order, sort: orderSort, err: err, refresh: true, step: step, ranges: h.Ranges, damaged: true}
+			}
+		}
 		var next cache.Held
 		var ms report.MergeStats
 		var err error
@@ -138,6 +151,7 @@ func (v *txView) nextCached(c *viewContext, msg txLoadedMsg) tea.Cmd {
 	}
 	v.cache.partial = msg.partial
 	if msg.step == stepOpened {
+		v.cache.verify = msg.verify
 		v.cache.saved = msg.written
 	}
 	v.cache.changed += msg.stats.Added + msg.stats.Updated

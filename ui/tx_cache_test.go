@@ -170,3 +170,33 @@ func TestColdStartHandsItsRowsToTheCache(t *testing.T) {
 		t.Fatal("the newest row is not in the refreshed report")
 	}
 }
+
+// TestDamagedCacheIsRefetched: a cache whose payload was damaged after
+// it was written (its checksum fails) is dropped once checked, and the
+// report fetched from the service and saved whole again.
+func TestDamagedCacheIsRefetched(t *testing.T) {
+	const n = 2000
+	fb := newFake(n)
+	cc := cache.New(filepath.Join(t.TempDir(), cache.FileName), cache.Key{Profile: "demo", ServiceURL: "http://svc.test"})
+	h := newHarness(t, Options{Backend: fb, ReportRefresh: time.Minute, ReportCache: cc}, 120, 40)
+	h.key("2")
+	mustContain(t, h.view(), "2,000 of 2,000 transactions")
+	raw, err := os.ReadFile(cc.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw[len(raw)/2] ^= 0x20 // inside the columns: the header and marker are whole
+	if err := os.WriteFile(cc.Path(), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	served := fb.served
+	h2 := newHarness(t, Options{Backend: fb, ReportRefresh: time.Minute, ReportCache: cc}, 120, 40)
+	h2.key("2")
+	mustContain(t, h2.view(), "2,000 of 2,000 transactions")
+	if got := fb.served - served; got != n {
+		t.Fatalf("after a damaged cache %d rows were fetched, want the whole report (%d)", got, n)
+	}
+	if _, err := cc.Open(context.Background()); err != nil {
+		t.Fatalf("the cache was not rebuilt: %v", err)
+	}
+}

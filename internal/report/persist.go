@@ -197,6 +197,11 @@ func Decode(data []byte) (d Decoded, err error) {
 		b.ibanIndex[v] = uint32(i) //nolint:gosec // G115: dictionary ids fit uint32
 	}
 	b.nameOfIBAN = slices.Clone(sectionOf[uint32](r))
+	for _, v := range b.nameOfIBAN {
+		if v != noName && v >= uint32(len(s.names.vals)) { //nolint:gosec // G115: dictionary sizes fit uint32
+			return d, fmt.Errorf("%w: payee table", ErrLayout)
+		}
+	}
 	s.chunks = make([]chunk, nchunks)
 	b.owned = make([]bool, nchunks) // every chunk is data's: copied before a change
 	for k := range s.chunks {
@@ -209,16 +214,27 @@ func Decode(data []byte) (d Decoded, err error) {
 		c.name, c.iban, c.text = col[uint32](r, rows), col[uint32](r, rows), col[uint32](r, rows)
 		c.idLen, c.refLen = col[uint8](r, rows), col[uint16](r, rows)
 		c.typ, c.cur, c.status, c.context = col[uint8](r, rows), col[uint8](r, rows), col[uint8](r, rows), col[uint8](r, rows)
-		for j := range rows {
-			if c.name[j] >= uint32(len(s.names.vals)) || c.iban[j] >= uint32(len(s.ibans.vals)) || int(c.text[j]>>blockShift) >= nblocks { //nolint:gosec // G115: dictionary sizes fit uint32
-				return d, fmt.Errorf("%w: row %d refers outside its dictionaries", ErrLayout, k*chunkRows+j)
-			}
-		}
 	}
 	s.text = make([][]byte, nblocks)
 	for i := range s.text {
 		blk := r.section()
 		s.text[i] = blk[:len(blk):len(blk)]
+	}
+	// Every reference a row holds lies inside what it refers to, so a
+	// file damaged in a way its checksum has not yet been checked for
+	// (see cache.Map) cannot crash a reader.
+	for k := range s.chunks {
+		c := &s.chunks[k]
+		for j := range c.amount {
+			blk := int(c.text[j] >> blockShift)
+			end := int(c.text[j]&(blockSize-1)) + int(c.idLen[j]) + 1 + int(c.refLen[j]&refLenMask)
+			if c.refLen[j]&foldedCopy != 0 {
+				end = 2*end - int(c.text[j]&(blockSize-1)) + 1
+			}
+			if c.name[j] >= uint32(len(s.names.vals)) || c.iban[j] >= uint32(len(s.ibans.vals)) || blk >= nblocks || end > len(s.text[blk]) { //nolint:gosec // G115: dictionary sizes fit uint32
+				return d, fmt.Errorf("%w: row %d refers outside its dictionaries or text", ErrLayout, k*chunkRows+j)
+			}
+		}
 	}
 	used := int(r.u64()) //nolint:gosec // G115: as written
 	if slots := sectionOf[int32](r); len(slots) > 0 {

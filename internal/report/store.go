@@ -652,7 +652,7 @@ func (x *idIndex) find(s *Store, id []byte) (int32, bool) {
 	mask := uint64(len(x.slots) - 1) //nolint:gosec // G115: a positive power of two
 	for h := hashID(id) & mask; ; h = (h + 1) & mask {
 		r := x.slots[h]
-		if r == 0 {
+		if r == 0 || int(r) > s.n { // past the rows: only a damaged cache file holds such a slot
 			return 0, false
 		}
 		if bytes.Equal(s.ID(r-1), id) {

@@ -110,6 +110,26 @@ func (c *Cache) Key() Key { return c.key }
 type Opened struct {
 	Meta    Meta
 	Decoded report.Decoded
+	payload []byte
+	crc     uint32
+}
+
+// Verify checks the payload's checksum over the mapped bytes (what the
+// store reads), which Map leaves to the caller: it must run before the
+// store is refreshed (a refresh writes the mapped id index). A damaged
+// payload is ErrTorn.
+func (o *Opened) Verify(ctx context.Context) error {
+	h := crc32.New(castagnoli)
+	for off := 0; off < len(o.payload); off += 1 << 20 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		h.Write(o.payload[off:min(off+1<<20, len(o.payload))])
+	}
+	if h.Sum32() != o.crc {
+		return fmt.Errorf("%w: payload checksum", ErrTorn)
+	}
+	return nil
 }
 
 // Open maps the cache and checks it: ErrNone when there is none;
@@ -118,6 +138,22 @@ type Opened struct {
 // address space, and its clean pages are the kernel's to drop): a store
 // refreshed from it keeps reading the rows it did not change from there.
 func (c *Cache) Open(ctx context.Context) (*Opened, error) {
+	o, err := c.Map(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.Verify(ctx); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// Map is Open without the payload's checksum, which the caller runs with
+// Opened.Verify: the dashboard shows the first rows of a cache whose
+// header, size and commit marker are whole (a torn write fails those),
+// then verifies the rest before its first sync, in the background; a
+// ten-million-row cache is a gigabyte to checksum.
+func (c *Cache) Map(ctx context.Context) (*Opened, error) {
 	f, err := os.Open(c.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNone
@@ -141,7 +177,7 @@ func (c *Cache) Open(ctx context.Context) (*Opened, error) {
 	if _, err := f.ReadAt(tail[:], headerSize+payloadLen); err != nil || string(tail[:8]) != doneMagic || int64(binary.LittleEndian.Uint64(tail[8:])) != payloadLen { //nolint:gosec // G115: compared, not used
 		return nil, fmt.Errorf("%w: no commit marker", ErrTorn)
 	}
-	if err := checkPayload(ctx, f, payloadLen, crc); err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	// Private and writable: pages the process writes (the id index a
@@ -162,7 +198,7 @@ func (c *Cache) Open(ctx context.Context) (*Opened, error) {
 	}
 	meta.Bytes = st.Size()
 	go prefault(data)
-	return &Opened{Meta: meta, Decoded: d}, nil
+	return &Opened{Meta: meta, Decoded: d, payload: data[headerSize : headerSize+payloadLen], crc: crc}, nil
 }
 
 // prefault maps the whole file into the process in the background,
@@ -260,28 +296,6 @@ func readHeader(f *os.File, key Key) (Meta, int64, uint32, error) {
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// checkPayload reads the payload through a small buffer (not the
-// mapping, so a check costs no resident pages) and compares its CRC-32C.
-func checkPayload(ctx context.Context, f *os.File, n int64, want uint32) error {
-	h := crc32.New(castagnoli)
-	buf := make([]byte, 1<<20)
-	for off := int64(headerSize); off < headerSize+n; {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		m := min(int64(len(buf)), headerSize+n-off)
-		if _, err := f.ReadAt(buf[:m], off); err != nil {
-			return fmt.Errorf("%w: %w", ErrTorn, err)
-		}
-		h.Write(buf[:m])
-		off += m
-	}
-	if h.Sum32() != want {
-		return fmt.Errorf("%w: payload checksum", ErrTorn)
-	}
-	return nil
-}
 
 // Save writes snap as the cache, atomically: a temporary file (mode
 // 0600) beside the cache, synced, then renamed over it. A cut-off Save
