@@ -16,41 +16,53 @@ import (
 	"github.com/paydash/paydash/internal/report/cache"
 )
 
+// saveEvery and saveShare say when a run that changed only some rows
+// rewrites the cache (a window of history fetched always does): once
+// the file is that old, or once that share of its rows changed. A
+// rewrite costs the whole file; rows not saved are fetched again by the
+// next run, which costs little.
+const (
+	saveEvery = 10 * time.Minute
+	saveShare = 20 // one row in twenty
+)
+
 // heldReport brings the profile's report cache up to date and returns
 // what it holds: the cache opened (or, when none can be used, the report
 // fetched newest window first), synced with the service (only rows after
 // its newest, and the recent past still in flight), any missing older
-// history fetched, and the result saved back. seen counts the rows the
-// service sent, for the progress line.
+// history fetched, and the result saved back when worth it (see
+// saveEvery). seen counts the rows the service sent, for the progress
+// line.
 func heldReport(ctx context.Context, s *cmdutil.Streams, src report.Source, cc *cache.Cache, now time.Time, seen *atomic.Int64) (cache.Held, error) {
 	var h cache.Held
+	var written time.Time
 	o, err := cc.Open(ctx)
 	switch {
 	case err == nil:
-		h = cache.FromOpened(o)
+		h, written = cache.FromOpened(o), o.Meta.Written
 	case errors.Is(err, cache.ErrNone):
 	case ctx.Err() != nil:
 		return h, ctx.Err()
 	default:
 		fmt.Fprintf(s.Err, "report cache not used: %s\n", cache.Describe(err))
 	}
-	changed := false
+	changed, windows := 0, false
 	if h.Store != nil {
 		next, ms, err := cache.Sync(ctx, src, h, now)
 		seen.Add(int64(ms.Seen))
 		if err != nil {
 			return h, fmt.Errorf("sync the report cache: %w", err)
 		}
-		h, changed = next, ms.Added+ms.Updated > 0
+		h, changed = next, ms.Added+ms.Updated
 	}
 	for !h.Complete() {
 		next, _, err := cache.Older(ctx, src, h, now, seen)
 		if err != nil {
 			return h, fmt.Errorf("read transactions (after %s rows): %w", humanize.Comma(seen.Load()), err)
 		}
-		h, changed = next, true
+		h, windows = next, true
 	}
-	if changed {
+	if windows || changed > 0 && (now.Sub(written) >= saveEvery || changed >= max(h.Store.Len()/saveShare, 1000)) {
 		// Saved with the dashboard's order (newest first), so the next
 		// dashboard start shows its first screen without a sort.
 		order := h.Store.Sorted(h.Store.All(), report.SortKey{Col: report.ColTime, Desc: true})
