@@ -18,7 +18,7 @@ import (
 //
 // Layout version: a change to the order or meaning of sections bumps
 // LayoutVersion, and a cache written with another is not read.
-const LayoutVersion = 1
+const LayoutVersion = 2
 
 // littleEndian: the columns are written as the machine holds them, so the
 // layout is little-endian; a big-endian machine keeps no cache.
@@ -51,34 +51,36 @@ func (s *Store) Snapshot() *Snapshot {
 		return snap
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if !b.idsBuilt {
-		// Built here, in the background save, so the first refresh
-		// after the next start need not: over a million rows that is a
-		// million random writes and every id read.
-		b.ids.build(&b.cur)
-		b.idsBuilt = true
-	}
-	if b.cur.n >= s.n {
+	built, same := b.idsBuilt, b.cur.n == s.n
+	if built && b.cur.n >= s.n {
 		// Entries go in in row order (build walks rows upwards, add
 		// appends), so a row of s never probes past an entry of a later
 		// row: clearing those keeps every chain of s intact.
 		snap.slots = slices.Clone(b.ids.slots)
-		for i, r := range snap.slots {
-			if int(r) > s.n {
-				snap.slots[i] = 0
-			} else if r != 0 {
-				snap.used++
-			}
-		}
 	}
 	snap.nameOfIBAN = slices.Clone(b.nameOfIBAN[:min(len(b.nameOfIBAN), len(s.ibans.vals))])
-	// pendingMin may have moved on with later rows; the published rows'
-	// own oldest pending time is recomputed when it does (cheap beside
-	// the write).
-	if b.cur.n == s.n {
-		snap.pendingMin = b.pendingMin
-	} else {
+	snap.pendingMin = b.pendingMin
+	b.mu.Unlock()
+	for i, r := range snap.slots {
+		if int(r) > s.n {
+			snap.slots[i] = 0
+		} else if r != 0 {
+			snap.used++
+		}
+	}
+	if !built {
+		// Built for the file, here in the background save, so the first
+		// refresh after the next start need not (over a million rows a
+		// million random writes and every id read); not for the builder,
+		// whose appends (the rest of a history loading) would then each
+		// insert into it. s is published: read without the lock.
+		var x idIndex
+		x.build(s)
+		snap.slots, snap.used = x.slots, x.used
+	}
+	if !same {
+		// pendingMin has moved on with later rows: the published rows'
+		// own oldest pending time.
 		snap.pendingMin = pendingMinOf(s)
 	}
 	return snap
@@ -132,6 +134,10 @@ func (sn *Snapshot) Encode(w io.Writer) error {
 	}
 	e.u64(uint64(sn.OrderSort.Col), b2u(sn.OrderSort.Desc)) //nolint:gosec // G115: a small column number
 	e.section(asBytes(order))
+	// Every row's totals, so the first screen after opening (which
+	// shows them) does not read the amounts of every row.
+	u := s.allSums()
+	e.section(asBytes(unsafe.Slice((*int64)(unsafe.Pointer(&u.acc[0])), len(u.acc)*4)))
 	if e.err != nil {
 		return e.err
 	}
@@ -251,7 +257,12 @@ func Decode(data []byte) (d Decoded, err error) {
 	if order := sectionOf[int32](r); len(order) == n && n > 0 {
 		d.Order = order[:n:n]
 	}
+	acc := sectionOf[int64](r)
 	d.Store = b.publish()
+	if u := d.Store.newSums(); len(acc) == len(u.acc)*4 {
+		copy(unsafe.Slice((*int64)(unsafe.Pointer(&u.acc[0])), len(u.acc)*4), acc)
+		d.Store.allTotals.once.Do(func() { d.Store.allTotals.u = u })
+	}
 	return d, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -166,6 +167,9 @@ func TestCacheRoundTrip(t *testing.T) {
 	sameAsService(t, e, got.Store)
 	if !got.Store.Mapped() || h.Store.Mapped() {
 		t.Fatal("the opened store is not read from the file")
+	}
+	if a, b := got.Store.Totals(got.Store.All()), h.Store.Totals(h.Store.All()); !slices.Equal(a, b) || len(a) == 0 {
+		t.Fatalf("totals of the opened store %+v, of the one saved %+v", a, b)
 	}
 	want := h.Store.Sorted(h.Store.All(), newestFirst)
 	if len(got.Order) != len(want) || got.OrderSort != newestFirst {
