@@ -55,7 +55,8 @@ type cacheState struct {
 	// partial: the store may hold rows of a window cut off (see
 	// cache.Held.Partial).
 	partial bool
-	// verify checks the cache just opened; the first sync runs it.
+	// verify checks the cache just opened; the first sync runs it
+	// beside its request.
 	verify func(context.Context) error
 	// skip: the cache failed its check; the next load ignores it.
 	skip bool
@@ -106,10 +107,14 @@ func (v *txView) syncCached(c *viewContext, step txStep) tea.Cmd {
 	verify := v.cache.verify
 	v.cache.verify = nil
 	return func() tea.Msg {
+		// The cache's checksum is read beside the sync (which mostly
+		// waits for the service); the sync's result is used only if it
+		// holds.
+		verified := make(chan error, 1)
 		if verify != nil {
-			if err := verify(ctx); err != nil {
-				return txLoadedMsg{gen: gen, store: h.Store, order: order, sort: orderSort, err: err, refresh: true, step: step, ranges: h.Ranges, damaged: true}
-			}
+			go func() { verified <- verify(ctx) }()
+		} else {
+			verified <- nil
 		}
 		var next cache.Held
 		var ms report.MergeStats
@@ -118,6 +123,9 @@ func (v *txView) syncCached(c *viewContext, step txStep) tea.Cmd {
 			next, ms, err = cache.Sync(ctx, be, h, now)
 		} else {
 			next, ms, err = cache.Older(ctx, be, h, now, counter)
+		}
+		if verr := <-verified; verr != nil {
+			return txLoadedMsg{gen: gen, store: h.Store, order: order, sort: orderSort, err: verr, refresh: true, step: step, ranges: h.Ranges, damaged: true}
 		}
 		msg := txLoadedMsg{gen: gen, store: next.Store, sort: want, err: err, refresh: true, stats: ms, step: step, ranges: next.Ranges, partial: next.Partial}
 		msg.order = reorder(next.Store, order, orderSort, want, ms.Changed)

@@ -193,7 +193,8 @@ func TestDamagedCacheIsRefetched(t *testing.T) {
 	h2 := newHarness(t, Options{Backend: fb, ReportRefresh: time.Minute, ReportCache: cc}, 120, 40)
 	h2.key("2")
 	mustContain(t, h2.view(), "2,000 of 2,000 transactions")
-	if got := fb.served - served; got != n {
+	// The whole report again (besides the sync that ran beside the check).
+	if got := fb.served - served; got < n {
 		t.Fatalf("after a damaged cache %d rows were fetched, want the whole report (%d)", got, n)
 	}
 	if _, err := cc.Open(context.Background()); err != nil {
