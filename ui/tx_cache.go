@@ -68,7 +68,7 @@ func openCached(ctx context.Context, be Backend, cc *cache.Cache, gen uint64, wa
 	var note string
 	if !ignore {
 		// Mapped, not yet checksummed: the first sync verifies it
-		// before anything else (see cache.Map).
+		// beside its request and drops it if damaged (see cache.Map).
 		o, err := cc.Map(ctx)
 		if err == nil {
 			h := cache.FromOpened(o)
