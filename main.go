@@ -23,6 +23,7 @@ import (
 	"github.com/paydash/paydash/internal/cli/devtools"
 	"github.com/paydash/paydash/internal/cli/docgen"
 	"github.com/paydash/paydash/internal/cli/headless"
+	"github.com/paydash/paydash/internal/cli/reportcache"
 	"github.com/paydash/paydash/internal/cli/serve"
 	"github.com/paydash/paydash/internal/cli/version"
 )
@@ -108,7 +109,7 @@ Every view is also a headless command for scripts (--json on each).`,
 	payout.AddCommand(batch.PayoutBatchCommand(s, g))
 	add("start", demo.Command(s), headless.ConfigCommand(s, g), version.Command(s, build))
 	add("ops", headless.BalancesCommand(s, g), headless.TransactionsCommand(s, g), payout,
-		headless.PayoutsCommand(s, g), headless.PaymentCommand(s, g), headless.MandateCommand(s, g))
+		headless.PayoutsCommand(s, g), headless.PaymentCommand(s, g), headless.MandateCommand(s, g), reportcache.Command(s, g))
 	// The webhook workbench (devtools) adds to the sandbox and events commands.
 	sandbox := serve.SandboxCommand(s)
 	sandbox.AddCommand(devtools.TriggerCommand(s, g))

@@ -69,6 +69,13 @@ type Profile struct {
 	// TrackerKeepFinal is how many finished payouts of others the
 	// Payouts tracker keeps (tracker_keep_final).
 	TrackerKeepFinal int
+	// ReportCache (report_cache, default true) keeps the transaction
+	// report on disk between runs, in the profile's state directory
+	// ($XDG_STATE_HOME/paydash/<profile>/report.cache, mode 0600), so
+	// the dashboard and `paydash transactions` open at once and fetch
+	// only what changed; false keeps none (every run reads the whole
+	// report from the service).
+	ReportCache bool
 	// LowBalance maps a currency to the balance, in minor units, below
 	// which the dashboard warns.
 	LowBalance map[string]int64

@@ -21,25 +21,27 @@ import (
 // displayProfile is the profile as a person reads it, in the config file's
 // key names. Secrets stay Secret, so every encoding of it redacts them.
 type displayProfile struct {
-	Name             string            `toml:"-" json:"name"`
-	File             string            `toml:"-" json:"file,omitempty"`
-	AuthURL          string            `toml:"auth_url,omitempty" json:"auth_url,omitempty"`
-	BaseURL          string            `toml:"base_url,omitempty" json:"base_url,omitempty"`
-	PayoutsURL       string            `toml:"payouts_url,omitempty" json:"payouts_url,omitempty"`
-	ClientID         string            `toml:"client_id,omitempty" json:"client_id,omitempty"`
-	ClientSecret     Secret            `toml:"client_secret,omitempty" json:"client_secret,omitempty"`
-	ClientSecretFile string            `toml:"client_secret_file,omitempty" json:"client_secret_file,omitempty"`
-	ClientSecretEnv  string            `toml:"client_secret_env,omitempty" json:"client_secret_env,omitempty"`
-	SigningKeyID     string            `toml:"signing_key_id,omitempty" json:"signing_key_id,omitempty"`
-	SigningKeyFile   string            `toml:"signing_key_file,omitempty" json:"signing_key_file,omitempty"`
-	RelayListen      string            `toml:"relay_listen,omitempty" json:"relay_listen,omitempty"`
-	RelayURL         string            `toml:"relay_url,omitempty" json:"relay_url,omitempty"`
-	RelayPublicURL   string            `toml:"relay_public_url,omitempty" json:"relay_public_url,omitempty"`
-	RelayToken       Secret            `toml:"relay_token,omitempty" json:"relay_token,omitempty"`
-	RelayTokenEnv    string            `toml:"relay_token_env,omitempty" json:"relay_token_env,omitempty"`
-	BalanceRefresh   string            `toml:"balance_refresh,omitempty" json:"balance_refresh,omitempty"`
-	ReportRefresh    string            `toml:"report_refresh,omitempty" json:"report_refresh,omitempty"`
-	TrackerKeepFinal int               `toml:"tracker_keep_final,omitempty" json:"tracker_keep_final,omitempty"`
+	Name             string `toml:"-" json:"name"`
+	File             string `toml:"-" json:"file,omitempty"`
+	AuthURL          string `toml:"auth_url,omitempty" json:"auth_url,omitempty"`
+	BaseURL          string `toml:"base_url,omitempty" json:"base_url,omitempty"`
+	PayoutsURL       string `toml:"payouts_url,omitempty" json:"payouts_url,omitempty"`
+	ClientID         string `toml:"client_id,omitempty" json:"client_id,omitempty"`
+	ClientSecret     Secret `toml:"client_secret,omitempty" json:"client_secret,omitempty"`
+	ClientSecretFile string `toml:"client_secret_file,omitempty" json:"client_secret_file,omitempty"`
+	ClientSecretEnv  string `toml:"client_secret_env,omitempty" json:"client_secret_env,omitempty"`
+	SigningKeyID     string `toml:"signing_key_id,omitempty" json:"signing_key_id,omitempty"`
+	SigningKeyFile   string `toml:"signing_key_file,omitempty" json:"signing_key_file,omitempty"`
+	RelayListen      string `toml:"relay_listen,omitempty" json:"relay_listen,omitempty"`
+	RelayURL         string `toml:"relay_url,omitempty" json:"relay_url,omitempty"`
+	RelayPublicURL   string `toml:"relay_public_url,omitempty" json:"relay_public_url,omitempty"`
+	RelayToken       Secret `toml:"relay_token,omitempty" json:"relay_token,omitempty"`
+	RelayTokenEnv    string `toml:"relay_token_env,omitempty" json:"relay_token_env,omitempty"`
+	BalanceRefresh   string `toml:"balance_refresh,omitempty" json:"balance_refresh,omitempty"`
+	ReportRefresh    string `toml:"report_refresh,omitempty" json:"report_refresh,omitempty"`
+	TrackerKeepFinal int    `toml:"tracker_keep_final,omitempty" json:"tracker_keep_final,omitempty"`
+	// ReportCache is shown only when off (the default is on).
+	ReportCache      *bool             `toml:"report_cache,omitempty" json:"report_cache,omitempty"`
 	TZ               string            `toml:"tz,omitempty" json:"tz,omitempty"`
 	Production       bool              `toml:"production" json:"production"`
 	Regulated        bool              `toml:"regulated" json:"regulated"`
@@ -68,6 +70,9 @@ func (p Profile) display() displayProfile {
 	}
 	if len(p.MerchantAccounts) > 0 {
 		d.MerchantAccounts = p.MerchantAccounts
+	}
+	if !p.ReportCache {
+		d.ReportCache = new(bool)
 	}
 	switch wl := p.WebhookLate; {
 	case len(wl.ByCurrency) > 0:

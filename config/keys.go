@@ -62,6 +62,7 @@ func keySpecs() []keySpec {
 		{name: "balance_refresh", kind: kindDuration},
 		{name: "report_refresh", kind: kindDuration},
 		{name: "tracker_keep_final", kind: kindCount},
+		{name: "report_cache", kind: kindBool},
 		{name: "tz", kind: kindTimeZone},
 		{name: "low_balance", kind: kindAmounts},
 		{name: "merchant_accounts", kind: kindAccounts},

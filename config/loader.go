@@ -115,6 +115,7 @@ func (l *loader) applyDefaults() {
 		"report_refresh":     DefaultReportRefresh.String(),
 		"tz":                 "local",
 		"tracker_keep_final": strconv.Itoa(DefaultTrackerKeepFinal),
+		"report_cache":       "true",
 	} {
 		l.values[key] = setting{value: v, layer: layerDefault}
 	}
@@ -348,7 +349,7 @@ func (l *loader) build() *Profile {
 	}
 	secrets := map[string]*Secret{"client_secret": &p.ClientSecret, "relay_token": &p.RelayToken}
 	durations := map[string]*time.Duration{"balance_refresh": &p.BalanceRefresh, "report_refresh": &p.ReportRefresh}
-	bools := map[string]*bool{"production": &p.Production, "regulated": &p.Regulated, "payouts_via_relay": &p.PayoutsViaRelay, "read_only": &p.ReadOnly}
+	bools := map[string]*bool{"production": &p.Production, "regulated": &p.Regulated, "payouts_via_relay": &p.PayoutsViaRelay, "read_only": &p.ReadOnly, "report_cache": &p.ReportCache}
 
 	// Each check records its failure and returns the zero value, so all
 	// problems are reported together.

@@ -82,6 +82,12 @@ report_refresh = "60s"
 # Older ones are in the report and the relay (paydash events tail).
 tracker_keep_final = 1000
 
+# The transaction report is kept on disk between runs (in this profile's
+# state directory, $XDG_STATE_HOME/paydash/<profile>/report.cache, mode
+# 0600), so the dashboard opens at once and fetches only what changed;
+# false keeps none. "paydash cache status" and "paydash cache clear" shows and drops it.
+# report_cache = true
+
 # The dashboard's time zone: "local" (this machine's), "UTC", or a name
 # like "Europe/London". The header names it and date:today follows it;
 # the headless commands and exports always write UTC.

@@ -72,7 +72,7 @@ func (f *fakeBackend) Balances(context.Context) ([]api.Balance, error) {
 }
 
 // StreamTransactions serves rows 0..nTxs-1, leaving out those before
-// q.From as the service does.
+// q.From and after q.To as the service does.
 func (f *fakeBackend) StreamTransactions(ctx context.Context, q api.TransactionQuery, fn func(api.Transaction) error) error {
 	f.mu.Lock()
 	f.streams++
@@ -84,7 +84,7 @@ func (f *fakeBackend) StreamTransactions(ctx context.Context, q api.TransactionQ
 	}
 	for i := range n {
 		t := f.txs(i)
-		if !q.From.IsZero() && txAt(t).Before(q.From) {
+		if !q.From.IsZero() && txAt(t).Before(q.From) || !q.To.IsZero() && txAt(t).After(q.To) {
 			continue
 		}
 		f.mu.Lock()

@@ -259,6 +259,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd := tea.Batch(m.tx.loaded(c, msg), balanceHistory(msg.store, m.now()))
 		m.refreshed(refreshReport)
 		return m, tea.Batch(cmd, m.tracker.lookup(c, m.tx.report()))
+	case txSavedMsg:
+		return m, m.tx.savedCache(c, msg)
 	case balanceHistoryMsg:
 		m.bal.setHistory(msg)
 		return m, nil
@@ -268,8 +270,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.followPayout()
 		return m, m.tracker.lookup(c, m.tx.report()) // the payouts that came meanwhile
 	case txResultMsg:
-		m.tx.result(c, msg)
-		return m, nil
+		return m, m.tx.result(c, msg)
 	case viewSavedMsg:
 		m.viewSaved(msg)
 		return m, nil

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"runtime/debug"
 	"sync/atomic"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/paydash/paydash/internal/report"
+	"github.com/paydash/paydash/internal/report/cache"
 )
 
 var defaultSort = report.SortKey{Col: report.ColTime, Desc: true}
@@ -33,7 +35,11 @@ type txView struct {
 	order     []int32 // every row, sorted by orderSort
 	orderSort report.SortKey
 
-	idx         []int32 // the rows on screen (filtered, sorted)
+	idx []int32 // the rows on screen (filtered, sorted)
+	// preview, while a filter over a big report runs, is its matches
+	// among the first rows of the order (see computeReq.start), shown
+	// until the whole result replaces them; nil otherwise.
+	preview     []int32
 	applied     report.Query
 	appliedSort report.SortKey
 	// totals are the per-currency totals of the rows on screen.
@@ -45,6 +51,9 @@ type txView struct {
 	problems []string
 	// results recycles the arrays of results gone off screen.
 	results resultPool
+
+	// cache is the report cache's state (cache mode: Options.ReportCache).
+	cache cacheState
 
 	filter    filterBar
 	nav       listNav
@@ -68,6 +77,21 @@ type txLoadedMsg struct {
 	// refresh is set for an incremental refresh (stats says what changed).
 	refresh bool
 	stats   report.MergeStats
+	// step, ranges and note are cache mode's (tx_cache.go): what this
+	// load did, the report time the result holds, and why a cache on
+	// disk was not used.
+	step   txStep
+	ranges cache.Ranges
+	note   string
+	// unsorted: the cache opened had no order for this sort (saving it
+	// again with one spares the next start a sort).
+	unsorted bool
+	written  time.Time // when the cache opened was written
+	partial  bool      // the store may hold rows of a window cut off
+	// verify checks an opened cache (stepOpened); damaged says the check
+	// failed: the rows shown are dropped and the report fetched again.
+	verify  func(context.Context) error
+	damaged bool
 }
 
 type txResultMsg struct {
@@ -83,6 +107,10 @@ type txResultMsg struct {
 	err       error
 	// dst is the array the request was given to write into.
 	dst []int32
+	// partial marks a preview (idx: the first matches); more computes
+	// the whole result.
+	partial bool
+	more    tea.Cmd
 }
 
 func newTxView() txView {
@@ -96,6 +124,9 @@ func (v *txView) Totals() []report.Total { return v.totals }
 
 // load streams the whole report into a fresh store, off the Update path.
 // A reload cancels a load or refresh still running.
+//
+// With a report cache, the first load opens it, and a reload (R) starts
+// over from the service, newest window first, ignoring what is cached.
 func (v *txView) load(c *viewContext) tea.Cmd {
 	be := c.backend
 	if be == nil {
@@ -107,6 +138,13 @@ func (v *txView) load(c *viewContext) tea.Cmd {
 	v.loading = true
 	v.loadErr = nil
 	want := v.sort
+	if cc := c.opts.ReportCache; cc != nil {
+		ignore, now := v.store != nil || v.cache.skip, c.now()
+		v.cache = cacheState{c: cc, saved: v.cache.saved}
+		return func() tea.Msg {
+			return openCached(ctx, be, cc, gen, want, now, counter, ignore)
+		}
+	}
 	return func() tea.Msg {
 		return loadStore(ctx, be, gen, want, counter)
 	}
@@ -131,6 +169,9 @@ func (v *txView) refresh(c *viewContext) tea.Cmd {
 			return nil
 		}
 		return v.load(c)
+	}
+	if v.cache.c != nil {
+		return v.syncCached(c, stepSync)
 	}
 	be := c.backend
 	if be == nil || v.loading || v.refreshing {
@@ -163,9 +204,24 @@ func loadStore(ctx context.Context, be Backend, gen uint64, want report.SortKey,
 
 func (v *txView) loaded(c *viewContext, msg txLoadedMsg) tea.Cmd {
 	if msg.gen != v.loadGen {
+		if msg.step == stepWindow && msg.stats.Added > 0 && msg.refresh {
+			// Its rows are in the report's builder, which the next step
+			// publishes: the window must then be merged, not appended.
+			v.cache.partial = true
+		}
 		return nil // a newer load replaced this one
 	}
-	v.loading, v.refreshing = false, false
+	v.loading, v.refreshing, v.cache.older = false, false, false
+	if msg.note != "" {
+		c.setFlash("transactions: "+msg.note, false)
+	}
+	if msg.damaged {
+		c.setFlash("transactions: report cache not used: "+cache.Describe(msg.err), true)
+		v.cache.skip = true
+		v.gen.Add(1) // results computed on the dropped rows are stale
+		v.store, v.idx, v.order = nil, nil, nil
+		return v.load(c)
+	}
 	if v.loadCancel != nil {
 		v.loadCancel()
 		v.loadCancel = nil
@@ -182,7 +238,7 @@ func (v *txView) loaded(c *viewContext, msg txLoadedMsg) tea.Cmd {
 	v.store = msg.store
 	v.order, v.orderSort = msg.order, msg.sort
 	v.gen.Add(1) // results computed on the old store are now stale
-	release := releaseMemory(v.store.Len())
+	release := tea.Batch(releaseMemory(v.store.Len()), v.nextCached(c, msg))
 	if msg.refresh {
 		// Row numbers mean the same transactions in the new store: keep
 		// the filter, the sort and the selected row.
@@ -244,7 +300,39 @@ func (v *txView) recompute(c *viewContext, keepSel bool) tea.Cmd {
 	if keepSel {
 		req.base = nil // the store changed: nothing to narrow from
 	}
-	return func() tea.Msg { return req.run() }
+	v.preview = nil
+	return func() tea.Msg { return req.start() }
+}
+
+// A filter over at least previewFrom candidates first shows its matches
+// among the first previewScan of them (in the order shown: the top of
+// the screen), then the whole result: at ten million rows a whole pass
+// takes most of a second, the first rows on screen a few milliseconds.
+const (
+	previewFrom = 500_000
+	previewScan = 1 << 16
+)
+
+// start runs the request, first as a preview when it is big.
+func (r computeReq) start() tea.Msg {
+	var cands []int32
+	switch {
+	case r.base != nil && r.q.Narrows(&r.baseQ) && r.sort == r.baseSort:
+		cands = r.base
+	case r.base != nil && r.q.Equal(&r.baseQ):
+		// A new sort of the same rows: nothing to preview.
+	case r.order != nil && r.orderSort == r.sort:
+		cands = r.order
+	}
+	if len(cands) < previewFrom {
+		return r.run()
+	}
+	stale := func() bool { return r.cur.Load() != r.gen }
+	idx, _, err := r.store.Select(cands[:previewScan], r.store.Resolve(r.q), stale)
+	if err != nil {
+		return r.run() // superseded: run says so at once
+	}
+	return txResultMsg{gen: r.gen, partial: true, idx: idx, more: func() tea.Msg { return r.run() }}
 }
 
 type computeReq struct {
@@ -298,12 +386,21 @@ func (r computeReq) run() txResultMsg {
 	return res
 }
 
-func (v *txView) result(c *viewContext, msg txResultMsg) {
+func (v *txView) result(c *viewContext, msg txResultMsg) tea.Cmd {
+	if msg.partial {
+		if msg.gen != v.gen.Load() {
+			v.results.done() // superseded: the request ends with its preview
+			return nil
+		}
+		v.preview = msg.idx
+		return msg.more
+	}
+	v.preview = nil
 	v.results.done()
 	if msg.gen != v.gen.Load() || msg.err != nil {
 		v.results.retire(msg.idx, v.idx, v.order)
 		v.results.retire(msg.dst, v.idx, v.order)
-		return // superseded
+		return nil // superseded
 	}
 	// Only a filter's result is handed back: without a filter the rows on
 	// screen are the report's order, so refreshes leave the dashboard's
@@ -350,6 +447,7 @@ func (v *txView) result(c *viewContext, msg txResultMsg) {
 		v.nav.cursor, v.nav.top = 0, 0
 	}
 	v.nav.clamp(len(v.idx), v.pageH)
+	return nil
 }
 
 // report is the loaded report (nil before the first load), shared read

@@ -50,6 +50,9 @@ func (v *txView) view(c *viewContext, w, h int) string {
 			dir = "↓"
 		}
 		info = itoa(len(v.idx)) + " of " + itoa(total) + " transactions" + v.viewNote() + " · sorted by " + report.ColumnNames[v.sort.Col] + " " + dir
+		if v.busy && v.preview != nil {
+			info = "first " + itoa(len(v.preview)) + " matches of " + itoa(total) + " transactions" + v.viewNote() + " · sorted by " + report.ColumnNames[v.sort.Col] + " " + dir
+		}
 		if v.busy {
 			info += " · " + c.st.warn.Render("filtering…")
 		}
@@ -58,6 +61,13 @@ func (v *txView) view(c *viewContext, w, h int) string {
 		}
 		if v.refreshing {
 			info += " · " + c.st.muted.Render("refreshing…")
+		}
+		if v.cache.older {
+			// Filters, sort and totals cover the rows held: say that
+			// older ones are still coming.
+			info += " · " + c.st.warn.Render("loading older history… "+itoa(int(v.loadCount.Load()))+" rows")
+		} else if v.cache.c != nil && !v.cache.ranges.Complete() && v.loadErr == nil {
+			info += " · " + c.st.warn.Render("older history not loaded yet")
 		}
 		if v.loadErr != nil {
 			info += " · " + c.st.bad.Render("incomplete, the load failed: "+clean(v.loadErr.Error())+" ("+keyOf(c.keys.Refresh)+" retries)")
@@ -101,12 +111,18 @@ func (v *txView) view(c *viewContext, w, h int) string {
 	v.nav.clamp(len(v.idx), rowsH)
 	loc := c.now().Location()
 	row := newTxRow(shown, ws, v.cols)
-	end := min(v.nav.top+rowsH, len(v.idx))
-	for p := v.nav.top; p < end; p++ {
-		b.WriteString(row.render(c, v.store, v.idx[p], p == v.nav.cursor, loc, w))
+	rows, top, cursor := v.idx, v.nav.top, v.nav.cursor
+	if v.busy && v.preview != nil {
+		// A big filter's first matches, from the top, until its whole
+		// result comes (which starts at the top too).
+		rows, top, cursor = v.preview, 0, 0
+	}
+	end := min(top+rowsH, len(rows))
+	for p := top; p < end; p++ {
+		b.WriteString(row.render(c, v.store, rows[p], p == cursor, loc, w))
 		b.WriteByte('\n')
 	}
-	if v.store != nil && len(v.idx) == 0 && !v.busy {
+	if v.store != nil && len(rows) == 0 && !v.busy {
 		b.WriteString(c.st.muted.Render(wrapText(v.emptyWhy(c), w)) + "\n")
 	}
 	if v.detail {

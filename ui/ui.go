@@ -12,6 +12,7 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/platform/clock"
+	"github.com/paydash/paydash/internal/report/cache"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
@@ -83,6 +84,11 @@ type Options struct {
 	// read the config file; it runs off the Update path). Run then
 	// returns *SwitchProfile for the command to open the dashboard on it.
 	CheckProfile func(name string) (ProfileInfo, error)
+	// ReportCache, when set, is the profile's report cache: the
+	// transaction report opens from it at once, then fetches only what
+	// changed, and is saved back (nil = no cache: every start reads the
+	// whole report from the service).
+	ReportCache *cache.Cache
 	// Workbench, when set, gives the Events view the webhook workbench
 	// (handler answers, resend, late webhooks, triggers on the demo).
 	Workbench *Workbench

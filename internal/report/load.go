@@ -93,6 +93,18 @@ func (b *builder) since() time.Time {
 // numbers of s keep meaning the same transactions in the result. On an
 // error the rows merged so far are kept in the result.
 func (s *Store) Refresh(ctx context.Context, src Source) (*Store, MergeStats, error) {
+	return s.merge(ctx, src, nil, nil)
+}
+
+// Merge is Refresh for the rows q asks for (rather than those from
+// Since on): what a store that may already hold some of them takes, such
+// as a window of history whose first fetch was cut off. progress, when
+// not nil, counts rows as they arrive.
+func (s *Store) Merge(ctx context.Context, src Source, q api.TransactionQuery, progress *atomic.Int64) (*Store, MergeStats, error) {
+	return s.merge(ctx, src, &q, progress)
+}
+
+func (s *Store) merge(ctx context.Context, src Source, query *api.TransactionQuery, progress *atomic.Int64) (*Store, MergeStats, error) {
 	b := s.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -103,9 +115,15 @@ func (s *Store) Refresh(ctx context.Context, src Source) (*Store, MergeStats, er
 		b.idsBuilt = true
 	}
 	q := api.TransactionQuery{From: b.since()}
+	if query != nil {
+		q = *query
+	}
 	hadPending := b.pendingMin != 0
 	err := stream(ctx, src, q, func(t *api.Transaction) error {
 		ms.Seen++
+		if progress != nil {
+			progress.Add(1)
+		}
 		if i, ok := b.ids.find(&b.cur, []byte(clip(t.TransactionID, maxID))); ok {
 			if b.update(i, t) {
 				ms.Updated++
@@ -122,6 +140,31 @@ func (s *Store) Refresh(ctx context.Context, src Source) (*Store, MergeStats, er
 	if hadPending && ms.Updated > 0 {
 		b.recomputePending()
 	}
+	for i := first; i < int32(b.cur.n); i++ { //nolint:gosec // G115: row counts fit int32 (row numbers are int32 throughout)
+		ms.Changed = append(ms.Changed, i)
+	}
+	return b.publish(), ms, err
+}
+
+// Append streams the rows q asks for and appends them all without
+// merging: for a time window the store holds none of (the older history
+// of a report fetched newest first). It returns the new Store; s stays
+// as it was. progress, when not nil, counts rows as they arrive. On an
+// error the rows received so far are kept in the result.
+func (s *Store) Append(ctx context.Context, src Source, q api.TransactionQuery, progress *atomic.Int64) (*Store, MergeStats, error) {
+	b := s.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var ms MergeStats
+	first := int32(b.cur.n) //nolint:gosec // G115: row counts fit int32 (row numbers are int32 throughout)
+	err := stream(ctx, src, q, func(t *api.Transaction) error {
+		ms.Seen++
+		ms.Added++
+		if progress != nil {
+			progress.Add(1)
+		}
+		return b.add(t)
+	})
 	for i := first; i < int32(b.cur.n); i++ { //nolint:gosec // G115: row counts fit int32 (row numbers are int32 throughout)
 		ms.Changed = append(ms.Changed, i)
 	}

@@ -107,6 +107,9 @@ type Store struct {
 	// query with any other character need not look at ids.
 	idsHex bool
 	b      *builder
+	// mapped: the columns were read back from a persisted file (Decode)
+	// rather than built on the heap.
+	mapped bool
 	// allTotals caches the totals of every row.
 	allTotals *totalsCache
 }
@@ -644,7 +647,7 @@ func (x *idIndex) find(s *Store, id []byte) (int32, bool) {
 	mask := uint64(len(x.slots) - 1) //nolint:gosec // G115: a positive power of two
 	for h := hashID(id) & mask; ; h = (h + 1) & mask {
 		r := x.slots[h]
-		if r == 0 {
+		if r == 0 || int(r) > s.n { // past the rows: only a damaged cache file holds such a slot
 			return 0, false
 		}
 		if bytes.Equal(s.ID(r-1), id) {

@@ -13,6 +13,7 @@ import (
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/cli/factory"
 	"github.com/paydash/paydash/internal/report"
+	"github.com/paydash/paydash/internal/report/cache"
 	"github.com/paydash/paydash/ui"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
@@ -87,6 +88,7 @@ func runProfile(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global) erro
 			Backend: d.Backend, Guard: d.Guard, BalanceRefresh: prof.BalanceRefresh, ReportRefresh: prof.ReportRefresh, TrackerKeepFinal: prof.TrackerKeepFinal, LowBalance: prof.LowBalance, ExportDir: ".",
 			Location: prof.Location, MerchantAccounts: MerchantAccounts(prof.MerchantAccounts), Approvals: team,
 			CheckProfile: profileChecker(s, g),
+			ReportCache:  cache.ForProfile(config.StateDir(s.Env), prof.Name, prof.PayoutsURL, prof.ReportCache),
 			Workbench:    Workbench(s, prof, d.Audit, sandboxURL),
 			ReadOnly:     d.ReadOnly,
 			Custom:       prof.Custom,

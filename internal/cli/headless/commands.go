@@ -11,6 +11,7 @@ import (
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/cli/factory"
 	"github.com/paydash/paydash/internal/payout"
+	"github.com/paydash/paydash/internal/report/cache"
 	"github.com/paydash/paydash/webhookrelay/relayclient"
 )
 
@@ -98,12 +99,15 @@ arrives).`,
 			if err := o.Check(); err != nil {
 				return err
 			}
-			p, client, err := cmdutil.Setup(s, g)
+			prof, client, err := cmdutil.Setup(s, g)
 			if err != nil {
 				return err
 			}
-			if err := o.UseView(p); err != nil {
+			if err := o.UseView(prof); err != nil {
 				return err
+			}
+			if !o.NoCache {
+				o.Cache = cache.ForProfile(config.StateDir(s.Env), prof.Name, prof.PayoutsURL, prof.ReportCache)
 			}
 			return Transactions(cmd.Context(), s, client, o)
 		},

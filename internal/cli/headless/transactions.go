@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -19,6 +20,7 @@ import (
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/platform/termtext"
 	"github.com/paydash/paydash/internal/report"
+	"github.com/paydash/paydash/internal/report/cache"
 )
 
 // TransactionsOptions are the flags of `paydash transactions`.
@@ -39,6 +41,11 @@ type TransactionsOptions struct {
 	// Sort orders the rows (transactions_sort.go); "" is the format's
 	// default.
 	Sort string
+	// NoCache asks the service only, leaving the report cache as it is.
+	NoCache bool
+	// Cache is the profile's report cache (nil = none, or --no-cache):
+	// the answer then comes from it after a sync.
+	Cache *cache.Cache
 }
 
 // Bind registers the flags.
@@ -59,6 +66,7 @@ func (o *TransactionsOptions) Bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.CSV, "csv", false, "write CSV")
 	fs.BoolVar(&o.JSON, "json", false, "write JSON")
 	fs.StringVar(&o.Sort, "sort", "", sortHelp)
+	fs.BoolVar(&o.NoCache, "no-cache", false, "ask the service for the whole report instead of answering from the profile's report cache (which is left as it is)")
 	fs.StringVarP(&o.Out, "out", "o", "", "write to this file instead of standard output (format from --csv/--json or the .csv/.json extension)")
 }
 
@@ -250,7 +258,27 @@ func Transactions(ctx context.Context, s *cmdutil.Streams, c TransactionStreamer
 		kept++
 		return w.write(t)
 	}
-	if rs, ok := c.(RecordStreamer); ok && order.none {
+	if o.Cache != nil {
+		var n atomic.Int64
+		stop := make(chan struct{})
+		go func() { // the count of rows fetched, while the cache syncs
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(100 * time.Millisecond):
+					prog.Set(n.Load())
+				}
+			}
+		}()
+		h, herr := heldReport(ctx, s, c, o.Cache, time.Now(), &n)
+		close(stop)
+		if herr != nil {
+			prog.Done()
+			return herr
+		}
+		seen, kept, err = fromCache(h.Store, q, &rq, w)
+	} else if rs, ok := c.(RecordStreamer); ok && order.none {
 		// Rows are written and dropped: no need to make their strings.
 		var t api.Transaction // one for the whole stream: no allocation a record
 		err = rs.StreamRecords(ctx, q, func(r *api.Record) error {
