@@ -27,6 +27,15 @@ func (o *TransactionsOptions) UseView(p *config.Profile) error {
 		return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("--view %s: profile %s has no such view; its views: %s", o.View, p.Name, strings.Join(names, ", ")))
 	}
 	o.Filter = strings.TrimSpace(v.Query() + " " + o.Filter)
+	if o.Sort == "" && v.Sort != "" {
+		// The view's order, as :view shows it, unless --sort says
+		// otherwise ("amount desc" is --sort amount:desc).
+		col, desc := config.SortOf(v.Sort)
+		o.Sort = col
+		if strings.Contains(v.Sort, " ") {
+			o.Sort += map[bool]string{true: ":desc", false: ":asc"}[desc]
+		}
+	}
 	if err := o.Check(); err != nil {
 		return cmdutil.Exit(cmdutil.ExitUsage, fmt.Errorf("view %s: %w", v.Name, err))
 	}

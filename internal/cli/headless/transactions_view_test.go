@@ -1,6 +1,7 @@
 package headless
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -90,5 +91,42 @@ func TestTransactionsUnknownViewIsAUsageError(t *testing.T) {
 	err = (&TransactionsOptions{View: "c"}).UseView(&config.Profile{Name: "ops", File: "/x/config.toml"})
 	if err == nil || !strings.Contains(err.Error(), "[[profiles.ops.views]]") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// A view's sort orders the CLI's rows as :view orders the screen's,
+// unless --sort says otherwise.
+func TestTransactionsViewSortsAsTheView(t *testing.T) {
+	txs := makeTxs(50)
+	p := &config.Profile{Name: "ops", Views: []config.View{{Name: "big", Sort: "amount desc"}}}
+	amounts := func(o *TransactionsOptions) []int64 {
+		t.Helper()
+		o.JSON = true
+		if err := o.UseView(p); err != nil {
+			t.Fatal(err)
+		}
+		s, out, _ := testStreams("")
+		if err := Transactions(context.Background(), s, &fakeStreamer{txs: txs}, o); err != nil {
+			t.Fatal(err)
+		}
+		var rows []struct {
+			Amount int64 `json:"amount_in_minor"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		var got []int64
+		for _, r := range rows {
+			got = append(got, r.Amount)
+		}
+		return got
+	}
+	got := amounts(&TransactionsOptions{View: "big"})
+	if len(got) < 2 || !slices.IsSortedFunc(got, func(a, b int64) int { return cmp.Compare(b, a) }) || got[0] == got[len(got)-1] {
+		t.Fatalf("--view big (sort amount desc) gave %v", got)
+	}
+	asc := amounts(&TransactionsOptions{View: "big", Sort: "amount:asc"})
+	if !slices.IsSorted(asc) {
+		t.Fatalf("--sort amount:asc over the view gave %v", asc)
 	}
 }
