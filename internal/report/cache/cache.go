@@ -29,7 +29,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"golang.org/x/sys/unix"
 
 	"github.com/paydash/paydash/internal/report"
 )
@@ -197,17 +196,17 @@ func (c *Cache) Map(ctx context.Context) (o *Opened, err error) {
 	// Private and writable: pages the process writes (the id index a
 	// refresh inserts into) become its own copies; the file is never
 	// written through this mapping.
-	data, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE) //nolint:gosec // G115: a file descriptor fits int
+	data, err := mapFile(f, st.Size())
 	if err != nil {
 		return nil, fmt.Errorf("map report cache: %w", err)
 	}
 	d, err := report.Decode(data[headerSize : headerSize+payloadLen])
 	if err != nil {
-		_ = unix.Munmap(data)
+		_ = unmapFile(data)
 		return nil, fmt.Errorf("%w: %w", ErrTorn, err)
 	}
 	if d.Store.Len() != meta.Rows {
-		_ = unix.Munmap(data)
+		_ = unmapFile(data)
 		return nil, fmt.Errorf("%w: %d rows, the header says %d", ErrTorn, d.Store.Len(), meta.Rows)
 	}
 	meta.Bytes = st.Size()
