@@ -182,7 +182,7 @@ func (h *Hub) Close() {
 // retryApproved sends the requests left approved: their send stopped
 // before anything went out (the service or the record could not be read).
 func (h *Hub) retryApproved(ctx context.Context) {
-	approved, err := h.cfg.Store.List(func(r *store.Request) bool { return r.Status == store.StatusApproved })
+	approved, err := h.cfg.Store.ListLive(func(r *store.Request) bool { return r.Status == store.StatusApproved })
 	if err != nil {
 		h.log.Error("approvals: reading the store failed", "err", err)
 		return
@@ -220,7 +220,7 @@ func (h *Hub) lapse() {
 // service never pays one id twice, so a send that did arrive creates
 // nothing new).
 func (h *Hub) Recover(ctx context.Context) {
-	open, err := h.cfg.Store.List(func(r *store.Request) bool {
+	open, err := h.cfg.Store.ListLive(func(r *store.Request) bool {
 		return r.Status == store.StatusApproved || r.Status == store.StatusSending || r.Status == store.StatusUnknown
 	})
 	if err != nil {
@@ -278,7 +278,7 @@ func (h *Hub) settleStale(ctx context.Context) {
 		return
 	}
 	now := h.cfg.Clock.Now()
-	left, err := h.cfg.Store.List(func(r *store.Request) bool {
+	left, err := h.cfg.Store.ListLive(func(r *store.Request) bool {
 		return r.Status == store.StatusSending && now.Sub(r.UpdatedAt) >= SendLease
 	})
 	if err != nil {
@@ -497,7 +497,7 @@ func (h *Hub) create(ctx context.Context, u users.User, req api.PayoutRequest, a
 		}
 	}
 	now := h.cfg.Clock.Now()
-	sent, err := h.cfg.Store.List(func(r *store.Request) bool {
+	sent, err := h.cfg.Store.ListSince(now.Add(-policy.SumWindow), func(r *store.Request) bool {
 		return !r.NeedsApproval && r.RequestedBy == u.Name && now.Sub(r.RequestedAt) < policy.SumWindow &&
 			r.Status != store.StatusRefused
 	})
@@ -540,7 +540,7 @@ func (h *Hub) create(ctx context.Context, u users.User, req api.PayoutRequest, a
 // as a request still open on the hub: pending ones are in no audit record
 // yet, so the pipeline's check cannot see them.
 func (h *Hub) openDuplicate(req *api.PayoutRequest) error {
-	open, err := h.cfg.Store.List(func(r *store.Request) bool {
+	open, err := h.cfg.Store.ListLive(func(r *store.Request) bool {
 		p := r.Payout()
 		return r.Open() && payout.SameDetails(&p, req)
 	})

@@ -73,6 +73,8 @@ type jsBackend struct {
 	stream  jetstream.Stream
 	prefix  string
 	timeout time.Duration
+	// view is this hub's materialized view of the stream (jsview.go).
+	view *jsView
 }
 
 // jsMessage is one message of the stream.
@@ -137,6 +139,11 @@ func OpenJetStream(ctx context.Context, js jetstream.JetStream, cfg JetStreamCon
 	var err error
 	if b.stream, err = natsstream.Create(ctx, js, sc, cfg.Wait, "the hub's approvals", b.prefix+".init"); err != nil {
 		return nil, fmt.Errorf("approvals store: %w", err)
+	}
+	vctx, cancel := context.WithTimeout(ctx, 3*cfg.WriteTimeout)
+	defer cancel()
+	if err := b.startView(vctx); err != nil {
+		return nil, fmt.Errorf("approvals store: reading the stream: %w", err)
 	}
 	return &Store{js: b}, nil
 }
@@ -553,97 +560,125 @@ func (b *jsBackend) putAny(subject string, m jsMessage) (uint64, error) {
 	return seq, nil
 }
 
-// list reads every request's last message.
+// list reads every request's last message, in pulled batches of an
+// ephemeral consumer delivering the last message of each subject: it
+// costs what the store holds, and only `approvals list --all` asks it.
 func (b *jsBackend) list() ([]Request, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*b.timeout)
 	defer cancel()
-	filter := b.prefix + ".req.>"
-	var info *jetstream.StreamInfo
-	if err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
-		info, err = b.stream.Info(ctx, jetstream.WithSubjectFilter(filter))
-		return err
-	}); err != nil {
+	reqs, batches := b.prefix+".req.", b.prefix+".batch."
+	var out []Request
+	bms := map[string]*batchMessage{}
+	err := b.scan(ctx, jetstream.ConsumerConfig{DeliverPolicy: jetstream.DeliverLastPerSubjectPolicy, FilterSubject: b.prefix + ".>"},
+		func(subject string, _ uint64, data []byte) (bool, error) {
+			if !strings.HasPrefix(subject, reqs) && !strings.HasPrefix(subject, batches) {
+				return true, nil
+			}
+			var m jsMessage
+			if err := json.Unmarshal(data, &m); err != nil {
+				return false, fmt.Errorf("approvals store: message on %s is damaged: %w", subject, err)
+			}
+			switch {
+			case m.Request != nil:
+				out = append(out, *m.Request)
+			case m.Batch != nil:
+				bms[strings.TrimPrefix(subject, batches)] = m.Batch
+			}
+			return true, nil
+		})
+	if err != nil {
 		return nil, fmt.Errorf("approvals store: listing requests: %w", err)
 	}
-	subjects := make([]string, 0, len(info.State.Subjects))
-	for s := range info.State.Subjects {
-		subjects = append(subjects, s)
-	}
-	slices.Sort(subjects)
-	out := make([]Request, 0, len(subjects))
-	batches := map[string]*batchMessage{}
-	for _, subj := range subjects {
-		var raw *jetstream.RawStreamMsg
-		err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
-			raw, err = b.stream.GetLastMsgForSubject(ctx, subj)
-			return err
-		})
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			continue
+	for i := range out {
+		if r := &out[i]; r.Batch != "" && r.Status == StatusPending {
+			bms[r.Batch].overlay(r)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("approvals store: listing requests: %w", err)
-		}
-		var m jsMessage
-		if err := json.Unmarshal(raw.Data, &m); err != nil {
-			return nil, fmt.Errorf("approvals store: message %d is damaged: %w", raw.Sequence, err)
-		}
-		if m.Request == nil {
-			return nil, fmt.Errorf("approvals store: message %d holds no request", raw.Sequence)
-		}
-		if r := m.Request; r.Batch != "" && r.Status == StatusPending {
-			bm, ok := batches[r.Batch]
-			if !ok {
-				var err error
-				if bm, _, err = b.batch(r.Batch); err != nil {
-					return nil, err
-				}
-				batches[r.Batch] = bm
-			}
-			bm.overlay(r)
-		}
-		out = append(out, *m.Request)
 	}
 	return out, nil
 }
 
-// log reads the record lines after seq in stream order.
+// scanBatch is how many messages one pull of a scan asks for.
+const scanBatch = 1000
+
+// scan reads what an ephemeral consumer of cc delivers, in pulled batches,
+// handing each message to fn until it returns false or every message
+// pending when the consumer was made is read.
+func (b *jsBackend) scan(ctx context.Context, cc jetstream.ConsumerConfig, fn func(subject string, seq uint64, data []byte) (bool, error)) error {
+	cc.AckPolicy, cc.MemoryStorage, cc.Replicas, cc.InactiveThreshold = jetstream.AckNonePolicy, true, 1, time.Minute
+	var cons jetstream.Consumer
+	if err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
+		cons, err = b.stream.CreateConsumer(ctx, cc)
+		return err
+	}); err != nil {
+		return err
+	}
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.Background(), natsstream.Attempt)
+		defer cancel()
+		_ = b.stream.DeleteConsumer(dctx, cons.CachedInfo().Name)
+	}()
+	pending := cons.CachedInfo().NumPending
+	for pending > 0 {
+		batch, err := cons.Fetch(int(min(pending, scanBatch)), jetstream.FetchMaxWait(natsstream.Attempt))
+		if err != nil {
+			return err
+		}
+		got := uint64(0)
+		for msg := range batch.Messages() {
+			got++
+			md, err := msg.Metadata()
+			if err != nil {
+				return err
+			}
+			more, err := fn(msg.Subject(), md.Sequence.Stream, msg.Data())
+			if err != nil || !more {
+				return err
+			}
+		}
+		if err := batch.Error(); err != nil && got == 0 {
+			return err
+		}
+		if got == 0 {
+			return fmt.Errorf("the stream delivered nothing (%d messages pending)", pending)
+		}
+		pending -= min(got, pending)
+	}
+	return nil
+}
+
+// log reads the record lines after seq in stream order, in pulled
+// batches; a request's own lines through a consumer of its subjects only.
 func (b *jsBackend) log(after uint64, limit int, requestID string) ([]Entry, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*b.timeout)
 	defer cancel()
-	var info *jetstream.StreamInfo
-	if err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
-		info, err = b.stream.Info(ctx)
-		return err
-	}); err != nil {
-		return nil, fmt.Errorf("approvals store: reading the record: %w", err)
+	cc := jetstream.ConsumerConfig{DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: after + 1, FilterSubject: b.prefix + ".>"}
+	if requestID != "" {
+		if !jsIDRE.MatchString(requestID) {
+			return nil, nil
+		}
+		// Its request's and its batch's subjects (<prefix>.req.<id>,
+		// <prefix>.batch.<id>): no other subject ends in an id.
+		cc.FilterSubject = b.prefix + ".*." + requestID
 	}
 	var out []Entry
-	for seq := max(after+1, info.State.FirstSeq); seq <= info.State.LastSeq; seq++ {
-		var raw *jetstream.RawStreamMsg
-		err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
-			raw, err = b.stream.GetMsg(ctx, seq)
-			return err
-		})
-		if err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
-			return out, fmt.Errorf("approvals store: reading the record at %d: %w", seq, err)
-		}
-		if err != nil || !strings.HasPrefix(raw.Subject, b.prefix+".req.") && !strings.HasPrefix(raw.Subject, b.prefix+".batch.") && raw.Subject != b.prefix+".note" {
-			continue
+	err := b.scan(ctx, cc, func(subject string, seq uint64, data []byte) (bool, error) {
+		if !strings.HasPrefix(subject, b.prefix+".req.") && !strings.HasPrefix(subject, b.prefix+".batch.") && subject != b.prefix+".note" {
+			return true, nil
 		}
 		var m jsMessage
-		if err := json.Unmarshal(raw.Data, &m); err != nil {
-			return out, fmt.Errorf("approvals store: record message %d is damaged: %w", seq, err)
+		if err := json.Unmarshal(data, &m); err != nil {
+			return false, fmt.Errorf("approvals store: record message %d is damaged: %w", seq, err)
 		}
 		if m.Entry == nil || requestID != "" && m.Entry.RequestID != requestID {
-			continue
+			return true, nil
 		}
 		e := *m.Entry
 		e.Seq = seq
 		out = append(out, e)
-		if limit > 0 && len(out) >= limit {
-			break
-		}
+		return limit <= 0 || len(out) < limit, nil
+	})
+	if err != nil {
+		return out, fmt.Errorf("approvals store: reading the record: %w", err)
 	}
 	return out, nil
 }

@@ -57,10 +57,11 @@ func TestStoreRulesOnJetStream(t *testing.T) {
 		defer func() { storeOnJetStream = nil }()
 		for name, test := range map[string]func(*testing.T){
 			"ConcurrentApprovalsCompleteARequestOnce": TestConcurrentApprovalsCompleteARequestOnce,
-			"ApprovalRules":                 TestApprovalRules,
-			"TransactionIDIsFixedAndUnique": TestTransactionIDIsFixedAndUnique,
-			"LapseAndOutflows":              TestLapseAndOutflows,
-			"APayoutStateIsNeverSetBack":    TestAPayoutStateIsNeverSetBack,
+			"ApprovalRules":                         TestApprovalRules,
+			"TransactionIDIsFixedAndUnique":         TestTransactionIDIsFixedAndUnique,
+			"LapseAndOutflows":                      TestLapseAndOutflows,
+			"APayoutStateIsNeverSetBack":            TestAPayoutStateIsNeverSetBack,
+			"LiveAndRecentListsFollowStatusAndTime": TestLiveAndRecentListsFollowStatusAndTime,
 		} {
 			t.Run(name, test)
 		}
