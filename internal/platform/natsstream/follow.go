@@ -2,7 +2,6 @@ package natsstream
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -19,7 +18,11 @@ import (
 // see every message the stream held when they began, whichever process
 // wrote it, at the cost of one round trip — never one per message.
 type Follower struct {
-	mu sync.Mutex
+	// applyMu makes the consumer's messages and Sync's own reads one
+	// sequence, each message applied once.
+	applyMu sync.Mutex
+	apply   func(subject string, data []byte, seq uint64, at time.Time)
+	mu      sync.Mutex
 	// seq is the last stream sequence applied, at its stream time at.
 	seq  uint64
 	at   time.Time
@@ -45,7 +48,7 @@ type FollowConfig struct {
 // clock for every process). apply is called from one goroutine at a
 // time and must not block for long.
 func Follow(ctx context.Context, stream jetstream.Stream, cfg FollowConfig, apply func(subject string, data []byte, seq uint64, at time.Time)) (*Follower, error) {
-	f := &Follower{stream: stream, wake: make(chan struct{})}
+	f := &Follower{stream: stream, wake: make(chan struct{}), apply: apply}
 	oc := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy}
 	if cfg.LastPerSubject {
 		oc.DeliverPolicy = jetstream.DeliverLastPerSubjectPolicy
@@ -66,20 +69,35 @@ func Follow(ctx context.Context, stream jetstream.Stream, cfg FollowConfig, appl
 		if err != nil {
 			return
 		}
-		apply(msg.Subject(), msg.Data(), md.Sequence.Stream, md.Timestamp)
-		f.mu.Lock()
-		if md.Sequence.Stream > f.seq {
-			f.seq, f.at = md.Sequence.Stream, md.Timestamp
-		}
-		close(f.wake)
-		f.wake = make(chan struct{})
-		f.mu.Unlock()
+		f.applyOne(msg.Subject(), msg.Data(), md.Sequence.Stream, md.Timestamp)
 	}
-	// Large pulls: a replay of a long stream is a few hundred round trips.
-	if f.cc, err = cons.Consume(handle, jetstream.PullMaxMessages(1000)); err != nil {
+	// Large pulls: a replay of a long stream is a few hundred round
+	// trips. Short pulls with frequent heartbeats: a consumer lost with
+	// its server is noticed (two heartbeats missed) and made again from
+	// where it was within a few seconds, not the default minute, so Sync
+	// waits out a node's death as the writes do.
+	if f.cc, err = cons.Consume(handle, jetstream.PullMaxMessages(1000), jetstream.PullExpiry(4*time.Second), jetstream.PullHeartbeat(time.Second)); err != nil {
 		return nil, fmt.Errorf("following the stream: %w", err)
 	}
 	return f, nil
+}
+
+// applyOne applies the message at seq unless one at seq or later was.
+func (f *Follower) applyOne(subject string, data []byte, seq uint64, at time.Time) {
+	f.applyMu.Lock()
+	defer f.applyMu.Unlock()
+	f.mu.Lock()
+	done := seq <= f.seq
+	f.mu.Unlock()
+	if done {
+		return
+	}
+	f.apply(subject, data, seq, at)
+	f.mu.Lock()
+	f.seq, f.at = seq, at
+	close(f.wake)
+	f.wake = make(chan struct{})
+	f.mu.Unlock()
 }
 
 // Stop stops following.
@@ -124,8 +142,85 @@ func (f *Follower) Sync(ctx context.Context) (uint64, error) {
 	if info.State.Msgs == 0 {
 		return last, nil // nothing to read (an empty stream's LastSeq is 0)
 	}
+	// The consumer is given a moment; one lost with its server may take
+	// many seconds to be made again, so past it the messages it has not
+	// brought are read here, in one pulled scan.
+	// A consumer still bringing messages (a hub's replay at start) is
+	// waited for while it makes progress.
+	from, _ := f.Applied()
+	for {
+		wctx, cancel := context.WithTimeout(ctx, consumerGrace)
+		err = f.WaitFor(wctx, last)
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return last, err
+		}
+		now, _ := f.Applied()
+		if now == from {
+			break
+		}
+		from = now
+	}
+	err = Scan(ctx, f.stream, jetstream.ConsumerConfig{DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: from + 1},
+		func(subject string, seq uint64, at time.Time, data []byte) (bool, error) {
+			f.applyOne(subject, data, seq, at)
+			return seq < last, nil
+		})
+	if err != nil {
+		return last, fmt.Errorf("reading the stream from %d: %w", from+1, err)
+	}
 	return last, f.WaitFor(ctx, last)
 }
 
-// ErrNoFollower is a read of a view whose follower did not start.
-var ErrNoFollower = errors.New("the stream is not being followed")
+// consumerGrace is how long Sync waits for the consumer to bring one
+// more message before reading the stream itself.
+const consumerGrace = 2 * time.Second
+
+// scanBatch is how many messages one pull of a scan asks for.
+const scanBatch = 1000
+
+// Scan reads what an ephemeral consumer of cc delivers, in pulled
+// batches, handing each message to fn until it returns false or every
+// message pending when the consumer was made is read.
+func Scan(ctx context.Context, stream jetstream.Stream, cc jetstream.ConsumerConfig, fn func(subject string, seq uint64, at time.Time, data []byte) (bool, error)) error {
+	cc.AckPolicy, cc.MemoryStorage, cc.Replicas, cc.InactiveThreshold = jetstream.AckNonePolicy, true, 1, time.Minute
+	var cons jetstream.Consumer
+	if err := Retry(ctx, func(ctx context.Context) (err error) {
+		cons, err = stream.CreateConsumer(ctx, cc)
+		return err
+	}); err != nil {
+		return err
+	}
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.Background(), Attempt)
+		defer cancel()
+		_ = stream.DeleteConsumer(dctx, cons.CachedInfo().Name)
+	}()
+	pending := cons.CachedInfo().NumPending
+	for pending > 0 {
+		batch, err := cons.Fetch(int(min(pending, scanBatch)), jetstream.FetchMaxWait(Attempt))
+		if err != nil {
+			return err
+		}
+		got := uint64(0)
+		for msg := range batch.Messages() {
+			got++
+			md, err := msg.Metadata()
+			if err != nil {
+				return err
+			}
+			more, err := fn(msg.Subject(), md.Sequence.Stream, md.Timestamp, msg.Data())
+			if err != nil || !more {
+				return err
+			}
+		}
+		if got == 0 {
+			if err := batch.Error(); err != nil {
+				return err
+			}
+			return fmt.Errorf("the stream delivered nothing (%d messages pending)", pending)
+		}
+		pending -= min(got, pending)
+	}
+	return nil
+}

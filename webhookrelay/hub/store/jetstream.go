@@ -597,53 +597,11 @@ func (b *jsBackend) list() ([]Request, error) {
 	return out, nil
 }
 
-// scanBatch is how many messages one pull of a scan asks for.
-const scanBatch = 1000
-
-// scan reads what an ephemeral consumer of cc delivers, in pulled batches,
-// handing each message to fn until it returns false or every message
-// pending when the consumer was made is read.
+// scan is natsstream.Scan on the store's stream.
 func (b *jsBackend) scan(ctx context.Context, cc jetstream.ConsumerConfig, fn func(subject string, seq uint64, data []byte) (bool, error)) error {
-	cc.AckPolicy, cc.MemoryStorage, cc.Replicas, cc.InactiveThreshold = jetstream.AckNonePolicy, true, 1, time.Minute
-	var cons jetstream.Consumer
-	if err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
-		cons, err = b.stream.CreateConsumer(ctx, cc)
-		return err
-	}); err != nil {
-		return err
-	}
-	defer func() {
-		dctx, cancel := context.WithTimeout(context.Background(), natsstream.Attempt)
-		defer cancel()
-		_ = b.stream.DeleteConsumer(dctx, cons.CachedInfo().Name)
-	}()
-	pending := cons.CachedInfo().NumPending
-	for pending > 0 {
-		batch, err := cons.Fetch(int(min(pending, scanBatch)), jetstream.FetchMaxWait(natsstream.Attempt))
-		if err != nil {
-			return err
-		}
-		got := uint64(0)
-		for msg := range batch.Messages() {
-			got++
-			md, err := msg.Metadata()
-			if err != nil {
-				return err
-			}
-			more, err := fn(msg.Subject(), md.Sequence.Stream, msg.Data())
-			if err != nil || !more {
-				return err
-			}
-		}
-		if err := batch.Error(); err != nil && got == 0 {
-			return err
-		}
-		if got == 0 {
-			return fmt.Errorf("the stream delivered nothing (%d messages pending)", pending)
-		}
-		pending -= min(got, pending)
-	}
-	return nil
+	return natsstream.Scan(ctx, b.stream, cc, func(subject string, seq uint64, _ time.Time, data []byte) (bool, error) {
+		return fn(subject, seq, data)
+	})
 }
 
 // log reads the record lines after seq in stream order, in pulled
