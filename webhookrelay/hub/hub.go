@@ -57,7 +57,11 @@ type Config struct {
 	BatchAnswerWithin time.Duration
 	// FeedQueue is how many changes may wait for one subscriber of the
 	// approvals feed before it is dropped as too slow (default 256).
-	FeedQueue  int
+	FeedQueue int
+	// SendLease is how long a request claimed for sending on a shared
+	// store is left to the hub that claimed it (default SendLease),
+	// judged on the store's clock (store.Store.Now).
+	SendLease  time.Duration
 	HTTPClient *http.Client
 	Clock      clock.Clock
 	Logger     *slog.Logger
@@ -110,6 +114,9 @@ func New(cfg Config) (*Hub, error) {
 	}
 	if cfg.FeedQueue <= 0 {
 		cfg.FeedQueue = 256
+	}
+	if cfg.SendLease <= 0 {
+		cfg.SendLease = SendLease
 	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
@@ -227,6 +234,7 @@ func (h *Hub) Recover(ctx context.Context) {
 		h.log.Error("approvals: reading the store at start failed", "err", err)
 		return
 	}
+	var storeNow time.Time // read once, when first needed
 	for _, r := range open {
 		switch r.Status {
 		case store.StatusApproved:
@@ -234,7 +242,7 @@ func (h *Hub) Recover(ctx context.Context) {
 				h.log.Error("approvals: sending an approved request at start failed", "id", r.ID, "err", err)
 			}
 		case store.StatusSending, store.StatusUnknown:
-			r, ok := h.takeOver(r)
+			r, ok := h.takeOver(r, &storeNow)
 			if !ok {
 				continue
 			}
@@ -252,16 +260,29 @@ const SendLease = 3 * time.Minute
 
 // takeOver decides whether this hub settles r, left sending or unknown.
 // On a shared store a request another hub may be sending right now is
-// left to it until its lease has passed, and of hubs settling one at
-// once only the one whose Reclaim lands does. A hub's own file is its
-// alone: what it finds there at start was left by its previous run.
-func (h *Hub) takeOver(r store.Request) (store.Request, bool) {
+// left to it until its lease has passed — judged on the store's clock,
+// one for every hub (storeNow, read when first needed), never on this
+// hub's, which may be minutes apart from the claimer's — and of hubs
+// settling one at once only the one whose Reclaim lands does. A hub's
+// own file is its alone: what it finds there at start was left by its
+// previous run.
+func (h *Hub) takeOver(r store.Request, storeNow *time.Time) (store.Request, bool) {
 	if !h.cfg.Store.Shared() {
 		return r, true
 	}
 	now := h.cfg.Clock.Now()
-	if r.Status == store.StatusSending && now.Sub(r.UpdatedAt) < SendLease {
-		return r, false
+	if r.Status == store.StatusSending {
+		if storeNow.IsZero() {
+			t, err := h.cfg.Store.Now(now)
+			if err != nil {
+				h.log.Error("approvals: reading the store's clock failed; a claim is left to its hub", "id", r.ID, "err", err)
+				return r, false
+			}
+			*storeNow = t
+		}
+		if storeNow.Sub(r.Written()) < h.cfg.SendLease {
+			return r, false
+		}
 	}
 	nr, err := h.cfg.Store.Reclaim(r.ID, r.Rev, "hub", now)
 	if err != nil {
@@ -277,16 +298,14 @@ func (h *Hub) settleStale(ctx context.Context) {
 	if !h.cfg.Store.Shared() {
 		return
 	}
-	now := h.cfg.Clock.Now()
-	left, err := h.cfg.Store.ListLive(func(r *store.Request) bool {
-		return r.Status == store.StatusSending && now.Sub(r.UpdatedAt) >= SendLease
-	})
+	left, err := h.cfg.Store.ListLive(func(r *store.Request) bool { return r.Status == store.StatusSending })
 	if err != nil {
 		h.log.Error("approvals: reading the store failed", "err", err)
 		return
 	}
+	var storeNow time.Time // read once, only when something is being sent
 	for _, r := range left {
-		r, ok := h.takeOver(r)
+		r, ok := h.takeOver(r, &storeNow)
 		if !ok {
 			continue
 		}

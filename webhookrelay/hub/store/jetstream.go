@@ -50,6 +50,8 @@ type JetStreamConfig struct {
 //     each decision with its record line under the batch's id.
 //   - <prefix>.lock: the submission lock (LockSubmissions).
 //   - <prefix>.init: the stream's first message (see OpenJetStream).
+//   - <prefix>.clock: an empty message written to read the stream's time
+//     (Store.Now), only while a request is being sent.
 //
 // Every change is a compare-and-swap on the stream's revision: the hub
 // reads the stream's last sequence, then the request (whose own message
@@ -534,6 +536,24 @@ func (b *jsBackend) change(id string, at time.Time, step func(r *Request) (*Entr
 		}
 		return *r, stepErr
 	}
+}
+
+// now writes an empty message and returns the time the stream stored it.
+func (b *jsBackend) now() (time.Time, error) {
+	seq, err := b.putAny(b.prefix+".clock", jsMessage{})
+	if err != nil {
+		return time.Time{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
+	defer cancel()
+	var raw *jetstream.RawStreamMsg
+	if err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
+		raw, err = b.stream.GetMsg(ctx, seq)
+		return err
+	}); err != nil {
+		return time.Time{}, fmt.Errorf("approvals store: reading the stream's time: %w", err)
+	}
+	return raw.Time, nil
 }
 
 func (b *jsBackend) note(e Entry) error {

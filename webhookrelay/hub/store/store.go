@@ -720,6 +720,28 @@ func (s *Store) Reclaim(id string, rev uint64, by string, at time.Time) (Request
 	})
 }
 
+// Written is when r's current version was written, on the store's clock
+// (Now): its stream time on JetStream, else its UpdatedAt.
+func (r *Request) Written() time.Time {
+	if !r.WrittenAt.IsZero() {
+		return r.WrittenAt
+	}
+	return r.UpdatedAt
+}
+
+// Now is the store's clock, the one every hub judges a claim's lease by:
+// on a bbolt file, which one hub keeps, that hub's own (now); on
+// JetStream the stream's, read from a message written for it (the
+// leader's time of storing it), so hubs whose clocks differ agree on
+// when a claim made at one of them has run out. Compare it with
+// Request.Written of a request listed since.
+func (s *Store) Now(now time.Time) (time.Time, error) {
+	if s.js == nil {
+		return now, nil
+	}
+	return s.js.now()
+}
+
 // Shared says whether other hubs change the store too (JetStream).
 func (s *Store) Shared() bool { return s.js != nil }
 
