@@ -2,10 +2,12 @@ package natsstream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -17,19 +19,32 @@ import (
 // so no message is skipped. Reads of the view call Sync first: they then
 // see every message the stream held when they began, whichever process
 // wrote it, at the cost of one round trip — never one per message.
+// Message is one message of a stream as a Follower or Scan reads it: Seq
+// its stream sequence, At the time the stream's leader stored it (one
+// clock for every process).
+type Message struct {
+	Subject string
+	Header  nats.Header
+	Data    []byte
+	Seq     uint64
+	At      time.Time
+}
+
 type Follower struct {
 	// applyMu makes the consumer's messages and Sync's own reads one
 	// sequence, each message applied once.
 	applyMu sync.Mutex
-	apply   func(subject string, data []byte, seq uint64, at time.Time)
+	apply   func(Message)
 	mu      sync.Mutex
 	// seq is the last stream sequence applied, at its stream time at.
 	seq  uint64
 	at   time.Time
 	wake chan struct{}
 
-	stream jetstream.Stream
-	cc     jetstream.ConsumeContext
+	stream  jetstream.Stream
+	cc      jetstream.ConsumeContext
+	filter  string
+	partial bool
 }
 
 // FollowConfig says what a Follower replays.
@@ -41,17 +56,27 @@ type FollowConfig struct {
 	// LastPerSubject replays only the last message of each subject: the
 	// current value of a stream laid out as a key-value bucket.
 	LastPerSubject bool
+	// Since, when set, replays only the messages the stream stored at or
+	// after it (by their stream time).
+	Since time.Time
+	// Partial says Filter leaves some of the stream's subjects out: Sync
+	// then waits for the last message of its subjects (a wildcard
+	// last-by-subject read), not the stream's last.
+	Partial bool
 }
 
 // Follow starts following stream; apply hears each message with its
 // stream sequence and time (the time the stream's leader stored it: one
 // clock for every process). apply is called from one goroutine at a
 // time and must not block for long.
-func Follow(ctx context.Context, stream jetstream.Stream, cfg FollowConfig, apply func(subject string, data []byte, seq uint64, at time.Time)) (*Follower, error) {
-	f := &Follower{stream: stream, wake: make(chan struct{}), apply: apply}
+func Follow(ctx context.Context, stream jetstream.Stream, cfg FollowConfig, apply func(Message)) (*Follower, error) {
+	f := &Follower{stream: stream, wake: make(chan struct{}), apply: apply, filter: cfg.Filter, partial: cfg.Partial && cfg.Filter != ""}
 	oc := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy}
-	if cfg.LastPerSubject {
+	switch {
+	case cfg.LastPerSubject:
 		oc.DeliverPolicy = jetstream.DeliverLastPerSubjectPolicy
+	case !cfg.Since.IsZero():
+		oc.DeliverPolicy, oc.OptStartTime = jetstream.DeliverByStartTimePolicy, &cfg.Since
 	}
 	if cfg.Filter != "" {
 		oc.FilterSubjects = []string{cfg.Filter}
@@ -69,7 +94,7 @@ func Follow(ctx context.Context, stream jetstream.Stream, cfg FollowConfig, appl
 		if err != nil {
 			return
 		}
-		f.applyOne(msg.Subject(), msg.Data(), md.Sequence.Stream, md.Timestamp)
+		f.applyOne(Message{Subject: msg.Subject(), Header: msg.Headers(), Data: msg.Data(), Seq: md.Sequence.Stream, At: md.Timestamp})
 	}
 	// Large pulls: a replay of a long stream is a few hundred round
 	// trips. Short pulls with frequent heartbeats: a consumer lost with
@@ -79,22 +104,29 @@ func Follow(ctx context.Context, stream jetstream.Stream, cfg FollowConfig, appl
 	if f.cc, err = cons.Consume(handle, jetstream.PullMaxMessages(1000), jetstream.PullExpiry(4*time.Second), jetstream.PullHeartbeat(time.Second)); err != nil {
 		return nil, fmt.Errorf("following the stream: %w", err)
 	}
+	// The consumer starts past the messages it skips (those before Since):
+	// they count as read, or Sync would wait for them.
+	if info := cons.CachedInfo(); info != nil {
+		f.mu.Lock()
+		f.seq = max(f.seq, info.Delivered.Stream)
+		f.mu.Unlock()
+	}
 	return f, nil
 }
 
 // applyOne applies the message at seq unless one at seq or later was.
-func (f *Follower) applyOne(subject string, data []byte, seq uint64, at time.Time) {
+func (f *Follower) applyOne(m Message) {
 	f.applyMu.Lock()
 	defer f.applyMu.Unlock()
 	f.mu.Lock()
-	done := seq <= f.seq
+	done := m.Seq <= f.seq
 	f.mu.Unlock()
 	if done {
 		return
 	}
-	f.apply(subject, data, seq, at)
+	f.apply(m)
 	f.mu.Lock()
-	f.seq, f.at = seq, at
+	f.seq, f.at = m.Seq, m.At
 	close(f.wake)
 	f.wake = make(chan struct{})
 	f.mu.Unlock()
@@ -128,25 +160,18 @@ func (f *Follower) WaitFor(ctx context.Context, seq uint64) error {
 }
 
 // Sync waits until every message the stream held when it was called is
-// applied, and returns the stream's last sequence then.
+// applied (of a Partial follower, every message of its subjects), and
+// returns the last sequence it waited for.
 func (f *Follower) Sync(ctx context.Context) (uint64, error) {
-	var info *jetstream.StreamInfo
-	err := Retry(ctx, func(ctx context.Context) (err error) {
-		info, err = f.stream.Info(ctx)
-		return err
-	})
-	if err != nil {
-		return 0, err
+	last, any, err := f.target(ctx)
+	if err != nil || !any {
+		return last, err
 	}
-	last := info.State.LastSeq
-	if info.State.Msgs == 0 {
-		return last, nil // nothing to read (an empty stream's LastSeq is 0)
-	}
-	// The consumer is given a moment; one lost with its server may take
-	// many seconds to be made again, so past it the messages it has not
-	// brought are read here, in one pulled scan.
 	// A consumer still bringing messages (a hub's replay at start) is
-	// waited for while it makes progress.
+	// waited for while it makes progress. One lost with its server may
+	// take many seconds to be made again: past consumerGrace without
+	// progress, the messages it has not brought are read here, in one
+	// pulled scan.
 	from, _ := f.Applied()
 	for {
 		wctx, cancel := context.WithTimeout(ctx, consumerGrace)
@@ -161,15 +186,45 @@ func (f *Follower) Sync(ctx context.Context) (uint64, error) {
 		}
 		from = now
 	}
-	err = Scan(ctx, f.stream, jetstream.ConsumerConfig{DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: from + 1},
-		func(subject string, seq uint64, at time.Time, data []byte) (bool, error) {
-			f.applyOne(subject, data, seq, at)
-			return seq < last, nil
+	err = Scan(ctx, f.stream, jetstream.ConsumerConfig{DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: from + 1, FilterSubject: f.filter},
+		func(m Message) (bool, error) {
+			f.applyOne(m)
+			return m.Seq < last, nil
 		})
 	if err != nil {
 		return last, fmt.Errorf("reading the stream from %d: %w", from+1, err)
 	}
 	return last, f.WaitFor(ctx, last)
+}
+
+// target is the sequence Sync waits for: the stream's last, or, for a
+// Partial follower, the last on its subjects (the stream's last may be on
+// a subject it never reads); any is false when there is none.
+func (f *Follower) target(ctx context.Context) (last uint64, any bool, err error) {
+	if f.partial {
+		var raw *jetstream.RawStreamMsg
+		err := Retry(ctx, func(ctx context.Context) (err error) {
+			raw, err = f.stream.GetLastMsgForSubject(ctx, f.filter)
+			return err
+		})
+		switch {
+		case errors.Is(err, jetstream.ErrMsgNotFound):
+			return 0, false, nil
+		case err != nil:
+			return 0, false, err
+		}
+		return raw.Sequence, true, nil
+	}
+	var info *jetstream.StreamInfo
+	err = Retry(ctx, func(ctx context.Context) (err error) {
+		info, err = f.stream.Info(ctx)
+		return err
+	})
+	if err != nil {
+		return 0, false, err
+	}
+	// An empty stream's LastSeq is 0: nothing to read.
+	return info.State.LastSeq, info.State.Msgs > 0, nil
 }
 
 // consumerGrace is how long Sync waits for the consumer to bring one
@@ -182,7 +237,7 @@ const scanBatch = 1000
 // Scan reads what an ephemeral consumer of cc delivers, in pulled
 // batches, handing each message to fn until it returns false or every
 // message pending when the consumer was made is read.
-func Scan(ctx context.Context, stream jetstream.Stream, cc jetstream.ConsumerConfig, fn func(subject string, seq uint64, at time.Time, data []byte) (bool, error)) error {
+func Scan(ctx context.Context, stream jetstream.Stream, cc jetstream.ConsumerConfig, fn func(Message) (bool, error)) error {
 	cc.AckPolicy, cc.MemoryStorage, cc.Replicas, cc.InactiveThreshold = jetstream.AckNonePolicy, true, 1, time.Minute
 	var cons jetstream.Consumer
 	if err := Retry(ctx, func(ctx context.Context) (err error) {
@@ -209,7 +264,7 @@ func Scan(ctx context.Context, stream jetstream.Stream, cc jetstream.ConsumerCon
 			if err != nil {
 				return err
 			}
-			more, err := fn(msg.Subject(), md.Sequence.Stream, md.Timestamp, msg.Data())
+			more, err := fn(Message{Subject: msg.Subject(), Header: msg.Headers(), Data: msg.Data(), Seq: md.Sequence.Stream, At: md.Timestamp})
 			if err != nil || !more {
 				return err
 			}

@@ -14,7 +14,7 @@
 //
 // Each hub follows the stream (natsstream.Follower) and holds in memory
 // only the lines the duplicate check reads: those within Config.Hold of
-// the newest, and those of payouts whose outcome is still open. So its
+// the newest (replaying only those at its start). So its
 // memory and each check follow the duplicate window, not the record's
 // history; Entries (`payouts log`) reads the whole record in pulled
 // batches, and a check over a longer window reads it too.
@@ -104,7 +104,13 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Log, error)
 	if l.stream, err = natsstream.Create(ctx, js, sc, cfg.Wait, "the hub's audit record", l.subject+".init"); err != nil {
 		return nil, fmt.Errorf("audit record: %w", err)
 	}
-	if l.follow, err = natsstream.Follow(ctx, l.stream, natsstream.FollowConfig{}, l.apply); err != nil {
+	// Only the lines stored within the hold (and a day to spare) are
+	// replayed: a hub's start costs the duplicate window, not the
+	// record's history. An older payout's outcome still open is not
+	// closed by FinalOutcome at this hub (it follows payouts for their
+	// webhook_late, far shorter).
+	since := time.Now().Add(-cfg.Hold - 24*time.Hour)
+	if l.follow, err = natsstream.Follow(ctx, l.stream, natsstream.FollowConfig{Since: since}, l.apply); err != nil {
 		return nil, fmt.Errorf("audit record: %w", err)
 	}
 	if err := l.refresh(ctx); err != nil {
@@ -119,15 +125,15 @@ func (l *Log) Close() { l.follow.Stop() }
 
 // apply holds a line the follower read, and now and then lets go of the
 // lines the duplicate check no longer reads.
-func (l *Log) apply(subject string, data []byte, seq uint64, _ time.Time) {
+func (l *Log) apply(m natsstream.Message) {
 	l.viewMu.Lock()
 	defer l.viewMu.Unlock()
-	l.last = seq
-	if subject != l.subject {
+	l.last = m.Seq
+	if m.Subject != l.subject {
 		return // the first message, not a line
 	}
 	var e payout.Entry
-	if err := json.Unmarshal(data, &e); err != nil {
+	if err := json.Unmarshal(m.Data, &e); err != nil {
 		return // reported by Entries, which reads every line
 	}
 	l.entries = append(l.entries, e)
@@ -140,19 +146,16 @@ func (l *Log) apply(subject string, data []byte, seq uint64, _ time.Time) {
 	}
 }
 
-// prune keeps the lines within Hold of the newest and those of payouts
-// whose outcome is still open (FinalOutcome closes them).
+// prune keeps the lines within Hold of the newest. A payout whose final
+// state never came stays "accepted" in the record for ever: holding every
+// such line would make memory follow the history again. FinalOutcome
+// closes the payouts the hub follows, for their webhook_late, far within
+// the hold.
 func (l *Log) prune(es []payout.Entry) []payout.Entry {
-	open := map[string]bool{}
-	for _, p := range payout.FromRecord(es) {
-		if payout.Pending(p.Outcome) {
-			open[p.TransactionID] = true
-		}
-	}
 	from := l.newest.Add(-l.cfg.Hold)
 	kept := es[:0]
 	for _, e := range es {
-		if !e.At.Before(from) || open[e.TransactionID] {
+		if !e.At.Before(from) {
 			kept = append(kept, e)
 		}
 	}
@@ -176,10 +179,10 @@ func (l *Log) Entries() ([]payout.Entry, error) {
 	defer cancel()
 	var out []payout.Entry
 	err := natsstream.Scan(ctx, l.stream, jetstream.ConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy, FilterSubject: l.subject},
-		func(_ string, seq uint64, _ time.Time, data []byte) (bool, error) {
+		func(m natsstream.Message) (bool, error) {
 			var e payout.Entry
-			if err := json.Unmarshal(data, &e); err != nil {
-				return false, fmt.Errorf("audit record: line %d is damaged (%w); paydash will not send payouts it cannot check for duplicates", seq, err)
+			if err := json.Unmarshal(m.Data, &e); err != nil {
+				return false, fmt.Errorf("audit record: line %d is damaged (%w); paydash will not send payouts it cannot check for duplicates", m.Seq, err)
 			}
 			out = append(out, e)
 			return true, nil

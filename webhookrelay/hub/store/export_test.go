@@ -79,11 +79,11 @@ func FillFinished(s *Store, n int, last time.Time) error {
 	}
 	b := s.js
 	pub := func(subject string, m jsMessage) error {
-		data, err := json.Marshal(m)
+		msg, err := requestMsg(subject, m)
 		if err != nil {
 			return err
 		}
-		_, err = b.js.PublishMsgAsync(&nats.Msg{Subject: subject, Data: data})
+		_, err = b.js.PublishMsgAsync(msg)
 		return err
 	}
 	for i := range n {
@@ -117,13 +117,21 @@ func FillFinished(s *Store, n int, last time.Time) error {
 	return nil
 }
 
-// FillAudit publishes n attempt and outcome lines to the audit record of
-// name, as the shared pipeline writes them.
+// FillAudit publishes the attempt and outcome lines of the n finished
+// requests to the audit record of name, as the shared pipeline writes
+// them — those of the last 8 days only: a hub replays the lines the
+// stream stored within the duplicate window and a day (auditlog.Open), by
+// the stream's time, and a fill made in seconds cannot date older lines
+// in the past. (Lines older by their own time are let go as they are
+// read.)
 func FillAudit(js jetstream.JetStream, name string, n int, last time.Time) error {
 	subject := "paydash.hub." + name + ".audit"
 	times := fillTimes(n, last)
 	for i := range n {
 		at := times(i)
+		if last.Sub(at) > 8*24*time.Hour {
+			continue
+		}
 		r := finished(i, at)
 		for _, line := range []map[string]any{
 			{"at": at, "event": "attempt", "profile": "hub", "source": "hub", "transaction_id": r.TransactionID, "name": r.BeneficiaryName,
@@ -148,4 +156,3 @@ func FillAudit(js jetstream.JetStream, name string, n int, last time.Time) error
 	}
 	return nil
 }
-

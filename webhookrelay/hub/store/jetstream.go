@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/paydash/paydash/internal/platform/backoff"
@@ -159,12 +158,10 @@ var errConflict = errors.New("approvals store: changed by another hub meanwhile"
 // twice: JetStream answers its retry as a duplicate, or the subject's
 // last message is found to be this very one.
 func (b *jsBackend) put(subject string, rev uint64, m jsMessage) (uint64, error) {
-	data, err := json.Marshal(m)
+	msg, err := requestMsg(subject, m)
 	if err != nil {
 		return 0, err
 	}
-	msg := nats.NewMsg(subject)
-	msg.Data = data
 	id := NewID() + NewID()
 	msg.Header.Set(jetstream.MsgIDHeader, id)
 	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
@@ -564,12 +561,10 @@ func (b *jsBackend) note(e Entry) error {
 // putAny publishes without a compare-and-swap (record lines of no
 // request), deduplicated across retries by its Nats-Msg-Id.
 func (b *jsBackend) putAny(subject string, m jsMessage) (uint64, error) {
-	data, err := json.Marshal(m)
+	msg, err := requestMsg(subject, m)
 	if err != nil {
 		return 0, err
 	}
-	msg := nats.NewMsg(subject)
-	msg.Data = data
 	msg.Header.Set(jetstream.MsgIDHeader, NewID()+NewID())
 	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
 	defer cancel()
@@ -619,8 +614,8 @@ func (b *jsBackend) list() ([]Request, error) {
 
 // scan is natsstream.Scan on the store's stream.
 func (b *jsBackend) scan(ctx context.Context, cc jetstream.ConsumerConfig, fn func(subject string, seq uint64, data []byte) (bool, error)) error {
-	return natsstream.Scan(ctx, b.stream, cc, func(subject string, seq uint64, _ time.Time, data []byte) (bool, error) {
-		return fn(subject, seq, data)
+	return natsstream.Scan(ctx, b.stream, cc, func(m natsstream.Message) (bool, error) {
+		return fn(m.Subject, m.Seq, m.Data)
 	})
 }
 

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/paydash/paydash/internal/platform/natsstream"
 )
 
@@ -31,7 +33,30 @@ type jsView struct {
 	// applied counts messages since the last prune.
 	applied int
 
-	follow *natsstream.Follower
+	// follows read the requests' subjects and the batches' (two
+	// consumers: the transaction id claims, half the stream, are never
+	// read).
+	follows [2]*natsstream.Follower
+}
+
+// stop stops following.
+func (v *jsView) stop() {
+	for _, f := range v.follows {
+		if f != nil {
+			f.Stop()
+		}
+	}
+}
+
+// sync waits until the view holds everything the stream held when
+// called.
+func (v *jsView) sync(ctx context.Context) error {
+	for _, f := range v.follows {
+		if _, err := f.Sync(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // startView replays the stream into a new view and waits until it holds
@@ -39,37 +64,93 @@ type jsView struct {
 func (b *jsBackend) startView(ctx context.Context) error {
 	v := &jsView{reqs: map[string]*Request{}, batches: map[string]*batchMessage{}}
 	reqs, batches := b.prefix+".req.", b.prefix+".batch."
-	apply := func(subject string, data []byte, _ uint64, at time.Time) {
+	apply := func(msg natsstream.Message) {
 		switch {
-		case strings.HasPrefix(subject, reqs):
-			var m jsMessage
-			if json.Unmarshal(data, &m) != nil || m.Request == nil {
+		case strings.HasPrefix(msg.Subject, reqs):
+			if v.skip(strings.TrimPrefix(msg.Subject, reqs), msg.Header) {
 				return
 			}
-			m.Request.WrittenAt = at
-			v.putRequest(m.Request)
-		case strings.HasPrefix(subject, batches):
 			var m jsMessage
-			if json.Unmarshal(data, &m) != nil || m.Batch == nil {
+			if json.Unmarshal(msg.Data, &m) != nil || m.Request == nil {
+				return
+			}
+			m.Request.WrittenAt = msg.At
+			v.putRequest(m.Request)
+		case strings.HasPrefix(msg.Subject, batches):
+			var m jsMessage
+			if json.Unmarshal(msg.Data, &m) != nil || m.Batch == nil {
 				return
 			}
 			m.Batch.IDs = nil
 			v.mu.Lock()
-			v.batches[strings.TrimPrefix(subject, batches)] = m.Batch
+			v.batches[strings.TrimPrefix(msg.Subject, batches)] = m.Batch
 			v.mu.Unlock()
 		}
 	}
-	f, err := natsstream.Follow(ctx, b.stream, natsstream.FollowConfig{Filter: b.prefix + ".>", LastPerSubject: true}, apply)
-	if err != nil {
-		return err
+	for i, filter := range []string{reqs + ">", batches + ">"} {
+		f, err := natsstream.Follow(ctx, b.stream, natsstream.FollowConfig{Filter: filter, LastPerSubject: true, Partial: true}, apply)
+		if err != nil {
+			v.stop()
+			return err
+		}
+		v.follows[i] = f
 	}
-	v.follow = f
-	if _, err := f.Sync(ctx); err != nil {
-		f.Stop()
+	if err := v.sync(ctx); err != nil {
+		v.stop()
 		return err
 	}
 	b.view = v
 	return nil
+}
+
+// skip forgets, without reading it, a request whose message's headers
+// say it is finished and older than the window (most of a long history,
+// replayed at a hub's start); a message without them is read.
+func (v *jsView) skip(id string, h nats.Header) bool {
+	if h.Get(hdrLive) != "0" {
+		return false
+	}
+	at, err := time.Parse(time.RFC3339Nano, h.Get(hdrRequestedAt))
+	if err != nil {
+		return false
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if at.After(v.newest) {
+		v.newest = at
+	}
+	if !at.Before(v.newest.Add(-RecentKept)) {
+		return false
+	}
+	delete(v.reqs, id)
+	return true
+}
+
+// The headers of a request's message that let a hub's view pass over it
+// unread: whether it is live, and when it was requested.
+const (
+	hdrLive        = "Paydash-Live"
+	hdrRequestedAt = "Paydash-Requested-At"
+)
+
+// requestMsg is the message m on subject, with the headers of its
+// request.
+func requestMsg(subject string, m jsMessage) (*nats.Msg, error) {
+	data, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	msg := nats.NewMsg(subject)
+	msg.Data = data
+	if r := m.Request; r != nil {
+		live := "0"
+		if Live(r.Status) {
+			live = "1"
+		}
+		msg.Header.Set(hdrLive, live)
+		msg.Header.Set(hdrRequestedAt, r.RequestedAt.UTC().Format(time.RFC3339Nano))
+	}
+	return msg, nil
 }
 
 // putRequest holds r when it is live or recent, and forgets it
@@ -105,7 +186,7 @@ func (v *jsView) kept(r *Request) bool {
 func (b *jsBackend) listView(keep func(*Request) bool) ([]Request, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
 	defer cancel()
-	if _, err := b.view.follow.Sync(ctx); err != nil {
+	if err := b.view.sync(ctx); err != nil {
 		return nil, err
 	}
 	v := b.view

@@ -366,6 +366,10 @@ func runScaleHub() {
 	ctx := context.Background()
 	var st *store.Store
 	var err error
+	began := time.Now()
+	defer func() {
+		fmt.Fprintf(os.Stderr, "scale hub: stores open in %s\n", time.Since(began).Round(time.Millisecond))
+	}()
 	if path := os.Getenv("HUB_SCALE_PATH"); path != "" {
 		st, err = store.Open(path)
 	} else {
@@ -374,6 +378,7 @@ func runScaleHub() {
 		name := os.Getenv("HUB_SCALE_NAME")
 		octx, cancel := context.WithTimeout(ctx, time.Minute)
 		st, err = store.OpenJetStream(octx, js, store.JetStreamConfig{Name: name, Replicas: 3})
+		fmt.Fprintf(os.Stderr, "scale hub: approvals store open in %s\n", time.Since(began).Round(time.Millisecond))
 		if err == nil {
 			// Opened as serve opens it, for its start: the stub service
 			// does not write to it.

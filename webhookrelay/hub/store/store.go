@@ -234,7 +234,7 @@ func Open(path string) (*Store, error) {
 func (s *Store) Close() error {
 	if s.js != nil {
 		if s.js.view != nil {
-			s.js.view.follow.Stop()
+			s.js.view.stop()
 		}
 		return nil
 	}
