@@ -2,7 +2,6 @@ package natsstream
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -41,10 +40,9 @@ type Follower struct {
 	at   time.Time
 	wake chan struct{}
 
-	stream  jetstream.Stream
-	cc      jetstream.ConsumeContext
-	filter  string
-	partial bool
+	stream jetstream.Stream
+	cc     jetstream.ConsumeContext
+	filter string
 }
 
 // FollowConfig says what a Follower replays.
@@ -59,10 +57,9 @@ type FollowConfig struct {
 	// Since, when set, replays only the messages the stream stored at or
 	// after it (by their stream time).
 	Since time.Time
-	// Partial says Filter leaves some of the stream's subjects out: Sync
-	// then waits for the last message of its subjects (a wildcard
-	// last-by-subject read), not the stream's last.
-	Partial bool
+	// From, when set, starts at this stream sequence (what came before
+	// is already known to the caller, from a snapshot).
+	From uint64
 }
 
 // Follow starts following stream; apply hears each message with its
@@ -70,13 +67,16 @@ type FollowConfig struct {
 // clock for every process). apply is called from one goroutine at a
 // time and must not block for long.
 func Follow(ctx context.Context, stream jetstream.Stream, cfg FollowConfig, apply func(Message)) (*Follower, error) {
-	f := &Follower{stream: stream, wake: make(chan struct{}), apply: apply, filter: cfg.Filter, partial: cfg.Partial && cfg.Filter != ""}
+	f := &Follower{stream: stream, wake: make(chan struct{}), apply: apply, filter: cfg.Filter}
 	oc := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy}
 	switch {
 	case cfg.LastPerSubject:
 		oc.DeliverPolicy = jetstream.DeliverLastPerSubjectPolicy
 	case !cfg.Since.IsZero():
 		oc.DeliverPolicy, oc.OptStartTime = jetstream.DeliverByStartTimePolicy, &cfg.Since
+	case cfg.From > 0:
+		oc.DeliverPolicy, oc.OptStartSeq = jetstream.DeliverByStartSequencePolicy, cfg.From
+		f.seq = cfg.From - 1
 	}
 	if cfg.Filter != "" {
 		oc.FilterSubjects = []string{cfg.Filter}
@@ -160,8 +160,7 @@ func (f *Follower) WaitFor(ctx context.Context, seq uint64) error {
 }
 
 // Sync waits until every message the stream held when it was called is
-// applied (of a Partial follower, every message of its subjects), and
-// returns the last sequence it waited for.
+// applied, and returns the last sequence it waited for.
 func (f *Follower) Sync(ctx context.Context) (uint64, error) {
 	last, any, err := f.target(ctx)
 	if err != nil || !any {
@@ -197,24 +196,9 @@ func (f *Follower) Sync(ctx context.Context) (uint64, error) {
 	return last, f.WaitFor(ctx, last)
 }
 
-// target is the sequence Sync waits for: the stream's last, or, for a
-// Partial follower, the last on its subjects (the stream's last may be on
-// a subject it never reads); any is false when there is none.
+// target is the sequence Sync waits for: the stream's last; any is false
+// when the stream is empty.
 func (f *Follower) target(ctx context.Context) (last uint64, any bool, err error) {
-	if f.partial {
-		var raw *jetstream.RawStreamMsg
-		err := Retry(ctx, func(ctx context.Context) (err error) {
-			raw, err = f.stream.GetLastMsgForSubject(ctx, f.filter)
-			return err
-		})
-		switch {
-		case errors.Is(err, jetstream.ErrMsgNotFound):
-			return 0, false, nil
-		case err != nil:
-			return 0, false, err
-		}
-		return raw.Sequence, true, nil
-	}
 	var info *jetstream.StreamInfo
 	err = Retry(ctx, func(ctx context.Context) (err error) {
 		info, err = f.stream.Info(ctx)

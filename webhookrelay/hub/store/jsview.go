@@ -3,25 +3,34 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/paydash/paydash/internal/platform/natsstream"
 )
 
 // jsView is one hub's materialized view of a JetStream store: the live
 // requests (Live) and those made within RecentKept, with each batch's
-// decision, kept current by a natsstream.Follower replaying the last
-// message of every subject at start and then every new message, from
-// every hub. Lists, sums and lapses read it after one Sync (one round
-// trip), so their cost follows what is live, not the stream's history;
-// finished requests older than the window are dropped as they are read.
-// Status changes never read it: each is a compare-and-swap on the
-// request read from the stream itself.
+// decision, kept current by a natsstream.Follower reading every new
+// message, from every hub. Lists, sums and lapses read the view after a
+// Sync (one round trip), so their cost follows what is live, not the
+// stream's history. Status changes never read it: each is a
+// compare-and-swap on the request read from the stream itself.
+//
+// A hub starts from the stream's last snapshot (<prefix>.snapshot: a
+// view as of a sequence, written by whichever hub sees snapshotEvery
+// messages pass since the last one) and follows from the sequence after
+// it, so its start costs what is live and recent, not the history. A
+// stream with no snapshot yet (one written before them) is replayed
+// once: the last message of each request's and batch's subject, a
+// finished request older than the window passed over unread (its
+// message's headers say so).
 type jsView struct {
 	mu   sync.Mutex
 	reqs map[string]*Request
@@ -32,75 +41,204 @@ type jsView struct {
 	newest time.Time
 	// applied counts messages since the last prune.
 	applied int
+	// seq is the last stream sequence applied; snapSeq the sequence the
+	// last snapshot (this hub's or another's) was taken at; snapping is
+	// set while this hub writes one.
+	seq, snapSeq uint64
+	snapping     bool
 
-	// follows read the requests' subjects and the batches' (two
-	// consumers: the transaction id claims, half the stream, are never
-	// read).
-	follows [2]*natsstream.Follower
+	b      *jsBackend
+	follow *natsstream.Follower
 }
+
+// snapshotEvery is how many messages pass between two snapshots: a hub
+// starting replays at most about this many.
+var snapshotEvery uint64 = 2000
+
+// viewSnapshot is a view as of stream sequence Seq.
+type viewSnapshot struct {
+	Seq      uint64                   `json:"seq"`
+	Newest   time.Time                `json:"newest"`
+	Requests []*Request               `json:"requests"`
+	Batches  map[string]*batchMessage `json:"batches"`
+}
+
+func (b *jsBackend) snapshotSubject() string { return b.prefix + ".snapshot" }
 
 // stop stops following.
 func (v *jsView) stop() {
-	for _, f := range v.follows {
-		if f != nil {
-			f.Stop()
-		}
+	if v.follow != nil {
+		v.follow.Stop()
 	}
 }
 
 // sync waits until the view holds everything the stream held when
 // called.
 func (v *jsView) sync(ctx context.Context) error {
-	for _, f := range v.follows {
-		if _, err := f.Sync(ctx); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := v.follow.Sync(ctx)
+	return err
 }
 
-// startView replays the stream into a new view and waits until it holds
-// everything the stream held at its start.
+// startView loads the last snapshot (or replays the stream when there is
+// none), follows from there, and waits until the view holds everything
+// the stream held at its start.
 func (b *jsBackend) startView(ctx context.Context) error {
-	v := &jsView{reqs: map[string]*Request{}, batches: map[string]*batchMessage{}}
-	reqs, batches := b.prefix+".req.", b.prefix+".batch."
-	apply := func(msg natsstream.Message) {
-		switch {
-		case strings.HasPrefix(msg.Subject, reqs):
-			if v.skip(strings.TrimPrefix(msg.Subject, reqs), msg.Header) {
-				return
-			}
-			var m jsMessage
-			if json.Unmarshal(msg.Data, &m) != nil || m.Request == nil {
-				return
-			}
-			m.Request.WrittenAt = msg.At
-			v.putRequest(m.Request)
-		case strings.HasPrefix(msg.Subject, batches):
-			var m jsMessage
-			if json.Unmarshal(msg.Data, &m) != nil || m.Batch == nil {
-				return
-			}
-			m.Batch.IDs = nil
-			v.mu.Lock()
-			v.batches[strings.TrimPrefix(msg.Subject, batches)] = m.Batch
-			v.mu.Unlock()
-		}
+	v := &jsView{reqs: map[string]*Request{}, batches: map[string]*batchMessage{}, b: b}
+	from, err := v.load(ctx)
+	if err != nil {
+		return err
 	}
-	for i, filter := range []string{reqs + ">", batches + ">"} {
-		f, err := natsstream.Follow(ctx, b.stream, natsstream.FollowConfig{Filter: filter, LastPerSubject: true, Partial: true}, apply)
-		if err != nil {
-			v.stop()
-			return err
-		}
-		v.follows[i] = f
+	f, err := natsstream.Follow(ctx, b.stream, natsstream.FollowConfig{Filter: b.prefix + ".>", From: from}, v.apply)
+	if err != nil {
+		return err
 	}
+	v.follow = f
 	if err := v.sync(ctx); err != nil {
 		v.stop()
 		return err
 	}
 	b.view = v
 	return nil
+}
+
+// load fills the view from the last snapshot, or from a replay of the
+// stream's last messages per subject, and returns the sequence to follow
+// from.
+func (v *jsView) load(ctx context.Context) (uint64, error) {
+	b := v.b
+	var raw *jetstream.RawStreamMsg
+	err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
+		raw, err = b.stream.GetLastMsgForSubject(ctx, b.snapshotSubject())
+		return err
+	})
+	switch {
+	case err == nil:
+		var snap viewSnapshot
+		if json.Unmarshal(raw.Data, &snap) == nil {
+			for _, r := range snap.Requests {
+				v.reqs[r.ID] = r
+			}
+			if snap.Batches != nil {
+				v.batches = snap.Batches
+			}
+			v.newest, v.seq, v.snapSeq = snap.Newest, snap.Seq, snap.Seq
+			return snap.Seq + 1, nil
+		}
+		// A damaged snapshot: replayed as if there were none.
+	case !errors.Is(err, jetstream.ErrMsgNotFound):
+		return 0, err
+	}
+	// No snapshot: the stream's last sequence now, then the last message
+	// of each request and batch (a replay through the same apply; what is
+	// written meanwhile is read again by the follower, in order).
+	var info *jetstream.StreamInfo
+	if err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
+		info, err = b.stream.Info(ctx)
+		return err
+	}); err != nil {
+		return 0, err
+	}
+	last := info.State.LastSeq
+	for _, filter := range []string{b.prefix + ".req.>", b.prefix + ".batch.>"} {
+		err := natsstream.Scan(ctx, b.stream, jetstream.ConsumerConfig{DeliverPolicy: jetstream.DeliverLastPerSubjectPolicy, FilterSubject: filter},
+			func(m natsstream.Message) (bool, error) {
+				v.applyState(m)
+				return true, nil
+			})
+		if err != nil {
+			return 0, err
+		}
+	}
+	v.mu.Lock()
+	v.seq = last
+	v.mu.Unlock()
+	return last + 1, nil
+}
+
+// apply is the follower's: each new message of the stream.
+func (v *jsView) apply(m natsstream.Message) {
+	if m.Subject == v.b.snapshotSubject() {
+		var snap struct {
+			Seq uint64 `json:"seq"`
+		}
+		if json.Unmarshal(m.Data, &snap) == nil {
+			v.mu.Lock()
+			v.snapSeq = max(v.snapSeq, snap.Seq)
+			v.mu.Unlock()
+		}
+	} else {
+		v.applyState(m)
+	}
+	v.mu.Lock()
+	v.seq = max(v.seq, m.Seq)
+	due := !v.snapping && v.seq-v.snapSeq >= snapshotEvery
+	if due {
+		v.snapping = true
+	}
+	v.mu.Unlock()
+	if due {
+		go v.snapshot()
+	}
+}
+
+// applyState takes a request's or a batch's message into the view.
+func (v *jsView) applyState(msg natsstream.Message) {
+	reqs, batches := v.b.prefix+".req.", v.b.prefix+".batch."
+	switch {
+	case strings.HasPrefix(msg.Subject, reqs):
+		if v.skip(strings.TrimPrefix(msg.Subject, reqs), msg.Header) {
+			return
+		}
+		var m jsMessage
+		if json.Unmarshal(msg.Data, &m) != nil || m.Request == nil {
+			return
+		}
+		m.Request.WrittenAt = msg.At
+		v.putRequest(m.Request)
+	case strings.HasPrefix(msg.Subject, batches):
+		var m jsMessage
+		if json.Unmarshal(msg.Data, &m) != nil || m.Batch == nil {
+			return
+		}
+		m.Batch.IDs = nil
+		v.mu.Lock()
+		v.batches[strings.TrimPrefix(msg.Subject, batches)] = m.Batch
+		v.mu.Unlock()
+	}
+}
+
+// snapshot writes the view as of the last sequence applied; a snapshot
+// that cannot be written is tried again after the next snapshotEvery
+// messages.
+func (v *jsView) snapshot() {
+	v.mu.Lock()
+	snap := viewSnapshot{Seq: v.seq, Newest: v.newest, Batches: make(map[string]*batchMessage, len(v.batches))}
+	for _, r := range v.reqs {
+		if v.kept(r) {
+			snap.Requests = append(snap.Requests, r)
+		}
+	}
+	// The decisions its pending rows read (overlay); the others are
+	// written into their rows already.
+	for _, r := range snap.Requests {
+		if bm := v.batches[r.Batch]; bm != nil && r.Status == StatusPending {
+			snap.Batches[r.Batch] = bm
+		}
+	}
+	data, err := json.Marshal(snap)
+	v.mu.Unlock()
+	if err == nil {
+		msg := nats.NewMsg(v.b.snapshotSubject())
+		msg.Data = data
+		msg.Header.Set(jetstream.MsgIDHeader, NewID()+NewID())
+		ctx, cancel := context.WithTimeout(context.Background(), v.b.timeout)
+		_, _ = natsstream.Publish(ctx, v.b.js, msg)
+		cancel()
+	}
+	v.mu.Lock()
+	v.snapSeq = max(v.snapSeq, snap.Seq)
+	v.snapping = false
+	v.mu.Unlock()
 }
 
 // skip forgets, without reading it, a request whose message's headers
