@@ -236,10 +236,16 @@ func Scan(ctx context.Context, stream jetstream.Stream, cc jetstream.ConsumerCon
 		_ = stream.DeleteConsumer(dctx, cons.CachedInfo().Name)
 	}()
 	pending := cons.CachedInfo().NumPending
+	// A pull that gets nothing is asked again (a consumer just made in a
+	// cluster may not answer yet: "no responders"), within ctx.
+	retry := PublishBackoff()
 	for pending > 0 {
 		batch, err := cons.Fetch(int(min(pending, scanBatch)), jetstream.FetchMaxWait(Attempt))
 		if err != nil {
-			return err
+			if retry.Wait(ctx) != nil {
+				return err
+			}
+			continue
 		}
 		got := uint64(0)
 		for msg := range batch.Messages() {
@@ -254,11 +260,16 @@ func Scan(ctx context.Context, stream jetstream.Stream, cc jetstream.ConsumerCon
 			}
 		}
 		if got == 0 {
-			if err := batch.Error(); err != nil {
+			err := batch.Error()
+			if err == nil {
+				err = fmt.Errorf("the stream delivered nothing (%d messages pending)", pending)
+			}
+			if retry.Wait(ctx) != nil {
 				return err
 			}
-			return fmt.Errorf("the stream delivered nothing (%d messages pending)", pending)
+			continue
 		}
+		retry.Reset()
 		pending -= min(got, pending)
 	}
 	return nil

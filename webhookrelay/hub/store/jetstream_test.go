@@ -357,6 +357,11 @@ func TestASecondHubStartsFromTheSnapshot(t *testing.T) {
 			if !slices.Equal(got, open) {
 				t.Fatalf("live: %v, want %v", got, open)
 			}
+			for _, r := range live {
+				if r.WrittenAt.IsZero() {
+					t.Fatalf("%s has no stream time: a claim's lease could not be judged on it", r.ID)
+				}
+			}
 		}
 		if _, err := b.Reject(later.ID, "bob", "no", t0); err != nil {
 			t.Fatal(err)

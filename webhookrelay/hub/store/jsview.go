@@ -61,6 +61,9 @@ type viewSnapshot struct {
 	Newest   time.Time                `json:"newest"`
 	Requests []*Request               `json:"requests"`
 	Batches  map[string]*batchMessage `json:"batches"`
+	// Written is each request's stream time (Request.WrittenAt, which
+	// its JSON leaves out): a claim's lease runs on it.
+	Written map[string]time.Time `json:"written"`
 }
 
 func (b *jsBackend) snapshotSubject() string { return b.prefix + ".snapshot" }
@@ -116,6 +119,7 @@ func (v *jsView) load(ctx context.Context) (uint64, error) {
 		var snap viewSnapshot
 		if json.Unmarshal(raw.Data, &snap) == nil {
 			for _, r := range snap.Requests {
+				r.WrittenAt = snap.Written[r.ID]
 				v.reqs[r.ID] = r
 			}
 			if snap.Batches != nil {
@@ -212,10 +216,11 @@ func (v *jsView) applyState(msg natsstream.Message) {
 // messages.
 func (v *jsView) snapshot() {
 	v.mu.Lock()
-	snap := viewSnapshot{Seq: v.seq, Newest: v.newest, Batches: make(map[string]*batchMessage, len(v.batches))}
+	snap := viewSnapshot{Seq: v.seq, Newest: v.newest, Batches: map[string]*batchMessage{}, Written: map[string]time.Time{}}
 	for _, r := range v.reqs {
 		if v.kept(r) {
 			snap.Requests = append(snap.Requests, r)
+			snap.Written[r.ID] = r.WrittenAt
 		}
 	}
 	// The decisions its pending rows read (overlay); the others are
