@@ -2,6 +2,7 @@ package natsstream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -43,6 +44,10 @@ type Follower struct {
 	stream jetstream.Stream
 	cc     jetstream.ConsumeContext
 	filter string
+	// contiguous: every message of the stream is delivered (no
+	// last-per-subject replay, no filter leaving subjects out), so a
+	// sequence skipped is a gap to read (fillGap).
+	contiguous bool
 }
 
 // FollowConfig says what a Follower replays.
@@ -67,7 +72,8 @@ type FollowConfig struct {
 // clock for every process). apply is called from one goroutine at a
 // time and must not block for long.
 func Follow(ctx context.Context, stream jetstream.Stream, cfg FollowConfig, apply func(Message)) (*Follower, error) {
-	f := &Follower{stream: stream, wake: make(chan struct{}), apply: apply, filter: cfg.Filter}
+	f := &Follower{stream: stream, wake: make(chan struct{}), apply: apply, filter: cfg.Filter,
+		contiguous: !cfg.LastPerSubject && covers(stream, cfg.Filter)}
 	oc := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy}
 	switch {
 	case cfg.LastPerSubject:
@@ -119,10 +125,13 @@ func (f *Follower) applyOne(m Message) {
 	f.applyMu.Lock()
 	defer f.applyMu.Unlock()
 	f.mu.Lock()
-	done := m.Seq <= f.seq
+	done, prev := m.Seq <= f.seq, f.seq
 	f.mu.Unlock()
 	if done {
 		return
+	}
+	if f.contiguous && prev > 0 && m.Seq > prev+1 {
+		fillGap(f.stream, prev+1, m.Seq, f.apply)
 	}
 	f.apply(m)
 	f.mu.Lock()
@@ -220,8 +229,20 @@ const scanBatch = 1000
 
 // Scan reads what an ephemeral consumer of cc delivers, in pulled
 // batches, handing each message to fn until it returns false or every
-// message pending when the consumer was made is read.
+// message is read. The consumer may sit on a replica a little behind the
+// stream's leader: it counts as done once it has delivered the stream's
+// last sequence as the leader gave it before the scan began, or, for a
+// filter that leaves that message out, once nothing more has come for
+// scanSettle after its pending count fell to zero.
 func Scan(ctx context.Context, stream jetstream.Stream, cc jetstream.ConsumerConfig, fn func(Message) (bool, error)) error {
+	var info *jetstream.StreamInfo
+	if err := Retry(ctx, func(ctx context.Context) (err error) {
+		info, err = stream.Info(ctx)
+		return err
+	}); err != nil {
+		return err
+	}
+	until := info.State.LastSeq
 	cc.AckPolicy, cc.MemoryStorage, cc.Replicas, cc.InactiveThreshold = jetstream.AckNonePolicy, true, 1, time.Minute
 	var cons jetstream.Consumer
 	if err := Retry(ctx, func(ctx context.Context) (err error) {
@@ -236,41 +257,114 @@ func Scan(ctx context.Context, stream jetstream.Stream, cc jetstream.ConsumerCon
 		_ = stream.DeleteConsumer(dctx, cons.CachedInfo().Name)
 	}()
 	pending := cons.CachedInfo().NumPending
-	// A pull that gets nothing is asked again (a consumer just made in a
+	contiguous := cc.DeliverPolicy != jetstream.DeliverLastPerSubjectPolicy && covers(stream, cc.FilterSubject)
+	next := max(cc.OptStartSeq, 1)
+	var seen uint64
+	var drained time.Time
+	// A pull that fails is asked again (a consumer just made in a
 	// cluster may not answer yet: "no responders"), within ctx.
 	retry := PublishBackoff()
-	for pending > 0 {
-		batch, err := cons.Fetch(int(min(pending, scanBatch)), jetstream.FetchMaxWait(Attempt))
+	for {
+		var batch jetstream.MessageBatch
+		var err error
+		if pending > 0 {
+			drained = time.Time{}
+			batch, err = cons.Fetch(int(min(pending, scanBatch)), jetstream.FetchMaxWait(Attempt))
+		} else {
+			if seen >= until {
+				return nil
+			}
+			if drained.IsZero() {
+				drained = time.Now()
+			} else if time.Since(drained) > scanSettle {
+				return nil
+			}
+			batch, err = cons.FetchNoWait(scanBatch)
+		}
 		if err != nil {
 			if retry.Wait(ctx) != nil {
 				return err
 			}
 			continue
 		}
-		got := uint64(0)
+		got := 0
 		for msg := range batch.Messages() {
 			got++
 			md, err := msg.Metadata()
 			if err != nil {
 				return err
 			}
+			seen, pending = max(seen, md.Sequence.Stream), md.NumPending
+			if contiguous && md.Sequence.Stream > next {
+				var ferr error
+				more := true
+				fillGap(stream, next, md.Sequence.Stream, func(m Message) {
+					if more && ferr == nil {
+						more, ferr = fn(m)
+					}
+				})
+				if ferr != nil || !more {
+					return ferr
+				}
+			}
+			next = md.Sequence.Stream + 1
 			more, err := fn(Message{Subject: msg.Subject(), Header: msg.Headers(), Data: msg.Data(), Seq: md.Sequence.Stream, At: md.Timestamp})
 			if err != nil || !more {
 				return err
 			}
 		}
-		if got == 0 {
-			err := batch.Error()
-			if err == nil {
-				err = fmt.Errorf("the stream delivered nothing (%d messages pending)", pending)
-			}
+		switch {
+		case got > 0:
+			retry.Reset()
+		case pending > 0 || batch.Error() != nil && !errors.Is(batch.Error(), jetstream.ErrNoMessages):
 			if retry.Wait(ctx) != nil {
-				return err
+				if err := batch.Error(); err != nil {
+					return err
+				}
+				return fmt.Errorf("the stream delivered nothing (%d messages pending)", pending)
 			}
+		default:
+			// Drained: a short pause before asking the replica again.
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// covers says whether filter takes every message of stream ("" or its
+// one subject as configured).
+func covers(stream jetstream.Stream, filter string) bool {
+	if filter == "" {
+		return true
+	}
+	info := stream.CachedInfo()
+	return info != nil && len(info.Config.Subjects) == 1 && info.Config.Subjects[0] == filter
+}
+
+// fillGap reads the messages from..to-1 one by one from the stream's
+// leader and applies them: a consumer on a replica still catching up
+// (a node just restarted) can pass over messages it does not hold yet.
+// Rare and short, so one read per message is kept to it. A message not
+// found (none is ever deleted from a record) is passed over.
+func fillGap(stream jetstream.Stream, from, to uint64, apply func(Message)) {
+	ctx, cancel := context.WithTimeout(context.Background(), RecordWriteTimeout)
+	defer cancel()
+	for seq := from; seq < to; seq++ {
+		var raw *jetstream.RawStreamMsg
+		err := Retry(ctx, func(ctx context.Context) (err error) {
+			raw, err = stream.GetMsg(ctx, seq)
+			return err
+		})
+		if err != nil {
 			continue
 		}
-		retry.Reset()
-		pending -= min(got, pending)
+		apply(Message{Subject: raw.Subject, Header: raw.Header, Data: raw.Data, Seq: raw.Sequence, At: raw.Time})
 	}
-	return nil
 }
+
+// scanSettle is how long a scan whose consumer has nothing pending waits
+// for messages its replica has not yet stored.
+const scanSettle = 100 * time.Millisecond
