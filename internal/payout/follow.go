@@ -132,7 +132,11 @@ func (f *Follower) Stop() { f.cancel() }
 func (f *Follower) Wait(ctx context.Context, d time.Duration) Final {
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
-	poll := time.NewTicker(250 * time.Millisecond)
+	// The report is polled often at first, when a final state is most
+	// likely; a payout followed for hours (the hub follows each until its
+	// late-webhook threshold) is looked for in it less often after that.
+	start := time.Now()
+	poll := time.NewTimer(fastPoll)
 	defer poll.Stop()
 	var reported *Final
 	var grace <-chan time.Time
@@ -176,9 +180,22 @@ func (f *Follower) Wait(ctx context.Context, d time.Duration) Final {
 				return st
 			}
 		case <-poll.C:
+			if time.Since(start) < fastPollFor {
+				poll.Reset(fastPoll)
+			} else {
+				poll.Reset(slowPoll)
+			}
 		}
 	}
 }
+
+// The report's polling while a payout is followed: every fastPoll for
+// fastPollFor, then every slowPoll.
+const (
+	fastPoll    = 250 * time.Millisecond
+	fastPollFor = 2 * time.Minute
+	slowPoll    = 30 * time.Second
+)
 
 func (f *Follower) fromReport(ctx context.Context) (Final, bool) {
 	var st Final

@@ -122,7 +122,7 @@ func (h *Hub) SubmitBatch(ctx context.Context, u users.User, sub hubapi.BatchSub
 // createBatch decides and stores a batch; the caller holds submitMu.
 func (h *Hub) createBatch(ctx context.Context, u users.User, sub hubapi.BatchSubmission) (string, []store.Request, bool, error) {
 	if sub.SHA256 != "" {
-		open, err := h.cfg.Store.List(func(r *store.Request) bool {
+		open, err := h.cfg.Store.ListLive(func(r *store.Request) bool {
 			return r.Batch != "" && r.RequestedBy == u.Name && r.BatchSHA256 == sub.SHA256 && (r.Open() || r.Status == store.StatusUnknown)
 		})
 		if err != nil {
@@ -135,7 +135,7 @@ func (h *Hub) createBatch(ctx context.Context, u users.User, sub hubapi.BatchSub
 	}
 	now := h.cfg.Clock.Now()
 	// Everyone's: the sum per payee counts across requesters.
-	sent, err := h.cfg.Store.List(func(r *store.Request) bool {
+	sent, err := h.cfg.Store.ListSince(now.Add(-policy.SumWindow), func(r *store.Request) bool {
 		return !r.NeedsApproval && now.Sub(r.RequestedAt) < policy.SumWindow && r.Status != store.StatusRefused
 	})
 	if err != nil {

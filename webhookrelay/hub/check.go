@@ -34,7 +34,7 @@ func (h *Hub) CheckRequest(ctx context.Context, id string) ([]hubapi.Warning, er
 	if r.AllowDuplicate {
 		allowed = " (the requester sent it anyway: --allow-duplicate)"
 	}
-	open, err := h.cfg.Store.List(func(o *store.Request) bool {
+	open, err := h.cfg.Store.ListLive(func(o *store.Request) bool {
 		op := o.Payout()
 		return o.ID != r.ID && o.Open() && (r.Batch == "" || o.Batch != r.Batch) && payout.SameDetails(&op, &p)
 	})

@@ -188,11 +188,13 @@ func (h *Hub) handleSubmit(w http.ResponseWriter, req *http.Request, u users.Use
 
 func (h *Hub) handleList(w http.ResponseWriter, req *http.Request, _ users.User) {
 	all := req.URL.Query().Get("all") == "1"
-	rs, err := h.cfg.Store.List(func(r *store.Request) bool {
-		// Without all: what still awaits or may still need attention.
-		return all || r.Status == store.StatusPending || r.Status == store.StatusApproved ||
-			r.Status == store.StatusSending || r.Status == store.StatusUnknown
-	})
+	// Without all: what still awaits or may still need attention (the
+	// live requests, read from the store's live index alone).
+	list := h.cfg.Store.ListLive
+	if all {
+		list = h.cfg.Store.List
+	}
+	rs, err := list(nil)
 	if err != nil {
 		writeProblem(w, http.StatusInternalServerError, "store_failed", err.Error())
 		return

@@ -43,7 +43,11 @@ type Config struct {
 	BatchAnswerWithin time.Duration
 	// FeedQueue is how many changes may wait for one subscriber of the
 	// approvals feed before it is dropped as too slow (default 256).
-	FeedQueue  int
+	FeedQueue int
+	// SendLease is how long a request claimed for sending on a shared
+	// store is left to the hub that claimed it (default SendLease),
+	// judged on the store's clock (store.Store.Now).
+	SendLease  time.Duration
 	HTTPClient *http.Client
 	Clock      clock.Clock
 	Logger     *slog.Logger
@@ -96,6 +100,9 @@ func New(cfg Config) (*Hub, error) {
 	}
 	if cfg.FeedQueue <= 0 {
 		cfg.FeedQueue = 256
+	}
+	if cfg.SendLease <= 0 {
+		cfg.SendLease = SendLease
 	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
@@ -168,7 +175,7 @@ func (h *Hub) Close() {
 // retryApproved sends the requests left approved: their send stopped
 // before anything went out (the service or the record could not be read).
 func (h *Hub) retryApproved(ctx context.Context) {
-	approved, err := h.cfg.Store.List(func(r *store.Request) bool { return r.Status == store.StatusApproved })
+	approved, err := h.cfg.Store.ListLive(func(r *store.Request) bool { return r.Status == store.StatusApproved })
 	if err != nil {
 		h.log.Error("approvals: reading the store failed", "err", err)
 		return
@@ -210,13 +217,14 @@ func (h *Hub) lapse() {
 // service never pays one id twice, so a send that did arrive creates
 // nothing new).
 func (h *Hub) Recover(ctx context.Context) {
-	open, err := h.cfg.Store.List(func(r *store.Request) bool {
+	open, err := h.cfg.Store.ListLive(func(r *store.Request) bool {
 		return r.Status == store.StatusApproved || r.Status == store.StatusSending || r.Status == store.StatusUnknown
 	})
 	if err != nil {
 		h.log.Error("approvals: reading the store at start failed", "err", err)
 		return
 	}
+	var storeNow time.Time // read once, when first needed
 	for _, r := range open {
 		switch r.Status {
 		case store.StatusApproved:
@@ -224,7 +232,7 @@ func (h *Hub) Recover(ctx context.Context) {
 				h.log.Error("approvals: sending an approved request at start failed", "id", r.ID, "err", err)
 			}
 		case store.StatusSending, store.StatusUnknown:
-			r, ok := h.takeOver(r)
+			r, ok := h.takeOver(r, &storeNow)
 			if !ok {
 				continue
 			}
@@ -242,16 +250,29 @@ const SendLease = 3 * time.Minute
 
 // takeOver decides whether this hub settles r, left sending or unknown.
 // On a shared store a request another hub may be sending right now is
-// left to it until its lease has passed, and of hubs settling one at
-// once only the one whose Reclaim lands does. A hub's own file is its
-// alone: what it finds there at start was left by its previous run.
-func (h *Hub) takeOver(r store.Request) (store.Request, bool) {
+// left to it until its lease has passed — judged on the store's clock,
+// one for every hub (storeNow, read when first needed), never on this
+// hub's, which may be minutes apart from the claimer's — and of hubs
+// settling one at once only the one whose Reclaim lands does. A hub's
+// own file is its alone: what it finds there at start was left by its
+// previous run.
+func (h *Hub) takeOver(r store.Request, storeNow *time.Time) (store.Request, bool) {
 	if !h.cfg.Store.Shared() {
 		return r, true
 	}
 	now := h.cfg.Clock.Now()
-	if r.Status == store.StatusSending && now.Sub(r.UpdatedAt) < SendLease {
-		return r, false
+	if r.Status == store.StatusSending {
+		if storeNow.IsZero() {
+			t, err := h.cfg.Store.Now(now)
+			if err != nil {
+				h.log.Error("approvals: reading the store's clock failed; a claim is left to its hub", "id", r.ID, "err", err)
+				return r, false
+			}
+			*storeNow = t
+		}
+		if storeNow.Sub(r.Written()) < h.cfg.SendLease {
+			return r, false
+		}
 	}
 	nr, err := h.cfg.Store.Reclaim(r.ID, r.Rev, "hub", now)
 	if err != nil {
@@ -267,16 +288,14 @@ func (h *Hub) settleStale(ctx context.Context) {
 	if !h.cfg.Store.Shared() {
 		return
 	}
-	now := h.cfg.Clock.Now()
-	left, err := h.cfg.Store.List(func(r *store.Request) bool {
-		return r.Status == store.StatusSending && now.Sub(r.UpdatedAt) >= SendLease
-	})
+	left, err := h.cfg.Store.ListLive(func(r *store.Request) bool { return r.Status == store.StatusSending })
 	if err != nil {
 		h.log.Error("approvals: reading the store failed", "err", err)
 		return
 	}
+	var storeNow time.Time // read once, only when something is being sent
 	for _, r := range left {
-		r, ok := h.takeOver(r)
+		r, ok := h.takeOver(r, &storeNow)
 		if !ok {
 			continue
 		}
@@ -497,7 +516,7 @@ func (h *Hub) create(ctx context.Context, u users.User, req api.PayoutRequest, a
 	now := h.cfg.Clock.Now()
 	// Everyone's, not only u's: the sum per payee counts across
 	// requesters, so colleagues cannot split round the threshold either.
-	sent, err := h.cfg.Store.List(func(r *store.Request) bool {
+	sent, err := h.cfg.Store.ListSince(now.Add(-policy.SumWindow), func(r *store.Request) bool {
 		return !r.NeedsApproval && now.Sub(r.RequestedAt) < policy.SumWindow && r.Status != store.StatusRefused
 	})
 	if err != nil {
@@ -539,7 +558,7 @@ func (h *Hub) create(ctx context.Context, u users.User, req api.PayoutRequest, a
 // as a request still open on the hub: pending ones are in no audit record
 // yet, so the pipeline's check cannot see them.
 func (h *Hub) openDuplicate(req *api.PayoutRequest) error {
-	open, err := h.cfg.Store.List(func(r *store.Request) bool {
+	open, err := h.cfg.Store.ListLive(func(r *store.Request) bool {
 		p := r.Payout()
 		return r.Open() && payout.SameDetails(&p, req)
 	})

@@ -18,8 +18,14 @@ import (
 type PayoutPipeline struct {
 	P *payout.Pipeline
 	// FollowFor is how long an accepted payout is followed to its final
-	// state (the relay's events, else the report); 0 follows none.
+	// state (the relay's events, else the report) at least; 0 follows
+	// none.
 	FollowFor time.Duration
+	// FollowUntil, when set, is the late-webhook threshold of a currency
+	// (the send profile's webhook_late): a payout is followed until its
+	// final state or this long after it was sent, if longer than
+	// FollowFor — its final webhook is not late before then.
+	FollowUntil func(currency string) time.Duration
 	// onFinal hears each final state followed (set by hub.New).
 	onFinal func(transactionID, state, reason string)
 	// follows are the payouts being followed; base ends them (Stop).
@@ -100,7 +106,8 @@ func (pp *PayoutPipeline) Check(ctx context.Context, req *api.PayoutRequest, res
 // a payout stopped before it was sent; a send the service did not accept
 // is an Outcome, classified by payout.Classify.
 func (pp *PayoutPipeline) Send(ctx context.Context, req *api.PayoutRequest, allowDuplicate bool) (Outcome, error) {
-	f, stop := pp.startFollow(req.TransactionID)
+	d := pp.followFor(req.Currency)
+	f, stop := pp.startFollow(req.TransactionID, d)
 	_, err := pp.P.Run(ctx, req, options(allowDuplicate), payout.Hooks{})
 	if err != nil {
 		stop()
@@ -113,7 +120,7 @@ func (pp *PayoutPipeline) Send(ctx context.Context, req *api.PayoutRequest, allo
 		} else {
 			pp.follows.Go(func() {
 				defer stop()
-				fin := f.Wait(pp.base, pp.FollowFor)
+				fin := f.Wait(pp.base, d)
 				if fin.State == "" {
 					return
 				}
@@ -133,13 +140,25 @@ func (pp *PayoutPipeline) Send(ctx context.Context, req *api.PayoutRequest, allo
 // startFollow subscribes to the payout's events before it is sent, so
 // none is missed; the follower outlives the request that sent it, not
 // the hub. stop ends it.
-func (pp *PayoutPipeline) startFollow(id string) (*payout.Follower, func()) {
-	if pp.FollowFor <= 0 || pp.base == nil {
+func (pp *PayoutPipeline) startFollow(id string, d time.Duration) (*payout.Follower, func()) {
+	if d <= 0 || pp.base == nil {
 		return nil, func() {}
 	}
-	fctx, cancel := context.WithTimeout(pp.base, pp.FollowFor+time.Minute)
+	fctx, cancel := context.WithTimeout(pp.base, d+time.Minute)
 	f := pp.P.Follow(fctx, id)
 	return f, func() { f.Stop(); cancel() }
+}
+
+// followFor is how long a payout in currency is followed: FollowFor, or
+// its late-webhook threshold when longer.
+func (pp *PayoutPipeline) followFor(currency string) time.Duration {
+	if pp.FollowFor <= 0 {
+		return 0
+	}
+	if pp.FollowUntil != nil {
+		return max(pp.FollowFor, pp.FollowUntil(currency))
+	}
+	return pp.FollowFor
 }
 
 // Lookup reads the service's report for the transaction id.

@@ -129,6 +129,9 @@ func openHub(ctx context.Context, s *cmdutil.Streams, g *cmdutil.Global, o *Team
 	if err != nil {
 		return nil, err
 	}
+	// Each payout sent is followed until its final state or its
+	// currency's late-webhook threshold, as the tracker would mark it.
+	t.pipe.FollowUntil = p.WebhookLate.For
 	t.hub, err = hub.New(hub.Config{Users: live, Store: t.store, Policy: pol, SharedToken: sharedToken, NotifyURL: o.NotifyURL, Logger: logger,
 		Pipeline: t.pipe, Direct: client})
 	if err != nil {
@@ -189,7 +192,9 @@ func (t *teamHub) closeStores() {
 }
 
 // followFor is how long the hub follows each payout it sent to its final
-// state, from its own relay's store (the report polled beside it).
+// state at least, from its own relay's store (the report polled beside
+// it); up to the send profile's webhook_late for its currency
+// (PayoutPipeline.FollowUntil).
 const followFor = 2 * time.Minute
 
 // follow points the pipeline at this relay's own store and fan-out, read

@@ -35,6 +35,10 @@ type Config struct {
 	Wait natsstream.Wait
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Hold is how far back (from the newest line) lines are held in
+	// memory for the duplicate check; 0 means payout.DefaultWindow. A
+	// check over a longer window reads the whole record.
+	Hold time.Duration
 }
 
 // Log is the record on the stream.
@@ -44,10 +48,18 @@ type Log struct {
 	js      jetstream.JetStream
 	subject string
 
+	// mu makes check and append one step at this hub.
 	mu sync.Mutex
-	// What has been read: every line up to seq last.
+	// follow keeps held current from the stream.
+	follow *natsstream.Follower
+
+	// viewMu guards what the follower has read: the lines held, read up
+	// to the stream's sequence last.
+	viewMu  sync.Mutex
 	last    uint64
 	entries []payout.Entry
+	newest  time.Time
+	applied int
 }
 
 var _ payout.Record = (*Log)(nil)
@@ -62,6 +74,9 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Log, error)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Hold <= 0 {
+		cfg.Hold = payout.DefaultWindow
+	}
 	l := &Log{cfg: cfg, js: js, subject: "paydash.hub." + cfg.Name + ".audit"}
 	// The record is what the duplicate check reads: kept whole.
 	sc := natsstream.RecordConfig(cfg.Name+"_AUDIT", []string{l.subject, l.subject + ".init"}, cfg.Replicas)
@@ -69,53 +84,102 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Log, error)
 	if l.stream, err = natsstream.Create(ctx, js, sc, cfg.Wait, "the hub's audit record", l.subject+".init"); err != nil {
 		return nil, fmt.Errorf("audit record: %w", err)
 	}
+	// Only the lines stored within the hold (and a day to spare) are
+	// replayed: a hub's start costs the duplicate window, not the
+	// record's history. An older payout's outcome still open is not
+	// closed by FinalOutcome at this hub (it follows payouts for their
+	// webhook_late, far shorter).
+	since := time.Now().Add(-cfg.Hold - 24*time.Hour)
+	if l.follow, err = natsstream.Follow(ctx, l.stream, natsstream.FollowConfig{Since: since}, l.apply); err != nil {
+		return nil, fmt.Errorf("audit record: %w", err)
+	}
+	if err := l.refresh(ctx); err != nil {
+		l.follow.Stop()
+		return nil, err
+	}
 	return l, nil
+}
+
+// Close stops following the stream (the connection stays the caller's).
+func (l *Log) Close() { l.follow.Stop() }
+
+// apply holds a line the follower read, and now and then lets go of the
+// lines the duplicate check no longer reads.
+func (l *Log) apply(m natsstream.Message) {
+	l.viewMu.Lock()
+	defer l.viewMu.Unlock()
+	l.last = m.Seq
+	if m.Subject != l.subject {
+		return // the first message, not a line
+	}
+	var e payout.Entry
+	if err := json.Unmarshal(m.Data, &e); err != nil {
+		return // reported by Entries, which reads every line
+	}
+	l.entries = append(l.entries, e)
+	if e.At.After(l.newest) {
+		l.newest = e.At
+	}
+	if l.applied++; l.applied >= 1024 {
+		l.applied = 0
+		l.entries = l.prune(l.entries)
+	}
+}
+
+// prune keeps the lines within Hold of the newest. A payout whose final
+// state never came stays "accepted" in the record for ever: holding every
+// such line would make memory follow the history again. FinalOutcome
+// closes the payouts the hub follows, for their webhook_late, far within
+// the hold.
+func (l *Log) prune(es []payout.Entry) []payout.Entry {
+	from := l.newest.Add(-l.cfg.Hold)
+	kept := es[:0]
+	for _, e := range es {
+		if !e.At.Before(from) {
+			kept = append(kept, e)
+		}
+	}
+	return slices.Clip(kept)
+}
+
+// held is what the follower has read: the lines held and the stream's
+// sequence they are read up to.
+func (l *Log) held() ([]payout.Entry, uint64) {
+	l.viewMu.Lock()
+	defer l.viewMu.Unlock()
+	return slices.Clone(l.entries), l.last
 }
 
 // Profile is the profile the record belongs to.
 func (l *Log) Profile() string { return l.cfg.Profile }
 
-// Entries reads the whole record.
+// Entries reads the whole record, in pulled batches.
 func (l *Log) Entries() ([]payout.Entry, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if err := l.refresh(context.Background()); err != nil {
-		return nil, err
+	ctx, cancel := context.WithTimeout(context.Background(), 3*l.cfg.WriteTimeout)
+	defer cancel()
+	var out []payout.Entry
+	err := natsstream.Scan(ctx, l.stream, jetstream.ConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy, FilterSubject: l.subject},
+		func(m natsstream.Message) (bool, error) {
+			var e payout.Entry
+			if err := json.Unmarshal(m.Data, &e); err != nil {
+				return false, fmt.Errorf("audit record: line %d is damaged (%w); paydash will not send payouts it cannot check for duplicates", m.Seq, err)
+			}
+			out = append(out, e)
+			return true, nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("audit record: reading the stream: %w (paydash will not send payouts it cannot check for duplicates)", err)
 	}
-	return slices.Clone(l.entries), nil
+	return out, nil
 }
 
-// refresh reads the lines appended since the last read, by any hub.
+// refresh waits until the lines appended by any hub before it was called
+// are read.
 func (l *Log) refresh(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 3*l.cfg.WriteTimeout)
 	defer cancel()
-	var info *jetstream.StreamInfo
-	err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
-		info, err = l.stream.Info(ctx)
-		return err
-	})
-	if err != nil {
+	if _, err := l.follow.Sync(ctx); err != nil {
 		return fmt.Errorf("audit record: reading the stream: %w (paydash will not send payouts it cannot check for duplicates)", err)
-	}
-	for seq := l.last + 1; seq <= info.State.LastSeq; seq++ {
-		var raw *jetstream.RawStreamMsg
-		err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
-			raw, err = l.stream.GetMsg(ctx, seq)
-			return err
-		})
-		if errors.Is(err, jetstream.ErrMsgNotFound) || err == nil && raw.Subject != l.subject {
-			l.last = seq // the first message, not a line
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("audit record: reading line %d: %w (paydash will not send payouts it cannot check for duplicates)", seq, err)
-		}
-		var e payout.Entry
-		if err := json.Unmarshal(raw.Data, &e); err != nil {
-			return fmt.Errorf("audit record: line %d is damaged (%w); paydash will not send payouts it cannot check for duplicates", seq, err)
-		}
-		l.entries = append(l.entries, e)
-		l.last = seq
 	}
 	return nil
 }
@@ -124,7 +188,7 @@ func (l *Log) refresh(ctx context.Context) error {
 // read (the lock); otherwise natsstream.ErrMoved, and the caller reads and decides
 // again. Retries through elections carry the same Nats-Msg-Id, and an
 // append found to have landed is not made twice.
-func (l *Log) appendAfter(ctx context.Context, e payout.Entry) error {
+func (l *Log) appendAfter(ctx context.Context, last uint64, e payout.Entry) error {
 	if e.At.IsZero() {
 		e.At = l.cfg.Now()
 	}
@@ -142,41 +206,32 @@ func (l *Log) appendAfter(ctx context.Context, e payout.Entry) error {
 	msg.Header.Set(jetstream.MsgIDHeader, id)
 	ctx, cancel := context.WithTimeout(ctx, l.cfg.WriteTimeout)
 	defer cancel()
-	seq, err := natsstream.PublishIf(ctx, l.js, l.stream, msg, l.last)
+	_, err = natsstream.PublishIf(ctx, l.js, l.stream, msg, last)
 	switch {
 	case errors.Is(err, natsstream.ErrMoved):
 		return err
 	case err != nil:
 		return fmt.Errorf("audit record: JetStream did not take the line within %s: %w", l.cfg.WriteTimeout, err)
 	}
-	l.noteAppended(seq, e)
 	return nil
-}
-
-// noteAppended adds a line this hub appended at seq, when it follows the
-// lines read (else the next refresh reads it).
-func (l *Log) noteAppended(seq uint64, e payout.Entry) {
-	if seq == l.last+1 {
-		l.entries = append(l.entries, e)
-		l.last = seq
-	}
 }
 
 // locked runs decide over the record as read up to its last line and
 // appends what it returns, again and again until no other hub appended in
 // between: check and append are one step across the cluster.
-func (l *Log) locked(ctx context.Context, decide func() (*payout.Entry, error)) error {
+func (l *Log) locked(ctx context.Context, decide func(es []payout.Entry) (*payout.Entry, error)) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for {
 		if err := l.refresh(ctx); err != nil {
 			return err
 		}
-		e, err := decide()
+		es, last := l.held()
+		e, err := decide(es)
 		if err != nil || e == nil {
 			return err
 		}
-		err = l.appendAfter(ctx, *e)
+		err = l.appendAfter(ctx, last, *e)
 		if errors.Is(err, natsstream.ErrMoved) {
 			continue
 		}
@@ -189,9 +244,17 @@ func (l *Log) locked(ctx context.Context, decide func() (*payout.Entry, error)) 
 // appended since.
 func (l *Log) ReserveIf(ctx context.Context, e payout.Entry, window time.Duration, allow func([]payout.Payment) bool) ([]payout.Payment, error) {
 	var matches []payout.Payment
-	err := l.locked(ctx, func() (*payout.Entry, error) {
+	err := l.locked(ctx, func(es []payout.Entry) (*payout.Entry, error) {
+		if window <= 0 || window > l.cfg.Hold {
+			// Further back than the lines held: the whole record.
+			all, err := l.Entries()
+			if err != nil {
+				return nil, err
+			}
+			es = all
+		}
 		req := e.Request()
-		matches = payout.Matching(payout.FromRecord(l.entries), &req, l.cfg.Now(), window)
+		matches = payout.Matching(payout.FromRecord(es), &req, l.cfg.Now(), window)
 		if len(matches) > 0 && !allow(matches) {
 			return nil, nil
 		}
@@ -205,7 +268,7 @@ func (l *Log) ReserveIf(ctx context.Context, e payout.Entry, window time.Duratio
 
 // Outcome appends the outcome of a payout sent under transactionID.
 func (l *Log) Outcome(transactionID, outcome, detail string) error {
-	return l.locked(context.Background(), func() (*payout.Entry, error) {
+	return l.locked(context.Background(), func([]payout.Entry) (*payout.Entry, error) {
 		return &payout.Entry{Event: payout.EventOutcome, TransactionID: transactionID, Outcome: outcome, Detail: detail}, nil
 	})
 }
@@ -217,9 +280,9 @@ func (l *Log) FinalOutcome(transactionID, state, reason string) (bool, error) {
 		return false, nil
 	}
 	wrote := false
-	err := l.locked(context.Background(), func() (*payout.Entry, error) {
+	err := l.locked(context.Background(), func(es []payout.Entry) (*payout.Entry, error) {
 		wrote = false
-		for _, p := range payout.FromRecord(l.entries) {
+		for _, p := range payout.FromRecord(es) {
 			if p.TransactionID == transactionID && payout.Pending(p.Outcome) {
 				wrote = true
 				return &payout.Entry{Event: payout.EventOutcome, TransactionID: transactionID, Outcome: state, Detail: reason}, nil

@@ -12,6 +12,13 @@
 // lines and checks again. So of two hubs reserving the same payout at the
 // same moment, the second sees the first's attempt and stops.
 //
+// Each hub follows the stream (natsstream.Follower) and holds in memory
+// only the lines the duplicate check reads: those within Config.Hold of
+// the newest (replaying only those at its start). So its memory and each
+// check follow the duplicate window, not the record's history; Entries
+// (`payouts log`) reads the whole record in pulled batches, and a check
+// over a longer window reads it too.
+//
 // It may import api, internal/payout (whose Record it implements) and
 // internal/platform (natsstream). Only the server commands import it.
 package auditlog

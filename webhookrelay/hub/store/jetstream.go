@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/paydash/paydash/internal/platform/backoff"
@@ -50,6 +49,8 @@ type JetStreamConfig struct {
 //     each decision with its record line under the batch's id.
 //   - <prefix>.lock: the submission lock (LockSubmissions).
 //   - <prefix>.init: the stream's first message (see OpenJetStream).
+//   - <prefix>.clock: an empty message written to read the stream's time
+//     (Store.Now), only while a request is being sent.
 //
 // Every change is a compare-and-swap on the stream's revision: the hub
 // reads the stream's last sequence, then the request (whose own message
@@ -73,6 +74,8 @@ type jsBackend struct {
 	stream  jetstream.Stream
 	prefix  string
 	timeout time.Duration
+	// view is this hub's materialized view of the stream (jsview.go).
+	view *jsView
 }
 
 // jsMessage is one message of the stream.
@@ -138,6 +141,11 @@ func OpenJetStream(ctx context.Context, js jetstream.JetStream, cfg JetStreamCon
 	if b.stream, err = natsstream.Create(ctx, js, sc, cfg.Wait, "the hub's approvals", b.prefix+".init"); err != nil {
 		return nil, fmt.Errorf("approvals store: %w", err)
 	}
+	vctx, cancel := context.WithTimeout(ctx, 3*cfg.WriteTimeout)
+	defer cancel()
+	if err := b.startView(vctx); err != nil {
+		return nil, fmt.Errorf("approvals store: reading the stream: %w", err)
+	}
 	return &Store{js: b}, nil
 }
 
@@ -150,12 +158,10 @@ var errConflict = errors.New("approvals store: changed by another hub meanwhile"
 // twice: JetStream answers its retry as a duplicate, or the subject's
 // last message is found to be this very one.
 func (b *jsBackend) put(subject string, rev uint64, m jsMessage) (uint64, error) {
-	data, err := json.Marshal(m)
+	msg, err := requestMsg(subject, m)
 	if err != nil {
 		return 0, err
 	}
-	msg := nats.NewMsg(subject)
-	msg.Data = data
 	id := NewID() + NewID()
 	msg.Header.Set(jetstream.MsgIDHeader, id)
 	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
@@ -529,6 +535,24 @@ func (b *jsBackend) change(id string, at time.Time, step func(r *Request) (*Entr
 	}
 }
 
+// now writes an empty message and returns the time the stream stored it.
+func (b *jsBackend) now() (time.Time, error) {
+	seq, err := b.putAny(b.prefix+".clock", jsMessage{})
+	if err != nil {
+		return time.Time{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
+	defer cancel()
+	var raw *jetstream.RawStreamMsg
+	if err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
+		raw, err = b.stream.GetMsg(ctx, seq)
+		return err
+	}); err != nil {
+		return time.Time{}, fmt.Errorf("approvals store: reading the stream's time: %w", err)
+	}
+	return raw.Time, nil
+}
+
 func (b *jsBackend) note(e Entry) error {
 	_, err := b.putAny(b.prefix+".note", jsMessage{Entry: &e})
 	return err
@@ -537,12 +561,10 @@ func (b *jsBackend) note(e Entry) error {
 // putAny publishes without a compare-and-swap (record lines of no
 // request), deduplicated across retries by its Nats-Msg-Id.
 func (b *jsBackend) putAny(subject string, m jsMessage) (uint64, error) {
-	data, err := json.Marshal(m)
+	msg, err := requestMsg(subject, m)
 	if err != nil {
 		return 0, err
 	}
-	msg := nats.NewMsg(subject)
-	msg.Data = data
 	msg.Header.Set(jetstream.MsgIDHeader, NewID()+NewID())
 	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
 	defer cancel()
@@ -553,97 +575,83 @@ func (b *jsBackend) putAny(subject string, m jsMessage) (uint64, error) {
 	return seq, nil
 }
 
-// list reads every request's last message.
+// list reads every request's last message, in pulled batches of an
+// ephemeral consumer delivering the last message of each subject: it
+// costs what the store holds, and only `approvals list --all` asks it.
 func (b *jsBackend) list() ([]Request, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*b.timeout)
 	defer cancel()
-	filter := b.prefix + ".req.>"
-	var info *jetstream.StreamInfo
-	if err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
-		info, err = b.stream.Info(ctx, jetstream.WithSubjectFilter(filter))
-		return err
-	}); err != nil {
+	reqs, batches := b.prefix+".req.", b.prefix+".batch."
+	var out []Request
+	bms := map[string]*batchMessage{}
+	err := b.scan(ctx, jetstream.ConsumerConfig{DeliverPolicy: jetstream.DeliverLastPerSubjectPolicy, FilterSubject: b.prefix + ".>"},
+		func(subject string, _ uint64, data []byte) (bool, error) {
+			if !strings.HasPrefix(subject, reqs) && !strings.HasPrefix(subject, batches) {
+				return true, nil
+			}
+			var m jsMessage
+			if err := json.Unmarshal(data, &m); err != nil {
+				return false, fmt.Errorf("approvals store: message on %s is damaged: %w", subject, err)
+			}
+			switch {
+			case m.Request != nil:
+				out = append(out, *m.Request)
+			case m.Batch != nil:
+				bms[strings.TrimPrefix(subject, batches)] = m.Batch
+			}
+			return true, nil
+		})
+	if err != nil {
 		return nil, fmt.Errorf("approvals store: listing requests: %w", err)
 	}
-	subjects := make([]string, 0, len(info.State.Subjects))
-	for s := range info.State.Subjects {
-		subjects = append(subjects, s)
-	}
-	slices.Sort(subjects)
-	out := make([]Request, 0, len(subjects))
-	batches := map[string]*batchMessage{}
-	for _, subj := range subjects {
-		var raw *jetstream.RawStreamMsg
-		err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
-			raw, err = b.stream.GetLastMsgForSubject(ctx, subj)
-			return err
-		})
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			continue
+	for i := range out {
+		if r := &out[i]; r.Batch != "" && r.Status == StatusPending {
+			bms[r.Batch].overlay(r)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("approvals store: listing requests: %w", err)
-		}
-		var m jsMessage
-		if err := json.Unmarshal(raw.Data, &m); err != nil {
-			return nil, fmt.Errorf("approvals store: message %d is damaged: %w", raw.Sequence, err)
-		}
-		if m.Request == nil {
-			return nil, fmt.Errorf("approvals store: message %d holds no request", raw.Sequence)
-		}
-		if r := m.Request; r.Batch != "" && r.Status == StatusPending {
-			bm, ok := batches[r.Batch]
-			if !ok {
-				var err error
-				if bm, _, err = b.batch(r.Batch); err != nil {
-					return nil, err
-				}
-				batches[r.Batch] = bm
-			}
-			bm.overlay(r)
-		}
-		out = append(out, *m.Request)
 	}
 	return out, nil
 }
 
-// log reads the record lines after seq in stream order.
+// scan is natsstream.Scan on the store's stream.
+func (b *jsBackend) scan(ctx context.Context, cc jetstream.ConsumerConfig, fn func(subject string, seq uint64, data []byte) (bool, error)) error {
+	return natsstream.Scan(ctx, b.stream, cc, func(m natsstream.Message) (bool, error) {
+		return fn(m.Subject, m.Seq, m.Data)
+	})
+}
+
+// log reads the record lines after seq in stream order, in pulled
+// batches; a request's own lines through a consumer of its subjects only.
 func (b *jsBackend) log(after uint64, limit int, requestID string) ([]Entry, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*b.timeout)
 	defer cancel()
-	var info *jetstream.StreamInfo
-	if err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
-		info, err = b.stream.Info(ctx)
-		return err
-	}); err != nil {
-		return nil, fmt.Errorf("approvals store: reading the record: %w", err)
+	cc := jetstream.ConsumerConfig{DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: after + 1, FilterSubject: b.prefix + ".>"}
+	if requestID != "" {
+		if !jsIDRE.MatchString(requestID) {
+			return nil, nil
+		}
+		// Its request's and its batch's subjects (<prefix>.req.<id>,
+		// <prefix>.batch.<id>): no other subject ends in an id.
+		cc.FilterSubject = b.prefix + ".*." + requestID
 	}
 	var out []Entry
-	for seq := max(after+1, info.State.FirstSeq); seq <= info.State.LastSeq; seq++ {
-		var raw *jetstream.RawStreamMsg
-		err := natsstream.Retry(ctx, func(ctx context.Context) (err error) {
-			raw, err = b.stream.GetMsg(ctx, seq)
-			return err
-		})
-		if err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
-			return out, fmt.Errorf("approvals store: reading the record at %d: %w", seq, err)
-		}
-		if err != nil || !strings.HasPrefix(raw.Subject, b.prefix+".req.") && !strings.HasPrefix(raw.Subject, b.prefix+".batch.") && raw.Subject != b.prefix+".note" {
-			continue
+	err := b.scan(ctx, cc, func(subject string, seq uint64, data []byte) (bool, error) {
+		if !strings.HasPrefix(subject, b.prefix+".req.") && !strings.HasPrefix(subject, b.prefix+".batch.") && subject != b.prefix+".note" {
+			return true, nil
 		}
 		var m jsMessage
-		if err := json.Unmarshal(raw.Data, &m); err != nil {
-			return out, fmt.Errorf("approvals store: record message %d is damaged: %w", seq, err)
+		if err := json.Unmarshal(data, &m); err != nil {
+			return false, fmt.Errorf("approvals store: record message %d is damaged: %w", seq, err)
 		}
 		if m.Entry == nil || requestID != "" && m.Entry.RequestID != requestID {
-			continue
+			return true, nil
 		}
 		e := *m.Entry
 		e.Seq = seq
 		out = append(out, e)
-		if limit > 0 && len(out) >= limit {
-			break
-		}
+		return limit <= 0 || len(out) < limit, nil
+	})
+	if err != nil {
+		return out, fmt.Errorf("approvals store: reading the record: %w", err)
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -57,10 +58,11 @@ func TestStoreRulesOnJetStream(t *testing.T) {
 		defer func() { storeOnJetStream = nil }()
 		for name, test := range map[string]func(*testing.T){
 			"ConcurrentApprovalsCompleteARequestOnce": TestConcurrentApprovalsCompleteARequestOnce,
-			"ApprovalRules":                 TestApprovalRules,
-			"TransactionIDIsFixedAndUnique": TestTransactionIDIsFixedAndUnique,
-			"LapseAndOutflows":              TestLapseAndOutflows,
-			"APayoutStateIsNeverSetBack":    TestAPayoutStateIsNeverSetBack,
+			"ApprovalRules":                         TestApprovalRules,
+			"TransactionIDIsFixedAndUnique":         TestTransactionIDIsFixedAndUnique,
+			"LapseAndOutflows":                      TestLapseAndOutflows,
+			"APayoutStateIsNeverSetBack":            TestAPayoutStateIsNeverSetBack,
+			"LiveAndRecentListsFollowStatusAndTime": TestLiveAndRecentListsFollowStatusAndTime,
 		} {
 			t.Run(name, test)
 		}
@@ -303,4 +305,69 @@ func TestJetStreamABatchDecidedButNotWrittenReadsDecided(t *testing.T) {
 	if err != nil || raw.Request.Status != StatusSending || len(raw.Request.ApprovedBy) != 1 {
 		t.Fatalf("the row as written: %+v %v", raw.Request, err)
 	}
+}
+
+// A hub starting on a stream with a snapshot starts from it and follows
+// what came after: it lists what the first hub lists, and each sees what
+// the other writes next. (The snapshot is taken every few messages here,
+// every snapshotEvery in a hub.)
+func TestASecondHubStartsFromTheSnapshot(t *testing.T) {
+	natstest.Each(t, func(t *testing.T, nodes natstest.Nodes) {
+		defer func(n uint64) { snapshotEvery = n }(snapshotEvery)
+		snapshotEvery = 5
+		a := openJetStream(t, nodes.URLs(), "SNAP")
+		var open []string
+		for i := range 12 {
+			r := pending(t, a, "ada", int64(100+i))
+			if i%3 == 0 {
+				if _, err := a.Reject(r.ID, "bob", "no", t0); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			open = append(open, r.ID)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			a.js.view.mu.Lock()
+			taken := a.js.view.snapSeq > 0 && !a.js.view.snapping
+			a.js.view.mu.Unlock()
+			if taken {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("no snapshot was taken")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		b := openJetStream(t, nodes.URLs(), "SNAP")
+		if b.js.view.snapSeq == 0 {
+			t.Fatal("the second hub did not start from the snapshot")
+		}
+		later := pending(t, a, "ada", 999)
+		open = append(open, later.ID)
+		slices.Sort(open)
+		for _, s := range []*Store{a, b} {
+			live, err := s.ListLive(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ids(live)
+			slices.Sort(got)
+			if !slices.Equal(got, open) {
+				t.Fatalf("live: %v, want %v", got, open)
+			}
+			for _, r := range live {
+				if r.WrittenAt.IsZero() {
+					t.Fatalf("%s has no stream time: a claim's lease could not be judged on it", r.ID)
+				}
+			}
+		}
+		if _, err := b.Reject(later.ID, "bob", "no", t0); err != nil {
+			t.Fatal(err)
+		}
+		if live, _ := a.ListLive(nil); slices.Contains(ids(live), later.ID) {
+			t.Fatal("hub A still lists the request hub B rejected")
+		}
+	})
 }

@@ -124,6 +124,10 @@ type Request struct {
 	// Rev counts the request's changes.
 	Rev uint64 `json:"rev"`
 
+	// WrittenAt is when a JetStream store's stream stored this version
+	// (its leader's clock, one for every hub); zero on a bbolt file.
+	WrittenAt time.Time `json:"-"`
+
 	// overlaid says a JetStream store read this batch row's decision from
 	// its batch, the row not yet written with it.
 	overlaid bool
@@ -156,7 +160,31 @@ var (
 	bucketTxIDs    = []byte("txids")
 	bucketLog      = []byte("log")
 	bucketBatches  = []byte("batches") // batch id -> JSON list of request ids
+	// The indexes that keep every read but `List` proportional to what is
+	// live, not to the store's history: bucketLive holds the id of every
+	// request still live (Live: id -> status), bucketByTime every
+	// request under its request time (8 bytes of Unix nanoseconds, big
+	// endian, then the id), so the 24-hour sums seek to their window.
+	bucketLive   = []byte("live")
+	bucketByTime = []byte("bytime")
+	bucketMeta   = []byte("meta")
+	// metaIndexed marks a file whose indexes are built (a file written
+	// before them is indexed once, when first opened).
+	metaIndexed = []byte("indexed-v1")
 )
+
+// Live says whether a request in status may still change by itself or
+// need someone: pending, approved, sending or unknown. Only these are
+// read by the hub's routine work (lists, sums of what is held back,
+// lapses, recovery); the finished ones (sent, refused, rejected, lapsed)
+// are history, read only when asked for all.
+func Live(status string) bool {
+	switch status {
+	case StatusPending, StatusApproved, StatusSending, StatusUnknown:
+		return true
+	}
+	return false
+}
 
 // Store is the hub's store: a bbolt file, or (js set) a JetStream
 // stream shared by the hubs of a cluster.
@@ -181,12 +209,12 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("approvals store %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketRequests, bucketTxIDs, bucketLog, bucketBatches} {
+		for _, b := range [][]byte{bucketRequests, bucketTxIDs, bucketLog, bucketBatches, bucketLive, bucketByTime, bucketMeta} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
 		}
-		return nil
+		return buildIndexes(tx)
 	})
 	if err != nil {
 		db.Close()
@@ -199,6 +227,9 @@ func Open(path string) (*Store, error) {
 // opener's).
 func (s *Store) Close() error {
 	if s.js != nil {
+		if s.js.view != nil {
+			s.js.view.stop()
+		}
 		return nil
 	}
 	return s.db.Close()
@@ -237,7 +268,50 @@ func put(tx *bolt.Tx, r *Request) error {
 	if err != nil {
 		return err
 	}
-	return tx.Bucket(bucketRequests).Put([]byte(r.ID), data)
+	if err := tx.Bucket(bucketRequests).Put([]byte(r.ID), data); err != nil {
+		return err
+	}
+	return indexLive(tx, r)
+}
+
+// indexLive keeps r's entry in the live index current with its status.
+func indexLive(tx *bolt.Tx, r *Request) error {
+	live := tx.Bucket(bucketLive)
+	if Live(r.Status) {
+		return live.Put([]byte(r.ID), []byte(r.Status))
+	}
+	return live.Delete([]byte(r.ID))
+}
+
+// timeKey is r's key in the time index.
+func timeKey(at time.Time, id string) []byte {
+	k := make([]byte, 8, 8+len(id))
+	binary.BigEndian.PutUint64(k, uint64(max(at.UnixNano(), 0))) //nolint:gosec // clamped at 0
+	return append(k, id...)
+}
+
+// buildIndexes indexes a file written before the indexes existed: one
+// pass over its requests, once.
+func buildIndexes(tx *bolt.Tx) error {
+	meta := tx.Bucket(bucketMeta)
+	if meta.Get(metaIndexed) != nil {
+		return nil
+	}
+	byTime := tx.Bucket(bucketByTime)
+	err := tx.Bucket(bucketRequests).ForEach(func(k, v []byte) error {
+		var r Request
+		if err := json.Unmarshal(v, &r); err != nil {
+			return fmt.Errorf("request %s is damaged: %w", k, err)
+		}
+		if err := indexLive(tx, &r); err != nil {
+			return err
+		}
+		return byTime.Put(timeKey(r.RequestedAt, r.ID), nil)
+	})
+	if err != nil {
+		return err
+	}
+	return meta.Put(metaIndexed, []byte{1})
 }
 
 func appendLog(tx *bolt.Tx, e Entry) error {
@@ -487,6 +561,9 @@ func create(tx *bolt.Tx, r *Request) error {
 	if err := put(tx, r); err != nil {
 		return err
 	}
+	if err := tx.Bucket(bucketByTime).Put(timeKey(r.RequestedAt, r.ID), nil); err != nil {
+		return err
+	}
 	return appendLog(tx, e)
 }
 
@@ -640,6 +717,28 @@ func (s *Store) Reclaim(id string, rev uint64, by string, at time.Time) (Request
 	})
 }
 
+// Written is when r's current version was written, on the store's clock
+// (Now): its stream time on JetStream, else its UpdatedAt.
+func (r *Request) Written() time.Time {
+	if !r.WrittenAt.IsZero() {
+		return r.WrittenAt
+	}
+	return r.UpdatedAt
+}
+
+// Now is the store's clock, the one every hub judges a claim's lease by:
+// on a bbolt file, which one hub keeps, that hub's own (now); on
+// JetStream the stream's, read from a message written for it (the
+// leader's time of storing it), so hubs whose clocks differ agree on
+// when a claim made at one of them has run out. Compare it with
+// Request.Written of a request listed since.
+func (s *Store) Now(now time.Time) (time.Time, error) {
+	if s.js == nil {
+		return now, nil
+	}
+	return s.js.now()
+}
+
 // Shared says whether other hubs change the store too (JetStream).
 func (s *Store) Shared() bool { return s.js != nil }
 
@@ -717,16 +816,14 @@ func (s *Store) Lapse(at time.Time) ([]Request, error) {
 	}
 	var out []Request
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketRequests).Cursor()
 		var due []*Request
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			var r Request
-			if err := json.Unmarshal(v, &r); err != nil {
-				return fmt.Errorf("approvals store: request %s is damaged: %w", k, err)
-			}
+		err := forLive(tx, func(r *Request) {
 			if r.Status == StatusPending && !r.ExpiresAt.IsZero() && !at.Before(r.ExpiresAt) {
-				due = append(due, &r)
+				due = append(due, r)
 			}
+		})
+		if err != nil {
+			return err
 		}
 		for _, r := range due {
 			r.Status, r.Rev, r.UpdatedAt = StatusLapsed, r.Rev+1, at
@@ -770,7 +867,85 @@ func (s *Store) Get(id string) (Request, error) {
 	return *r, nil
 }
 
-// List returns the requests keep selects (nil: all), oldest first.
+// forLive calls fn with each live request (the live index), in id order.
+func forLive(tx *bolt.Tx, fn func(r *Request)) error {
+	return tx.Bucket(bucketLive).ForEach(func(k, _ []byte) error {
+		r, err := get(tx, string(k))
+		if err != nil {
+			return err
+		}
+		fn(r)
+		return nil
+	})
+}
+
+// ListLive returns the live requests (Live) keep selects (nil: all),
+// oldest first. It reads the live index only: its cost follows what is
+// live, not the store's history.
+func (s *Store) ListLive(keep func(*Request) bool) ([]Request, error) {
+	var out []Request
+	var err error
+	if s.js != nil {
+		out, err = s.js.listView(func(r *Request) bool { return Live(r.Status) && (keep == nil || keep(r)) })
+	} else {
+		err = s.db.View(func(tx *bolt.Tx) error {
+			return forLive(tx, func(r *Request) {
+				if keep == nil || keep(r) {
+					out = append(out, *r)
+				}
+			})
+		})
+	}
+	sortRequests(out)
+	return out, err
+}
+
+// RecentKept is how far back ListSince reaches on a JetStream store,
+// whose hubs hold only the live and recent requests in memory: past the
+// 24-hour sums' window, with an hour to spare for clocks apart.
+const RecentKept = 25 * time.Hour
+
+// ListSince returns the requests made at or after since (at most
+// RecentKept ago) that keep selects (nil: all), oldest first. It reads
+// the time index from since on: its cost follows the requests of the
+// window, not the store's history.
+func (s *Store) ListSince(since time.Time, keep func(*Request) bool) ([]Request, error) {
+	var out []Request
+	var err error
+	if s.js != nil {
+		out, err = s.js.listView(func(r *Request) bool { return !r.RequestedAt.Before(since) && (keep == nil || keep(r)) })
+	} else {
+		err = s.db.View(func(tx *bolt.Tx) error {
+			c := tx.Bucket(bucketByTime).Cursor()
+			for k, _ := c.Seek(timeKey(since, "")); k != nil; k, _ = c.Next() {
+				r, err := get(tx, string(k[8:]))
+				if err != nil {
+					return err
+				}
+				if keep == nil || keep(r) {
+					out = append(out, *r)
+				}
+			}
+			return nil
+		})
+	}
+	sortRequests(out)
+	return out, err
+}
+
+// sortRequests orders requests oldest first, then by id.
+func sortRequests(out []Request) {
+	slices.SortStableFunc(out, func(a, b Request) int {
+		if c := a.RequestedAt.Compare(b.RequestedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+}
+
+// List returns the requests keep selects (nil: all), oldest first. It
+// reads every request the store ever held: for the hub's routine work use
+// ListLive or ListSince.
 func (s *Store) List(keep func(*Request) bool) ([]Request, error) {
 	var out []Request
 	err := s.view(func(tx *bolt.Tx) error {
@@ -794,12 +969,7 @@ func (s *Store) List(keep func(*Request) bool) ([]Request, error) {
 			return nil
 		})
 	})
-	slices.SortStableFunc(out, func(a, b Request) int {
-		if c := a.RequestedAt.Compare(b.RequestedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	sortRequests(out)
 	return out, err
 }
 
@@ -807,7 +977,7 @@ func (s *Store) List(keep func(*Request) bool) ([]Request, error) {
 // (pending, approved, sending) other than except: the funds check of
 // every payout counts them as already gone.
 func (s *Store) Outflows(except string) (map[string]int64, error) {
-	open, err := s.List(func(r *Request) bool { return r.Open() && r.ID != except })
+	open, err := s.ListLive(func(r *Request) bool { return r.Open() && r.ID != except })
 	if err != nil {
 		return nil, err
 	}
@@ -883,7 +1053,7 @@ func (s *Store) view(fn func(tx *bolt.Tx) error) error {
 // compare-and-swap: one approved or lapsed meanwhile by another hub is
 // left as that hub wrote it.
 func (s *Store) jsLapse(at time.Time) ([]Request, error) {
-	due, err := s.List(func(r *Request) bool {
+	due, err := s.ListLive(func(r *Request) bool {
 		return r.Status == StatusPending && !r.ExpiresAt.IsZero() && !at.Before(r.ExpiresAt)
 	})
 	if err != nil {

@@ -195,6 +195,10 @@ func TestLapseAndOutflows(t *testing.T) {
 // The helper process of TestRecordSurvivesKill9: it records a request
 // and an approval, says so, and waits to be killed.
 func TestMain(m *testing.M) {
+	if os.Getenv("HUB_SCALE_CHILD") != "" && BenchChild != nil {
+		BenchChild()
+		return
+	}
 	if path := os.Getenv("HUB_STORE_CRASH_HELPER"); path != "" {
 		s, err := Open(path)
 		if err != nil {
