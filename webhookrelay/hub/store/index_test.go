@@ -1,8 +1,10 @@
 package store
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,5 +120,28 @@ func TestAFileWrittenBeforeTheIndexesIsIndexedAtOpen(t *testing.T) {
 	recent, err := s.ListSince(t0.Add(-time.Hour), nil)
 	if err != nil || len(recent) != 2 {
 		t.Fatalf("made since an hour before: %v (%v), want both", ids(recent), err)
+	}
+	// A copy of the file as it was is kept beside it (format 1).
+	if _, err := os.Stat(path + ".format1.bak"); err != nil {
+		t.Fatalf("no copy kept before migrating a format 1 store: %v", err)
+	}
+}
+
+// A store written by a newer paydash is refused, naming its format.
+func TestAnApprovalsStoreOfANewerFormatIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "approvals.db")
+	s := openStoreAt(t, path)
+	s.Close()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(metaFormat, []byte("7")) })
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), "format 7") || !strings.Contains(err.Error(), "newer paydash") {
+		t.Fatalf("Open = %v, want a refusal naming format 7", err)
 	}
 }

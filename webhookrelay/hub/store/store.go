@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -208,13 +209,20 @@ func Open(path string) (*Store, error) {
 		}
 		return nil, fmt.Errorf("approvals store %s: %w", path, err)
 	}
+	if err := checkFormat(db, path); err != nil {
+		db.Close()
+		return nil, err
+	}
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketRequests, bucketTxIDs, bucketLog, bucketBatches, bucketLive, bucketByTime, bucketMeta} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
 		}
-		return buildIndexes(tx)
+		if err := buildIndexes(tx); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketMeta).Put(metaFormat, []byte(strconv.Itoa(Format)))
 	})
 	if err != nil {
 		db.Close()
@@ -292,6 +300,52 @@ func timeKey(at time.Time, id string) []byte {
 
 // buildIndexes indexes a file written before the indexes existed: one
 // pass over its requests, once.
+// Format is the approvals store's format. Format 1 (before store
+// versions) has no format key and no indexes of live requests and request
+// times: it is migrated in place when opened (its indexes built), after a
+// copy of it is kept beside it (path + ".format1.bak"). Format 2 names
+// itself in the meta bucket. A store of a newer format is refused rather
+// than misread.
+const Format = 2
+
+var metaFormat = []byte("format")
+
+// checkFormat refuses a store of a newer format and, before a format 1
+// store holding requests is migrated, keeps a copy of it.
+func checkFormat(db *bolt.DB, path string) error {
+	var format int
+	var held bool
+	err := db.View(func(tx *bolt.Tx) error {
+		if b := tx.Bucket(bucketRequests); b != nil {
+			k, _ := b.Cursor().First()
+			held = k != nil
+		}
+		if meta := tx.Bucket(bucketMeta); meta != nil {
+			if v := meta.Get(metaFormat); v != nil {
+				n, err := strconv.Atoi(string(v))
+				if err != nil {
+					return fmt.Errorf("its format %q is not a number", v)
+				}
+				format = n
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("approvals store %s: %w", path, err)
+	}
+	switch {
+	case format > Format:
+		return fmt.Errorf("approvals store %s is format %d, written by a newer paydash; this one reads formats 1 to %d: run the paydash that wrote it, or a newer one", path, format, Format)
+	case format == 0 && held:
+		backup := path + ".format1.bak"
+		if err := db.View(func(tx *bolt.Tx) error { return tx.CopyFile(backup, 0o600) }); err != nil {
+			return fmt.Errorf("approvals store %s is format 1; keeping a copy at %s before migrating it failed: %w", path, backup, err)
+		}
+	}
+	return nil
+}
+
 func buildIndexes(tx *bolt.Tx) error {
 	meta := tx.Bucket(bucketMeta)
 	if meta.Get(metaIndexed) != nil {
