@@ -137,7 +137,7 @@ func (sn *Snapshot) Encode(w io.Writer) error {
 	// Every row's totals, so the first screen after opening (which
 	// shows them) does not read the amounts of every row.
 	u := s.allSums()
-	e.section(asBytes(unsafe.Slice((*int64)(unsafe.Pointer(&u.acc[0])), len(u.acc)*4)))
+	e.section(asBytes(unsafe.Slice((*int64)(unsafe.Pointer(&u.acc[0])), len(u.acc)*4))) //nolint:gosec // G103: the totals' int64 array read as its bytes, its length from the array
 	if e.err != nil {
 		return e.err
 	}
@@ -163,7 +163,7 @@ func Decode(data []byte) (d Decoded, err error) {
 	if !littleEndian {
 		return d, ErrLayout
 	}
-	if len(data) > 0 && uintptr(unsafe.Pointer(&data[0]))%8 != 0 {
+	if len(data) > 0 && uintptr(unsafe.Pointer(&data[0]))%8 != 0 { //nolint:gosec // G103: only the address's alignment is read
 		return d, fmt.Errorf("%w: buffer not 8-byte aligned", ErrLayout)
 	}
 	defer func() {
@@ -260,7 +260,7 @@ func Decode(data []byte) (d Decoded, err error) {
 	acc := sectionOf[int64](r)
 	d.Store = b.publish()
 	if u := d.Store.newSums(); len(acc) == len(u.acc)*4 {
-		copy(unsafe.Slice((*int64)(unsafe.Pointer(&u.acc[0])), len(u.acc)*4), acc)
+		copy(unsafe.Slice((*int64)(unsafe.Pointer(&u.acc[0])), len(u.acc)*4), acc) //nolint:gosec // G103: the totals' int64 array written as its own elements
 		d.Store.allTotals.once.Do(func() { d.Store.allTotals.u = u })
 	}
 	return d, nil
@@ -290,7 +290,7 @@ func asBytes[T int64 | int32 | uint32 | uint16](s []T) []byte {
 	if len(s) == 0 {
 		return nil
 	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0])))
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0]))) //nolint:gosec // G103: fixed-size elements written as their bytes
 }
 
 type encoder struct {
@@ -370,7 +370,7 @@ func sectionOf[T int64 | int32 | uint32 | uint16 | uint8](r *decoder) []T {
 	if len(p) == 0 {
 		return nil
 	}
-	return unsafe.Slice((*T)(unsafe.Pointer(&p[0])), len(p)/size)
+	return unsafe.Slice((*T)(unsafe.Pointer(&p[0])), len(p)/size) //nolint:gosec // G103: bytes read as the fixed-size elements they were written from, 8-byte aligned (Decode checks)
 }
 
 // col reads a column of exactly rows values, capped at its length so an

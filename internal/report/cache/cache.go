@@ -29,7 +29,6 @@ import (
 	"path/filepath"
 	"time"
 
-
 	"github.com/paydash/paydash/internal/report"
 )
 
@@ -362,7 +361,7 @@ func (c *Cache) Save(ctx context.Context, snap *report.Snapshot, ranges Ranges, 
 		return Meta{}, fmt.Errorf("write report cache: %w", err)
 	}
 	done = true
-	if d, err := os.Open(dir); err == nil { // the rename itself survives a crash
+	if d, err := os.Open(dir); err == nil { //nolint:gosec // G304: the profile's own cache directory; opened so the rename itself survives a crash
 		_ = d.Sync()
 		_ = d.Close()
 	}
