@@ -61,7 +61,7 @@ func TestRelayStoreOfFormat1IsMigratedWithABackup(t *testing.T) {
 		t.Fatal(err)
 	}
 	var format string
-	_ = st.db.View(func(tx *bolt.Tx) error { format = string(tx.Bucket(bucketMeta).Get(keyFormat)); return nil })
+	_ = st.db.View(func(tx *bolt.Tx) error { format = string(tx.Bucket(bucketMeta).Get(storeFormat.Key)); return nil })
 	st.close()
 	if strings.Join(seen, ",") != "ev-a,ev-b,ev-c" || format != "2" || st.id == "" {
 		t.Fatalf("after migration: events %v, format %q, store id %q", seen, format, st.id)
@@ -98,7 +98,7 @@ func TestRelayStoreOfANewerFormatIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = st.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyFormat, []byte("9")) })
+	_ = st.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(storeFormat.Key, []byte("9")) })
 	st.close()
 	_, err = openStore(path)
 	if err == nil || !strings.Contains(err.Error(), "format 9") || !strings.Contains(err.Error(), "newer paydash") {

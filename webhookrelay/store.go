@@ -17,6 +17,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/paydash/paydash/internal/platform/boltformat"
 )
 
 // Buckets of the store file.
@@ -67,7 +69,7 @@ func openStore(path string) (*store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open relay store %s: %w", path, err)
 	}
-	if err := checkStoreFormat(db, path); err != nil {
+	if err := boltformat.Check(db, path, storeFormat); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -92,7 +94,7 @@ func openStore(path string) (*store, error) {
 		if err := backfillIDOrder(tx); err != nil {
 			return err
 		}
-		return meta.Put(keyFormat, []byte(strconv.Itoa(StoreFormat)))
+		return boltformat.Put(tx, storeFormat)
 	})
 	if err != nil {
 		db.Close()
@@ -111,45 +113,8 @@ func (s *store) close() error { return s.db.Close() }
 // misread.
 const StoreFormat = 2
 
-var keyFormat = []byte("format")
-
-// checkStoreFormat refuses a store of a newer format and, before a format
-// 1 store holding events is migrated, keeps a copy of it.
-func checkStoreFormat(db *bolt.DB, path string) error {
-	var format int
-	var held bool
-	err := db.View(func(tx *bolt.Tx) error {
-		if ev := tx.Bucket(bucketEvents); ev != nil {
-			k, _ := ev.Cursor().First()
-			held = k != nil
-		}
-		meta := tx.Bucket(bucketMeta)
-		if meta == nil {
-			return nil
-		}
-		if v := meta.Get(keyFormat); v != nil {
-			n, err := strconv.Atoi(string(v))
-			if err != nil {
-				return fmt.Errorf("its format %q is not a number", v)
-			}
-			format = n
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("relay store %s: %w", path, err)
-	}
-	switch {
-	case format > StoreFormat:
-		return fmt.Errorf("relay store %s is format %d, written by a newer paydash; this one reads formats 1 to %d: run the paydash that wrote it, or a newer one", path, format, StoreFormat)
-	case format == 0 && held:
-		backup := path + ".format1.bak"
-		if err := db.View(func(tx *bolt.Tx) error { return tx.CopyFile(backup, 0o600) }); err != nil {
-			return fmt.Errorf("relay store %s is format 1; keeping a copy at %s before migrating it failed: %w", path, backup, err)
-		}
-	}
-	return nil
-}
+// storeFormat is where the relay store keeps its format (boltformat).
+var storeFormat = boltformat.Spec{What: "relay store", Current: StoreFormat, Data: bucketEvents, Meta: bucketMeta, Key: []byte("format")}
 
 func seqKey(seq uint64) []byte {
 	k := make([]byte, 8)

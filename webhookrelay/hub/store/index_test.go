@@ -136,7 +136,7 @@ func TestAnApprovalsStoreOfANewerFormatIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(metaFormat, []byte("7")) })
+	err = db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(storeFormat.Key, []byte("7")) })
 	db.Close()
 	if err != nil {
 		t.Fatal(err)

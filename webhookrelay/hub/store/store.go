@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/internal/platform/boltformat"
 	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
 )
 
@@ -209,7 +209,7 @@ func Open(path string) (*Store, error) {
 		}
 		return nil, fmt.Errorf("approvals store %s: %w", path, err)
 	}
-	if err := checkFormat(db, path); err != nil {
+	if err := boltformat.Check(db, path, storeFormat); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -222,7 +222,7 @@ func Open(path string) (*Store, error) {
 		if err := buildIndexes(tx); err != nil {
 			return err
 		}
-		return tx.Bucket(bucketMeta).Put(metaFormat, []byte(strconv.Itoa(Format)))
+		return boltformat.Put(tx, storeFormat)
 	})
 	if err != nil {
 		db.Close()
@@ -308,43 +308,8 @@ func timeKey(at time.Time, id string) []byte {
 // than misread.
 const Format = 2
 
-var metaFormat = []byte("format")
-
-// checkFormat refuses a store of a newer format and, before a format 1
-// store holding requests is migrated, keeps a copy of it.
-func checkFormat(db *bolt.DB, path string) error {
-	var format int
-	var held bool
-	err := db.View(func(tx *bolt.Tx) error {
-		if b := tx.Bucket(bucketRequests); b != nil {
-			k, _ := b.Cursor().First()
-			held = k != nil
-		}
-		if meta := tx.Bucket(bucketMeta); meta != nil {
-			if v := meta.Get(metaFormat); v != nil {
-				n, err := strconv.Atoi(string(v))
-				if err != nil {
-					return fmt.Errorf("its format %q is not a number", v)
-				}
-				format = n
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("approvals store %s: %w", path, err)
-	}
-	switch {
-	case format > Format:
-		return fmt.Errorf("approvals store %s is format %d, written by a newer paydash; this one reads formats 1 to %d: run the paydash that wrote it, or a newer one", path, format, Format)
-	case format == 0 && held:
-		backup := path + ".format1.bak"
-		if err := db.View(func(tx *bolt.Tx) error { return tx.CopyFile(backup, 0o600) }); err != nil {
-			return fmt.Errorf("approvals store %s is format 1; keeping a copy at %s before migrating it failed: %w", path, backup, err)
-		}
-	}
-	return nil
-}
+// storeFormat is where the approvals store keeps its format (boltformat).
+var storeFormat = boltformat.Spec{What: "approvals store", Current: Format, Data: bucketRequests, Meta: bucketMeta, Key: []byte("format")}
 
 func buildIndexes(tx *bolt.Tx) error {
 	meta := tx.Bucket(bucketMeta)
