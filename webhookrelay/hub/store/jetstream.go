@@ -34,6 +34,9 @@ type JetStreamConfig struct {
 	// JetStreamConn.WaitFor: retried with backoff while the cluster
 	// cannot answer); nil runs it once.
 	Wait natsstream.Wait
+	// SnapshotEvery is how many messages pass between two snapshots of
+	// the view (jsview.go); 0 means DefaultSnapshotEvery.
+	SnapshotEvery uint64
 }
 
 // jsBackend keeps the store in one JetStream stream laid out as a
@@ -74,6 +77,8 @@ type jsBackend struct {
 	stream  jetstream.Stream
 	prefix  string
 	timeout time.Duration
+	// snapshotEvery is JetStreamConfig.SnapshotEvery, defaulted.
+	snapshotEvery uint64
 	// view is this hub's materialized view of the stream (jsview.go).
 	view *jsView
 }
@@ -134,7 +139,10 @@ func OpenJetStream(ctx context.Context, js jetstream.JetStream, cfg JetStreamCon
 		return nil, err
 	}
 	cfg.Replicas, cfg.WriteTimeout = natsstream.RecordDefaults(cfg.Replicas, cfg.WriteTimeout)
-	b := &jsBackend{name: cfg.Name, js: js, prefix: "paydash.hub." + cfg.Name + ".approvals", timeout: cfg.WriteTimeout}
+	if cfg.SnapshotEvery == 0 {
+		cfg.SnapshotEvery = DefaultSnapshotEvery
+	}
+	b := &jsBackend{name: cfg.Name, js: js, prefix: "paydash.hub." + cfg.Name + ".approvals", timeout: cfg.WriteTimeout, snapshotEvery: cfg.SnapshotEvery}
 	// The record is kept whole: no age, count or size limit.
 	sc := natsstream.RecordConfig(cfg.Name+"_APPROVALS", []string{b.prefix + ".>"}, cfg.Replicas)
 	var err error

@@ -25,11 +25,19 @@ var jsStores atomic.Int32
 // connection of its own (a hub of its own).
 func openJetStream(t *testing.T, urls []string, name string) *Store {
 	t.Helper()
+	return openJetStreamWith(t, urls, JetStreamConfig{Name: name})
+}
+
+// openJetStreamWith is openJetStream with more of the config given
+// (replicas 3 and the test's retry are set here).
+func openJetStreamWith(t *testing.T, urls []string, cfg JetStreamConfig) *Store {
+	t.Helper()
 	nc, js := natstest.Client(t, urls)
 	t.Cleanup(nc.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := OpenJetStream(ctx, js, JetStreamConfig{Name: name, Replicas: 3, Wait: retryFor})
+	cfg.Replicas, cfg.Wait = 3, retryFor
+	s, err := OpenJetStream(ctx, js, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,12 +318,10 @@ func TestJetStreamABatchDecidedButNotWrittenReadsDecided(t *testing.T) {
 // A hub starting on a stream with a snapshot starts from it and follows
 // what came after: it lists what the first hub lists, and each sees what
 // the other writes next. (The snapshot is taken every few messages here,
-// every snapshotEvery in a hub.)
+// every DefaultSnapshotEvery in a hub.)
 func TestASecondHubStartsFromTheSnapshot(t *testing.T) {
 	natstest.Each(t, func(t *testing.T, nodes natstest.Nodes) {
-		defer func(n uint64) { snapshotEvery = n }(snapshotEvery)
-		snapshotEvery = 5
-		a := openJetStream(t, nodes.URLs(), "SNAP")
+		a := openJetStreamWith(t, nodes.URLs(), JetStreamConfig{Name: "SNAP", SnapshotEvery: 5})
 		var open []string
 		for i := range 12 {
 			r := pending(t, a, "ada", int64(100+i))

@@ -24,7 +24,7 @@ import (
 // compare-and-swap on the request read from the stream itself.
 //
 // A hub starts from the stream's last snapshot (<prefix>.snapshot: a
-// view as of a sequence, written by whichever hub sees snapshotEvery
+// view as of a sequence, written by whichever hub sees SnapshotEvery
 // messages pass since the last one) and follows from the sequence after
 // it, so its start costs what is live and recent, not the history. A
 // stream with no snapshot yet (one written before them) is replayed
@@ -51,9 +51,9 @@ type jsView struct {
 	follow *natsstream.Follower
 }
 
-// snapshotEvery is how many messages pass between two snapshots: a hub
+// DefaultSnapshotEvery is how many messages pass between two snapshots: a hub
 // starting replays at most about this many.
-var snapshotEvery uint64 = 2000
+const DefaultSnapshotEvery uint64 = 2000
 
 // viewSnapshot is a view as of stream sequence Seq.
 type viewSnapshot struct {
@@ -175,7 +175,7 @@ func (v *jsView) apply(m natsstream.Message) {
 	}
 	v.mu.Lock()
 	v.seq = max(v.seq, m.Seq)
-	due := !v.snapping && v.seq-v.snapSeq >= snapshotEvery
+	due := !v.snapping && v.seq-v.snapSeq >= v.b.snapshotEvery
 	if due {
 		v.snapping = true
 	}
@@ -212,7 +212,7 @@ func (v *jsView) applyState(msg natsstream.Message) {
 }
 
 // snapshot writes the view as of the last sequence applied; a snapshot
-// that cannot be written is tried again after the next snapshotEvery
+// that cannot be written is tried again after the next SnapshotEvery
 // messages.
 func (v *jsView) snapshot() {
 	v.mu.Lock()
