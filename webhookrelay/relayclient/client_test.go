@@ -77,7 +77,22 @@ func TestResendLogFormats(t *testing.T) {
 	if err := os.WriteFile(v9, []byte(`{"paydash_resends_format":9}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (ResendLog{Path: v9}).List(); err == nil || !strings.Contains(err.Error(), "format 9") {
+	if _, err := (ResendLog{Path: v9}).List(); err == nil || !strings.Contains(err.Error(), "format 9") || !strings.Contains(err.Error(), "move the file aside") {
 		t.Fatalf("format 9 read: %v", err)
+	}
+	// The advice followed: the file moved aside is kept as it was, and a
+	// new history starts where it was.
+	if err := os.Rename(v9, v9+".aside"); err != nil {
+		t.Fatal(err)
+	}
+	fresh := ResendLog{Path: v9}
+	if err := fresh.Append(Attempt{EventID: "ev-9"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := fresh.List(); err != nil || len(got) != 1 || got[0].EventID != "ev-9" {
+		t.Fatalf("after moving it aside: %v %v", got, err)
+	}
+	if b, _ := os.ReadFile(v9 + ".aside"); string(b) != `{"paydash_resends_format":9}`+"\n" {
+		t.Fatalf("the file moved aside changed: %q", b)
 	}
 }
