@@ -6,7 +6,9 @@
 // fields (client_secret) and JSON members (access_token, resource_token,
 // …) — so what a person pastes into a bug report leaks nothing.
 //
-// It imports nothing of paydash.
+// Everything printed from the wire passes termtext, so an answer cannot
+// drive the terminal it is traced to. It imports nothing of paydash but
+// that leaf.
 package httptrace
 
 import (
@@ -21,6 +23,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/paydash/paydash/internal/platform/termtext"
 )
 
 // BodyLimit is how much of each body is printed; a transaction report
@@ -89,10 +93,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "> %s %s\n", req.Method, RedactURL(req.URL))
+	fmt.Fprintf(&b, "> %s %s\n", req.Method, termtext.Safe(RedactURL(req.URL)))
 	writeHeaders(&b, "> ", req.Header)
 	if len(reqBody) > 0 {
-		fmt.Fprintf(&b, "> %s\n", RedactBody(req.Header.Get("Content-Type"), reqBody, BodyLimit))
+		fmt.Fprintf(&b, "> %s\n", termtext.Lines(RedactBody(req.Header.Get("Content-Type"), reqBody, BodyLimit)))
 	}
 	t.print(b.String())
 
@@ -100,11 +104,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := base.RoundTrip(req)
 	took := t.now().Sub(start).Round(time.Millisecond)
 	if err != nil {
-		t.print(fmt.Sprintf("< %s %s: %v (%s)\n", req.Method, RedactURL(req.URL), err, took))
+		t.print(fmt.Sprintf("< %s %s: %s (%s)\n", req.Method, termtext.Safe(RedactURL(req.URL)), termtext.Safe(err.Error()), took))
 		return nil, err
 	}
 	b.Reset()
-	fmt.Fprintf(&b, "< %s (%s)\n", resp.Status, took)
+	fmt.Fprintf(&b, "< %s (%s)\n", termtext.Safe(resp.Status), took)
 	writeHeaders(&b, "< ", resp.Header)
 	t.print(b.String())
 	if resp.Body != nil {
@@ -145,7 +149,7 @@ func (b *tracedBody) Close() error {
 		if b.total == 0 {
 			return
 		}
-		b.t.print(fmt.Sprintf("< %s\n< (%d bytes read)\n", RedactBody(b.contentType, b.head.Bytes(), BodyLimit), b.total))
+		b.t.print(fmt.Sprintf("< %s\n< (%d bytes read)\n", termtext.Lines(RedactBody(b.contentType, b.head.Bytes(), BodyLimit)), b.total))
 	})
 	return err
 }
@@ -161,7 +165,7 @@ func writeHeaders(b *strings.Builder, prefix string, h http.Header) {
 		if slices.ContainsFunc(secretHeaders, func(s string) bool { return strings.EqualFold(s, k) }) {
 			v = Redacted
 		}
-		fmt.Fprintf(b, "%s%s: %s\n", prefix, k, v)
+		fmt.Fprintf(b, "%s%s: %s\n", prefix, termtext.Safe(k), termtext.Safe(v))
 	}
 }
 

@@ -103,3 +103,25 @@ func TestRedactBodyCutInsideASecret(t *testing.T) {
 		t.Fatalf("RedactBody = %q", got)
 	}
 }
+
+// An answer cannot drive the terminal it is traced to: its control
+// characters are shown escaped.
+func TestTraceEscapesWhatTheWireSends(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, "{\"detail\":\"\x1b[2J cleared \x1b]52;c;aGk=\x07\"}")
+	}))
+	defer srv.Close()
+	var trace bytes.Buffer
+	resp, err := Wrap(srv.Client(), &trace).Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if strings.ContainsRune(trace.String(), 0x1b) || strings.ContainsRune(trace.String(), 0x07) {
+		t.Fatalf("the trace passes control characters through: %q", trace.String())
+	}
+	if !strings.Contains(trace.String(), "cleared") {
+		t.Fatalf("the body is not traced: %q", trace.String())
+	}
+}
