@@ -13,6 +13,8 @@ import (
 	"github.com/itchyny/gojq"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/paydash/paydash/internal/platform/termtext"
 )
 
 // This file gives every command that prints --json two filters, as gh
@@ -126,7 +128,7 @@ func (f *jsonFilter) start() error {
 	f.pw, f.done = pw, make(chan error, 1)
 	f.s.Out = pw
 	go func() {
-		err := filterJSON(pr, out, f.fields, code)
+		err := filterJSON(pr, out, f.fields, code, f.s.OutTerminal)
 		// A command still writing after a failure gets this error.
 		pr.CloseWithError(errFilterStopped)
 		f.done <- err
@@ -151,8 +153,10 @@ func (f *jsonFilter) finish() error {
 // filterJSON reads JSON values from r one after another and writes each,
 // with only fields kept (when given) and through code (when given), to w.
 // Without code a value keeps the indented layout the commands print;
-// jq's results are one per line, strings raw (as gh --jq prints them).
-func filterJSON(r io.Reader, w io.Writer, fields []string, code *gojq.Code) error {
+// jq's results are one per line, strings raw (as gh --jq prints them);
+// onTerminal, a raw string (a payee's name, a service's detail) is shown
+// escaped, so it cannot drive the terminal; into a pipe it stays exact.
+func filterJSON(r io.Reader, w io.Writer, fields []string, code *gojq.Code, onTerminal bool) error {
 	dec := json.NewDecoder(r)
 	dec.UseNumber() // amounts are int64 minor units: never through a float
 	for {
@@ -189,6 +193,9 @@ func filterJSON(r io.Reader, w io.Writer, fields []string, code *gojq.Code) erro
 			}
 			var line []byte
 			if str, ok := res.(string); ok {
+				if onTerminal {
+					str = termtext.Lines(str)
+				}
 				line = []byte(str)
 			} else {
 				var err error

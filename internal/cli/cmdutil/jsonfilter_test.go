@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/itchyny/gojq"
 	"github.com/spf13/cobra"
 )
 
@@ -100,4 +101,33 @@ func TestJSONFilterRefusesWhatItCannotDo(t *testing.T) {
 			t.Errorf("%v: %v is not a usage error", tc.args, err)
 		}
 	}
+}
+
+// A raw string --jq prints (a payee's name) cannot drive the terminal:
+// escaped there, exact into a pipe.
+func TestJSONFilterEscapesRawStringsOnATerminal(t *testing.T) {
+	for _, onTerminal := range []bool{true, false} {
+		var out strings.Builder
+		code := mustJQ(t, ".name")
+		if err := filterJSON(strings.NewReader(`{"name":"Ada\u001b]52;c;aGk=\u0007"}`), &out, nil, code, onTerminal); err != nil {
+			t.Fatal(err)
+		}
+		raw := strings.ContainsRune(out.String(), 0x1b)
+		if raw == onTerminal {
+			t.Errorf("on a terminal %v: printed %q", onTerminal, out.String())
+		}
+	}
+}
+
+func mustJQ(t *testing.T, expr string) *gojq.Code {
+	t.Helper()
+	q, err := gojq.Parse(expr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := gojq.Compile(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
