@@ -228,6 +228,7 @@ func openNATS(ctx context.Context, cfg Config, f *fanout, m *metrics) (*natsBack
 		// JetStream needs the duplicate window to fit in the age limit.
 		sc.MaxAge = max(cfg.RetainAge, cfg.DedupeWindow)
 	}
+	sc = natsstream.WithFormat(sc, "relay events", StreamFormat)
 	var info *jetstream.StreamInfo
 	if b.stream, info, err = natsstream.Open(ctx, b.js, sc, b.waitFor, "the relay's events"); err != nil {
 		return nil, err
@@ -298,9 +299,15 @@ func (b *natsBackend) waitFor(ctx context.Context, what string, attempt func(con
 // credentials refused, JetStream off, or a request JetStream refuses as
 // such (400, except "no suitable peers", 10005, which a node coming back
 // cures), or replicas asked of a server that is not in a cluster (10074).
+// StreamFormat is the relay stream's format, named in its description
+// (natsstream.WithFormat): one message per event, Nats-Msg-Id its
+// event_id, since clustered mode began. A stream of a newer format is
+// refused.
+const StreamFormat = 1
+
 func permanentNATSError(err error) bool {
 	for _, e := range []error{nats.ErrAuthorization, nats.ErrAuthExpired, nats.ErrAuthRevoked, nats.ErrAccountAuthExpired,
-		jetstream.ErrJetStreamNotEnabled, jetstream.ErrJetStreamNotEnabledForAccount} {
+		jetstream.ErrJetStreamNotEnabled, jetstream.ErrJetStreamNotEnabledForAccount, natsstream.ErrNewerFormat} {
 		if errors.Is(err, e) {
 			return true
 		}

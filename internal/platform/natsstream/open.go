@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -81,6 +83,35 @@ func RecordConfig(name string, subjects []string, replicas int) jetstream.Stream
 	}
 }
 
+// A stream names its format in its description ("paydash <use>; format
+// N"), which nats-server has kept since 2.2 (stream metadata needs 2.10):
+// a stream with no format in it is format 1, from before store
+// versions. Open refuses a stream of a newer format than the caller's
+// rather than misread it, and otherwise stamps the caller's format on it.
+
+// ErrNewerFormat matches (errors.Is) a stream written by a newer paydash.
+var ErrNewerFormat = errors.New("written by a newer paydash")
+
+// WithFormat is sc described as the stream for use at format.
+func WithFormat(sc jetstream.StreamConfig, use string, format int) jetstream.StreamConfig {
+	sc.Description = fmt.Sprintf("paydash %s; format %d", use, format)
+	return sc
+}
+
+// FormatOf reads the format from a stream's description (1 when it names
+// none).
+func FormatOf(description string) int {
+	_, after, ok := strings.Cut(description, "; format ")
+	if !ok {
+		return 1
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(after))
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
+
 // Wait runs a set-up step until it succeeds, saying what it waits for
 // (the relay's backoff with its log); nil runs it once.
 type Wait func(ctx context.Context, what string, step func(context.Context) error) error
@@ -98,6 +129,13 @@ func Open(ctx context.Context, js jetstream.JetStream, sc jetstream.StreamConfig
 	}
 	var stream jetstream.Stream
 	if err := wait(ctx, fmt.Sprintf("JetStream stream %s (%d replicas) for %s to be created or updated", sc.Name, sc.Replicas, what), func(ctx context.Context) error {
+		if cur, err := js.Stream(ctx, sc.Name); err == nil {
+			if have, want := FormatOf(cur.CachedInfo().Config.Description), FormatOf(sc.Description); have > want {
+				return fmt.Errorf("JetStream stream %s for %s is format %d, %w; this one reads formats 1 to %d: run the paydash that wrote it, or a newer one", sc.Name, what, have, ErrNewerFormat, want)
+			}
+		} else if !errors.Is(err, jetstream.ErrStreamNotFound) {
+			return err
+		}
 		var err error
 		stream, err = js.CreateOrUpdateStream(ctx, sc)
 		return err

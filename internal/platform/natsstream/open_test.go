@@ -2,6 +2,7 @@ package natsstream_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -87,6 +88,57 @@ func TestRecordStreamIsKeptWhole(t *testing.T) {
 		}
 		if err := st.Purge(ctx); err == nil {
 			t.Error("a record stream let itself be purged")
+		}
+	})
+}
+
+// A stream names its format; a stream of the previous format (no format
+// in its description) is opened and stamped; a stream of a newer format
+// is refused, naming it, not misread.
+func TestStreamFormat(t *testing.T) {
+	if natsstream.FormatOf("") != 1 || natsstream.FormatOf("paydash relay events; format 3") != 3 || natsstream.FormatOf("something else") != 1 {
+		t.Fatal("FormatOf reads descriptions wrong")
+	}
+	natstest.Each(t, func(t *testing.T, nodes natstest.Nodes) {
+		nc, err := nats.Connect(nodes.URLs()[0], nats.Timeout(5*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		js, err := jetstream.New(nc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		// Retried as the relay retries, but a newer format is final.
+		wait := func(ctx context.Context, _ string, step func(context.Context) error) error {
+			for {
+				actx, cancel := context.WithTimeout(ctx, natsstream.Attempt)
+				err := step(actx)
+				cancel()
+				if err == nil || errors.Is(err, natsstream.ErrNewerFormat) || ctx.Err() != nil {
+					return err
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+		sc := natsstream.RecordConfig("FMT_REC", []string{"fmt.rec"}, 3)
+		// Format 1: a stream made before formats, no description.
+		if _, _, err := natsstream.Open(ctx, js, sc, wait, "a test"); err != nil {
+			t.Fatal(err)
+		}
+		_, info, err := natsstream.Open(ctx, js, natsstream.WithFormat(sc, "a test", 2), wait, "a test")
+		if err != nil {
+			t.Fatalf("a format 1 stream opened at format 2: %v", err)
+		}
+		if natsstream.FormatOf(info.Config.Description) != 2 {
+			t.Fatalf("the stream was not stamped with its format: %q", info.Config.Description)
+		}
+		// An older paydash (format 1) meets it: refused, naming format 2.
+		_, _, err = natsstream.Open(ctx, js, natsstream.WithFormat(sc, "a test", 1), wait, "a test")
+		if !errors.Is(err, natsstream.ErrNewerFormat) || !strings.Contains(err.Error(), "format 2") {
+			t.Fatalf("format 2 opened at format 1: %v", err)
 		}
 	})
 }

@@ -19,6 +19,11 @@ import (
 	"github.com/paydash/paydash/internal/platform/natsstream"
 )
 
+// StreamFormat is the audit stream's format, named in its description
+// (natsstream.WithFormat): one audit line per message. A stream of a
+// newer format is refused.
+const StreamFormat = 1
+
 // Config places the record.
 type Config struct {
 	// Name names the stream (<Name>_AUDIT) and its subject.
@@ -79,7 +84,7 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Log, error)
 	}
 	l := &Log{cfg: cfg, js: js, subject: "paydash.hub." + cfg.Name + ".audit"}
 	// The record is what the duplicate check reads: kept whole.
-	sc := natsstream.RecordConfig(cfg.Name+"_AUDIT", []string{l.subject, l.subject + ".init"}, cfg.Replicas)
+	sc := natsstream.WithFormat(natsstream.RecordConfig(cfg.Name+"_AUDIT", []string{l.subject, l.subject + ".init"}, cfg.Replicas), "hub audit record", StreamFormat)
 	var err error
 	if l.stream, err = natsstream.Create(ctx, js, sc, cfg.Wait, "the hub's audit record", l.subject+".init"); err != nil {
 		return nil, fmt.Errorf("audit record: %w", err)

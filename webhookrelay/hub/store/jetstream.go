@@ -39,6 +39,13 @@ type JetStreamConfig struct {
 	SnapshotEvery uint64
 }
 
+// JetStreamFormat is the approvals stream's format, named in its
+// description (natsstream.WithFormat). Format 1 (before store versions)
+// had no snapshots of the view and no live/requested-at headers; it is
+// read as it is (old messages are decoded whole). A stream of a newer
+// format is refused.
+const JetStreamFormat = 2
+
 // jsBackend keeps the store in one JetStream stream laid out as a
 // key-value bucket whose history is never cut:
 //
@@ -144,7 +151,7 @@ func OpenJetStream(ctx context.Context, js jetstream.JetStream, cfg JetStreamCon
 	}
 	b := &jsBackend{name: cfg.Name, js: js, prefix: "paydash.hub." + cfg.Name + ".approvals", timeout: cfg.WriteTimeout, snapshotEvery: cfg.SnapshotEvery}
 	// The record is kept whole: no age, count or size limit.
-	sc := natsstream.RecordConfig(cfg.Name+"_APPROVALS", []string{b.prefix + ".>"}, cfg.Replicas)
+	sc := natsstream.WithFormat(natsstream.RecordConfig(cfg.Name+"_APPROVALS", []string{b.prefix + ".>"}, cfg.Replicas), "hub approvals", JetStreamFormat)
 	var err error
 	if b.stream, err = natsstream.Create(ctx, js, sc, cfg.Wait, "the hub's approvals", b.prefix+".init"); err != nil {
 		return nil, fmt.Errorf("approvals store: %w", err)
