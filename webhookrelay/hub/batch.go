@@ -282,16 +282,7 @@ func (h *Hub) handleSubmitBatch(w http.ResponseWriter, req *http.Request, u user
 	}
 	res, err := h.SubmitBatch(req.Context(), u, sub)
 	if err != nil {
-		var se *errSubmit
-		if errors.As(err, &se) {
-			writeJSON(w, se.status, se.problem())
-			return
-		}
-		if errors.Is(err, store.ErrDuplicateTxID) {
-			writeProblem(w, http.StatusConflict, ClassDuplicate, err.Error()+"; nothing was requested")
-			return
-		}
-		writeProblem(w, http.StatusInternalServerError, "store_failed", "the hub could not record the batch: "+err.Error())
+		h.writeSubmitError(w, err, "batch")
 		return
 	}
 	status := http.StatusOK

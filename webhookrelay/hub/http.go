@@ -159,6 +159,23 @@ func readJSONLimit(w http.ResponseWriter, req *http.Request, v any, limit int64)
 // field.
 const ReasonFieldInvalid = "field_invalid"
 
+// writeSubmitError answers a refused submission of a request or a batch
+// (what): the refusal the hub worded, 409 for a transaction id another
+// request holds, else 500 (logged) saying the store could not record it.
+func (h *Hub) writeSubmitError(w http.ResponseWriter, err error, what string) {
+	var se *errSubmit
+	if errors.As(err, &se) {
+		writeJSON(w, se.status, se.problem())
+		return
+	}
+	if errors.Is(err, store.ErrDuplicateTxID) {
+		writeProblem(w, http.StatusConflict, ClassDuplicate, err.Error()+"; nothing was requested")
+		return
+	}
+	h.log.Error("approvals: submit failed", "what", what, "err", err)
+	writeProblem(w, http.StatusInternalServerError, "store_failed", "the hub could not record the "+what+": "+err.Error())
+}
+
 func (h *Hub) handleSubmit(w http.ResponseWriter, req *http.Request, u users.User) {
 	var sub hubapi.Submission
 	if !readJSON(w, req, &sub) {
@@ -166,17 +183,7 @@ func (h *Hub) handleSubmit(w http.ResponseWriter, req *http.Request, u users.Use
 	}
 	res, err := h.Submit(req.Context(), u, sub)
 	if err != nil {
-		var se *errSubmit
-		if errors.As(err, &se) {
-			writeJSON(w, se.status, se.problem())
-			return
-		}
-		if errors.Is(err, store.ErrDuplicateTxID) {
-			writeProblem(w, http.StatusConflict, ClassDuplicate, err.Error()+"; nothing was requested")
-			return
-		}
-		h.log.Error("approvals: submit failed", "err", err)
-		writeProblem(w, http.StatusInternalServerError, "store_failed", "the hub could not record the request: "+err.Error())
+		h.writeSubmitError(w, err, "request")
 		return
 	}
 	status := http.StatusOK
