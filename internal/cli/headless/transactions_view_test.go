@@ -31,22 +31,8 @@ func TestTransactionsViewMatchesTheScreen(t *testing.T) {
 	p := &config.Profile{Name: "ops", Views: []config.View{{Name: "failed-week", Filter: "status:failed payee", Window: "7d"}}}
 	ids := func(o *TransactionsOptions) []string {
 		t.Helper()
-		o.JSON = true
-		if err := o.UseView(p); err != nil {
-			t.Fatal(err)
-		}
-		s, out, _ := testStreams("")
-		if err := Transactions(context.Background(), s, &fakeStreamer{txs: txs}, o); err != nil {
-			t.Fatal(err)
-		}
-		var rows []struct {
-			ID string `json:"transaction_id"`
-		}
-		if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
-			t.Fatalf("%v: %s", err, out)
-		}
 		var got []string
-		for _, r := range rows {
+		for _, r := range viewRows(t, p, txs, o) {
 			got = append(got, r.ID)
 		}
 		slices.Sort(got)
@@ -101,22 +87,8 @@ func TestTransactionsViewSortsAsTheView(t *testing.T) {
 	p := &config.Profile{Name: "ops", Views: []config.View{{Name: "big", Sort: "amount desc"}}}
 	amounts := func(o *TransactionsOptions) []int64 {
 		t.Helper()
-		o.JSON = true
-		if err := o.UseView(p); err != nil {
-			t.Fatal(err)
-		}
-		s, out, _ := testStreams("")
-		if err := Transactions(context.Background(), s, &fakeStreamer{txs: txs}, o); err != nil {
-			t.Fatal(err)
-		}
-		var rows []struct {
-			Amount int64 `json:"amount_in_minor"`
-		}
-		if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
-			t.Fatalf("%v: %s", err, out)
-		}
 		var got []int64
-		for _, r := range rows {
+		for _, r := range viewRows(t, p, txs, o) {
 			got = append(got, r.Amount)
 		}
 		return got
@@ -129,4 +101,29 @@ func TestTransactionsViewSortsAsTheView(t *testing.T) {
 	if !slices.IsSorted(asc) {
 		t.Fatalf("--sort amount:asc over the view gave %v", asc)
 	}
+}
+
+// viewRow is what the view tests read of a row of `transactions --json`.
+type viewRow struct {
+	ID     string `json:"transaction_id"`
+	Amount int64  `json:"amount_in_minor"`
+}
+
+// viewRows runs `transactions --json` with o on profile p over txs, in
+// the order it prints them.
+func viewRows(t *testing.T, p *config.Profile, txs []api.Transaction, o *TransactionsOptions) []viewRow {
+	t.Helper()
+	o.JSON = true
+	if err := o.UseView(p); err != nil {
+		t.Fatal(err)
+	}
+	s, out, _ := testStreams("")
+	if err := Transactions(context.Background(), s, &fakeStreamer{txs: txs}, o); err != nil {
+		t.Fatal(err)
+	}
+	var rows []viewRow
+	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return rows
 }
