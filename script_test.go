@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"github.com/paydash/paydash/internal/platform/freeport"
 	"net"
 	"os"
 	"os/exec"
@@ -76,10 +77,11 @@ func freePort(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: freeport VAR")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeport.Pick()
 	ts.Check(err)
-	ts.Setenv(args[0], strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
-	ts.Check(ln.Close())
+	_, port, err := net.SplitHostPort(addr)
+	ts.Check(err)
+	ts.Setenv(args[0], port)
 }
 
 // webhooks is the script command `webhooks URL`: the script's sandbox

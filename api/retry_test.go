@@ -3,8 +3,8 @@ package api
 import (
 	"context"
 	"errors"
+	"github.com/paydash/paydash/internal/platform/freeport"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -258,12 +258,7 @@ func TestNetworkErrorsRetried(t *testing.T) {
 }
 
 func TestUnreachableServiceGivesUp(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there now
+	addr := freeport.Addr(t) // nothing listens there
 	fc := clock.NewFake(testStart)
 	c, err := NewClient(Config{AuthURL: "http://" + addr, BaseURL: "http://" + addr, PayoutsURL: "http://" + addr,
 		ClientID: "id", ClientSecret: testSecret, Clock: fc})

@@ -2,7 +2,7 @@ package headless
 
 import (
 	"context"
-	"net"
+	"github.com/paydash/paydash/internal/platform/freeport"
 	"slices"
 	"strings"
 	"testing"
@@ -31,17 +31,12 @@ func (c sendsTo) CreatePayout(ctx context.Context, req *api.PayoutRequest) error
 // that once the service can be reached pays it exactly once, and the
 // first attempt, recorded as refused, is no duplicate of it.
 func TestCreateNeverReachedAdviceIsSafe(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := "http://" + ln.Addr().String()
-	ln.Close()
+	closed := "http://" + freeport.Addr(t) // nothing listens there
 	e := startCreateEnv(t, 1_000_000, nil)
 	s, _, _ := testStreams("")
 	o := newPayout("GONE-1", "10.00")
 	o.ContextCode, o.Yes = api.ContextCodeWithdrawal, true
-	err = CreatePayout(context.Background(), s, sendsTo{Client: e.client, sender: e.newClient(t, closed)}, Target{Profile: "test", Audit: e.audit}, &o)
+	err := CreatePayout(context.Background(), s, sendsTo{Client: e.client, sender: e.newClient(t, closed)}, Target{Profile: "test", Audit: e.audit}, &o)
 	code := cmdutil.ExitCode(err)
 	if code != cmdutil.ExitNotAccepted || err == nil {
 		t.Fatalf("unreachable service: exit %d (%v)", code, err)

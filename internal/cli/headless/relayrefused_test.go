@@ -2,6 +2,7 @@ package headless
 
 import (
 	"context"
+	"github.com/paydash/paydash/internal/platform/freeport"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -127,12 +128,7 @@ func TestTailStopsWhenTheURLIsNotARelay(t *testing.T) {
 			}
 		})
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	down := "ws://" + ln.Addr().String() + "/ws"
-	ln.Close()
+	down := "ws://" + freeport.Addr(t) + "/ws" // nothing listens there
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	s := &cmdutil.Streams{In: strings.NewReader(""), Out: &syncBuffer{}, Err: &syncBuffer{}}

@@ -5,7 +5,7 @@ import (
 	"crypto/ecdsa"
 	"encoding/json"
 	"fmt"
-	"net"
+	"github.com/paydash/paydash/internal/platform/freeport"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -207,15 +207,11 @@ func (tm *Team) StartHub(t testing.TB, over string) string {
 	return srv.URL
 }
 
-// FreeLoopbackAddr is a loopback host:port nothing listens on now.
+// FreeLoopbackAddr is a loopback host:port nothing listens on now,
+// which no outgoing connection will take meanwhile (freeport).
 func FreeLoopbackAddr(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return freeport.Addr(t)
 }
 
 // AuditLines reads the hub's audit answer (GET /hub/v1/audit) as the
