@@ -222,6 +222,15 @@ func benchHistory(b *testing.B, n int) {
 		return s, start
 	}
 	dashboard := func() (*screen, time.Time) { return dashboardEnv(denv) }
+	// PAYDASH_BENCH_PPROF=DIR: the warm and restart dashboards write CPU
+	// profiles (see internal/cli/dashboard/devprofile.go) under DIR.
+	profiled := func(phase string) (*screen, time.Time) {
+		dir := os.Getenv("PAYDASH_BENCH_PPROF")
+		if dir == "" {
+			return dashboard()
+		}
+		return dashboardEnv(append(append([]string(nil), denv...), "PAYDASH_PPROF_DIR="+filepath.Join(dir, phase), "PAYDASH_PPROF_EVERY=1s"))
+	}
 	firstRows := func(s *screen) time.Time {
 		return poll(s, "the first rows", 10*time.Minute, func(txt string) bool { shown, _, _ := reportCount(txt); return shown > 0 })
 	}
@@ -275,7 +284,7 @@ func benchHistory(b *testing.B, n int) {
 
 	// 2. Warm start: the cache just written.
 	proxy.bytes.Store(0)
-	s, start = dashboard()
+	s, start = profiled("warm")
 	warmFirst := firstRows(s).Sub(start)
 	at, total = allRows(s, total)
 	warmAll := at.Sub(start)
@@ -291,7 +300,7 @@ func benchHistory(b *testing.B, n int) {
 	const added = 10_000
 	fund(b, acfg.BaseURL, added)
 	proxy.bytes.Store(0)
-	s, start = dashboard()
+	s, start = profiled("restart")
 	restartFirst := firstRows(s).Sub(start)
 	at, total2 := allRows(s, total+added)
 	restartAll := at.Sub(start)
@@ -335,6 +344,9 @@ func benchHistory(b *testing.B, n int) {
 	row("filter keystrokes: first matches, first key / worst", fmt.Sprintf("%.0f / %.0f ms", ms(firstMatches[0]), ms(slicesMax(firstMatches))), "≤ 50 ms")
 	row("filter keystroke: first key's whole result", fmt.Sprintf("%.0f ms", ms(filterKeys[0])), "≤ 1 s")
 	row("filter keystrokes: worst of 8", fmt.Sprintf("%.0f ms (%d matched)", ms(slicesMax(filterKeys)), filtered), "≤ 1 s")
+	for i, r := range "inv-1234" {
+		row(fmt.Sprintf("  key %d %q: first matches / whole result", i+1, r), fmt.Sprintf("%.0f / %.0f ms", ms(firstMatches[i]), ms(filterKeys[i])), "")
+	}
 	row("no cache (today's path): filter first key / worst", fmt.Sprintf("%.0f / %.0f ms", ms(plainFilter[0]), ms(slicesMax(plainFilter))), "the 1M anchor")
 	row("no cache (today's path): other keys median / worst", fmt.Sprintf("%.0f / %.0f ms", ms(median(plainOther)), ms(slicesMax(plainOther))), "the 1M anchor")
 	row("other keys (cursor down): median / worst of 20", fmt.Sprintf("%.0f / %.0f ms", ms(median(otherKeys)), ms(slicesMax(otherKeys))), "≤ 16 ms")

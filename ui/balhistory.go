@@ -45,68 +45,23 @@ func balanceHistory(st *report.Store, now time.Time) tea.Cmd {
 		y, m, d := now.Date()
 		today := time.Date(y, m, d, 0, 0, 0, 0, now.Location())
 		first := today.AddDate(0, 0, -(historyDays - 1))
+		// Calendar days in the zone (DST makes some 23 or 25 hours
+		// long): each day's start computed once, not a row at a time.
+		var bounds [historyDays + 1]int64
+		for k := range bounds {
+			bounds[k] = first.AddDate(0, 0, k).UnixNano()
+		}
 		out := map[string]*curHistory{}
-		n := st.Len()
-		for i := int32(0); i < int32(n); i++ { //nolint:gosec // the store indexes rows by int32: Len fits
-			status := st.Status(i)
-			if api.StateUnpaid(status) {
-				continue
+		for cur, dm := range st.DailyMoves(bounds[:], api.StateUnpaid, recentRows) {
+			h := &curHistory{}
+			copy(h.moves[:], dm.Moves)
+			for _, i := range dm.Recent {
+				h.recent = append(h.recent, st.Tx(i))
 			}
-			cur := st.Currency(i)
-			h := out[cur]
-			if h == nil {
-				h = &curHistory{}
-				out[cur] = h
-			}
-			latest := st.LatestTime(i)
-			at := latest.In(now.Location())
-			if at.Before(first) {
-				continue
-			}
-			day := int(at.Sub(first).Hours() / 24)
-			// Days are calendar days in the zone (DST makes some 23 or 25
-			// hours long): correct the estimate by the date.
-			for day > 0 && first.AddDate(0, 0, day).After(at) {
-				day--
-			}
-			for day < historyDays-1 && !first.AddDate(0, 0, day+1).After(at) {
-				day++
-			}
-			if day >= historyDays {
-				continue // after today (clock skew): not history
-			}
-			amt := st.Amount(i)
-			if !credit(st.Type(i)) {
-				amt = -amt
-			}
-			h.moves[day] += amt
-			// Only a row that would enter the latest few is built in full
-			// (a million-row report must not allocate a million records).
-			if len(h.recent) < recentRows || h.recent[len(h.recent)-1].LatestTime().Before(latest) {
-				h.recent = appendRecent(h.recent, st.Tx(i))
-			}
+			out[cur] = h
 		}
 		return balanceHistoryMsg{today: today, byCur: out}
 	}
-}
-
-// appendRecent keeps the recentRows latest transactions, newest first.
-func appendRecent(list []api.Transaction, t api.Transaction) []api.Transaction {
-	at := t.LatestTime()
-	pos := len(list)
-	for pos > 0 && list[pos-1].LatestTime().Before(at) {
-		pos--
-	}
-	if pos >= recentRows {
-		return list
-	}
-	list = append(list, api.Transaction{})
-	copy(list[pos+1:], list[pos:])
-	list[pos] = t
-	if len(list) > recentRows {
-		list = list[:recentRows]
-	}
-	return list
 }
 
 // series is the end-of-day balance for the last days days, running back
