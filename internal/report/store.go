@@ -474,6 +474,9 @@ func isASCII(s string) bool {
 // is compared first: one map lookup a row on load instead of two.
 func (b *builder) payee(name, iban string) (nameID, ibanID uint32) {
 	s := &b.cur
+	if b.nameIndex == nil {
+		b.indexPayees()
+	}
 	ibanID = b.intern(&s.ibans, b.ibanIndex, iban)
 	for len(b.nameOfIBAN) < len(s.ibans.vals) {
 		b.nameOfIBAN = append(b.nameOfIBAN, noName)
@@ -484,6 +487,20 @@ func (b *builder) payee(name, iban string) (nameID, ibanID uint32) {
 	nameID = b.intern(&s.names, b.nameIndex, name)
 	b.nameOfIBAN[ibanID] = nameID
 	return nameID, ibanID
+}
+
+// indexPayees builds the dictionaries' lookup maps (a decoded store
+// has none until its first row is added).
+func (b *builder) indexPayees() {
+	s := &b.cur
+	b.nameIndex = make(map[string]uint32, len(s.names.vals))
+	b.ibanIndex = make(map[string]uint32, len(s.ibans.vals))
+	for i, v := range s.names.vals {
+		b.nameIndex[v] = uint32(i) //nolint:gosec // G115: dictionary ids fit uint32
+	}
+	for i, v := range s.ibans.vals {
+		b.ibanIndex[v] = uint32(i) //nolint:gosec // G115: dictionary ids fit uint32
+	}
 }
 
 // noName marks an IBAN not yet seen with a name.
