@@ -271,6 +271,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.tracker.lookup(c, m.tx.report()) // the payouts that came meanwhile
 	case txResultMsg:
 		return m, m.tx.result(c, msg)
+	case txProgressMsg:
+		return m, m.tx.progressed(msg)
 	case viewSavedMsg:
 		m.viewSaved(msg)
 		return m, nil

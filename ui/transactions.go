@@ -39,7 +39,10 @@ type txView struct {
 	// preview, while a filter over a big report runs, is its matches
 	// among the first rows of the order (see computeReq.start), shown
 	// until the whole result replaces them; nil otherwise.
-	preview     []int32
+	preview []int32
+	// progress, while the whole result of such a filter is computed,
+	// counts its pass (the status line shows the matches found so far).
+	progress    *report.Progress
 	applied     report.Query
 	appliedSort report.SortKey
 	// totals are the per-currency totals of the rows on screen.
@@ -111,7 +114,15 @@ type txResultMsg struct {
 	// the whole result.
 	partial bool
 	more    tea.Cmd
+	// progress counts the pass more runs.
+	progress *report.Progress
 }
+
+// txProgressMsg redraws the count of a filter still running.
+type txProgressMsg struct{ gen uint64 }
+
+// progressEvery is how often the count of a running filter is redrawn.
+const progressEvery = 100 * time.Millisecond
 
 func newTxView() txView {
 	return txView{filter: newFilterBar("text, 54.89, -£54.89, EUR, amount:>100, date:today|7d|30d from:2025-01-01 to:2025-01-31 type: cur: status:"),
@@ -296,6 +307,7 @@ func (v *txView) recompute(c *viewContext, keepSel bool) tea.Cmd {
 		base: v.idx, baseQ: v.applied, baseSort: v.appliedSort,
 		order: v.order, orderSort: v.orderSort, keepSel: keepSel,
 		dst: v.results.take(), baseTotals: v.totals,
+		screen: max(v.pageH, 1),
 	}
 	if keepSel {
 		req.base = nil // the store changed: nothing to narrow from
@@ -305,12 +317,18 @@ func (v *txView) recompute(c *viewContext, keepSel bool) tea.Cmd {
 }
 
 // A filter over at least previewFrom candidates first shows its matches
-// among the first previewScan of them (in the order shown: the top of
-// the screen), then the whole result: at ten million rows a whole pass
-// takes most of a second, the first rows on screen a few milliseconds.
+// among the first of them (in the order shown: the top of the screen),
+// then the whole result: at ten million rows a whole pass takes most of
+// a second, the first rows on screen a few milliseconds. The preview
+// tests candidates previewBlock at a time until a screenful matched,
+// previewBudget passed or previewScan were tested: a filter matching
+// few rows (a reference) would otherwise test all previewScan, 80 ms
+// at ten million rows, before the screen said anything.
 const (
-	previewFrom = 500_000
-	previewScan = 1 << 16
+	previewFrom   = 500_000
+	previewScan   = 1 << 16
+	previewBlock  = 1 << 12
+	previewBudget = 20 * time.Millisecond
 )
 
 // start runs the request, first as a preview when it is big.
@@ -328,11 +346,21 @@ func (r computeReq) start() tea.Msg {
 		return r.run()
 	}
 	stale := func() bool { return r.cur.Load() != r.gen }
-	idx, _, err := r.store.Select(cands[:previewScan], r.store.Resolve(r.q), stale)
-	if err != nil {
-		return r.run() // superseded: run says so at once
+	f := r.store.Resolve(r.q)
+	var idx []int32
+	began, budget := time.Now(), r.budget
+	if budget == 0 {
+		budget = previewBudget
 	}
-	return txResultMsg{gen: r.gen, partial: true, idx: idx, more: func() tea.Msg { return r.run() }}
+	for lo := 0; lo < previewScan && len(idx) < r.screen && time.Since(began) < budget; lo += previewBlock {
+		got, _, err := r.store.Select(cands[lo:lo+previewBlock], f, stale)
+		if err != nil {
+			return r.run() // superseded: run says so at once
+		}
+		idx = append(idx, got...)
+	}
+	r.prog = new(report.Progress)
+	return txResultMsg{gen: r.gen, partial: true, idx: idx, progress: r.prog, more: func() tea.Msg { return r.run() }}
 }
 
 type computeReq struct {
@@ -350,6 +378,12 @@ type computeReq struct {
 	dst       []int32
 	// baseTotals are the totals of base (the rows on screen).
 	baseTotals []report.Total
+	// screen is how many rows the screen shows: what a preview looks for;
+	// budget, when not 0, replaces previewBudget (a test's slow machine).
+	screen int
+	budget time.Duration
+	// prog, when set, counts the whole pass (see report.Progress).
+	prog *report.Progress
 }
 
 // run computes the rows for a filter and sort, and their totals. When the
@@ -360,6 +394,7 @@ func (r computeReq) run() txResultMsg {
 	stale := func() bool { return r.cur.Load() != r.gen }
 	res := txResultMsg{gen: r.gen, q: r.q, sort: r.sort, order: r.order, orderSort: r.orderSort, keepSel: r.keepSel, dst: r.dst}
 	f := r.store.Resolve(r.q)
+	f.Progress = r.prog
 	res.problems = f.Problems
 	switch {
 	case r.base != nil && r.q.Equal(&r.baseQ) && r.sort == r.baseSort:
@@ -392,10 +427,10 @@ func (v *txView) result(c *viewContext, msg txResultMsg) tea.Cmd {
 			v.results.done() // superseded: the request ends with its preview
 			return nil
 		}
-		v.preview = msg.idx
-		return msg.more
+		v.preview, v.progress = msg.idx, msg.progress
+		return tea.Batch(msg.more, progressTick(msg.gen))
 	}
-	v.preview = nil
+	v.preview, v.progress = nil, nil
 	v.results.done()
 	if msg.gen != v.gen.Load() || msg.err != nil {
 		v.results.retire(msg.idx, v.idx, v.order)
@@ -448,6 +483,20 @@ func (v *txView) result(c *viewContext, msg txResultMsg) tea.Cmd {
 	}
 	v.nav.clamp(len(v.idx), v.pageH)
 	return nil
+}
+
+// progressTick asks for a redraw of filter gen's count.
+func progressTick(gen uint64) tea.Cmd {
+	return tea.Tick(progressEvery, func(time.Time) tea.Msg { return txProgressMsg{gen: gen} })
+}
+
+// progressed keeps redrawing a running filter's count until its result
+// comes (the redraw follows any message).
+func (v *txView) progressed(msg txProgressMsg) tea.Cmd {
+	if !v.busy || v.progress == nil || msg.gen != v.gen.Load() {
+		return nil
+	}
+	return progressTick(msg.gen)
 }
 
 // report is the loaded report (nil before the first load), shared read

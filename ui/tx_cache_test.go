@@ -5,6 +5,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -110,17 +112,33 @@ func TestBigFilterPreviewsItsFirstMatches(t *testing.T) {
 	v := &h.m.tx
 	c := h.m.c()
 	v.filter.set("ada")
+	h.view() // lays the screen out: how many rows a preview fills
 	gen := v.gen.Add(1)
 	req := computeReq{store: v.store, gen: gen, cur: v.gen, q: v.parse(c), sort: v.sort,
-		base: v.idx, baseQ: v.applied, baseSort: v.appliedSort, order: v.order, orderSort: v.orderSort}
+		base: v.idx, baseQ: v.applied, baseSort: v.appliedSort, order: v.order, orderSort: v.orderSort, screen: v.pageH, budget: time.Minute}
 	msg, ok := req.start().(txResultMsg)
 	if !ok || !msg.partial || len(msg.idx) == 0 || msg.more == nil {
 		t.Fatalf("no preview: %+v", msg.partial)
 	}
+	if len(msg.idx) < v.pageH {
+		t.Fatalf("the preview holds %d rows, not a screenful (%d)", len(msg.idx), v.pageH)
+	}
 	v.busy = true
-	cmd := v.result(c, msg)
+	if cmd := v.result(c, msg); cmd == nil {
+		t.Fatal("a preview asks for nothing more")
+	}
 	mustContain(t, h.view(), "first "+itoa(len(msg.idx))+" matches of 600,000 transactions", "filtering")
-	full, _ := cmd().(txResultMsg)
+	full, _ := msg.more().(txResultMsg)
+	// While the whole pass ran the status line counted its matches: the
+	// count it shows now, before the result lands, is at most the
+	// result's.
+	found := regexp.MustCompile(`filtering… ([\d,]+) found in (\d+)%`).FindStringSubmatch(h.view())
+	if found == nil {
+		t.Fatalf("no running count on the status line:\n%s", h.view())
+	}
+	if n, _ := strconv.Atoi(strings.ReplaceAll(found[1], ",", "")); n == 0 || n > len(full.idx) {
+		t.Fatalf("the running count says %d found, the whole result holds %d", n, len(full.idx))
+	}
 	want := req.run()
 	if full.partial || len(full.idx) != len(want.idx) || len(full.idx) <= len(msg.idx) {
 		t.Fatalf("whole result %d rows, a pass without preview %d, the preview %d", len(full.idx), len(want.idx), len(msg.idx))

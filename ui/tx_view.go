@@ -54,7 +54,7 @@ func (v *txView) view(c *viewContext, w, h int) string {
 			info = "first " + itoa(len(v.preview)) + " matches of " + itoa(total) + " transactions" + v.viewNote() + " · sorted by " + report.ColumnNames[v.sort.Col] + " " + dir
 		}
 		if v.busy {
-			info += " · " + c.st.warn.Render("filtering…")
+			info += " · " + c.st.warn.Render("filtering…"+v.progressNote())
 		}
 		if v.loading {
 			info += " · " + c.st.warn.Render("reloading… "+itoa(int(v.loadCount.Load())))
@@ -167,4 +167,15 @@ func (v *txView) totalsLine(c *viewContext, w int) string {
 		line = "Totals: " + strings.Join(short, " · ")
 	}
 	return c.st.bold.Render(fit(line, w))
+}
+
+// progressNote is how far a running filter's whole pass has got, once it
+// has started: the matches found so far and the share of rows tested.
+func (v *txView) progressNote() string {
+	p := v.progress
+	if p == nil || p.Scanned.Load() == 0 || p.Total.Load() == 0 {
+		return ""
+	}
+	pct := min(p.Scanned.Load()*100/p.Total.Load(), 99)
+	return " " + itoa(int(p.Matched.Load())) + " found in " + itoa(int(pct)) + "%"
 }

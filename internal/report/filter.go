@@ -24,6 +24,33 @@ type Filter struct {
 	numText []textPattern
 	// textOnly: free text is the only condition.
 	textOnly bool
+	// Progress, when set by the caller, counts a pass with this filter
+	// as it goes.
+	Progress *Progress
+}
+
+// Progress counts a filter's pass while it runs, for a screen to say how
+// far a pass over a big report has got: Scanned of Total candidates
+// tested so far, Matched of them kept. It is updated every
+// staleCheckEvery rows a worker tests, and read at any time.
+type Progress struct {
+	Total, Scanned, Matched atomic.Int64
+}
+
+// note adds a worker's tests since its last note.
+func (p *Progress) note(scanned, matched int) {
+	if p != nil {
+		p.Scanned.Add(int64(scanned))
+		p.Matched.Add(int64(matched))
+	}
+}
+
+func (p *Progress) begin(total int) {
+	if p != nil {
+		p.Total.Store(int64(total))
+		p.Scanned.Store(0)
+		p.Matched.Store(0)
+	}
 }
 
 // textPattern is one folded phrase resolved against a Store's dictionaries.
@@ -332,7 +359,8 @@ func (s *Store) SelectInto(dst, cands []int32, candTotals []Total, f *Filter, st
 		case candTotals != nil:
 			known = s.sumsOf(candTotals)
 		}
-		out, u, err := s.selectParallel(dst, cands, keep, true, known, stale)
+		f.Progress.begin(len(cands))
+		out, u, err := s.selectParallel(dst, cands, keep, true, known, stale, f.Progress)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -344,6 +372,7 @@ func (s *Store) SelectInto(dst, cands []int32, candTotals []Total, f *Filter, st
 	// in storage order. Testing every row in storage order instead
 	// streams through memory; a bitmap then gives back the candidates
 	// that match, in their order.
+	f.Progress.begin(s.n)
 	bits, u, err := s.matchBits(f, cands, stale)
 	if err != nil {
 		return nil, nil, err
@@ -353,7 +382,7 @@ func (s *Store) SelectInto(dst, cands []int32, candTotals []Total, f *Filter, st
 			word |= (bits[i>>6] >> (uint(i) & 63) & 1) << uint(b) //nolint:gosec // G115: row numbers are non-negative
 		}
 		return word
-	}, false, nil, stale)
+	}, false, nil, stale, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -430,11 +459,15 @@ func (s *Store) matchBits(f *Filter, cands []int32, stale func() bool) ([]uint64
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			count := 0
+			count, noted, from := 0, 0, lo
 			for wi := lo; wi < hi; wi++ {
-				if (wi*64)%staleCheckEvery == 0 && stale() {
-					failed.Store(true)
-					return
+				if (wi*64)%staleCheckEvery == 0 {
+					if stale() {
+						failed.Store(true)
+						return
+					}
+					f.Progress.note((wi-from)*64, count-noted)
+					noted, from = count, wi
 				}
 				c := &s.chunks[(wi*64)>>chunkShift]
 				base := (wi * 64) & chunkMask
@@ -550,7 +583,7 @@ func (s *Store) sumWords(set []uint64, invert bool) *sums {
 // keys of a query typically match the whole report, and writing a fresh
 // million-entry result (4 MB of pages the kernel must fault in, the heap
 // having been handed back after load) cost most of such a keystroke.
-func (s *Store) selectParallel(dst, cands []int32, keep func([]int32) uint64, sum bool, known *sums, stale func() bool) ([]int32, *sums, error) {
+func (s *Store) selectParallel(dst, cands []int32, keep func([]int32) uint64, sum bool, known *sums, stale func() bool, prog *Progress) ([]int32, *sums, error) {
 	n := len(cands)
 	pos := make([]uint64, (n+63)/64)
 	workers := workersFor(n)
@@ -563,10 +596,14 @@ func (s *Store) selectParallel(dst, cands []int32, keep func([]int32) uint64, su
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			count := 0
+			count, noted, from := 0, 0, lo
 			for wi := lo; wi < hi; wi++ {
-				if (wi*64)%staleCheckEvery == 0 && stale() {
-					return
+				if (wi*64)%staleCheckEvery == 0 {
+					if stale() {
+						return
+					}
+					prog.note((wi-from)*64, count-noted)
+					noted, from = count, wi
 				}
 				base := wi * 64
 				word := keep(cands[base:min(base+64, n)])
