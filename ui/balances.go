@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"github.com/paydash/paydash/internal/report"
 	"slices"
 	"strings"
 	"time"
@@ -43,8 +44,13 @@ type balancesView struct {
 	// loaded); open shows the selected account's own page; days is the
 	// chart's span, 30 or 90.
 	hist map[string]*curHistory
-	open bool
-	days int
+	// histMsg is the history shown (what the next one may start from);
+	// histWant the report whose history was last asked for (an older
+	// one's, coming late, is dropped).
+	histMsg  balanceHistoryMsg
+	histWant *report.Store
+	open     bool
+	days     int
 }
 
 type balancesMsg struct {
@@ -458,7 +464,26 @@ func (v *balancesView) accountView(c *viewContext, r *balanceRow, w, h int) stri
 func (v *balancesView) filterSyntax() string { return v.filter.syntax() }
 
 // setHistory takes the report's movements per currency, for the charts.
-func (v *balancesView) setHistory(msg balanceHistoryMsg) { v.hist = msg.byCur }
+func (v *balancesView) setHistory(msg balanceHistoryMsg) {
+	if v.histWant != nil && msg.store != v.histWant {
+		return // a report since replaced
+	}
+	v.hist, v.histMsg = msg.byCur, msg
+}
+
+// historyFor asks for the history of st, a report just loaded: from the
+// history shown when st was merged from its report (base, the rows
+// changed listed) and the days are the same, else by a whole pass.
+func (v *balancesView) historyFor(st, base *report.Store, changed []int32, now time.Time) tea.Cmd {
+	if st == nil || st == v.histWant {
+		return nil
+	}
+	v.histWant = st
+	if _, bounds := historyBounds(now); base != nil && v.histMsg.store == base && v.histMsg.bounds == bounds {
+		return balanceHistoryAfter(st, v.histMsg, changed)
+	}
+	return balanceHistory(st, now)
+}
 
 // refreshedAt is when the balances last answered.
 func (v *balancesView) refreshedAt() time.Time { return v.lastAt }

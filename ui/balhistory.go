@@ -28,40 +28,65 @@ type curHistory struct {
 
 // balanceHistoryMsg carries the report's movements per currency to the
 // balances view (the root computes them off the Update path from each
-// loaded report).
+// loaded report), with what the next load's computation may start from.
 type balanceHistoryMsg struct {
 	today time.Time // midnight of today in the dashboard's zone
 	byCur map[string]*curHistory
+	// store, bounds and moves are what byCur was computed from.
+	store  *report.Store
+	bounds historyDaysBounds
+	moves  map[string]*report.DayMoves
+}
+
+// historyDaysBounds are the starts of the history's days and the end of
+// today, in unix nanoseconds.
+type historyDaysBounds [historyDays + 1]int64
+
+// historyBounds are the history's days as of now: calendar days in now's
+// zone (daylight saving makes some 23 or 25 hours long).
+func historyBounds(now time.Time) (today time.Time, bounds historyDaysBounds) {
+	y, m, d := now.Date()
+	today = time.Date(y, m, d, 0, 0, 0, 0, now.Location())
+	first := today.AddDate(0, 0, -(historyDays - 1))
+	for k := range bounds {
+		bounds[k] = first.AddDate(0, 0, k).UnixNano()
+	}
+	return today, bounds
 }
 
 // balanceHistory reads the report's rows into daily movements per
-// currency, by each row's latest time in loc. Failed and rejected payouts
-// moved no money and are skipped; fundings are credits, payouts debits.
+// currency, by each row's latest time in now's zone. Failed and rejected
+// payouts moved no money and are skipped; fundings are credits, payouts
+// debits.
 func balanceHistory(st *report.Store, now time.Time) tea.Cmd {
 	if st == nil {
 		return nil
 	}
 	return func() tea.Msg {
-		y, m, d := now.Date()
-		today := time.Date(y, m, d, 0, 0, 0, 0, now.Location())
-		first := today.AddDate(0, 0, -(historyDays - 1))
-		// Calendar days in the zone (DST makes some 23 or 25 hours
-		// long): each day's start computed once, not a row at a time.
-		var bounds [historyDays + 1]int64
-		for k := range bounds {
-			bounds[k] = first.AddDate(0, 0, k).UnixNano()
-		}
-		out := map[string]*curHistory{}
-		for cur, dm := range st.DailyMoves(bounds[:], api.StateUnpaid, recentRows) {
-			h := &curHistory{}
-			copy(h.moves[:], dm.Moves)
-			for _, i := range dm.Recent {
-				h.recent = append(h.recent, st.Tx(i))
-			}
-			out[cur] = h
-		}
-		return balanceHistoryMsg{today: today, byCur: out}
+		today, bounds := historyBounds(now)
+		return historyMsg(st, today, bounds, st.DailyMoves(bounds[:], api.StateUnpaid, recentRows))
 	}
+}
+
+// balanceHistoryAfter is balanceHistory for st, merged from prev's store
+// with the rows changed changed: only those are read.
+func balanceHistoryAfter(st *report.Store, prev balanceHistoryMsg, changed []int32) tea.Cmd {
+	return func() tea.Msg {
+		return historyMsg(st, prev.today, prev.bounds, st.DailyMovesAfter(prev.store, prev.moves, changed, prev.bounds[:], api.StateUnpaid, recentRows))
+	}
+}
+
+func historyMsg(st *report.Store, today time.Time, bounds historyDaysBounds, moves map[string]*report.DayMoves) balanceHistoryMsg {
+	out := map[string]*curHistory{}
+	for cur, dm := range moves {
+		h := &curHistory{}
+		copy(h.moves[:], dm.Moves)
+		for _, i := range dm.Recent {
+			h.recent = append(h.recent, st.Tx(i))
+		}
+		out[cur] = h
+	}
+	return balanceHistoryMsg{today: today, byCur: out, store: st, bounds: bounds, moves: moves}
 }
 
 // series is the end-of-day balance for the last days days, running back

@@ -58,3 +58,52 @@ func TestAccountHistoryDatesRowsByTheirLatestMove(t *testing.T) {
 			h.moves[today], h.moves[threeDaysAgo], h.moves[dayBefore], -100*recentRows)
 	}
 }
+
+// After a refresh the balances' history is worked out from the one shown
+// and the rows the refresh changed, and comes out as a whole pass over
+// the refreshed report would: a payout that settled today moves to
+// today, a new funding is counted. A history of a report since replaced,
+// arriving late, is not shown.
+func TestBalanceHistoryAfterARefreshIsAWholePass(t *testing.T) {
+	now := fixedNow
+	var rows txList
+	for i := range 40 {
+		rows = append(rows, api.Transaction{TransactionID: "p" + itoa(i), Type: "Payout", Status: api.StateSubmitted, Currency: "GBP",
+			AmountInMinor: int64(100 + i), AuthorisedAt: api.NewReportTime(now.Add(-time.Duration(i) * 6 * time.Hour)),
+			SubmittedAt: api.NewReportTime(now.Add(-time.Duration(i)*6*time.Hour + time.Minute))})
+	}
+	st0, err := report.Load(context.Background(), rows, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v balancesView
+	msg0 := v.historyFor(st0, nil, nil, now)().(balanceHistoryMsg)
+	v.setHistory(msg0)
+
+	more := append(txList(nil), rows...)
+	more[30].Status, more[30].SettledAt = api.StateSettled, api.NewReportTime(now.Add(-time.Hour))
+	more[35].Status = api.StateFailed
+	more = append(more, api.Transaction{TransactionID: "f1", Type: api.TransactionFunding, Status: api.StateSettled, Currency: "GBP",
+		AmountInMinor: 7_000, SettledAt: api.NewReportTime(now.Add(-2 * time.Hour))})
+	st1, ms, err := st0.Merge(context.Background(), more, api.TransactionQuery{}, nil)
+	if err != nil || ms.Updated != 2 || ms.Added != 1 {
+		t.Fatalf("refresh: %+v %v", ms, err)
+	}
+	msg1 := v.historyFor(st1, st0, ms.Changed, now)().(balanceHistoryMsg)
+	whole := balanceHistory(st1, now)().(balanceHistoryMsg)
+	got, want := msg1.byCur["GBP"], whole.byCur["GBP"]
+	if got.moves != want.moves {
+		t.Errorf("after the refresh %v, a whole pass %v", got.moves, want.moves)
+	}
+	if len(got.recent) != len(want.recent) || got.recent[0].TransactionID != want.recent[0].TransactionID {
+		t.Errorf("latest after the refresh %v, a whole pass %v", got.recent, want.recent)
+	}
+	if got.moves == msg0.byCur["GBP"].moves {
+		t.Fatal("the refresh changed nothing: the test tests nothing")
+	}
+	v.setHistory(msg1)
+	v.setHistory(msg0) // the first report's, late
+	if v.hist["GBP"].moves != want.moves {
+		t.Error("a late history of the report before replaced the refreshed one")
+	}
+}

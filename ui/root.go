@@ -256,7 +256,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.followPayout()
 		return m, m.tracker.recordOutcomes(c)
 	case txLoadedMsg:
-		cmd := tea.Batch(m.tx.loaded(c, msg), balanceHistory(msg.store, m.now()))
+		cmd := tea.Batch(m.tx.loaded(c, msg), m.bal.historyFor(msg.store, msg.base, msg.stats.Changed, m.now()))
 		m.refreshed(refreshReport)
 		return m, tea.Batch(cmd, m.tracker.lookup(c, m.tx.report()))
 	case txSavedMsg:

@@ -80,6 +80,9 @@ type txLoadedMsg struct {
 	// refresh is set for an incremental refresh (stats says what changed).
 	refresh bool
 	stats   report.MergeStats
+	// base is the store a refresh merged into store (stats.Changed are
+	// the rows of store it changed); nil for a whole load.
+	base *report.Store
 	// step, ranges and note are cache mode's (tx_cache.go): what this
 	// load did, the report time the result holds, and why a cache on
 	// disk was not used.
@@ -193,7 +196,7 @@ func (v *txView) refresh(c *viewContext) tea.Cmd {
 	st, want, order, orderSort := v.store, v.sort, v.order, v.orderSort
 	return func() tea.Msg {
 		next, ms, err := st.Refresh(ctx, be)
-		msg := txLoadedMsg{gen: gen, store: next, sort: want, err: err, refresh: true, stats: ms}
+		msg := txLoadedMsg{gen: gen, store: next, sort: want, err: err, refresh: true, stats: ms, base: st}
 		switch {
 		case len(ms.Changed) == 0 && orderSort == want:
 			msg.order = order // nothing changed: the order stands

@@ -127,7 +127,7 @@ func (v *txView) syncCached(c *viewContext, step txStep) tea.Cmd {
 		if verr := <-verified; verr != nil {
 			return txLoadedMsg{gen: gen, store: h.Store, order: order, sort: orderSort, err: verr, refresh: true, step: step, ranges: h.Ranges, damaged: true}
 		}
-		msg := txLoadedMsg{gen: gen, store: next.Store, sort: want, err: err, refresh: true, stats: ms, step: step, ranges: next.Ranges, partial: next.Partial}
+		msg := txLoadedMsg{gen: gen, store: next.Store, sort: want, err: err, refresh: true, stats: ms, step: step, ranges: next.Ranges, partial: next.Partial, base: h.Store}
 		msg.order = reorder(next.Store, order, orderSort, want, ms.Changed)
 		return msg
 	}

@@ -1,7 +1,8 @@
 package report
 
 import (
-	"sort"
+	"slices"
+	"time"
 
 	"github.com/paydash/paydash/api"
 )
@@ -16,6 +17,8 @@ type DayMoves struct {
 	Recent []int32
 }
 
+const dayNs = int64(24 * time.Hour)
+
 // DailyMoves sums, per currency, the signed amount of every row that
 // moved money, by the day its LatestTime falls on: day d is
 // [bounds[d], bounds[d+1]) in unix nanoseconds, so len(bounds)-1 days.
@@ -28,56 +31,137 @@ type DayMoves struct {
 // and as a map lookup and a calendar computation a row it cost half a
 // second at ten million rows, on the core drawing the first screen.
 func (s *Store) DailyMoves(bounds []int64, unpaid func(status string) bool, keep int) map[string]*DayMoves {
-	var skip [256]bool
-	var credit [256]bool
-	for code := range 256 {
-		skip[code] = unpaid(s.enumName(EnumStatus, uint8(code)))
-		credit[code] = s.enumName(EnumType, uint8(code)) == api.TransactionFunding
-	}
-	days := len(bounds) - 1
-	var per [256]*DayMoves
-	if days < 1 {
+	p := s.newDailyPass(bounds, unpaid, keep)
+	if p.days < 1 {
 		return map[string]*DayMoves{}
 	}
-	lo, hi := bounds[0], bounds[days]
 	for k := range s.chunks {
 		c := &s.chunks[k]
-		n := min(c.len(), s.n-k*chunkRows)
-		for j := range n {
-			if skip[c.status[j]] {
-				continue
-			}
-			cur := c.cur[j]
-			m := per[cur]
-			if m == nil {
-				m = &DayMoves{Moves: make([]int64, days)}
-				per[cur] = m
-			}
-			at := c.settled[j]
-			if at == 0 {
-				at = c.submitted[j]
-			}
-			if at == 0 {
-				at = c.authorised[j]
-			}
-			if at < lo || at >= hi {
-				continue
-			}
-			// The last day d with bounds[d] <= at.
-			d := sort.Search(days, func(d int) bool { return bounds[d+1] > at })
-			amt := c.amount[j]
-			if !credit[c.typ[j]] {
-				amt = -amt
-			}
-			m.Moves[d] += amt
-			row := int32(k*chunkRows + j) //nolint:gosec // G115: row numbers fit int32
-			if len(m.Recent) < keep || s.latestNs(m.Recent[len(m.Recent)-1]) < at {
-				m.Recent = s.insertRecent(m.Recent, row, at, keep)
-			}
+		for j := range min(c.len(), s.n-k*chunkRows) {
+			p.count(s, c, j, int32(k*chunkRows+j)) //nolint:gosec // G115: row numbers fit int32
 		}
 	}
+	return p.result(s)
+}
+
+// DailyMovesAfter is DailyMoves for s from prev, the DailyMoves (same
+// bounds, unpaid and keep) of old, the store s was merged from (else, see
+// MergedFrom, it is a whole pass): only the
+// rows of s changed (MergeStats.Changed: rows of old updated, and rows
+// added) are read, old's values of the updated ones taken back out. A
+// sync bringing ten thousand rows into ten million then costs ten
+// thousand rows, not a pass over the report. prev is not changed.
+func (s *Store) DailyMovesAfter(old *Store, prev map[string]*DayMoves, changed []int32, bounds []int64, unpaid func(status string) bool, keep int) map[string]*DayMoves {
+	if !s.MergedFrom(old) {
+		return s.DailyMoves(bounds, unpaid, keep)
+	}
+	p := s.newDailyPass(bounds, unpaid, keep)
+	if p.days < 1 {
+		return map[string]*DayMoves{}
+	}
+	for name, m := range prev {
+		code := slices.Index(s.enums[EnumCurrency], name)
+		if code < 0 {
+			code = enumOverflow
+		}
+		p.per[code] = &DayMoves{Moves: slices.Clone(m.Moves), Recent: slices.Clone(m.Recent)}
+	}
+	for _, i := range changed {
+		if int(i) < old.n {
+			c, j := old.at(i)
+			if paid, d, _ := p.place(c, j); paid && d >= 0 {
+				m := p.per[c.cur[j]]
+				if m == nil || slices.Contains(m.Recent, i) {
+					// A row among the latest changed: which row takes its
+					// place needs the whole report.
+					return s.DailyMoves(bounds, unpaid, keep)
+				}
+				m.Moves[d] -= p.signed(c, j)
+			}
+		}
+		c, j := s.at(i)
+		p.count(s, c, j, i)
+	}
+	return p.result(s)
+}
+
+// dailyPass is the state of a DailyMoves computation.
+type dailyPass struct {
+	skip, credit [256]bool // by status, type code
+	bounds       []int64
+	days         int
+	keep         int
+	per          [256]*DayMoves // by currency code
+}
+
+func (s *Store) newDailyPass(bounds []int64, unpaid func(status string) bool, keep int) *dailyPass {
+	p := &dailyPass{bounds: bounds, days: len(bounds) - 1, keep: keep}
+	for code := range 256 {
+		p.skip[code] = unpaid(s.enumName(EnumStatus, uint8(code)))
+		p.credit[code] = s.enumName(EnumType, uint8(code)) == api.TransactionFunding
+	}
+	return p
+}
+
+// place says whether row j of c moved money and on which day (-1: none
+// of the days), and its latest time.
+func (p *dailyPass) place(c *chunk, j int) (paid bool, day int, at int64) {
+	if p.skip[c.status[j]] {
+		return false, -1, 0
+	}
+	at = c.settled[j]
+	if at == 0 {
+		at = c.submitted[j]
+	}
+	if at == 0 {
+		at = c.authorised[j]
+	}
+	lo := p.bounds[0]
+	if at < lo || at >= p.bounds[p.days] {
+		return true, -1, at
+	}
+	// The last day d with bounds[d] <= at: estimated as if every day
+	// were 24 hours, then corrected (a daylight-saving day is 23 or 25).
+	d := min(int((at-lo)/dayNs), p.days-1)
+	for d > 0 && p.bounds[d] > at {
+		d--
+	}
+	for d < p.days-1 && p.bounds[d+1] <= at {
+		d++
+	}
+	return true, d, at
+}
+
+func (p *dailyPass) signed(c *chunk, j int) int64 {
+	if p.credit[c.typ[j]] {
+		return c.amount[j]
+	}
+	return -c.amount[j]
+}
+
+// count adds row (row j of c) to its currency's day.
+func (p *dailyPass) count(s *Store, c *chunk, j int, row int32) {
+	paid, d, at := p.place(c, j)
+	if !paid {
+		return
+	}
+	m := p.per[c.cur[j]]
+	if m == nil {
+		m = &DayMoves{Moves: make([]int64, p.days)}
+		p.per[c.cur[j]] = m
+	}
+	if d < 0 {
+		return
+	}
+	m.Moves[d] += p.signed(c, j)
+	if len(m.Recent) < p.keep || s.latestNs(m.Recent[len(m.Recent)-1]) < at {
+		m.Recent = s.insertRecent(m.Recent, row, at, p.keep)
+	}
+}
+
+func (p *dailyPass) result(s *Store) map[string]*DayMoves {
 	out := make(map[string]*DayMoves)
-	for code, m := range per {
+	for code, m := range p.per {
 		if m != nil {
 			out[s.enumName(EnumCurrency, uint8(code))] = m //nolint:gosec // G115: code < 256
 		}

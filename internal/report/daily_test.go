@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"context"
 	"slices"
 	"testing"
 	"time"
@@ -83,5 +84,83 @@ func TestDailyMovesSumsEachPaidRowOnItsLatestDay(t *testing.T) {
 	}
 	if short == 0 || short >= long {
 		t.Fatalf("paid rows on the 23-hour day %d, on the day before %d", short, long)
+	}
+}
+
+// DailyMovesAfter a merge (rows settled since, rows added, one of the
+// latest rows changed) gives what a whole pass over the merged store
+// gives.
+func TestDailyMovesAfterAMergeIsAWholePass(t *testing.T) {
+	rows := genTxs(20_000)
+	first := tBase.AddDate(0, 0, 3)
+	bounds := make([]int64, 11)
+	for d := range bounds {
+		bounds[d] = first.AddDate(0, 0, d).UnixNano()
+	}
+	for _, tc := range []struct{ latestChanged, dropped bool }{{false, false}, {true, false}, {false, true}} {
+		latestChanged := tc.latestChanged
+		// A store merges onward from its report's latest state: each
+		// case starts from a fresh one.
+		old := load(t, rows)
+		prev := old.DailyMoves(bounds, api.StateUnpaid, 8)
+		changed := append([]api.Transaction(nil), rows...)
+		settle := func(i int, at time.Time) {
+			changed[i].Status, changed[i].SettledAt = api.StateSettled, api.NewReportTime(at)
+			if changed[i].SubmittedAt.IsZero() {
+				changed[i].SubmittedAt = api.NewReportTime(at)
+			}
+		}
+		n := 0
+		for i := range changed {
+			if changed[i].Status == api.StateAuthorised && i%3 == 0 {
+				settle(i, tBase.AddDate(0, 0, 5+i%4)) // into the days, on other days
+				n++
+			}
+		}
+		if latestChanged {
+			// Fail the GBP row latest in the days: it leaves Recent.
+			gbp := prev["GBP"].Recent[0]
+			id := string(old.ID(gbp))
+			for i := range changed {
+				if changed[i].TransactionID == id {
+					changed[i].Status = api.StateFailed
+				}
+			}
+		}
+		added := genTxs(20_100)[20_000:]
+		for i := range added {
+			added[i].TransactionID += "-new"
+		}
+		src := &fakeSource{rows: append(changed, added...)}
+		if tc.dropped {
+			// A merge whose result the dashboard dropped (superseded): the
+			// next merges onward from it, so its changes are not in the
+			// next's Changed.
+			if _, _, err := old.Merge(context.Background(), src, apiQuery{}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := old.Merge(context.Background(), src, apiQuery{}, nil); err != nil {
+				t.Fatal(err)
+			}
+			added = nil
+			n = 0
+		}
+		next, ms, err := old.Merge(context.Background(), src, apiQuery{}, nil)
+		if err != nil || ms.Updated < n || ms.Added != len(added) {
+			t.Fatalf("merge: %+v (%d settled) %v", ms, n, err)
+		}
+		got := next.DailyMovesAfter(old, prev, ms.Changed, bounds, api.StateUnpaid, 8)
+		want := next.DailyMoves(bounds, api.StateUnpaid, 8)
+		for cur, w := range want {
+			if !slices.Equal(got[cur].Moves, w.Moves) || !slices.Equal(got[cur].Recent, w.Recent) {
+				t.Errorf("latest changed %t, %s: after the merge %v %v, a whole pass %v %v", latestChanged, cur, got[cur].Moves, got[cur].Recent, w.Moves, w.Recent)
+			}
+		}
+		if next.MergedFrom(old) == tc.dropped {
+			t.Errorf("dropped %t: MergedFrom says %t", tc.dropped, next.MergedFrom(old))
+		}
+		if slices.Equal(prev["GBP"].Moves, want["GBP"].Moves) {
+			t.Fatal("the merge moved nothing: the test tests nothing")
+		}
 	}
 }

@@ -112,6 +112,9 @@ type Store struct {
 	mapped bool
 	// allTotals caches the totals of every row.
 	allTotals *totalsCache
+	// gen numbers the stores its builder published, 1 up; parentGen is
+	// the one published before it, which it was built from (0: none).
+	gen, parentGen uint64
 }
 
 type totalsCache struct {
@@ -137,6 +140,7 @@ type builder struct {
 	nameOfIBAN []uint32 // by IBAN id: the name id last seen with it (see payee)
 	firstChunk int      // rows the first chunk is sized for; 0 = unknown
 	pendingMin int64    // report time of the oldest row not yet settled or failed; 0 = none
+	published  uint64   // stores published (Store.gen of the latest)
 }
 
 // New returns an empty store; sizeHint (0 = unknown) sizes the first
@@ -176,6 +180,9 @@ func (s *Store) EnumValues(which int) []string { return s.enums[which] }
 // (owned is reset).
 func (b *builder) publish() *Store {
 	s := b.cur
+	s.parentGen = b.published
+	b.published++
+	s.gen = b.published
 	s.allTotals = new(totalsCache)
 	s.chunks = slices.Clone(b.cur.chunks)
 	s.text = slices.Clone(b.cur.text)
@@ -671,6 +678,14 @@ func (x *idIndex) find(s *Store, id []byte) (int32, bool) {
 			return r - 1, true
 		}
 	}
+}
+
+// MergedFrom reports whether s was built straight from old: published by
+// the same report's builder next after it, so the rows a merge reported
+// changed (MergeStats.Changed) are all s differs from old by. A merge
+// whose result was dropped in between makes it false.
+func (s *Store) MergedFrom(old *Store) bool {
+	return s != nil && old != nil && s.b == old.b && s.parentGen == old.gen && old.gen != 0
 }
 
 // MergeStats says what a refresh changed: counts, and the rows added or
