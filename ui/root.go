@@ -261,6 +261,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(cmd, m.tracker.lookup(c, m.tx.report()))
 	case txSavedMsg:
 		return m, m.tx.savedCache(c, msg)
+	case txVerifiedMsg:
+		return m, m.tx.verified(c, msg)
 	case balanceHistoryMsg:
 		m.bal.setHistory(msg)
 		return m, nil

@@ -94,10 +94,8 @@ type txLoadedMsg struct {
 	unsorted bool
 	written  time.Time // when the cache opened was written
 	partial  bool      // the store may hold rows of a window cut off
-	// verify checks an opened cache (stepOpened); damaged says the check
-	// failed: the rows shown are dropped and the report fetched again.
-	verify  func(context.Context) error
-	damaged bool
+	// verify checks an opened cache (stepOpened; see cacheState.verify).
+	verify func(context.Context) error
 }
 
 type txResultMsg struct {
@@ -229,13 +227,6 @@ func (v *txView) loaded(c *viewContext, msg txLoadedMsg) tea.Cmd {
 	if msg.note != "" {
 		c.setFlash("transactions: "+msg.note, false)
 	}
-	if msg.damaged {
-		c.setFlash("transactions: report cache not used: "+cache.Describe(msg.err), true)
-		v.cache.skip = true
-		v.gen.Add(1) // results computed on the dropped rows are stale
-		v.store, v.idx, v.order = nil, nil, nil
-		return v.load(c)
-	}
 	if v.loadCancel != nil {
 		v.loadCancel()
 		v.loadCancel = nil
@@ -328,7 +319,7 @@ func (v *txView) recompute(c *viewContext, keepSel bool) tea.Cmd {
 // few rows (a reference) would otherwise test all previewScan, 80 ms
 // at ten million rows, before the screen said anything.
 const (
-	previewFrom   = 500_000
+	previewFrom   = 100_000
 	previewScan   = 1 << 16
 	previewBlock  = 1 << 12
 	previewBudget = 20 * time.Millisecond
@@ -485,7 +476,7 @@ func (v *txView) result(c *viewContext, msg txResultMsg) tea.Cmd {
 		v.nav.cursor, v.nav.top = 0, 0
 	}
 	v.nav.clamp(len(v.idx), v.pageH)
-	return nil
+	return v.verifyCached(c)
 }
 
 // progressTick asks for a redraw of filter gen's count.

@@ -55,9 +55,13 @@ type cacheState struct {
 	// partial: the store may hold rows of a window cut off (see
 	// cache.Held.Partial).
 	partial bool
-	// verify checks the cache just opened; the first sync runs it
-	// beside its request.
-	verify func(context.Context) error
+	// verify checks the cache just opened (its checksum: a pass over the
+	// whole file). It runs once the first sync's rows are on screen, so
+	// it does not delay them on the dashboard's core; until it has
+	// passed nothing is saved (a save would seal damaged rows under a
+	// fresh checksum). verifying: it is running.
+	verify    func(context.Context) error
+	verifying bool
 	// skip: the cache failed its check; the next load ignores it.
 	skip bool
 }
@@ -104,18 +108,7 @@ func (v *txView) syncCached(c *viewContext, step txStep) tea.Cmd {
 	h := cache.Held{Store: v.store, Ranges: v.cache.ranges, Partial: v.cache.partial}
 	want, order, orderSort := v.sort, v.order, v.orderSort
 	now := c.now()
-	verify := v.cache.verify
-	v.cache.verify = nil
 	return func() tea.Msg {
-		// The cache's checksum is read beside the sync (which mostly
-		// waits for the service); the sync's result is used only if it
-		// holds.
-		verified := make(chan error, 1)
-		if verify != nil {
-			go func() { verified <- verify(ctx) }()
-		} else {
-			verified <- nil
-		}
 		var next cache.Held
 		var ms report.MergeStats
 		var err error
@@ -123,9 +116,6 @@ func (v *txView) syncCached(c *viewContext, step txStep) tea.Cmd {
 			next, ms, err = cache.Sync(ctx, be, h, now)
 		} else {
 			next, ms, err = cache.Older(ctx, be, h, now, counter)
-		}
-		if verr := <-verified; verr != nil {
-			return txLoadedMsg{gen: gen, store: h.Store, order: order, sort: orderSort, err: verr, refresh: true, step: step, ranges: h.Ranges, damaged: true}
 		}
 		msg := txLoadedMsg{gen: gen, store: next.Store, sort: want, err: err, refresh: true, stats: ms, step: step, ranges: next.Ranges, partial: next.Partial, base: h.Store}
 		msg.order = reorder(next.Store, order, orderSort, want, ms.Changed)
@@ -160,6 +150,7 @@ func (v *txView) nextCached(c *viewContext, msg txLoadedMsg) tea.Cmd {
 	v.cache.partial = msg.partial
 	if msg.step == stepOpened {
 		v.cache.verify = msg.verify
+		v.cache.verifying = msg.verify != nil
 		v.cache.saved = msg.written
 	}
 	v.cache.changed += msg.stats.Added + msg.stats.Updated
@@ -185,7 +176,7 @@ func (v *txView) nextCached(c *viewContext, msg txLoadedMsg) tea.Cmd {
 // copied: the view recycles its arrays.
 func (v *txView) saveCached(c *viewContext) tea.Cmd {
 	cs := &v.cache
-	if cs.c == nil || cs.saving || v.store == nil {
+	if cs.c == nil || cs.saving || cs.verifying || v.store == nil {
 		return nil
 	}
 	due := cs.must || cs.changed > 0 && (c.now().Sub(cs.saved) >= saveEvery || cs.changed >= max(v.store.Len()/20, 1000))
@@ -212,6 +203,44 @@ func (v *txView) saveCached(c *viewContext) tea.Cmd {
 		}
 		return msg
 	}
+}
+
+// verifyCached checks the cache the report was opened from, once its
+// first sync is on screen (see cacheState.verify).
+func (v *txView) verifyCached(c *viewContext) tea.Cmd {
+	verify, cc := v.cache.verify, v.cache.c
+	if verify == nil || v.busy || v.loading || v.refreshing || v.cache.older {
+		return nil // not before the first sync's rows are on screen
+	}
+	v.cache.verify = nil
+	ctx := c.ctx
+	return func() tea.Msg { return txVerifiedMsg{cache: cc, err: verify(ctx)} }
+}
+
+// txVerifiedMsg is the check of an opened cache: err when it failed.
+type txVerifiedMsg struct {
+	cache *cache.Cache
+	err   error
+}
+
+// verified drops a report opened from a damaged cache and fetches it
+// again, or lets the cache be saved.
+func (v *txView) verified(c *viewContext, msg txVerifiedMsg) tea.Cmd {
+	if msg.cache != v.cache.c {
+		return nil // another profile's cache since
+	}
+	v.cache.verifying = false
+	if msg.err == nil {
+		return v.saveCached(c)
+	}
+	if errors.Is(msg.err, context.Canceled) {
+		return nil
+	}
+	c.setFlash("transactions: report cache not used: "+cache.Describe(msg.err), true)
+	v.cache.skip = true
+	v.gen.Add(1) // results computed on the dropped rows are stale
+	v.store, v.idx, v.order = nil, nil, nil
+	return v.load(c)
 }
 
 // txSavedMsg says a cache save finished; mapped, when not nil, is the

@@ -147,3 +147,22 @@ func BenchmarkFilterKeystroke1M(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDailyMoves is the balances' daily movements over a million
+// rows that all fall inside the days (the demo's history is its last
+// 90 days): what every report load ran on the dashboard's core.
+func BenchmarkDailyMoves(b *testing.B) {
+	st := loaded1M(b)
+	first := tBase.AddDate(0, 0, -1)
+	bounds := make([]int64, 2*366+1) // every generated row (a minute each) inside
+	for d := range bounds {
+		bounds[d] = first.AddDate(0, 0, d).UnixNano()
+	}
+	unpaid := func(s string) bool { return s == "failed" || s == "rejected" }
+	b.ReportAllocs()
+	for b.Loop() {
+		if m := st.DailyMoves(bounds, unpaid, 8); len(m) == 0 {
+			b.Fatal("nothing moved")
+		}
+	}
+}

@@ -35,9 +35,13 @@ func (s *Store) DailyMoves(bounds []int64, unpaid func(status string) bool, keep
 	if p.days < 1 {
 		return map[string]*DayMoves{}
 	}
-	for k := range s.chunks {
+	// Newest rows last is the report's order: read backwards, the latest
+	// few come first and most rows fail the one test against the last
+	// of them, where forwards nearly every row was a new latest.
+	p.backward = true
+	for k := len(s.chunks) - 1; k >= 0; k-- {
 		c := &s.chunks[k]
-		for j := range min(c.len(), s.n-k*chunkRows) {
+		for j := min(c.len(), s.n-k*chunkRows) - 1; j >= 0; j-- {
 			p.count(s, c, j, int32(k*chunkRows+j)) //nolint:gosec // G115: row numbers fit int32
 		}
 	}
@@ -65,6 +69,9 @@ func (s *Store) DailyMovesAfter(old *Store, prev map[string]*DayMoves, changed [
 			code = enumOverflow
 		}
 		p.per[code] = &DayMoves{Moves: slices.Clone(m.Moves), Recent: slices.Clone(m.Recent)}
+		for _, i := range m.Recent {
+			p.recentAt[code] = append(p.recentAt[code], old.latestNs(i))
+		}
 	}
 	for _, i := range changed {
 		if int(i) < old.n {
@@ -92,6 +99,12 @@ type dailyPass struct {
 	days         int
 	keep         int
 	per          [256]*DayMoves // by currency code
+	// recentAt[code][k] is the latest time of per[code].Recent[k]: the
+	// test against the last of them is made for most rows.
+	recentAt [256][]int64
+	// backward: rows are counted from the last down, so a row ties
+	// ahead of the rows of the same time already listed.
+	backward bool
 }
 
 func (s *Store) newDailyPass(bounds []int64, unpaid func(status string) bool, keep int) *dailyPass {
@@ -154,8 +167,9 @@ func (p *dailyPass) count(s *Store, c *chunk, j int, row int32) {
 		return
 	}
 	m.Moves[d] += p.signed(c, j)
-	if len(m.Recent) < p.keep || s.latestNs(m.Recent[len(m.Recent)-1]) < at {
-		m.Recent = s.insertRecent(m.Recent, row, at, p.keep)
+	ats := p.recentAt[c.cur[j]]
+	if len(ats) < p.keep || ats[len(ats)-1] < at || p.backward && ats[len(ats)-1] == at {
+		m.Recent, p.recentAt[c.cur[j]] = insertRecent(m.Recent, ats, row, at, p.keep, p.backward)
 	}
 }
 
@@ -180,21 +194,21 @@ func (s *Store) latestNs(i int32) int64 {
 	return 0
 }
 
-// insertRecent puts row (latest time at) into list, kept latest first
-// and at most keep long; among equal times the earlier row stays first.
-func (s *Store) insertRecent(list []int32, row int32, at int64, keep int) []int32 {
+// insertRecent puts row (latest time at) into list (whose rows' times
+// are ats), kept latest first and at most keep long; among equal times
+// the earlier row comes first (row is earlier than those listed when
+// backward).
+func insertRecent(list []int32, ats []int64, row int32, at int64, keep int, backward bool) ([]int32, []int64) {
 	pos := len(list)
-	for pos > 0 && s.latestNs(list[pos-1]) < at {
+	for pos > 0 && (ats[pos-1] < at || backward && ats[pos-1] == at) {
 		pos--
 	}
 	if pos >= keep {
-		return list
+		return list, ats
 	}
-	list = append(list, 0)
-	copy(list[pos+1:], list[pos:])
-	list[pos] = row
+	list, ats = slices.Insert(list, pos, row), slices.Insert(ats, pos, at)
 	if len(list) > keep {
-		list = list[:keep]
+		list, ats = list[:keep], ats[:keep]
 	}
-	return list
+	return list, ats
 }
