@@ -476,7 +476,8 @@ func (v *txView) result(c *viewContext, msg txResultMsg) tea.Cmd {
 		v.nav.cursor, v.nav.top = 0, 0
 	}
 	v.nav.clamp(len(v.idx), v.pageH)
-	return v.verifyCached(c)
+	// With the rows on screen, the cache's work: its check, a save due.
+	return tea.Batch(v.verifyCached(c), v.saveCached(c))
 }
 
 // progressTick asks for a redraw of filter gen's count.

@@ -167,7 +167,9 @@ func (v *txView) nextCached(c *viewContext, msg txLoadedMsg) tea.Cmd {
 		return tea.Batch(v.saveCached(c), v.syncCached(c, stepWindow))
 	}
 	v.cache.synced = true
-	return v.saveCached(c)
+	// The save (the whole file: seconds at ten million rows) waits for
+	// the rows to be on screen: see txView.result.
+	return nil
 }
 
 // saveCached writes the report to the cache in the background when a

@@ -77,27 +77,54 @@ func (s *Store) Sorted(idx []int32, k SortKey) []int32 {
 	return rows
 }
 
-// inOrder puts rows in key order without sorting when the keys already
-// run one way, as a report's times do (the service sends it oldest
-// first, and the dashboard shows it newest first): two passes instead of
-// a radix sort of a million rows, a tenth of a second of every load. It
-// reports false, changing nothing, when the keys are in neither order.
-// The result is the stable sort's: ties stay in row order.
+// inOrder puts rows in key order without sorting when the keys fall in
+// a few runs that each go one way, as a report's times do (the service
+// sends it oldest first, and the dashboard shows it newest first; a
+// report fetched newest window first is one such run a window): a pass,
+// each downward run reversed, and a merge of the runs, instead of a
+// radix sort, a tenth of a second a million rows. It reports false when
+// the keys fall in more than maxRuns runs; rows are then in an order a
+// stable sort still gives the same result from (see reverseRun). The
+// result is the stable sort's: ties stay in row order.
 func inOrder(keys []uint64, rows []int32) bool {
-	up, down := true, true
-	for i := 1; i < len(keys) && (up || down); i++ {
-		up = up && keys[i-1] <= keys[i]
-		down = down && keys[i-1] >= keys[i]
+	const maxRuns = 8
+	starts := []int{0}
+	for i := 0; i < len(keys); {
+		j := i + 1
+		up, down := true, true
+		for ; j < len(keys); j++ {
+			u, d := keys[j-1] <= keys[j], keys[j-1] >= keys[j]
+			if !(up && u || down && d) {
+				break
+			}
+			up, down = up && u, down && d
+		}
+		if !up {
+			reverseRun(keys[i:j], rows[i:j])
+		}
+		if j < len(keys) {
+			if len(starts) == maxRuns {
+				return false
+			}
+			starts = append(starts, j)
+		}
+		i = j
 	}
-	switch {
-	case up:
+	if len(starts) == 1 {
 		return true
-	case !down:
-		return false
 	}
+	mergeRuns(keys, rows, starts)
+	return true
+}
+
+// reverseRun turns a downward run upward, its ties (now in reverse row
+// order) back in row order. A run's rows keep their place among the
+// other runs', so equal keys across runs stay in row order too: a
+// stable sort of the result is the stable sort of the original.
+func reverseRun(keys []uint64, rows []int32) {
 	slices.Reverse(keys)
 	slices.Reverse(rows)
-	for i := 0; i < len(keys); { // ties, now in reverse row order, back
+	for i := 0; i < len(keys); {
 		j := i + 1
 		for j < len(keys) && keys[j] == keys[i] {
 			j++
@@ -105,7 +132,48 @@ func inOrder(keys []uint64, rows []int32) bool {
 		slices.Reverse(rows[i:j])
 		i = j
 	}
-	return true
+}
+
+// mergeRuns merges the upward runs starting at starts, pairwise until
+// one is left; on equal keys the earlier run's row goes first (stable).
+func mergeRuns(keys []uint64, rows []int32, starts []int) {
+	n := len(keys)
+	k2, r2 := make([]uint64, n), make([]int32, n)
+	for len(starts) > 1 {
+		var next []int
+		for p := 0; p < len(starts); p += 2 {
+			lo := starts[p]
+			next = append(next, lo)
+			hi := n
+			if p+2 < len(starts) {
+				hi = starts[p+2]
+			}
+			if p+1 == len(starts) { // an odd run out: as it is
+				copy(k2[lo:], keys[lo:])
+				copy(r2[lo:], rows[lo:])
+				break
+			}
+			mid := starts[p+1]
+			i, j, o := lo, mid, lo
+			for ; i < mid && j < hi; o++ {
+				if keys[j] < keys[i] {
+					k2[o], r2[o] = keys[j], rows[j]
+					j++
+				} else {
+					k2[o], r2[o] = keys[i], rows[i]
+					i++
+				}
+			}
+			copy(k2[o:], keys[i:mid])
+			copy(r2[o:], rows[i:mid])
+			o += mid - i
+			copy(k2[o:], keys[j:hi])
+			copy(r2[o:], rows[j:hi])
+		}
+		copy(keys, k2)
+		copy(rows, r2)
+		starts = next
+	}
 }
 
 // inRowOrder returns idx's rows in ascending row order (a fresh slice),
