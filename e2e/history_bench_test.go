@@ -222,7 +222,7 @@ func benchHistory(b *testing.B, n int) {
 		return s, start
 	}
 	dashboard := func() (*screen, time.Time) { return dashboardEnv(denv) }
-	// PAYDASH_BENCH_PPROF=DIR: the warm and restart dashboards write CPU
+	// PAYDASH_BENCH_PPROF=DIR: the cold, warm and restart dashboards write CPU
 	// profiles (see internal/cli/dashboard/devprofile.go) under DIR.
 	profiled := func(phase string) (*screen, time.Time) {
 		dir := os.Getenv("PAYDASH_BENCH_PPROF")
@@ -272,7 +272,7 @@ func benchHistory(b *testing.B, n int) {
 	// 1. Cold start: no cache.
 	_ = os.Remove(cachePath)
 	proxy.bytes.Store(0)
-	s, start = dashboard()
+	s, start = profiled("cold")
 	coldFirst := firstRows(s).Sub(start)
 	at, total := allRows(s, n)
 	coldAll := at.Sub(start)
