@@ -94,8 +94,8 @@ func inOrder(keys []uint64, rows []int32) bool {
 		up, down := true, true
 		for ; j < len(keys); j++ {
 			u, d := keys[j-1] <= keys[j], keys[j-1] >= keys[j]
-			if !(up && u || down && d) {
-				break
+			if (!up || !u) && (!down || !d) {
+				break // neither way goes on
 			}
 			up, down = up && u, down && d
 		}

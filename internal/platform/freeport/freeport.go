@@ -50,7 +50,7 @@ func Pick() (string, error) {
 	mu.Lock()
 	defer mu.Unlock()
 	for range 200 {
-		p := lo + rand.IntN(hi-lo+1)
+		p := lo + rand.IntN(hi-lo+1) //nolint:gosec // G404: a port to try, not a secret
 		if handed[p] {
 			continue
 		}
