@@ -448,6 +448,7 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 func (v *eventsView) startSearch() tea.Cmd {
 	v.wb.search = textinput.New()
 	v.wb.search.Prompt = "/"
+	staticCursor(&v.wb.search)
 	v.wb.search.SetValue(v.wb.query)
 	v.wb.searching = true
 	return v.wb.search.Focus()
