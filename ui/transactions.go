@@ -321,8 +321,8 @@ func (v *txView) recompute(c *viewContext, keepSel bool) tea.Cmd {
 const (
 	previewFrom   = 100_000
 	previewScan   = 1 << 16
-	previewBlock  = 1 << 12
-	previewBudget = 20 * time.Millisecond
+	previewBlock  = 1 << 11
+	previewBudget = 10 * time.Millisecond
 )
 
 // start runs the request, first as a preview when it is big.
