@@ -251,7 +251,7 @@ func benchHistory(b *testing.B, n int) {
 		return s, start
 	}
 	dashboard := func() (*screen, time.Time) { return dashboardEnv(denv) }
-	// PAYDASH_BENCH_PPROF=DIR: the cold, warm and restart dashboards write CPU
+	// PAYDASH_BENCH_PPROF=DIR: every dashboard started writes CPU
 	// profiles (see internal/cli/dashboard/devprofile.go) under DIR.
 	profiled := func(phase string) (*screen, time.Time) {
 		dir := os.Getenv("PAYDASH_BENCH_PPROF")
@@ -289,7 +289,11 @@ func benchHistory(b *testing.B, n int) {
 
 	// 0. Today's path, the anchor of "nothing worse at 1M": no cache
 	// kept (report_cache = false), the whole report in one call.
-	s, start := dashboardEnv(append(append([]string(nil), denv...), "PAYDASH_REPORT_CACHE=false"))
+	plainEnv := append(append([]string(nil), denv...), "PAYDASH_REPORT_CACHE=false")
+	if dir := os.Getenv("PAYDASH_BENCH_PPROF"); dir != "" {
+		plainEnv = append(plainEnv, "PAYDASH_PPROF_DIR="+filepath.Join(dir, "plain"), "PAYDASH_PPROF_EVERY=1s")
+	}
+	s, start := dashboardEnv(plainEnv)
 	plainFirst := firstRows(s).Sub(start)
 	at, _ := allRows(s, n)
 	plainAll := at.Sub(start)
