@@ -423,3 +423,22 @@ func TestApprovalsHintsFollowTheKeymap(t *testing.T) {
 		t.Fatal("the rebound cancel key did not cancel")
 	}
 }
+
+// The selected request's warning is what an approver decides on: at 80
+// columns it wraps under the list, every word of it there, and the
+// screen keeps its height.
+func TestApprovalsDetailWrapsItsWarning(t *testing.T) {
+	f := teamHub()
+	hs := teamHarness(t, f, false, 80, 24)
+	hs.key("8")
+	selectRow(t, hs, "apr-bbbbbbbbbb")
+	out := hs.view()
+	if strings.Contains(out, "…") && strings.Contains(out, "possible duplicate") && !strings.Contains(out, "--allow-duplicate)") {
+		t.Fatalf("the warning is cut:\n%s", out)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	mustContain(t, flat, "possible duplicate: £1,200.00 to GB94BARC10201530093459 ref RENT-11 paid 2025-03-13 (the requester sent it anyway: --allow-duplicate)")
+	if n := strings.Count(out, "\n") + 1; n > 24 {
+		t.Fatalf("%d lines on a 24-line screen:\n%s", n, out)
+	}
+}

@@ -26,8 +26,12 @@ var approvalCols = []colSpec{
 }
 
 // detailLines is how many lines the selected request's detail takes
-// under the list.
-const detailLines = 5
+// under the list, at least: a warning or a reason that does not fit its
+// line wraps onto more (the list gives way, down to maxDetailWrap more).
+const (
+	detailLines   = 5
+	maxDetailWrap = 5
+)
 
 // age is how long ago t was, in one short unit: 45s, 12m, 3h, 2d.
 func age(now, t time.Time) string {
@@ -55,7 +59,9 @@ func (v *approvalsView) view(c *viewContext, w, h int) string {
 	b.WriteString(v.infoLine(c, w) + "\n")
 	ws := layoutCols(approvalCols, w-1)
 	b.WriteString(c.st.header.Render(" "+headerCells(approvalCols, ws)) + "\n")
-	listH := max(h-3-detailLines, 1)
+	v.nav.clamp(len(v.rows), max(h-3-detailLines, 1))
+	detail := v.detail(c, w)
+	listH := max(h-3-max(strings.Count(detail, "\n")+1, detailLines), 1)
 	v.pageH = listH
 	v.nav.clamp(len(v.rows), listH)
 	now := c.now()
@@ -111,7 +117,7 @@ func (v *approvalsView) view(c *viewContext, w, h int) string {
 	for ; shown < listH; shown++ {
 		b.WriteByte('\n')
 	}
-	b.WriteString(v.detail(c, w))
+	b.WriteString(detail)
 	return b.String()
 }
 
@@ -268,7 +274,8 @@ func (v *approvalsView) detail(c *viewContext, w int) string {
 		asked = "asked by " + termtext.Safe(r.RequestedBy) + " " + age(now, r.RequestedAt) + " ago · " + termtext.Safe(r.What()) +
 			" · idempotency key " + termtext.Safe(r.IdempotencyKey)
 	}
-	lines = append(lines, fit(asked, w))
+	extra := maxDetailWrap // lines the detail may grow by
+	lines = wrapDetail(lines, asked, nil, w, &extra)
 	rule := termtext.Safe(r.Policy)
 	if r.NeedsApproval {
 		rule += " · approvals " + itoa(len(r.ApprovedBy)) + " of " + itoa(r.ApprovalsNeeded)
@@ -283,7 +290,7 @@ func (v *approvalsView) detail(c *viewContext, w int) string {
 			rule += " · lapsing now"
 		}
 	}
-	lines = append(lines, fit(rule, w))
+	lines = wrapDetail(lines, rule, nil, w, &extra)
 	var last string
 	st := c.st.muted
 	if ch, ok := v.checks[r.ID]; ok && r.Status == hubapi.StatusPending {
@@ -308,8 +315,29 @@ func (v *approvalsView) detail(c *viewContext, w int) string {
 	if r.Detail != "" && last == "" {
 		last = termtext.Safe(r.Detail)
 	}
-	lines = append(lines, st.Render(fit(last, w)))
+	lines = wrapDetail(lines, last, &st, w, &extra)
 	return strings.Join(lines, "\n")
+}
+
+// wrapDetail appends text to lines, wrapped at w, in st (nil: plain):
+// the payee's IBAN, the transaction id, a warning and a reason are what
+// an approver acts on, so a line too long wraps rather than being cut,
+// taking up to *extra more lines (the list above gives way), and only
+// what is beyond those is cut.
+func wrapDetail(lines []string, text string, st *lipgloss.Style, w int, extra *int) []string {
+	wrapped := strings.Split(wrapText(text, w), "\n")
+	if len(wrapped) > 1+*extra {
+		wrapped = append(wrapped[:*extra], strings.Join(wrapped[*extra:], " "))
+	}
+	*extra -= len(wrapped) - 1
+	for _, l := range wrapped {
+		l = fit(l, w)
+		if st != nil {
+			l = st.Render(l)
+		}
+		lines = append(lines, l)
+	}
+	return lines
 }
 
 // until renders a time left as 23h59m, 5m, 40s.
