@@ -107,7 +107,7 @@ Every view is also a headless command for scripts (--json on each).`,
 	}
 	payout := headless.PayoutCommand(s, g)
 	payout.AddCommand(batch.PayoutBatchCommand(s, g))
-	add("start", demo.Command(s), headless.ConfigCommand(s, g), version.Command(s, build))
+	add("start", demo.Command(s, g), headless.ConfigCommand(s, g), version.Command(s, build))
 	add("ops", headless.BalancesCommand(s, g), headless.TransactionsCommand(s, g), payout,
 		headless.PayoutsCommand(s, g), headless.PaymentCommand(s, g), headless.MandateCommand(s, g), reportcache.Command(s, g))
 	// The webhook workbench (devtools) adds to the sandbox and events commands.

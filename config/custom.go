@@ -3,6 +3,8 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"slices"
 	"strings"
 
@@ -214,4 +216,28 @@ func (c Custom) over(own Custom) Custom {
 	}
 	out.Theme.Styles = append(out.Theme.Styles, own.Theme.Styles...)
 	return out
+}
+
+// FileCustom is the [keys] and [theme] of the config file at path (""
+// means PAYDASH_CONFIG, else DefaultPath), as every profile of it starts
+// from: for a dashboard that runs on no profile of the file (the demo).
+// A file that does not exist has none.
+func FileCustom(path string, getenv func(string) string) (Custom, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if path == "" {
+		path = getenv("PAYDASH_CONFIG")
+	}
+	if path == "" {
+		path = DefaultPath(getenv)
+	}
+	doc, err := readFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Custom{}, nil
+	}
+	if err != nil {
+		return Custom{}, err
+	}
+	return doc.custom, nil
 }

@@ -231,3 +231,33 @@ func TestDashboardAttachesToAProfile(t *testing.T) {
 	}
 	demo.stop(t)
 }
+
+// `paydash --readonly --config FILE demo`: the demo's dashboard takes the
+// global --readonly (no form on offer, the status line says why) and the
+// config file's [keys] (quit remapped to Q), in a real terminal.
+func TestDemoTakesReadOnlyAndYourKeys(t *testing.T) {
+	env := isolatedEnv(t)
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(cfg, []byte("[keys]\nquit = \"Q\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startScreen(t, env, "--readonly", "--config", cfg, "demo", "--activity=false", "--history", "200")
+	txt := s.waitText(30*time.Second, "Balances", "read-only")
+	top := strings.Join(strings.SplitN(txt, "\n", 4)[:3], "\n")
+	if strings.Contains(top, "Payout+") {
+		t.Fatalf("a read-only demo offers the payout form:\n%s", top)
+	}
+	s.press("5") // the payout form's number on a profile that may send
+	s.waitText(5*time.Second, "is read-only (read_only, or --readonly): it sends nothing")
+	s.press("q") // not quit any more: Q is
+	time.Sleep(300 * time.Millisecond)
+	select {
+	case <-s.done:
+		t.Fatalf("q quit the demo though [keys] moved quit to Q:\n%s", s.text())
+	default:
+	}
+	s.press("Q")
+	if code := s.wait(20 * time.Second); code != 0 {
+		t.Fatalf("exit %d after Q", code)
+	}
+}

@@ -6,8 +6,9 @@ import (
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 )
 
-// Command is `paydash demo`.
-func Command(s *cmdutil.Streams) *cobra.Command {
+// Command is `paydash demo`. Of the global flags it takes --readonly and
+// --config (whose [keys] and [theme] the dashboard uses).
+func Command(s *cmdutil.Streams, g *cmdutil.Global) *cobra.Command {
 	o := &Options{}
 	c := &cobra.Command{
 		Use:   "demo",
@@ -16,7 +17,10 @@ func Command(s *cmdutil.Streams) *cobra.Command {
   paydash demo --history 100000 --seed 7
   paydash demo --headless          # sandbox + relay only; attach from another terminal`,
 		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return Run(cmd.Context(), s, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.ReadOnly, o.ConfigPath = g.ReadOnly, g.ConfigPath
+			return Run(cmd.Context(), s, o)
+		},
 	}
 	o.Bind(c.Flags())
 	return c

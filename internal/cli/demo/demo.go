@@ -21,6 +21,7 @@ import (
 	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/cli/dashboard"
+	"github.com/paydash/paydash/internal/cli/factory"
 	"github.com/paydash/paydash/internal/cli/serve"
 	"github.com/paydash/paydash/internal/payout"
 	"github.com/paydash/paydash/ui"
@@ -38,6 +39,11 @@ type Options struct {
 	Listen      string
 	RelayListen string
 	PortsFile   string
+	// ReadOnly and ConfigPath are the global --readonly and --config:
+	// the dashboard hides its forms and sends nothing, and takes the
+	// config file's [keys] and [theme].
+	ReadOnly   bool
+	ConfigPath string
 }
 
 // Bind registers the flags.
@@ -293,11 +299,28 @@ func (e *Env) Close() error {
 
 // Run is `paydash demo`.
 func Run(ctx context.Context, s *cmdutil.Streams, o *Options) error {
+	// The config file's [keys] and [theme] are checked first (before the
+	// terminal), naming the line, as on any profile; headless, there is
+	// no dashboard to take them.
+	var custom config.Custom
+	if !o.Headless {
+		var err error
+		if custom, err = config.FileCustom(o.ConfigPath, s.Getenv); err != nil {
+			return err
+		}
+		if err := ui.CheckCustom(custom); err != nil {
+			return cmdutil.Exit(cmdutil.ExitUsage, err)
+		}
+	}
 	if !o.Headless && (!s.InTerminal || !s.OutTerminal) {
 		return cmdutil.Exit(cmdutil.ExitUsage, errors.New("paydash demo opens the dashboard and needs a terminal; use paydash demo --headless to run only the sandbox and relay"))
 	}
 	if o.Headless {
 		fmt.Fprintln(s.Err, "starting the sandbox and the relay…")
+	}
+	readOnly := ""
+	if o.ReadOnly {
+		readOnly = factory.Declared(ProfileName)
 	}
 	env, err := Start(ctx, s.Getenv, o)
 	if err != nil {
@@ -338,6 +361,8 @@ func Run(ctx context.Context, s *cmdutil.Streams, o *Options) error {
 			MerchantAccounts: env.MerchantAccounts(),
 			Workbench: dashboard.Workbench(s, &config.Profile{Name: ProfileName, RelayURL: env.RelayURL,
 				WebhookLate: config.WebhookLate{All: DemoWebhookLate}}, audit, env.Sandbox.Info().BaseURL),
+			ReadOnly: readOnly,
+			Custom:   custom,
 		},
 		RelayURL: env.RelayURL,
 	})

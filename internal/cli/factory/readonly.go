@@ -24,11 +24,17 @@ nothing: it says why in one sentence and exits 6.`
 func ReadOnly(p *config.Profile) string {
 	switch {
 	case p.ReadOnly:
-		return fmt.Sprintf("profile %q is read-only (read_only, or --readonly): it sends nothing", p.Name)
+		return Declared(p.Name)
 	case SendsDirectly(p) && p.SigningKeyFile == "":
 		return fmt.Sprintf("profile %q can send nothing: it has no signing key and no team hub", p.Name)
 	}
 	return ""
+}
+
+// Declared is why a profile said read-only (read_only = true, or the
+// global --readonly) may send nothing.
+func Declared(profile string) string {
+	return fmt.Sprintf("profile %q is read-only (read_only, or --readonly): it sends nothing", profile)
 }
 
 // RefuseReadOnly is the error a sending command ends with on a
