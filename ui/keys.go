@@ -12,11 +12,13 @@ import (
 // what the keys do.
 type keyMap struct {
 	// The frame.
-	Tabs      key.Binding
-	AltTabs   key.Binding
-	ViewNext  key.Binding
-	ViewPrev  key.Binding
-	Command   key.Binding
+	Tabs     key.Binding
+	AltTabs  key.Binding
+	ViewNext key.Binding
+	ViewPrev key.Binding
+	Command  key.Binding
+	// Views opens the saved views' picker (as :view does).
+	Views     key.Binding
 	Filter    key.Binding
 	Help      key.Binding
 	Refresh   key.Binding
@@ -134,6 +136,7 @@ func newKeyMap() *keyMap {
 		ViewNext:  kb("]/tab", "next view", "]", "tab"),
 		ViewPrev:  kb("[/shift+tab", "previous view", "[", "shift+tab"),
 		Command:   kb(":", "command", ":"),
+		Views:     kb("v", "saved views", "v"),
 		Filter:    kb("/", "filter", "/"),
 		Help:      kb("?", "help", "?"),
 		Refresh:   kb("r", "refresh", "r"),

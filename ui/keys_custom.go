@@ -40,7 +40,7 @@ var viewScopes = []string{"balances", "report", "payouts", "events", "approvals"
 func inViews(extra ...string) []string { return append(slices.Clone(viewScopes), extra...) }
 
 var actionScopes = map[string][]string{
-	"view_next": inViews(), "view_prev": inViews(), "command": inViews(), "filter": inViews(),
+	"view_next": inViews(), "view_prev": inViews(), "command": inViews(), "views": inViews(), "filter": inViews(),
 	"help": inViews(), "refresh": inViews(), "quit": inViews(),
 	"force_quit": inViews("form", "confirm", "result"),
 	"yes":        {"question"}, "no": {"question"},

@@ -488,6 +488,9 @@ func (m *model) handleKey(k tea.KeyMsg) tea.Cmd {
 		return m.switchTab(m.nextTab(1))
 	case key.Matches(k, keys.ViewPrev):
 		return m.switchTab(m.nextTab(-1))
+	case key.Matches(k, keys.Views):
+		cmd, _ := m.viewCommand("view")
+		return cmd
 	case key.Matches(k, keys.Command):
 		m.cmdActive = true
 		m.cmdline.SetValue("")

@@ -45,7 +45,7 @@ func (m *model) overlayKeys() (own, frame [][]key.Binding) {
 	if m.current().capturing() {
 		return own, [][]key.Binding{{g.AltTabs, g.ForceQuit}}
 	}
-	first := []key.Binding{g.Tabs, g.ViewNext, g.ViewPrev, g.AltTabs, g.Command}
+	first := []key.Binding{g.Tabs, g.ViewNext, g.ViewPrev, g.AltTabs, g.Command, g.Views}
 	if _, ok := m.current().(interface{ filterSyntax() string }); ok {
 		first = append(first, g.Filter)
 	}

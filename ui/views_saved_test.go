@@ -158,3 +158,22 @@ func TestViewCommands(t *testing.T) {
 		t.Errorf("header %q after :columns", head)
 	}
 }
+
+// v opens the saved views' list from any list view, as :view does; with
+// none saved it says how to save one.
+func TestViewsKeyOpensThePicker(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(300), States: liveState(), Views: []config.View{failedView}}, 120, 40)
+	h.key("3")
+	h.key("v")
+	if h.m.picker == nil {
+		t.Fatal("v opened no list of views")
+	}
+	mustContain(t, h.view(), "Saved views", "failed")
+	h.key("enter")
+	if h.m.tab != tabTransactions || h.m.tx.filter.value() != "status:failed" {
+		t.Fatalf("picking failed: tab %d, filter %q", h.m.tab, h.m.tx.filter.value())
+	}
+	none := newHarness(t, Options{Backend: newFake(10)}, 120, 40)
+	none.key("v")
+	mustContain(t, none.view(), "this profile has no saved views: set the report as you want it and :save NAME")
+}
