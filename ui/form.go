@@ -156,8 +156,12 @@ func (fv *formView) rebuild(c *viewContext) tea.Cmd {
 	last := []huh.Field{}
 	if c.opts.Production {
 		fv.retype = ""
+		title := "PRODUCTION: re-type the amount to confirm"
+		if t, ok := fv.spec.(interface{ retypeTitle() string }); ok {
+			title = t.retypeTitle()
+		}
 		last = append(last, huh.NewInput().Key(retypeKey).
-			Title("PRODUCTION: re-type the amount to confirm").
+			Title(title).
 			Value(&fv.retype).
 			Validate(func(s string) error { return fv.checkRetype(c, s) }))
 	}

@@ -33,6 +33,18 @@ type mandateForm struct {
 const mandatePrefix = "mandate"
 
 func (f *mandateForm) title() string   { return "New mandate" }
+
+// amount is what a production operator re-types before the mandate is
+// created: its largest single payment, as the hub shows a mandate
+// awaiting approval and as mandate create asks for it.
+func (f *mandateForm) amount(*viewContext) (int64, string, bool) {
+	minor, err := api.ParseAmount(strings.TrimSpace(f.maxIndividual), f.currency, false)
+	return minor, f.currency, err == nil && minor > 0
+}
+
+func (f *mandateForm) retypeTitle() string {
+	return "PRODUCTION: re-type the largest single payment (max per payment) to confirm"
+}
 func (f *mandateForm) noun() string    { return "mandate" }
 func (f *mandateForm) keyName() string { return "Idempotency-Key" }
 

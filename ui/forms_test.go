@@ -624,3 +624,21 @@ func TestUserPageSaysTheNameIsRequired(t *testing.T) {
 	}
 	mustContain(t, h.view(), "Name: is required")
 }
+
+// On a production profile a mandate is confirmed by re-typing its
+// largest single payment (the form had nothing to compare with, so its
+// confirmation could never pass); a wrong figure says what is wanted.
+func TestProductionMandateRetypesItsLargestPayment(t *testing.T) {
+	h := newHarness(t, Options{Backend: newFake(10), Production: true, Profile: "live"}, 120, 40)
+	h.key("7")
+	f := h.m.mandate.spec.(*mandateForm)
+	f.maxIndividual = "250"
+	c := h.m.c()
+	if err := h.m.mandate.checkRetype(c, "250.00"); err != nil {
+		t.Fatalf("the largest single payment re-typed: %v", err)
+	}
+	err := h.m.mandate.checkRetype(c, "25")
+	if err == nil || !strings.Contains(err.Error(), "£250.00") {
+		t.Fatalf("a wrong figure: %v, want it to name £250.00", err)
+	}
+}

@@ -22,6 +22,7 @@ func TestPaymentAndMandateCreateConfirm(t *testing.T) {
 		sent int
 		err  string
 	}
+	production := false
 	create := func(what string, terminal bool, answer string, extra ...string) result {
 		s, _, errb := testStreams(answer)
 		s.InTerminal, s.ErrTerminal = terminal, terminal
@@ -30,14 +31,14 @@ func TestPaymentAndMandateCreateConfirm(t *testing.T) {
 		if what == "payment" {
 			o := &PaymentOptions{}
 			parse(t, o.Bind, append(append([]string{}, payment...), extra...)...)
-			o.SetProfile("ops", false)
+			o.SetProfile("ops", production)
 			c := &countingCreator{}
 			err = CreatePayment(context.Background(), s, c, api.ValidateOptions{}, o)
 			sent = c.payments
 		} else {
 			o := &MandateOptions{}
 			parse(t, o.Bind, append(append([]string{}, mandate...), extra...)...)
-			o.SetProfile("ops", false)
+			o.SetProfile("ops", production)
 			m := &mandateCounter{}
 			err = CreateMandate(context.Background(), s, m, api.ValidateOptions{}, o)
 			sent = m.sent
@@ -62,6 +63,21 @@ func TestPaymentAndMandateCreateConfirm(t *testing.T) {
 			t.Errorf("%s answered y: %+v, want it sent", what, r)
 		}
 	}
+	// On a production profile y is not enough: the amount is typed (a
+	// payment's, a mandate's largest single payment), as for a payout.
+	production = true
+	for what, amount := range map[string]string{"payment": "25.00", "mandate": "250.00"} {
+		if r := create(what, true, "y\n"); r.code != cmdutil.ExitCancelled || r.sent != 0 || !strings.Contains(r.err, "PRODUCTION: type the amount ("+amount+")") {
+			t.Errorf("production %s answered y: %+v, want the amount asked for, exit 4 and nothing sent", what, r)
+		}
+		if r := create(what, true, amount+"\n"); r.code != 0 || r.sent != 1 {
+			t.Errorf("production %s with %s typed: %+v, want it sent once", what, amount, r)
+		}
+		if r := create(what, false, "", "--yes"); r.code != 0 || r.sent != 1 {
+			t.Errorf("production %s --yes in a script: %+v, want it sent", what, r)
+		}
+	}
+	production = false
 	// An invalid request is refused with its problems first, --yes or not.
 	if r := create("payment", false, "", "--amount", "abc"); r.code != cmdutil.ExitUsage || strings.Contains(r.err, "--yes") {
 		t.Errorf("invalid payment: %+v, want its problems, not the confirmation", r)

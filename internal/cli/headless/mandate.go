@@ -155,7 +155,10 @@ func CreateMandate(ctx context.Context, s *cmdutil.Streams, c MandateCreator, v 
 			{"max per payment", api.FormatAmount(c.MaximumIndividualAmount, req.Currency)},
 			{"valid", c.ValidFrom + " to " + c.ValidTo}}, beneficiaryLines(req.Mandate.Beneficiary)...)
 	}
-	return create(s, "mandate", usage, probs, &o.requestFlags, summary, func(key string) (Created, error) {
+	// Its largest single payment is what the operator types on
+	// production, as the hub shows a mandate awaiting approval.
+	typed := api.FormatAmountPlain(req.Constraints.MaximumIndividualAmount, req.Currency)
+	return create(s, "mandate", usage, probs, &o.requestFlags, summary, typed, func(key string) (Created, error) {
 		resp, err := c.CreateMandate(ctx, req, key)
 		if err != nil {
 			return Created{}, err

@@ -146,7 +146,7 @@ func CreatePayment(ctx context.Context, s *cmdutil.Streams, c PaymentCreator, v 
 		return append([][2]string{{"amount", api.FormatAmount(req.AmountInMinor, req.Currency)}},
 			beneficiaryLines(req.PaymentMethod.Beneficiary)...)
 	}
-	return create(s, "payment", usage, probs, &o.requestFlags, summary, func(key string) (Created, error) {
+	return create(s, "payment", usage, probs, &o.requestFlags, summary, api.FormatAmountPlain(req.AmountInMinor, req.Currency), func(key string) (Created, error) {
 		resp, err := c.CreatePayment(ctx, req, key)
 		if err != nil {
 			return Created{}, err
@@ -159,12 +159,15 @@ func CreatePayment(ctx context.Context, s *cmdutil.Streams, c PaymentCreator, v 
 // invalid request with every problem, confirm it (confirmCreate), send
 // it under one idempotency key (printed on failure so a retry is safe),
 // print the result.
-func create(s *cmdutil.Streams, what string, usage []string, probs api.Problems, r *requestFlags, summary func() [][2]string, send func(key string) (Created, error)) error {
+//
+// typed is the amount a production profile's operator types to confirm
+// (a payment's amount, a mandate's largest single payment).
+func create(s *cmdutil.Streams, what string, usage []string, probs api.Problems, r *requestFlags, summary func() [][2]string, typed string, send func(key string) (Created, error)) error {
 	key, asJSON := r.IdempotencyKey, r.JSON
 	if len(usage) > 0 || len(probs) > 0 {
 		return cmdutil.Exit(cmdutil.ExitUsage, &ProblemsError{What: what, Usage: usage, Problems: probs})
 	}
-	if err := confirmCreate(s, what, r, summary); err != nil {
+	if err := confirmCreate(s, what, r, summary, typed); err != nil {
 		return err
 	}
 	key = idempotencyKey(key)
@@ -196,8 +199,9 @@ func create(s *cmdutil.Streams, what string, usage []string, probs api.Problems,
 // confirmCreate asks before a payment or mandate is created, as payout
 // create does: --yes skips the question; without a terminal --yes is
 // required and nothing is created; at a terminal the request is shown
-// and only y creates it.
-func confirmCreate(s *cmdutil.Streams, what string, r *requestFlags, summary func() [][2]string) error {
+// and only y creates it, or on a production profile only typed, typed
+// again (y is not enough there, as for a payout).
+func confirmCreate(s *cmdutil.Streams, what string, r *requestFlags, summary func() [][2]string, typed string) error {
 	if r.Yes {
 		return nil
 	}
@@ -210,7 +214,13 @@ func confirmCreate(s *cmdutil.Streams, what string, r *requestFlags, summary fun
 	fmt.Fprintf(s.Err, "%s%s:\n", strings.ToUpper(what[:1]), what[1:])
 	lines := append([][2]string{{"profile", r.profile}}, summary()...)
 	_ = cmdutil.KeyValues(s.Err, lines)
-	ok, err := cmdutil.Confirm(s, "Create this "+what+"?")
+	var ok bool
+	var err error
+	if r.production {
+		ok, err = cmdutil.ConfirmTyped(s, fmt.Sprintf("PRODUCTION: type the amount (%s) to create this %s, anything else cancels:", typed, what), typed)
+	} else {
+		ok, err = cmdutil.Confirm(s, "Create this "+what+"?")
+	}
 	if err != nil {
 		return err
 	}
