@@ -258,6 +258,6 @@ func TestDemoTakesReadOnlyAndYourKeys(t *testing.T) {
 	}
 	s.press("Q")
 	if code := s.wait(20 * time.Second); code != 0 {
-		t.Fatalf("exit %d after Q", code)
+		t.Fatalf("exit %d after Q; screen:\n%s", code, s.text())
 	}
 }

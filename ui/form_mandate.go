@@ -32,7 +32,7 @@ type mandateForm struct {
 
 const mandatePrefix = "mandate"
 
-func (f *mandateForm) title() string   { return "New mandate" }
+func (f *mandateForm) title() string { return "New mandate" }
 
 // amount is what a production operator re-types before the mandate is
 // created: its largest single payment, as the hub shows a mandate
