@@ -19,6 +19,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/platform/bearer"
+	"github.com/paydash/paydash/internal/platform/graceful"
 	"github.com/paydash/paydash/internal/platform/problem"
 )
 
@@ -158,6 +159,7 @@ func (r *Relay) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	closing := make(chan struct{})
 	srv := r.httpServer()
+	conns := graceful.Track(srv) // a client's unused spare connection does not hold the stop
 	srv.BaseContext = func(net.Listener) context.Context {
 		return context.WithValue(context.Background(), closingKey{}, (<-chan struct{})(closing))
 	}
@@ -172,7 +174,7 @@ func (r *Relay) Serve(ctx context.Context, ln net.Listener) error {
 	close(closing)
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err := srv.Shutdown(sctx)
+	err := conns.Shutdown(sctx)
 	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paydash/paydash/internal/platform/graceful"
 	"github.com/paydash/paydash/internal/platform/httpguard"
 )
 
@@ -33,31 +34,7 @@ type Server struct {
 	served    chan struct{}
 	closeOnce sync.Once
 	closeErr  error
-
-	// fresh are the connections accepted that have not yet sent a
-	// request (see Close).
-	connMu sync.Mutex
-	fresh  map[net.Conn]bool
-}
-
-// closeFresh closes the connections that have not sent a request.
-func (s *Server) closeFresh() {
-	s.connMu.Lock()
-	defer s.connMu.Unlock()
-	for c := range s.fresh {
-		_ = c.Close()
-	}
-}
-
-// noteConn keeps fresh current.
-func (s *Server) noteConn(c net.Conn, st http.ConnState) {
-	s.connMu.Lock()
-	defer s.connMu.Unlock()
-	if st == http.StateNew {
-		s.fresh[c] = true
-	} else {
-		delete(s.fresh, c)
-	}
+	conns     *graceful.Tracker
 }
 
 // Info is what a client needs to talk to a Server.
@@ -107,9 +84,8 @@ func Listen(ctx context.Context, addr string, opts Options) (*Server, error) {
 			ErrorLog:          slog.NewLogLogger(sb.log.Handler(), slog.LevelWarn),
 		},
 		served: make(chan struct{}),
-		fresh:  map[net.Conn]bool{},
 	}
-	s.srv.ConnState = s.noteConn
+	s.conns = graceful.Track(s.srv)
 	if opts.WebhookJKU == "" {
 		sb.hooks.setJKU(s.URL + "/.well-known/jwks")
 	}
@@ -159,30 +135,9 @@ func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 		defer cancel()
-		// A connection a client dialled and has not used yet (Go's
-		// transport dials one ahead and keeps it idle) carries no request,
-		// yet Shutdown waits 5 s for it to send one: the demo's
-		// dashboard, quit at once, left paydash waiting and then saying
-		// "context deadline exceeded". Such connections are closed
-		// first; requests in flight still get shutdownGrace to finish.
-		s.srv.SetKeepAlivesEnabled(false)
-		// Until Shutdown returns: a connection accepted just before the
-		// listener closed reports itself fresh a moment later.
-		stop := make(chan struct{})
-		go func() {
-			tick := time.NewTicker(10 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				s.closeFresh()
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-				}
-			}
-		}()
-		err := s.srv.Shutdown(ctx)
-		close(stop)
+		// Requests in flight get shutdownGrace; a connection that sent
+		// none is not waited for (see graceful).
+		err := s.conns.Shutdown(ctx)
 		if err != nil {
 			s.closeErr = fmt.Errorf("sandbox: shutdown: %w", err)
 			_ = s.srv.Close()
