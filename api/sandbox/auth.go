@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/internal/platform/bearer"
 	"github.com/paydash/paydash/internal/platform/clock"
 )
 
@@ -86,16 +87,16 @@ func (ts *tokenStore) lookup(tok string) (*grant, error) {
 // unknown or expired).
 func (s *Sandbox) bearer(r *http.Request) (*grant, error) {
 	h := r.Header.Get("Authorization")
-	scheme, tok, ok := strings.Cut(h, " ")
+	tok, ok := bearer.FromHeader(h) // read as the relay and the hub read theirs
 	if h == "" {
 		return nil, errUnauthorized("the Authorization header is missing; send Authorization: Bearer <access token> from POST /connect/token").
 			withHeader("WWW-Authenticate", `Bearer realm="sandbox"`)
 	}
-	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
+	if !ok || tok == "" {
 		return nil, errUnauthorized("the Authorization header is not a bearer token; send Authorization: Bearer <access token>").
 			withHeader("WWW-Authenticate", `Bearer realm="sandbox", error="invalid_request"`)
 	}
-	return s.tokens.lookup(strings.TrimSpace(tok))
+	return s.tokens.lookup(tok)
 }
 
 // oauthError is a token-endpoint failure: a problem document that also

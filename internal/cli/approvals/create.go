@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/platform/termtext"
 	"github.com/paydash/paydash/webhookrelay/hub/hubapi"
@@ -172,14 +171,4 @@ func waitFinal(ctx context.Context, hc *hubclient.Client, id string, d time.Dura
 		case <-t.C:
 		}
 	}
-}
-
-// CreateForProfile is `payout create` on profile p when p sends through
-// the hub (payouts_via_relay): the hub at its relay_url, as relay_token.
-func CreateForProfile(ctx context.Context, s *cmdutil.Streams, p *config.Profile, req *api.PayoutRequest, usage []string, o ViaHubOptions) error {
-	hc, err := (&Conn{}).Client(p)
-	if err != nil {
-		return err
-	}
-	return CreateViaHub(ctx, s, hc, p.Name, req, usage, o)
 }
