@@ -84,8 +84,7 @@ func (r *Relay) handleHistory(w http.ResponseWriter, req *http.Request) {
 	keep := relayclient.TypeFilter(q["type"])
 	if pid := strings.TrimSpace(q.Get("payout_id")); pid != "" {
 		byType := keep
-		same := payoutIs(pid)
-		keep = func(e *Event) bool { return same(e) && (byType == nil || byType(e)) }
+		keep = func(e *Event) bool { return e.PayoutID == pid && (byType == nil || byType(e)) }
 	}
 	h := History{Events: []Event{}, NextSince: since}
 	cursor := since

@@ -163,11 +163,10 @@ func (l LocalFeed) FinalState(ctx context.Context, id string) (state, reason str
 	}
 }
 
-// payoutIs keeps the events of payout id: GET /events?payout_id= and the
-// hub's follower. A payout id is a UUID, whose letters may come in either
-// case, so case is ignored, as relayclient.PayoutFilter ignores it.
+// payoutIs keeps the events of payout id, matched exactly as GET /events
+// matches payout_id= and the follower matches its own.
 func payoutIs(id string) func(*Event) bool {
-	return func(e *Event) bool { return strings.EqualFold(e.PayoutID, id) }
+	return func(e *Event) bool { return e.PayoutID == id }
 }
 
 // frameEvent decodes the event in a websocket frame the relay built for
