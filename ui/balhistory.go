@@ -64,7 +64,7 @@ func balanceHistory(st *report.Store, now time.Time) tea.Cmd {
 	}
 	return func() tea.Msg {
 		today, bounds := historyBounds(now)
-		return historyMsg(st, today, bounds, st.DailyMoves(bounds[:], api.StateUnpaid, recentRows))
+		return historyMsg(st, today, bounds, st.DailyMoves(bounds[:], recentRows))
 	}
 }
 
@@ -72,7 +72,7 @@ func balanceHistory(st *report.Store, now time.Time) tea.Cmd {
 // with the rows changed changed: only those are read.
 func balanceHistoryAfter(st *report.Store, prev balanceHistoryMsg, changed []int32) tea.Cmd {
 	return func() tea.Msg {
-		return historyMsg(st, prev.today, prev.bounds, st.DailyMovesAfter(prev.store, prev.moves, changed, prev.bounds[:], api.StateUnpaid, recentRows))
+		return historyMsg(st, prev.today, prev.bounds, st.DailyMovesAfter(prev.store, prev.moves, changed, prev.bounds[:], recentRows))
 	}
 }
 

@@ -158,10 +158,9 @@ func BenchmarkDailyMoves(b *testing.B) {
 	for d := range bounds {
 		bounds[d] = first.AddDate(0, 0, d).UnixNano()
 	}
-	unpaid := func(s string) bool { return s == "failed" || s == "rejected" }
 	b.ReportAllocs()
 	for b.Loop() {
-		if m := st.DailyMoves(bounds, unpaid, 8); len(m) == 0 {
+		if m := st.DailyMoves(bounds, 8); len(m) == 0 {
 			b.Fatal("nothing moved")
 		}
 	}

@@ -3,8 +3,6 @@ package report
 import (
 	"slices"
 	"time"
-
-	"github.com/paydash/paydash/api"
 )
 
 // DayMoves is one currency's money moved per day (see Store.DailyMoves).
@@ -22,23 +20,23 @@ const dayNs = int64(24 * time.Hour)
 // DailyMoves sums, per currency, the signed amount of every row that
 // moved money, by the day its LatestTime falls on: day d is
 // [bounds[d], bounds[d+1]) in unix nanoseconds, so len(bounds)-1 days.
-// Rows unpaid(status) says moved nothing are skipped; rows outside the
-// days are not summed, but their currency still gets an entry (an
-// account with no recent movement). Recent keeps the keep latest rows.
+// Rows that moved no money (failed, rejected: the rule totals use) are
+// skipped; rows outside the days are not summed, but their currency
+// still gets an entry (an account with no recent movement). Recent keeps
+// the keep latest rows.
 //
 // One pass over the columns, every row's codes looked up in tables
 // built once: the balances page recomputes this on every report load,
 // and as a map lookup and a calendar computation a row it cost half a
 // second at ten million rows, on the core drawing the first screen.
-func (s *Store) DailyMoves(bounds []int64, unpaid func(status string) bool, keep int) map[string]*DayMoves {
-	p := s.newDailyPass(bounds, unpaid, keep)
+func (s *Store) DailyMoves(bounds []int64, keep int) map[string]*DayMoves {
+	p := s.newDailyPass(bounds, keep)
 	if p.days < 1 {
 		return map[string]*DayMoves{}
 	}
 	// Newest rows last is the report's order: read backwards, the latest
 	// few come first and most rows fail the one test against the last
 	// of them, where forwards nearly every row was a new latest.
-	p.backward = true
 	for k := len(s.chunks) - 1; k >= 0; k-- {
 		c := &s.chunks[k]
 		for j := min(c.len(), s.n-k*chunkRows) - 1; j >= 0; j-- {
@@ -49,17 +47,17 @@ func (s *Store) DailyMoves(bounds []int64, unpaid func(status string) bool, keep
 }
 
 // DailyMovesAfter is DailyMoves for s from prev, the DailyMoves (same
-// bounds, unpaid and keep) of old, the store s was merged from (else, see
+// bounds and keep) of old, the store s was merged from (else, see
 // MergedFrom, it is a whole pass): only the
 // rows of s changed (MergeStats.Changed: rows of old updated, and rows
 // added) are read, old's values of the updated ones taken back out. A
 // sync bringing ten thousand rows into ten million then costs ten
 // thousand rows, not a pass over the report. prev is not changed.
-func (s *Store) DailyMovesAfter(old *Store, prev map[string]*DayMoves, changed []int32, bounds []int64, unpaid func(status string) bool, keep int) map[string]*DayMoves {
+func (s *Store) DailyMovesAfter(old *Store, prev map[string]*DayMoves, changed []int32, bounds []int64, keep int) map[string]*DayMoves {
 	if !s.MergedFrom(old) {
-		return s.DailyMoves(bounds, unpaid, keep)
+		return s.DailyMoves(bounds, keep)
 	}
-	p := s.newDailyPass(bounds, unpaid, keep)
+	p := s.newDailyPass(bounds, keep)
 	if p.days < 1 {
 		return map[string]*DayMoves{}
 	}
@@ -81,7 +79,7 @@ func (s *Store) DailyMovesAfter(old *Store, prev map[string]*DayMoves, changed [
 				if m == nil || slices.Contains(m.Recent, i) {
 					// A row among the latest changed: which row takes its
 					// place needs the whole report.
-					return s.DailyMoves(bounds, unpaid, keep)
+					return s.DailyMoves(bounds, keep)
 				}
 				m.Moves[d] -= p.signed(c, j)
 			}
@@ -94,41 +92,29 @@ func (s *Store) DailyMovesAfter(old *Store, prev map[string]*DayMoves, changed [
 
 // dailyPass is the state of a DailyMoves computation.
 type dailyPass struct {
-	skip, credit [256]bool // by status, type code
-	bounds       []int64
-	days         int
-	keep         int
-	per          [256]*DayMoves // by currency code
+	credit, unpaid *[256]bool // by type, status code (Store.moneyCodes)
+	bounds         []int64
+	days           int
+	keep           int
+	per            [256]*DayMoves // by currency code
 	// recentAt[code][k] is the latest time of per[code].Recent[k]: the
 	// test against the last of them is made for most rows.
 	recentAt [256][]int64
-	// backward: rows are counted from the last down, so a row ties
-	// ahead of the rows of the same time already listed.
-	backward bool
 }
 
-func (s *Store) newDailyPass(bounds []int64, unpaid func(status string) bool, keep int) *dailyPass {
+func (s *Store) newDailyPass(bounds []int64, keep int) *dailyPass {
 	p := &dailyPass{bounds: bounds, days: len(bounds) - 1, keep: keep}
-	for code := range 256 {
-		p.skip[code] = unpaid(s.enumName(EnumStatus, uint8(code)))
-		p.credit[code] = s.enumName(EnumType, uint8(code)) == api.TransactionFunding
-	}
+	p.credit, p.unpaid = s.moneyCodes()
 	return p
 }
 
 // place says whether row j of c moved money and on which day (-1: none
 // of the days), and its latest time.
 func (p *dailyPass) place(c *chunk, j int) (paid bool, day int, at int64) {
-	if p.skip[c.status[j]] {
+	if p.unpaid[c.status[j]] {
 		return false, -1, 0
 	}
-	at = c.settled[j]
-	if at == 0 {
-		at = c.submitted[j]
-	}
-	if at == 0 {
-		at = c.authorised[j]
-	}
+	at = latestOf(c, j)
 	lo := p.bounds[0]
 	if at < lo || at >= p.bounds[p.days] {
 		return true, -1, at
@@ -168,9 +154,15 @@ func (p *dailyPass) count(s *Store, c *chunk, j int, row int32) {
 	}
 	m.Moves[d] += p.signed(c, j)
 	ats := p.recentAt[c.cur[j]]
-	if len(ats) < p.keep || ats[len(ats)-1] < at || p.backward && ats[len(ats)-1] == at {
-		m.Recent, p.recentAt[c.cur[j]] = insertRecent(m.Recent, ats, row, at, p.keep, p.backward)
+	if len(ats) < p.keep || later(at, row, ats[len(ats)-1], m.Recent[len(ats)-1]) {
+		m.Recent, p.recentAt[c.cur[j]] = insertRecent(m.Recent, ats, row, at, p.keep)
 	}
+}
+
+// later orders Recent: the later latest time first, and among equal
+// times the earlier row, whichever way rows are read.
+func later(at int64, row int32, thanAt int64, thanRow int32) bool {
+	return at > thanAt || at == thanAt && row < thanRow
 }
 
 func (p *dailyPass) result(s *Store) map[string]*DayMoves {
@@ -186,6 +178,12 @@ func (p *dailyPass) result(s *Store) map[string]*DayMoves {
 // latestNs is row i's LatestTime in unix nanoseconds.
 func (s *Store) latestNs(i int32) int64 {
 	c, j := s.at(i)
+	return latestOf(c, j)
+}
+
+// latestOf is when row j of c last moved (unix ns; 0 = never): settled,
+// else submitted, else authorised.
+func latestOf(c *chunk, j int) int64 {
 	for _, ns := range [...]int64{c.settled[j], c.submitted[j], c.authorised[j]} {
 		if ns != 0 {
 			return ns
@@ -195,12 +193,10 @@ func (s *Store) latestNs(i int32) int64 {
 }
 
 // insertRecent puts row (latest time at) into list (whose rows' times
-// are ats), kept latest first and at most keep long; among equal times
-// the earlier row comes first (row is earlier than those listed when
-// backward).
-func insertRecent(list []int32, ats []int64, row int32, at int64, keep int, backward bool) ([]int32, []int64) {
+// are ats), kept in the order later gives and at most keep long.
+func insertRecent(list []int32, ats []int64, row int32, at int64, keep int) ([]int32, []int64) {
 	pos := len(list)
-	for pos > 0 && (ats[pos-1] < at || backward && ats[pos-1] == at) {
+	for pos > 0 && later(at, row, ats[pos-1], list[pos-1]) {
 		pos--
 	}
 	if pos >= keep {

@@ -28,7 +28,7 @@ func TestDailyMovesSumsEachPaidRowOnItsLatestDay(t *testing.T) {
 	for d := range bounds {
 		bounds[d] = first.AddDate(0, 0, d).UnixNano()
 	}
-	got := st.DailyMoves(bounds, api.StateUnpaid, 8)
+	got := st.DailyMoves(bounds, 8)
 
 	want := map[string][]int64{}
 	type summed struct {
@@ -102,7 +102,7 @@ func TestDailyMovesAfterAMergeIsAWholePass(t *testing.T) {
 		// A store merges onward from its report's latest state: each
 		// case starts from a fresh one.
 		old := load(t, rows)
-		prev := old.DailyMoves(bounds, api.StateUnpaid, 8)
+		prev := old.DailyMoves(bounds, 8)
 		changed := append([]api.Transaction(nil), rows...)
 		settle := func(i int, at time.Time) {
 			changed[i].Status, changed[i].SettledAt = api.StateSettled, api.NewReportTime(at)
@@ -149,8 +149,8 @@ func TestDailyMovesAfterAMergeIsAWholePass(t *testing.T) {
 		if err != nil || ms.Updated < n || ms.Added != len(added) {
 			t.Fatalf("merge: %+v (%d settled) %v", ms, n, err)
 		}
-		got := next.DailyMovesAfter(old, prev, ms.Changed, bounds, api.StateUnpaid, 8)
-		want := next.DailyMoves(bounds, api.StateUnpaid, 8)
+		got := next.DailyMovesAfter(old, prev, ms.Changed, bounds, 8)
+		want := next.DailyMoves(bounds, 8)
 		for cur, w := range want {
 			if !slices.Equal(got[cur].Moves, w.Moves) || !slices.Equal(got[cur].Recent, w.Recent) {
 				t.Errorf("latest changed %t, %s: after the merge %v %v, a whole pass %v %v", latestChanged, cur, got[cur].Moves, got[cur].Recent, w.Moves, w.Recent)

@@ -242,11 +242,8 @@ func (s *Store) Time(i int32) time.Time { return time.Unix(0, s.atNs(i)) }
 // pass over a million rows builds no records (the account page's daily
 // movements). Time, the report's own row time, is the authorisation.
 func (s *Store) LatestTime(i int32) time.Time {
-	c, j := s.at(i)
-	for _, ns := range [...]int64{c.settled[j], c.submitted[j], c.authorised[j]} {
-		if ns != 0 {
-			return time.Unix(0, ns)
-		}
+	if ns := s.latestNs(i); ns != 0 {
+		return time.Unix(0, ns)
 	}
 	return time.Time{}
 }

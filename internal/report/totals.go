@@ -26,14 +26,24 @@ type sums struct {
 }
 
 func (s *Store) newSums() *sums {
-	u := &sums{credit: new([256]bool), failed: new([256]bool)}
+	u := &sums{}
+	u.credit, u.failed = s.moneyCodes()
+	return u
+}
+
+// moneyCodes are the report's money rules as tables by code: which types
+// are credits (fundings; the rest are debits) and which statuses moved
+// no money (api.StateUnpaid: failed, rejected). Totals and the balances'
+// daily movements both read them.
+func (s *Store) moneyCodes() (credit, unpaid *[256]bool) {
+	credit, unpaid = new([256]bool), new([256]bool)
 	for v, name := range s.enums[EnumType] {
-		u.credit[v] = name == api.TransactionFunding
+		credit[v] = name == api.TransactionFunding
 	}
 	for v, name := range s.enums[EnumStatus] {
-		u.failed[v] = api.StateUnpaid(name)
+		unpaid[v] = api.StateUnpaid(name)
 	}
-	return u
+	return credit, unpaid
 }
 
 func (u *sums) add(c *chunk, j int) {
