@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"github.com/paydash/paydash/internal/platform/freeport"
 	"net"
 	"os"
 	"os/exec"
@@ -18,6 +17,7 @@ import (
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/api/sandbox"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/platform/freeport"
 )
 
 // TestMain lets the scripts under testdata/script run the real paydash

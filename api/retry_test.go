@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"github.com/paydash/paydash/internal/platform/freeport"
 	"io"
 	"net/http"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/internal/platform/clock"
+	"github.com/paydash/paydash/internal/platform/freeport"
 )
 
 // sequence answers with the given statuses in turn (the last repeats),

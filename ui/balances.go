@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"github.com/paydash/paydash/internal/report"
 	"slices"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/paydash/paydash/api"
+	"github.com/paydash/paydash/internal/report"
 )
 
 // maxHistory bounds each account's sparkline history (one point per
@@ -41,13 +41,11 @@ type balancesView struct {
 	nav       listNav
 	filter    filterBar
 	// hist is the report's movements per currency (nil until a report
-	// loaded); open shows the selected account's own page; days is the
-	// chart's span, 30 or 90.
-	hist map[string]*curHistory
-	// histMsg is the history shown (what the next one may start from);
-	// histWant the report whose history was last asked for (an older
-	// one's, coming late, is dropped).
-	histMsg  balanceHistoryMsg
+	// loaded: its byCur is nil), and what the next one may start from;
+	// open shows the selected account's own page; days is the chart's
+	// span, 30 or 90. histWant is the report whose history was last asked
+	// for (an older one's, coming late, is dropped).
+	hist     balanceHistoryMsg
 	histWant *report.Store
 	open     bool
 	days     int
@@ -268,10 +266,10 @@ func (v *balancesView) update(c *viewContext, k tea.KeyMsg) tea.Cmd {
 // history is the account's end-of-day available balance over days days,
 // reconstructed from the report; nil before a report has loaded.
 func (v *balancesView) history(r *balanceRow, days int) []int64 {
-	if v.hist == nil {
+	if v.hist.byCur == nil {
 		return nil
 	}
-	h := v.hist[r.b.Currency]
+	h := v.hist.byCur[r.b.Currency]
 	if h == nil {
 		h = &curHistory{} // no movements: a flat line at today's balance
 	}
@@ -446,8 +444,8 @@ func (v *balancesView) accountView(c *viewContext, r *balanceRow, w, h int) stri
 	}
 	b.WriteString(c.st.bold.Render("Latest transactions") + c.st.muted.Render(" · by when the money last moved (settled, or else submitted or authorised)") + "\n")
 	var recent []api.Transaction
-	if v.hist != nil && v.hist[cur] != nil {
-		recent = v.hist[cur].recent
+	if h := v.hist.byCur[cur]; h != nil {
+		recent = h.recent
 	}
 	if len(recent) == 0 {
 		b.WriteString(c.st.muted.Render("none in the loaded report") + "\n")
@@ -468,7 +466,7 @@ func (v *balancesView) setHistory(msg balanceHistoryMsg) {
 	if v.histWant != nil && msg.store != v.histWant {
 		return // a report since replaced
 	}
-	v.hist, v.histMsg = msg.byCur, msg
+	v.hist = msg
 }
 
 // historyFor asks for the history of st, a report just loaded: from the
@@ -479,8 +477,8 @@ func (v *balancesView) historyFor(st, base *report.Store, changed []int32, now t
 		return nil
 	}
 	v.histWant = st
-	if _, bounds := historyBounds(now); base != nil && v.histMsg.store == base && v.histMsg.bounds == bounds {
-		return balanceHistoryAfter(st, v.histMsg, changed)
+	if _, bounds := historyBounds(now); base != nil && v.hist.store == base && v.hist.bounds == bounds {
+		return balanceHistoryAfter(st, v.hist, changed)
 	}
 	return balanceHistory(st, now)
 }

@@ -103,7 +103,7 @@ func TestBalanceHistoryAfterARefreshIsAWholePass(t *testing.T) {
 	}
 	v.setHistory(msg1)
 	v.setHistory(msg0) // the first report's, late
-	if v.hist["GBP"].moves != want.moves {
+	if v.hist.byCur["GBP"].moves != want.moves {
 		t.Error("a late history of the report before replaced the refreshed one")
 	}
 }

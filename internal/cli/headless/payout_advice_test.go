@@ -2,7 +2,6 @@ package headless
 
 import (
 	"context"
-	"github.com/paydash/paydash/internal/platform/freeport"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/paydash/paydash/internal/cli/cmdutil"
 	"github.com/paydash/paydash/internal/payout"
 	"github.com/paydash/paydash/internal/payout/payouttest"
+	"github.com/paydash/paydash/internal/platform/freeport"
 )
 
 // sendsTo reads balances and the report from the service but sends

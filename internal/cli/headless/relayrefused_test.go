@@ -2,7 +2,6 @@ package headless
 
 import (
 	"context"
-	"github.com/paydash/paydash/internal/platform/freeport"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/platform/freeport"
 	"github.com/paydash/paydash/webhookrelay"
 	"github.com/paydash/paydash/webhookrelay/relaytest"
 )

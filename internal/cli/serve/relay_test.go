@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/paydash/paydash/internal/platform/freeport"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/paydash/paydash/api"
 	"github.com/paydash/paydash/internal/cli/cmdutil"
+	"github.com/paydash/paydash/internal/platform/freeport"
 )
 
 // freeAddr returns a loopback address with a port nothing listens on.
