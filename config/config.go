@@ -174,6 +174,19 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// filePath is the config file to read: path, else PAYDASH_CONFIG, else
+// DefaultPath; explicit says it was named (by the flag or the variable)
+// rather than defaulted.
+func filePath(path string, getenv func(string) string) (file string, explicit bool) {
+	if path != "" {
+		return path, true
+	}
+	if env := getenv("PAYDASH_CONFIG"); env != "" {
+		return env, true
+	}
+	return DefaultPath(getenv), false
+}
+
 // DefaultPath is $XDG_CONFIG_HOME/paydash/config.toml, falling back to
 // ~/.config/paydash/config.toml.
 func DefaultPath(getenv func(string) string) string {
@@ -214,15 +227,8 @@ func Load(opts LoadOptions) (*Profile, []Warning, error) {
 	if l.getenv == nil {
 		l.getenv = os.Getenv
 	}
-	explicit := true
-	l.file = opts.Path
-	if l.file == "" {
-		l.file = l.getenv("PAYDASH_CONFIG")
-	}
-	if l.file == "" {
-		explicit = false
-		l.file = DefaultPath(l.getenv)
-	}
+	var explicit bool
+	l.file, explicit = filePath(opts.Path, l.getenv)
 
 	doc, err := readFile(l.file)
 	switch {

@@ -226,13 +226,8 @@ func FileCustom(path string, getenv func(string) string) (Custom, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	if path == "" {
-		path = getenv("PAYDASH_CONFIG")
-	}
-	if path == "" {
-		path = DefaultPath(getenv)
-	}
-	doc, err := readFile(path)
+	file, _ := filePath(path, getenv)
+	doc, err := readFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Custom{}, nil
 	}
