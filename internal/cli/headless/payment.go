@@ -214,20 +214,7 @@ func confirmCreate(s *cmdutil.Streams, what string, r *requestFlags, summary fun
 	fmt.Fprintf(s.Err, "%s%s:\n", strings.ToUpper(what[:1]), what[1:])
 	lines := append([][2]string{{"profile", r.profile}}, summary()...)
 	_ = cmdutil.KeyValues(s.Err, lines)
-	var ok bool
-	var err error
-	if r.production {
-		ok, err = cmdutil.ConfirmTyped(s, fmt.Sprintf("PRODUCTION: type the amount (%s) to create this %s, anything else cancels:", typed, what), typed)
-	} else {
-		ok, err = cmdutil.Confirm(s, "Create this "+what+"?")
-	}
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return cmdutil.ErrCancelled
-	}
-	return nil
+	return askToGo(s, r.production, typed, "create this "+what, "Create this "+what+"?")
 }
 
 // beneficiaryLines are a beneficiary's lines in a confirmation.

@@ -334,18 +334,20 @@ func confirmPayout(s *cmdutil.Streams, t Target, req *api.PayoutRequest, yes boo
 	for _, d := range dups {
 		fmt.Fprintf(s.Err, "DUPLICATE of %s (sending anyway: --allow-duplicate)\n", termtext.Safe(d.String()))
 	}
-	if t.Production {
-		want := api.FormatAmountPlain(req.AmountInMinor, req.Currency)
-		ok, err := cmdutil.ConfirmTyped(s, fmt.Sprintf("PRODUCTION: type the amount (%s) to send, anything else cancels:", want), want)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return cmdutil.ErrCancelled
-		}
-		return nil
+	return askToGo(s, t.Production, api.FormatAmountPlain(req.AmountInMinor, req.Currency), "send", "Send this payout?")
+}
+
+// askToGo is the last question before a request is sent, at a terminal:
+// on a production profile the amount typed again (y is not enough),
+// elsewhere y/N to question; anything else is cmdutil.ErrCancelled.
+func askToGo(s *cmdutil.Streams, production bool, amount, action, question string) error {
+	var ok bool
+	var err error
+	if production {
+		ok, err = cmdutil.ConfirmTyped(s, fmt.Sprintf("PRODUCTION: type the amount (%s) to %s, anything else cancels:", amount, action), amount)
+	} else {
+		ok, err = cmdutil.Confirm(s, question)
 	}
-	ok, err := cmdutil.Confirm(s, "Send this payout?")
 	if err != nil {
 		return err
 	}
