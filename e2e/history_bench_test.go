@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -182,36 +181,9 @@ func benchHistory(b *testing.B, n int) {
 	_, tsErr := exec.LookPath("taskset")
 	pinned := tsErr == nil && runtime.NumCPU() >= 2
 	env := isolatedEnv(b)
-	ports := filepath.Join(b.TempDir(), "ports.json")
-	demo := onCore(pinned, "0", bin, "demo", "--headless", "--history", strconv.Itoa(n), "--step-delay", "1s", "--ports-file", ports)
-	demo.Env = env
-	demo.Stdout, demo.Stderr = io.Discard, io.Discard
-	if err := demo.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = demo.Process.Kill(); _ = demo.Wait() }()
-	for deadline := time.Now().Add(10 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		var addrs map[string]any
-		if raw, err := os.ReadFile(ports); err == nil && json.Unmarshal(raw, &addrs) == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Fatal("the demo did not come up")
-		}
-	}
-	cfg := filepath.Join(envValue(env, "XDG_STATE_HOME"), "paydash", "demo", "config.toml")
-	prof, _, err := config.Load(config.LoadOptions{Path: cfg, Getenv: func(k string) string { return envValue(env, k) }})
-	if err != nil {
-		b.Fatal(err)
-	}
-	acfg, err := prof.APIConfig()
-	if err != nil {
-		b.Fatal(err)
-	}
-	client, err := api.NewClient(acfg)
-	if err != nil {
-		b.Fatal(err)
-	}
+	demo := startBenchDemo(b, env, pinned, "0", 10*time.Minute, "--history", strconv.Itoa(n), "--step-delay", "1s")
+	cfg := demo.cfg
+	prof, acfg, client := demo.api(b, env)
 	ctx := context.Background()
 	if pinned {
 		// This process is load too (the proxy, the terminal it reads):

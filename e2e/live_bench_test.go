@@ -3,13 +3,11 @@ package e2e
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -184,24 +182,8 @@ type sample struct {
 
 func runLiveAtVolume(b *testing.B, dur time.Duration, rate int, idle time.Duration, pinned bool) {
 	env := isolatedEnv(b)
-	ports := filepath.Join(b.TempDir(), "ports.json")
-	demo := onCore(pinned, "1", bin, "demo", "--headless", "--activity=false", "--history", "5000", "--step-delay", "1s", "--ports-file", ports)
-	demo.Env = env
-	demo.Stdout, demo.Stderr = io.Discard, io.Discard
-	if err := demo.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = demo.Process.Kill(); _ = demo.Wait() }()
-	var addrs struct{ Sandbox, Relay string }
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		if raw, err := os.ReadFile(ports); err == nil && json.Unmarshal(raw, &addrs) == nil && addrs.Relay != "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Fatal("the demo did not come up")
-		}
-	}
-	cfg := filepath.Join(envValue(env, "XDG_STATE_HOME"), "paydash", "demo", "config.toml")
+	addrs := startBenchDemo(b, env, pinned, "1", time.Minute, "--activity=false", "--history", "5000", "--step-delay", "1s")
+	cfg := addrs.cfg
 	relay := relayCounter{url: "http://" + addrs.Relay + "/metrics"}
 
 	// PAYDASH_PPROF_DIR (and PAYDASH_PPROF_EVERY) reach the dashboard

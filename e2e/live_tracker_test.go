@@ -2,11 +2,9 @@ package e2e
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -77,24 +75,8 @@ func cursorNeighbours(txt string) (above, below string) {
 
 func runTrackerKeysAtBound(b *testing.B, rate, presses int) {
 	env := isolatedEnv(b)
-	ports := filepath.Join(b.TempDir(), "ports.json")
-	demo := onCore(false, "1", bin, "demo", "--headless", "--activity=false", "--history", "2000", "--step-delay", "1s", "--ports-file", ports)
-	demo.Env = env
-	demo.Stdout, demo.Stderr = io.Discard, io.Discard
-	if err := demo.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = demo.Process.Kill(); _ = demo.Wait() }()
-	var addrs struct{ Sandbox, Relay string }
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		if raw, err := os.ReadFile(ports); err == nil && json.Unmarshal(raw, &addrs) == nil && addrs.Relay != "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Fatal("the demo did not come up")
-		}
-	}
-	cfg := filepath.Join(envValue(env, "XDG_STATE_HOME"), "paydash", "demo", "config.toml")
+	addrs := startBenchDemo(b, env, false, "", time.Minute, "--activity=false", "--history", "2000", "--step-delay", "1s")
+	cfg := addrs.cfg
 	s := startScreen(b, env, "--config", cfg)
 	s.waitText(60*time.Second, "Faster Payments", "relay: live")
 	s.press("3")

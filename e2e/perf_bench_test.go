@@ -3,11 +3,9 @@ package e2e
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,7 +15,6 @@ import (
 	"time"
 
 	"github.com/paydash/paydash/api"
-	"github.com/paydash/paydash/config"
 	"github.com/paydash/paydash/internal/report/rawreport"
 )
 
@@ -91,36 +88,9 @@ func BenchmarkWholeProcess1M(b *testing.B) {
 		b.Skip("figures are for the normal build")
 	}
 	env := isolatedEnv(b)
-	ports := filepath.Join(b.TempDir(), "ports.json")
-	demo := exec.Command(bin, "demo", "--headless", "--history", "1000000", "--step-delay", "1s", "--ports-file", ports)
-	demo.Env = env
-	demo.Stdout, demo.Stderr = io.Discard, io.Discard
-	if err := demo.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = demo.Process.Kill(); _ = demo.Wait() }()
-	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		var addrs map[string]any
-		if raw, err := os.ReadFile(ports); err == nil && json.Unmarshal(raw, &addrs) == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Fatal("the demo did not come up")
-		}
-	}
-	cfg := filepath.Join(envValue(env, "XDG_STATE_HOME"), "paydash", "demo", "config.toml")
-	prof, _, err := config.Load(config.LoadOptions{Path: cfg, Getenv: func(k string) string { return envValue(env, k) }})
-	if err != nil {
-		b.Fatal(err)
-	}
-	acfg, err := prof.APIConfig()
-	if err != nil {
-		b.Fatal(err)
-	}
-	client, err := api.NewClient(acfg)
-	if err != nil {
-		b.Fatal(err)
-	}
+	demo := startBenchDemo(b, env, false, "", 3*time.Minute, "--history", "1000000", "--step-delay", "1s")
+	cfg := demo.cfg
+	_, acfg, client := demo.api(b, env)
 	ctx := context.Background()
 
 	// The anchor: the report's bytes over HTTP, read and dropped.
@@ -150,12 +120,12 @@ func BenchmarkWholeProcess1M(b *testing.B) {
 	// the CPU a whole run costs is the steadier comparison.
 	var rawServer, csvServer time.Duration
 	for b.Loop() {
-		s0 := procCPU(b, demo.Process.Pid)
+		s0 := procCPU(b, demo.pid)
 		d, n := raw()
-		s1 := procCPU(b, demo.Process.Pid)
+		s1 := procCPU(b, demo.pid)
 		raws, bytes = append(raws, d), n
 		d, peak := cli()
-		s2 := procCPU(b, demo.Process.Pid)
+		s2 := procCPU(b, demo.pid)
 		csvs, csvPeak = append(csvs, d), max(csvPeak, peak)
 		rawServer += s1 - s0
 		csvServer += s2 - s1
@@ -211,8 +181,8 @@ func BenchmarkWholeProcess1M(b *testing.B) {
 	b.ReportMetric(float64(slices.Max(rss))/1024, "dash-RSS-max-10-refreshes-MB")
 	b.ReportMetric(float64(slices.Min(rss))/1024, "dash-RSS-min-10-refreshes-MB")
 	b.ReportMetric(float64(procStatus(b, pid, "VmHWM"))/1024, "dash-peak-RSS-MB")
-	b.ReportMetric(float64(procStatus(b, demo.Process.Pid, "VmRSS"))/1024, "demo-RSS-MB")
-	b.ReportMetric(float64(procStatus(b, demo.Process.Pid, "VmHWM"))/1024, "demo-peak-RSS-MB")
+	b.ReportMetric(float64(procStatus(b, demo.pid, "VmRSS"))/1024, "demo-RSS-MB")
+	b.ReportMetric(float64(procStatus(b, demo.pid, "VmHWM"))/1024, "demo-peak-RSS-MB")
 	b.Logf("rows: %d loaded, %d after ten refreshes; dashboard RSS (MiB) after load and each refresh: %v", loaded, final, mib(rss))
 	s.press("q")
 	s.wait(30 * time.Second)
