@@ -2,9 +2,7 @@ package report_test
 
 import (
 	"context"
-	"io"
 	"net/http"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -18,31 +16,6 @@ import (
 	"github.com/paydash/paydash/internal/report"
 	"github.com/paydash/paydash/internal/report/rawreport"
 )
-
-// countingTransport counts the response body bytes of report calls.
-type countingTransport struct {
-	base  http.RoundTripper
-	bytes atomic.Int64
-}
-
-type countingBody struct {
-	io.ReadCloser
-	n *atomic.Int64
-}
-
-func (b countingBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	b.n.Add(int64(n))
-	return n, err
-}
-
-func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := c.base.RoundTrip(r)
-	if err == nil && r.URL.Path == "/v1/transactions" {
-		resp.Body = countingBody{resp.Body, &c.bytes}
-	}
-	return resp, err
-}
 
 // cpuTime is the process's user and system CPU time.
 func cpuTime() time.Duration {
@@ -67,7 +40,7 @@ func TestRefreshServesOnlyWhatIsNew(t *testing.T) {
 	}
 	defer srv.Close()
 	info := srv.Info()
-	ct := &countingTransport{base: http.DefaultTransport}
+	ct := &rawreport.Counter{Base: http.DefaultTransport}
 	client, err := api.NewClient(api.Config{AuthURL: info.AuthURL, BaseURL: info.BaseURL, PayoutsURL: info.PayoutsURL,
 		ClientID: info.ClientID, ClientSecret: info.ClientSecret, SigningKeyID: "k1", SigningKey: key,
 		HTTPClient: &http.Client{Transport: ct}, Retry: api.RetryPolicy{MaxAttempts: 1}})
@@ -79,7 +52,7 @@ func TestRefreshServesOnlyWhatIsNew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := ct.bytes.Load()
+	full := ct.Bytes.Load()
 	if st.Len() != history+2 {
 		t.Fatalf("loaded %d rows", st.Len())
 	}
@@ -95,12 +68,12 @@ func TestRefreshServesOnlyWhatIsNew(t *testing.T) {
 			}
 		}
 		clk.Advance(30 * time.Second) // payouts move a step every 40 s
-		before := ct.bytes.Load()
+		before := ct.Bytes.Load()
 		next, ms, err := st.Refresh(ctx, client)
 		if err != nil {
 			t.Fatal(err)
 		}
-		n := ct.bytes.Load() - before
+		n := ct.Bytes.Load() - before
 		refreshBytes += n
 		// Three new rows, and the rows of the last four rounds again
 		// (two minutes of overlap, and back to the oldest payout still in

@@ -3,13 +3,11 @@ package cache_test
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,39 +19,13 @@ import (
 	"github.com/paydash/paydash/internal/platform/clock"
 	"github.com/paydash/paydash/internal/report"
 	"github.com/paydash/paydash/internal/report/cache"
+	"github.com/paydash/paydash/internal/report/rawreport"
 )
-
-// counter counts the rows and bytes of report calls the sandbox served.
-type counter struct {
-	base  http.RoundTripper
-	bytes atomic.Int64
-	calls atomic.Int64
-}
-
-type countingBody struct {
-	io.ReadCloser
-	n *atomic.Int64
-}
-
-func (b countingBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	b.n.Add(int64(n))
-	return n, err
-}
-
-func (c *counter) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := c.base.RoundTrip(r)
-	if err == nil && r.URL.Path == "/v1/transactions" {
-		c.calls.Add(1)
-		resp.Body = countingBody{resp.Body, &c.bytes}
-	}
-	return resp, err
-}
 
 type env struct {
 	clk    *clock.Fake
 	client *api.Client
-	ct     *counter
+	ct     *rawreport.Counter
 	url    string
 }
 
@@ -68,7 +40,7 @@ func newEnv(t *testing.T, history int) *env {
 	}
 	t.Cleanup(func() { srv.Close() })
 	info := srv.Info()
-	ct := &counter{base: http.DefaultTransport}
+	ct := &rawreport.Counter{Base: http.DefaultTransport}
 	client, err := api.NewClient(api.Config{AuthURL: info.AuthURL, BaseURL: info.BaseURL, PayoutsURL: info.PayoutsURL,
 		ClientID: info.ClientID, ClientSecret: info.ClientSecret, SigningKeyID: "k1", SigningKey: key,
 		HTTPClient: &http.Client{Transport: ct}, Retry: api.RetryPolicy{MaxAttempts: 1}})
@@ -374,7 +346,7 @@ func (genSource) StreamTransactions(ctx context.Context, _ api.TransactionQuery,
 func TestRestartFetchesOnlyWhatIsNew(t *testing.T) {
 	e := newEnv(t, 20_000)
 	h := e.coldLoad(t)
-	full := e.ct.bytes.Load()
+	full := e.ct.Bytes.Load()
 	c := cache.New(filepath.Join(t.TempDir(), cache.FileName), cache.Key{Profile: "p", ServiceURL: e.url})
 	save(t, c, h, e.clk.Now())
 	e.clk.Advance(10 * time.Minute)
@@ -383,15 +355,15 @@ func TestRestartFetchesOnlyWhatIsNew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, calls := e.ct.bytes.Load(), e.ct.calls.Load()
+	before, calls := e.ct.Bytes.Load(), e.ct.Calls.Load()
 	next, ms, err := cache.Sync(context.Background(), e.client, cache.FromOpened(o), e.clk.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	served := e.ct.bytes.Load() - before
+	served := e.ct.Bytes.Load() - before
 	perRow := full / int64(h.Store.Len())
-	if e.ct.calls.Load()-calls != 1 || ms.Added != 40 || ms.Seen > 60 || served > 2*int64(ms.Seen)*perRow+64 {
-		t.Fatalf("restart sync: %+v, %d bytes in %d calls (whole report %d bytes, %d a row)", ms, served, e.ct.calls.Load()-calls, full, perRow)
+	if e.ct.Calls.Load()-calls != 1 || ms.Added != 40 || ms.Seen > 60 || served > 2*int64(ms.Seen)*perRow+64 {
+		t.Fatalf("restart sync: %+v, %d bytes in %d calls (whole report %d bytes, %d a row)", ms, served, e.ct.Calls.Load()-calls, full, perRow)
 	}
 	sameAsService(t, e, next.Store)
 	t.Logf("whole report %d bytes; restart after 40 new rows: %d bytes, %d rows seen", full, served, ms.Seen)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -35,4 +36,34 @@ func Download(tb testing.TB, payoutsURL, token string) (time.Duration, int64) {
 		tb.Fatalf("raw download: HTTP %d, %d bytes: %v", resp.StatusCode, n, err)
 	}
 	return time.Since(start), n
+}
+
+// Counter is an http.RoundTripper that counts what the service sent for
+// report calls (GET …/v1/transactions): the calls and their body bytes,
+// as read. Tests put it under an api.Client to say how much a sync
+// fetched.
+type Counter struct {
+	Base         http.RoundTripper
+	Bytes, Calls atomic.Int64
+}
+
+// RoundTrip sends r through Base, counting a report call's body.
+func (c *Counter) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.Base.RoundTrip(r)
+	if err == nil && strings.HasSuffix(r.URL.Path, "/v1/transactions") {
+		c.Calls.Add(1)
+		resp.Body = countingBody{resp.Body, &c.Bytes}
+	}
+	return resp, err
+}
+
+type countingBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (b countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
 }
