@@ -28,6 +28,16 @@ func writeFile(t *testing.T, dir, name, content string, mode os.FileMode) string
 
 // envFunc is a Getenv over a map, with HOME pointed away from the real
 // home so no test reads the developer's own config.
+// loadSetting loads a one-profile file (profile sandbox, a base URL)
+// with file's lines added to the profile, under env: a single setting's
+// default, file value, environment value and refusals.
+func loadSetting(t *testing.T, file string, env map[string]string) (*config.Profile, error) {
+	t.Helper()
+	path := writeFile(t, t.TempDir(), "config.toml", "[profiles.sandbox]\nbase_url = \"https://api.file.example\"\n"+file, 0o600)
+	p, _, err := config.Load(config.LoadOptions{Path: path, Getenv: envFunc(t, env)})
+	return p, err
+}
+
 func envFunc(t *testing.T, env map[string]string) func(string) string {
 	home := t.TempDir()
 	return func(k string) string {

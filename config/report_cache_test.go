@@ -3,21 +3,12 @@ package config_test
 import (
 	"strings"
 	"testing"
-
-	"github.com/paydash/paydash/config"
 )
 
 // report_cache keeps the report on disk unless a profile says false: a
 // default, a file value, an environment value over it, and a refusal of
 // anything but a boolean.
 func TestReportCache(t *testing.T) {
-	const profile = "[profiles.sandbox]\nbase_url = \"https://api.file.example\"\n"
-	load := func(t *testing.T, file string, env map[string]string) (*config.Profile, error) {
-		t.Helper()
-		path := writeFile(t, t.TempDir(), "config.toml", profile+file, 0o600)
-		p, _, err := config.Load(config.LoadOptions{Path: path, Getenv: envFunc(t, env)})
-		return p, err
-	}
 	cases := []struct {
 		name string
 		file string
@@ -30,7 +21,7 @@ func TestReportCache(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := load(t, c.file, c.env)
+			p, err := loadSetting(t, c.file, c.env)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,7 +34,7 @@ func TestReportCache(t *testing.T) {
 		{"report_cache = \"no\"\n", "must be true or false"},
 		{"report_cache = 0\n", "must be true or false"},
 	} {
-		if _, err := load(t, bad.file, nil); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := loadSetting(t, bad.file, nil); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%q: error %v, want one saying %q", bad.file, err, bad.want)
 		}
 	}

@@ -11,13 +11,6 @@ import (
 // dashboard's tracker keeps: a default, a file value, an environment
 // value over it, and a refusal of anything but a positive whole number.
 func TestTrackerKeepFinal(t *testing.T) {
-	const profile = "[profiles.sandbox]\nbase_url = \"https://api.file.example\"\n"
-	load := func(t *testing.T, file string, env map[string]string) (*config.Profile, error) {
-		t.Helper()
-		path := writeFile(t, t.TempDir(), "config.toml", profile+file, 0o600)
-		p, _, err := config.Load(config.LoadOptions{Path: path, Getenv: envFunc(t, env)})
-		return p, err
-	}
 	cases := []struct {
 		name string
 		file string
@@ -30,7 +23,7 @@ func TestTrackerKeepFinal(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := load(t, c.file, c.env)
+			p, err := loadSetting(t, c.file, c.env)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,7 +36,7 @@ func TestTrackerKeepFinal(t *testing.T) {
 		{"tracker_keep_final = 0\n", "not a positive whole number"},
 		{"tracker_keep_final = \"many\"\n", "must be a whole number"},
 	} {
-		if _, err := load(t, bad.file, nil); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := loadSetting(t, bad.file, nil); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%q: error %v, want one saying %q", bad.file, err, bad.want)
 		}
 	}
