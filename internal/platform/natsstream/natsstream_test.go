@@ -21,15 +21,8 @@ import (
 // message.
 func TestPublishIfLetsOneOfManyWritersWin(t *testing.T) {
 	natstest.Each(t, func(t *testing.T, nodes natstest.Nodes) {
-		nc, err := nats.Connect(nodes.URLs()[0], nats.Timeout(5*time.Second))
-		if err != nil {
-			t.Fatal(err)
-		}
+		nc, js := natstest.Client(t, nodes.URLs())
 		defer nc.Close()
-		js, err := jetstream.New(nc)
-		if err != nil {
-			t.Fatal(err)
-		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		sc := jetstream.StreamConfig{Name: "CAS", Subjects: []string{"cas.>"}, Replicas: 3, Duplicates: time.Minute}

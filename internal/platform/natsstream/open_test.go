@@ -7,9 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/paydash/paydash/internal/platform/natsstream"
 	"github.com/paydash/paydash/internal/platform/natstest"
 )
@@ -56,15 +53,8 @@ func TestRecordDefaults(t *testing.T) {
 // delete or purge a line.
 func TestRecordStreamIsKeptWhole(t *testing.T) {
 	natstest.Each(t, func(t *testing.T, nodes natstest.Nodes) {
-		nc, err := nats.Connect(nodes.URLs()[0], nats.Timeout(5*time.Second))
-		if err != nil {
-			t.Fatal(err)
-		}
+		nc, js := natstest.Client(t, nodes.URLs())
 		defer nc.Close()
-		js, err := jetstream.New(nc)
-		if err != nil {
-			t.Fatal(err)
-		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		sc := natsstream.RecordConfig("REC_AUDIT", []string{"rec.audit", "rec.audit.init"}, 3)
@@ -100,15 +90,8 @@ func TestStreamFormat(t *testing.T) {
 		t.Fatal("FormatOf reads descriptions wrong")
 	}
 	natstest.Each(t, func(t *testing.T, nodes natstest.Nodes) {
-		nc, err := nats.Connect(nodes.URLs()[0], nats.Timeout(5*time.Second))
-		if err != nil {
-			t.Fatal(err)
-		}
+		nc, js := natstest.Client(t, nodes.URLs())
 		defer nc.Close()
-		js, err := jetstream.New(nc)
-		if err != nil {
-			t.Fatal(err)
-		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		// Retried as the relay retries, but a newer format is final.
