@@ -282,6 +282,11 @@ const (
 	TransactionFunding = "funding"
 )
 
+// Credit reports whether a report row of this type is money in (a
+// funding); every other row (a payout) is money out. Totals, the
+// balances' history and every signed amount shown read it here.
+func Credit(transactionType string) bool { return transactionType == TransactionFunding }
+
 // Payout states, named after the payout events. Fundings are "settled".
 const (
 	StateAuthorised = "authorised"

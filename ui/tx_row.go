@@ -123,7 +123,7 @@ func (r *txRow) render(c *viewContext, st *report.Store, i int32, selected bool,
 	}
 	r.cellStyles[colStatus] = c.stateStyle(cells[colStatus])
 	r.cellStyles[colAmount] = &c.st.debit
-	if credit(cells[colType]) {
+	if api.Credit(cells[colType]) {
 		r.cellStyles[colAmount] = &c.st.credit
 	}
 	r.shown = r.order.cells(r.shown, cells)

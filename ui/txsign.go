@@ -8,13 +8,10 @@ import "github.com/paydash/paydash/api"
 // terminals that draw East Asian ambiguous characters wide, so columns
 // no longer lined up), and no sign on zero (a "−€0.00" read as a debt).
 
-// credit reports whether a transaction type brings money in.
-func credit(typ string) bool { return typ == api.TransactionFunding }
-
 // signedAmount is the amount as the account sees it: + for money in,
 // - for money out.
 func signedAmount(minor int64, cur, typ string) string {
-	if credit(typ) {
+	if api.Credit(typ) {
 		return signed(minor, cur)
 	}
 	return signed(-minor, cur)

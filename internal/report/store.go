@@ -222,7 +222,7 @@ func (s *Store) Amount(i int32) int64 { c, j := s.at(i); return c.amount[j] }
 // (positive), payouts debits (negative).
 func (s *Store) Signed(i int32) int64 {
 	c, j := s.at(i)
-	if s.enumName(EnumType, c.typ[j]) == api.TransactionFunding {
+	if api.Credit(s.enumName(EnumType, c.typ[j])) {
 		return c.amount[j]
 	}
 	return -c.amount[j]

@@ -38,7 +38,7 @@ func (s *Store) newSums() *sums {
 func (s *Store) moneyCodes() (credit, unpaid *[256]bool) {
 	credit, unpaid = new([256]bool), new([256]bool)
 	for v, name := range s.enums[EnumType] {
-		credit[v] = name == api.TransactionFunding
+		credit[v] = api.Credit(name)
 	}
 	for v, name := range s.enums[EnumStatus] {
 		unpaid[v] = api.StateUnpaid(name)
